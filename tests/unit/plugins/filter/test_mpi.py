@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for plugins/filter/mpi.py (scc.training.mpi_hostfile)."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+_PLUGIN = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "filter" / "mpi.py"
+_spec = importlib.util.spec_from_file_location("scc_training_filter_mpi", _PLUGIN)
+mpi = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mpi)
+
+
+def test_registered_under_its_name():
+    assert mpi.FilterModule().filters()["mpi_hostfile"] is mpi.mpi_hostfile
+
+
+def test_render_normal():
+    entries = [{"host": "node1", "slots": 8}, {"host": "node2", "slots": 8}]
+    assert mpi.mpi_hostfile(entries) == "node1 slots=8\nnode2 slots=8\n"
+
+
+def test_render_single_host_fqdn():
+    assert mpi.mpi_hostfile([{"host": "gpu-01.cluster.local", "slots": 1}]) == "gpu-01.cluster.local slots=1\n"
+
+
+def test_order_is_input_order_and_stable():
+    entries = [{"host": "node3", "slots": 2}, {"host": "node1", "slots": 4}, {"host": "node2", "slots": 1}]
+    first = mpi.mpi_hostfile(entries)
+    assert first == "node3 slots=2\nnode1 slots=4\nnode2 slots=1\n"
+    assert all(mpi.mpi_hostfile(list(entries)) == first for _ in range(5))
+    # the input is not mutated
+    assert [e["host"] for e in entries] == ["node3", "node1", "node2"]
+
+
+def test_accepts_tuple_and_generator():
+    gen = ({"host": h, "slots": 2} for h in ("a", "b"))
+    assert mpi.mpi_hostfile(gen) == "a slots=2\nb slots=2\n"
+    assert mpi.mpi_hostfile(({"host": "a", "slots": 3},)) == "a slots=3\n"
+
+
+@pytest.mark.parametrize("slots", [0, -1, -8])
+def test_slots_below_one(slots):
+    with pytest.raises(AnsibleFilterError, match=r"node2\): slots must be an integer >= 1, got %d" % slots):
+        mpi.mpi_hostfile([{"host": "node1", "slots": 1}, {"host": "node2", "slots": slots}])
+
+
+@pytest.mark.parametrize("slots", ["8", 8.0, 2.5, None, True, False, [8]])
+def test_slots_not_int(slots):
+    with pytest.raises(AnsibleFilterError, match=r"entry 0 \(host node1\): slots must be an integer >= 1"):
+        mpi.mpi_hostfile([{"host": "node1", "slots": slots}])
+
+
+def test_duplicate_host():
+    with pytest.raises(AnsibleFilterError, match=r"entry 2: duplicate host 'node1' \(already entry 0\)"):
+        mpi.mpi_hostfile([{"host": "node1", "slots": 1}, {"host": "node2", "slots": 1}, {"host": "node1", "slots": 2}])
+
+
+@pytest.mark.parametrize("host", ["", None, 5])
+def test_empty_or_non_string_host(host):
+    with pytest.raises(AnsibleFilterError, match=r"entry 0: host must be a non-empty string"):
+        mpi.mpi_hostfile([{"host": host, "slots": 1}])
+
+
+@pytest.mark.parametrize("host", ["node 1", "node1\n", "\tnode1"])
+def test_host_with_whitespace(host):
+    with pytest.raises(AnsibleFilterError, match=r"must not contain whitespace"):
+        mpi.mpi_hostfile([{"host": host, "slots": 1}])
+
+
+def test_missing_keys_and_unknown_keys():
+    with pytest.raises(AnsibleFilterError, match=r"entry 0 has no 'host'"):
+        mpi.mpi_hostfile([{"slots": 1}])
+    with pytest.raises(AnsibleFilterError, match=r"entry 0 \(host 'node1'\) has no 'slots'"):
+        mpi.mpi_hostfile([{"host": "node1"}])
+    with pytest.raises(AnsibleFilterError, match=r"unknown key\(s\) slot"):
+        mpi.mpi_hostfile([{"host": "node1", "slot": 1}])
+
+
+@pytest.mark.parametrize("value", [[], "node1 slots=1", {"host": "node1", "slots": 1}, None, 3])
+def test_bad_input_shape(value):
+    with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile: input"):
+        mpi.mpi_hostfile(value)
+
+
+def test_entry_not_a_dict():
+    with pytest.raises(AnsibleFilterError, match=r"entry 1 must be a dict"):
+        mpi.mpi_hostfile([{"host": "node1", "slots": 1}, "node2"])
