@@ -25,7 +25,7 @@ import random
 import sys
 
 SEED = 20240601
-DEFAULT_DOCUMENTS = 1400
+DEFAULT_DOCUMENTS = 800
 
 _SYLLABLES = (
     "al bar cor dun el fen gar hal ist jor kel lin mor nes or pal quin ros sel tor ur val wen "
@@ -54,24 +54,27 @@ class World:
     def __init__(self, rng: random.Random) -> None:
         names: set[str] = set()
 
-        def name(parts: int) -> str:
+        def name(parts: int, suffix: tuple[str, ...] = ("",)) -> str:
+            # 46 stems: 2116 two-stem names, 460 one-stem town names; far more than needed.
             while True:
                 candidate = "".join(rng.choice(_SYLLABLES) for _ in range(parts))
+                candidate = candidate.capitalize() + rng.choice(suffix)
                 if candidate not in names:
                     names.add(candidate)
                     return candidate
 
-        self.seas = [name(2).capitalize() + " Sea" for _ in range(6)]
-        self.rivers = [name(2).capitalize() for _ in range(30)]
+        self.seas = [name(2) + " Sea" for _ in range(6)]
+        self.rivers = [name(2) for _ in range(30)]
         self.river_sea = {r: rng.choice(self.seas) for r in self.rivers}
         self.river_colour = {r: rng.choice(_COLOURS) for r in self.rivers}
-        self.towns = [name(1).capitalize() + rng.choice(_TOWN_SUFFIX) for _ in range(160)]
+        self.river_direction = {r: rng.choice(_DIRECTIONS) for r in self.rivers}
+        self.towns = [name(1, tuple(_TOWN_SUFFIX)) for _ in range(160)]
         self.town_river = {t: rng.choice(self.rivers) for t in self.towns}
         self.town_trade = {t: rng.choice(_TRADES) for t in self.towns}
         self.town_building = {t: rng.choice(_BUILDINGS) for t in self.towns}
         self.town_adj = {t: rng.choice(_ADJ) for t in self.towns}
         self.trade_goods = {tr: rng.sample(_GOODS, 2) for tr in _TRADES}
-        self.people = [name(2).capitalize() for _ in range(120)]
+        self.people = [name(2) for _ in range(120)]
         self.person_trade = {p: rng.choice(_TRADES) for p in self.people}
         self.person_town = {p: rng.choice(self.towns) for p in self.people}
 
@@ -106,7 +109,7 @@ def _town_sentences(w: World, rng: random.Random, town: str) -> tuple[list[str],
 def _river_sentences(w: World, rng: random.Random, river: str) -> tuple[list[str], str]:
     sea = w.river_sea[river]
     towns = w.towns_on(river)
-    out = [f"The {river} is a {w.river_colour[river]} river that flows {rng.choice(_DIRECTIONS)} "
+    out = [f"The {river} is a {w.river_colour[river]} river that flows {w.river_direction[river]} "
            f"into the {sea}."]
     if len(towns) >= 2:
         a, b = rng.sample(towns, 2)

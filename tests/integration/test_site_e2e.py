@@ -1,0 +1,123 @@
+"""End to end on the lab, driven through ansible-runner's Python API as other tools would:
+bad inputs fail before any host is touched, site.yml runs BERT over mpirun on two hosts,
+and the configuration stages then report changed=0 (also in --check)."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import ansible_runner
+import pytest
+
+from lab.cluster import Lab
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYBOOKS = ROOT / "playbooks"
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    lab = Lab(tmp_path_factory.mktemp("e2e") / "lab")
+    lab.up(2, "127.0.8.11", log=lambda *_: None)
+    yield lab
+    lab.down(log=lambda *_: None)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("runner")
+
+
+def run(lab, workdir, playbook, extravars=None, check=False):
+    """One ansible-runner run; returns (status, rc, events)."""
+    cmdline = "--check" if check else None
+    result = ansible_runner.run(
+        private_data_dir=str(workdir),
+        playbook=str(PLAYBOOKS / playbook),
+        inventory=str(lab.inventory),
+        extravars={"bert_launch_results_dir": str(workdir / "results"), **(extravars or {})},
+        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections")},
+        cmdline=cmdline,
+        quiet=True,
+    )
+    # The artifacts of each run are large (every event); keep only the last one.
+    events = list(result.events)
+    shutil.rmtree(workdir / "artifacts", ignore_errors=True)
+    return result.status, result.rc, events
+
+
+def changed_tasks(events):
+    return [
+        (e["event_data"]["host"], e["event_data"]["task"])
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
+    ]
+
+
+def failed_tasks(events):
+    return [
+        (e["event_data"].get("host"), e["event_data"].get("task"), e["event_data"]["res"].get("msg", ""))
+        for e in events
+        if e["event"] == "runner_on_failed" and not e["event_data"].get("ignore_errors")
+    ]
+
+
+def lab_ssh(lab, address, command):
+    return subprocess.run(
+        ["ssh", "-i", str(lab.key), "-o", f"UserKnownHostsFile={lab.known_hosts}",
+         "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", f"root@{address}", command],
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "extravars,variable",
+    [
+        ({"mpi_hostfile_slots": 0}, "mpi_hostfile_slots"),
+        ({"scc_cluster_group": "no_such_group"}, "scc_cluster_group"),
+        ({"bert_launch_model_size": "huge"}, "bert_launch_model_size"),
+    ],
+)
+def test_bad_input_fails_before_any_host_is_touched(lab, workdir, extravars, variable):
+    status, rc, events = run(lab, workdir, "site.yml", extravars)
+    assert status == "failed" and rc != 0
+    failures = failed_tasks(events)
+    assert failures, "the run failed without a failed task"
+    assert any(variable in json.dumps(f) for f in failures), failures
+    # Nothing changed anywhere, and the failing play never gathered facts on a host.
+    assert changed_tasks(events) == []
+    assert not [e for e in events if e["event_data"].get("task") == "Gathering Facts"]
+    for address in ("127.0.8.11", "127.0.8.12"):
+        assert lab_ssh(lab, address, "test ! -e /etc/scc-training").returncode == 0
+
+
+def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir):
+    status, rc, events = run(lab, workdir, "site.yml")
+    assert (status, rc) == ("successful", 0), failed_tasks(events)
+
+    results = sorted((workdir / "results").glob("*.json"))
+    assert results, "no results JSON came back to the controller"
+    report = json.loads(results[-1].read_text())
+    assert report["world_size"] >= 2
+    hostnames = {h["hostname"] if isinstance(h, dict) else h for h in report["hosts"]}
+    assert hostnames == {"node1", "node2"}
+    losses = report["loss_per_step"]
+    assert len(losses) == report["steps"]
+    first, last = sum(losses[:5]) / 5, sum(losses[-5:]) / 5
+    assert last < first, f"loss did not fall: {first:.3f} -> {last:.3f}"
+    assert report["sequences_per_second"] > 0 and report["tokens_per_second"] > 0
+
+    # The configuration stages are idempotent: a second run changes nothing ...
+    for playbook in ("prepare.yml", "cluster.yml"):
+        status, rc, events = run(lab, workdir, playbook)
+        assert (status, rc) == ("successful", 0), failed_tasks(events)
+        assert changed_tasks(events) == [], f"{playbook} re-run changed tasks"
+    # ... and --check on the converged cluster predicts no change and reports no error.
+    status, rc, events = run(lab, workdir, "site.yml", check=True)
+    assert (status, rc) == ("successful", 0), failed_tasks(events)
+    assert changed_tasks(events) == []
