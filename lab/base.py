@@ -69,7 +69,7 @@ def ensure_base(log=print) -> Path:
     cmd = [
         "debootstrap", "--variant=minbase", "--include=" + ",".join(PACKAGES), SUITE, str(tmp), mirror,
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])

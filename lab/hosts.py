@@ -196,7 +196,7 @@ def stop(state: HostState, timeout: float = 10.0) -> None:
         if b"scc-lab-boot" not in cmdline:
             return
         try:
-            pid, _ = os.waitpid(state.unshare_pid, os.WNOHANG)
+            pid, dummy = os.waitpid(state.unshare_pid, os.WNOHANG)
             if pid:
                 return
         except ChildProcessError:
