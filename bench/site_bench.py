@@ -51,7 +51,7 @@ def main() -> int:
         lab.up(size, "127.0.6.11", log=lambda *_: None)
         try:
             extravars = {
-                "python_env_controller_cache_dir": str(cache),
+                "python_env_cache_dir": str(cache),
                 "bert_launch_results_dir": str(workdir / "results"),
             }
             first = playbook(lab.inventory, workdir, extravars)

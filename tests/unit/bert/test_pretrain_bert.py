@@ -331,3 +331,20 @@ def test_single_process_run_writes_results(tmp_path, monkeypatch):
     model = results["model"]
     assert model["params"] == pb.parameter_count(2, 128, 512, model["vocab_size"])
     assert (tmp_path / "vocab.txt").read_text().splitlines()[:5] == list(pb.SPECIAL_TOKENS)
+
+
+def test_non_finite_loss_exits_3_and_still_reports(tmp_path, monkeypatch):
+    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE",
+                "MASTER_ADDR"):
+        monkeypatch.delenv(var, raising=False)
+    real = torch.nn.functional.cross_entropy
+    monkeypatch.setattr(torch.nn.functional, "cross_entropy",
+                        lambda *a, **k: real(*a, **k) * float("nan"))
+    rc = pb.main(["--output-dir", str(tmp_path), "--steps", "4", "--warmup-steps", "1",
+                  "--seq-len", "32", "--batch-size", "2", "--threads", "1", "--log-every", "2",
+                  "--master-port", str(_free_port())])
+    assert rc == pb.EXIT_NON_FINITE
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["status"] == "non_finite_loss"
+    assert results["steps_completed"] == 2 and results["loss"] == [None, None]
+    assert results["throughput"]["sequences_per_s"] is None
