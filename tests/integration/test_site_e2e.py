@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import ansible_runner
@@ -35,19 +37,23 @@ def workdir(tmp_path_factory):
 def run(lab, workdir, playbook, extravars=None, check=False):
     """One ansible-runner run; returns (status, rc, events)."""
     cmdline = "--check" if check else None
+    # A fresh private_data_dir per run: ansible-runner keeps env/extravars from earlier runs.
+    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
     result = ansible_runner.run(
-        private_data_dir=str(workdir),
+        private_data_dir=str(private),
         playbook=str(PLAYBOOKS / playbook),
         inventory=str(lab.inventory),
         extravars={"bert_launch_results_dir": str(workdir / "results"), **(extravars or {})},
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections")},
+                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+                 # ansible-runner finds ansible-playbook on PATH: the one of this venv.
+                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
         cmdline=cmdline,
         quiet=True,
     )
     # The artifacts of each run are large (every event); keep only the last one.
     events = list(result.events)
-    shutil.rmtree(workdir / "artifacts", ignore_errors=True)
+    shutil.rmtree(private, ignore_errors=True)
     return result.status, result.rc, events
 
 
