@@ -47,8 +47,11 @@ lint: venv
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint
 
+# The BERT script's tests run in their own process: importing ansible patches sys.intern,
+# which torch's compiler stack refuses.
 unit: venv
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q tests/unit --ignore=tests/unit/bert
+	$(BIN)/pytest -q tests/unit/bert
 
 sanity: venv
 	bash tests/sanity/run.sh $(BIN)/python

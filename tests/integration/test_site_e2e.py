@@ -43,7 +43,12 @@ def run(lab, workdir, playbook, extravars=None, check=False):
         private_data_dir=str(private),
         playbook=str(PLAYBOOKS / playbook),
         inventory=str(lab.inventory),
-        extravars={"bert_launch_results_dir": str(workdir / "results"), **(extravars or {})},
+        extravars={
+            "bert_launch_results_dir": str(workdir / "results"),
+            # The cluster key pair belongs to this lab, not to the controller user's ~/.ssh.
+            "ssh_trust_key_dir": str(lab.dir / "ssh_trust"),
+            **(extravars or {}),
+        },
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                  # ansible-runner finds ansible-playbook on PATH: the one of this venv.
