@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Deterministic synthetic corpus for the BERT pretraining benchmark.
 
 The collection needs text that it may ship and that needs no network: no dataset hub, no
@@ -57,24 +56,24 @@ class World:
         def name(parts: int, suffix: tuple[str, ...] = ("",)) -> str:
             # 46 stems: 2116 two-stem names, 460 one-stem town names; far more than needed.
             while True:
-                candidate = "".join(rng.choice(_SYLLABLES) for _ in range(parts))
+                candidate = "".join(rng.choice(_SYLLABLES) for unused in range(parts))
                 candidate = candidate.capitalize() + rng.choice(suffix)
                 if candidate not in names:
                     names.add(candidate)
                     return candidate
 
-        self.seas = [name(2) + " Sea" for _ in range(6)]
-        self.rivers = [name(2) for _ in range(30)]
+        self.seas = [name(2) + " Sea" for unused in range(6)]
+        self.rivers = [name(2) for unused in range(30)]
         self.river_sea = {r: rng.choice(self.seas) for r in self.rivers}
         self.river_colour = {r: rng.choice(_COLOURS) for r in self.rivers}
         self.river_direction = {r: rng.choice(_DIRECTIONS) for r in self.rivers}
-        self.towns = [name(1, tuple(_TOWN_SUFFIX)) for _ in range(160)]
+        self.towns = [name(1, tuple(_TOWN_SUFFIX)) for unused in range(160)]
         self.town_river = {t: rng.choice(self.rivers) for t in self.towns}
         self.town_trade = {t: rng.choice(_TRADES) for t in self.towns}
         self.town_building = {t: rng.choice(_BUILDINGS) for t in self.towns}
         self.town_adj = {t: rng.choice(_ADJ) for t in self.towns}
         self.trade_goods = {tr: rng.sample(_GOODS, 2) for tr in _TRADES}
-        self.people = [name(2) for _ in range(120)]
+        self.people = [name(2) for unused in range(120)]
         self.person_trade = {p: rng.choice(_TRADES) for p in self.people}
         self.person_town = {p: rng.choice(self.towns) for p in self.people}
 
@@ -173,7 +172,7 @@ def generate(documents: int = DEFAULT_DOCUMENTS, seed: int = SEED) -> str:
     """The whole corpus as one string; the same arguments always give the same bytes."""
     rng = random.Random(seed)
     world = World(rng)
-    return "\n\n".join("\n".join(document(world, rng)) for _ in range(documents)) + "\n"
+    return "\n\n".join("\n".join(document(world, rng)) for unused in range(documents)) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """BERT pretraining benchmark for an mpirun-launched cluster (scc.training.bert_launch).
 
 One process per rank, started by OpenMPI's mpirun. Each process reads its place in the job
@@ -103,8 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="peak AdamW learning rate (default: from the size table)")
     p.add_argument("--mlm-probability", type=float, default=0.15)
     p.add_argument("--seed", type=int, default=1234)
-    p.add_argument("--corpus", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                   "corpus.txt"),
+    p.add_argument("--corpus",
+                   default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.txt"),
                    help="text file: one sentence per line, a blank line between documents")
     p.add_argument("--vocab", default=None,
                    help="use this vocab.txt instead of training one on the corpus")
@@ -448,7 +447,7 @@ def _train_vocab(corpus: str, vocab_size: int) -> list[str]:
     tokenizer.train([corpus], vocab_size=vocab_size, min_frequency=2,
                     special_tokens=list(SPECIAL_TOKENS), show_progress=False)
     vocab = tokenizer.get_vocab()
-    return [token for token, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    return [token for token, unused in sorted(vocab.items(), key=lambda kv: kv[1])]
 
 
 def _read_vocab(path: str) -> list[str]:

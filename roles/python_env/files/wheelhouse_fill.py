@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: scc.training developers
 # Apache-2.0
 """Fill the controller's wheelhouse for one (python, platform, pins) key, once.

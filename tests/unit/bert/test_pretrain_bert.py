@@ -234,8 +234,8 @@ def test_mask_tokens_every_row_predicts_something_and_is_deterministic():
 
 def _documents(n_docs=20, seed=0):
     rng = random.Random(seed)
-    return [[[rng.randint(5, 99) for _ in range(rng.randint(3, 12))]
-             for _ in range(rng.randint(2, 10))] for _ in range(n_docs)]
+    return [[[rng.randint(5, 99) for unused in range(rng.randint(3, 12))]
+             for unused in range(rng.randint(2, 10))] for unused in range(n_docs)]
 
 
 def test_create_and_pack_instances():
@@ -243,8 +243,8 @@ def test_create_and_pack_instances():
     docs = _documents()
     instances = pb.create_instances(docs, seq_len, random.Random(1))
     assert instances
-    assert {label for _, _, label in instances} == {0, 1}
-    assert all(a and b and len(a) + len(b) <= seq_len - 3 for a, b, _ in instances)
+    assert {label for unused, unused, label in instances} == {0, 1}
+    assert all(a and b and len(a) + len(b) <= seq_len - 3 for a, b, unused in instances)
     assert instances == pb.create_instances(docs, seq_len, random.Random(1))
     packed = pb.pack_instances(instances, seq_len, cls_id=2, sep_id=3, pad_id=0)
     for row, (a, b, label) in enumerate(instances):

@@ -32,7 +32,7 @@ def test_order_is_input_order_and_stable():
     entries = [{"host": "node3", "slots": 2}, {"host": "node1", "slots": 4}, {"host": "node2", "slots": 1}]
     first = mpi.mpi_hostfile(entries)
     assert first == "node3 slots=2\nnode1 slots=4\nnode2 slots=1\n"
-    assert all(mpi.mpi_hostfile(list(entries)) == first for _ in range(5))
+    assert all(mpi.mpi_hostfile(list(entries)) == first for unused in range(5))
     # the input is not mutated
     assert [e["host"] for e in entries] == ["node3", "node1", "node2"]
 

@@ -55,12 +55,14 @@ def run(wf, capsys, tmp_path, fake, *extra):
 
 
 def test_first_fill_downloads_and_records_stats(wf, capsys, tmp_path, fake_pip):
-    fake, _ = fake_pip
+    fake, unused = fake_pip
     rc, out = run(wf, capsys, tmp_path, fake)
     assert rc == 0 and out["changed"] is True
     assert out["bytes_downloaded"] == 320
-    assert sorted(out["files"]) == ["torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl",
-                                   "tqdm-4.70.1-py3-none-any.whl"]
+    assert sorted(out["files"]) == [
+        "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl",
+        "tqdm-4.70.1-py3-none-any.whl",
+    ]
     stats = json.loads((tmp_path / "cache" / "download-stats.json").read_text())
     assert stats["bytes_downloaded"] == 320 and stats["files"] == out["files"]
     manifest = json.loads((Path(out["wheelhouse"]) / "manifest.json").read_text())
@@ -79,8 +81,8 @@ def test_second_fill_runs_no_pip(wf, capsys, tmp_path, fake_pip):
 
 
 def test_missing_wheel_refills_only_that_file(wf, capsys, tmp_path, fake_pip):
-    fake, _ = fake_pip
-    _, first = run(wf, capsys, tmp_path, fake)
+    fake, unused = fake_pip
+    unused, first = run(wf, capsys, tmp_path, fake)
     os.remove(Path(first["wheelhouse"]) / "tqdm-4.70.1-py3-none-any.whl")
     rc, out = run(wf, capsys, tmp_path, fake)
     assert out["changed"] is True and out["files"] == ["tqdm-4.70.1-py3-none-any.whl"]
