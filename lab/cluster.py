@@ -11,6 +11,7 @@ import ipaddress
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -127,6 +128,14 @@ class Lab:
                 "pid": state.init_pid,
             })
         return rows
+
+    def ssh(self, address: str, command: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        """Run a command on a lab host as root, checking its pinned host key."""
+        return subprocess.run(
+            ["ssh", "-i", str(self.key), "-o", f"UserKnownHostsFile={self.known_hosts}",
+             "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", f"root@{address}", command],
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )
 
     # ---- helpers -----------------------------------------------------------------------
     def render_inventory(self, states: list[hosts.HostState]) -> str:

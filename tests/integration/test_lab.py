@@ -2,7 +2,6 @@
 away completely (no process, no mount) on `down`."""
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,11 +12,9 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
 
 def ssh(lab, address, command):
-    return subprocess.run(
-        ["ssh", "-i", str(lab.key), "-o", f"UserKnownHostsFile={lab.known_hosts}",
-         "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", f"root@{address}", command],
-        capture_output=True, text=True, check=True, timeout=30,
-    ).stdout
+    result = lab.ssh(address, command, timeout=30)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
 
 
 def test_up_isolates_hosts_and_down_leaves_nothing(tmp_path):

@@ -5,7 +5,6 @@ and the configuration stages then report changed=0 (also in --check)."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -78,14 +77,6 @@ def failed_tasks(events):
     ]
 
 
-def lab_ssh(lab, address, command):
-    return subprocess.run(
-        ["ssh", "-i", str(lab.key), "-o", f"UserKnownHostsFile={lab.known_hosts}",
-         "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", f"root@{address}", command],
-        capture_output=True, text=True, timeout=60, check=False,
-    )
-
-
 @pytest.mark.parametrize(
     "extravars,variable",
     [
@@ -104,7 +95,7 @@ def test_bad_input_fails_before_any_host_is_touched(lab, workdir, extravars, var
     assert changed_tasks(events) == []
     assert not [e for e in events if e["event_data"].get("task") == "Gathering Facts"]
     for address in ("127.0.8.11", "127.0.8.12"):
-        assert lab_ssh(lab, address, "test ! -e /etc/scc-training").returncode == 0
+        assert lab.ssh(address, "test ! -e /etc/scc-training").returncode == 0
 
 
 def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir):
