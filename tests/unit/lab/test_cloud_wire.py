@@ -1,0 +1,121 @@
+"""The cloud emulator's wire protocol, driven by the unmodified aliyunsdkcore AcsClient."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
+from aliyunsdkcore.client import AcsClient
+from aliyunsdkecs.request.v20140526 import CreateVpcRequest, DescribeVpcsRequest
+
+from lab.cloud import CloudEmulator
+from lab.cloud import wire
+
+KEY_ID, SECRET = "LTAI-emulator-test", "emulator-test-secret"
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def emu(monkeypatch):
+    monkeypatch.delenv("HTTP_PROXY", raising=False)
+    monkeypatch.delenv("http_proxy", raising=False)
+    with CloudEmulator(port=0, access_key_id=KEY_ID, access_key_secret=SECRET) as emulator:
+        yield emulator
+
+
+def call(emu, request, key_id=KEY_ID, secret=SECRET, region="cn-shanghai"):
+    request.set_endpoint(emu.endpoint)
+    client = AcsClient(key_id, secret, region, auto_retry=False)
+    return json.loads(client.do_action_with_exception(request))
+
+
+def test_signature_verified_and_vpc_round_trip(emu):
+    create = CreateVpcRequest.CreateVpcRequest()
+    create.set_CidrBlock("192.168.0.0/16")
+    create.set_VpcName("my vpc*~")  # characters the two-pass encoding treats specially
+    vpc_id = call(emu, create)["VpcId"]
+    listed = call(emu, DescribeVpcsRequest.DescribeVpcsRequest())
+    assert listed["TotalCount"] == 1
+    assert listed["Vpcs"]["Vpc"][0]["VpcId"] == vpc_id
+    assert listed["Vpcs"]["Vpc"][0]["VpcName"] == "my vpc*~"
+    assert [v["VpcId"] for v in emu.vpcs()] == [vpc_id]
+
+
+def test_wrong_secret_is_signature_mismatch_the_sdk_recognises(emu):
+    with pytest.raises(ServerException) as err:
+        call(emu, DescribeVpcsRequest.DescribeVpcsRequest(), secret="not-the-secret")
+    # The SDK rewrites SignatureDoesNotMatch to InvalidAccessKeySecret only when the server's
+    # string to sign (after "is:") equals its own: proof that both canonicalise alike.
+    assert err.value.get_http_status() == 400
+    assert err.value.get_error_code() == "InvalidAccessKeySecret"
+    assert emu.calls[-1]["code"] == "SignatureDoesNotMatch"
+
+
+def test_unknown_access_key_is_not_found(emu):
+    with pytest.raises(ServerException) as err:
+        call(emu, DescribeVpcsRequest.DescribeVpcsRequest(), key_id="LTAI-unknown")
+    assert (err.value.get_http_status(), err.value.get_error_code()) == (404, "InvalidAccessKeyId.NotFound")
+    assert err.value.get_error_msg() == "Specified access key is not found."
+
+
+def test_error_body_shape_and_request_id(emu):
+    with pytest.raises(ServerException) as err:
+        call(emu, DescribeVpcsRequest.DescribeVpcsRequest(), region="xx-nowhere-1")
+    assert (err.value.get_http_status(), err.value.get_error_code()) == (404, "InvalidRegionId.NotFound")
+    status, body, _ = emu.handle("POST", {"AccessKeyId": "nobody"})
+    assert status == 404
+    assert list(body) == ["RequestId", "Message", "HostId", "Code", "Recommend"]
+    assert body["Recommend"].endswith("requestId=" + body["RequestId"])
+
+
+def test_replayed_nonce_and_stale_timestamp_are_refused(emu):
+    params = {"Action": "DescribeVpcs", "Version": "2014-05-26", "RegionId": "cn-shanghai", "Format": "JSON",
+              "AccessKeyId": KEY_ID, "SignatureMethod": "HMAC-SHA1", "SignatureType": "", "SignatureVersion": "1.0",
+              "SignatureNonce": "n-1", "Timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    params["Signature"] = wire.sign("POST", params, SECRET)
+    assert emu.handle("POST", dict(params))[0] == 200
+    assert emu.handle("POST", dict(params))[1]["Code"] == "SignatureNonceUsed"
+    params.update(SignatureNonce="n-2", Timestamp="2020-01-01T00:00:00Z")
+    params["Signature"] = wire.sign("POST", params, SECRET)
+    assert emu.handle("POST", params)[1]["Code"] == "InvalidTimeStamp.Expired"
+
+
+def test_listens_on_loopback_only():
+    with pytest.raises(ValueError, match="loopback"):
+        CloudEmulator(address="0.0.0.0", access_key_id=KEY_ID, access_key_secret=SECRET)
+
+
+def test_cli_serves_with_environment_credentials():
+    env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
+    proc = subprocess.Popen([sys.executable, "-m", "lab", "cloud", "--port", "0"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("cloud emulator listening on http://127.0.0.1:")
+        endpoint = line.rsplit("//", 1)[1].strip()
+        request = DescribeVpcsRequest.DescribeVpcsRequest()
+        request.set_endpoint(endpoint)
+        reply = json.loads(AcsClient(KEY_ID, SECRET, "cn-beijing", auto_retry=False).do_action_with_exception(request))
+        assert reply["TotalCount"] == 0
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+
+
+def test_cli_refuses_a_non_loopback_address():
+    env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
+    done = subprocess.run([sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert "loopback" in done.stderr
+
+
+def test_client_error_when_nothing_listens():
+    request = DescribeVpcsRequest.DescribeVpcsRequest()
+    request.set_endpoint("127.0.0.1:9")
+    with pytest.raises(ClientException):
+        AcsClient(KEY_ID, SECRET, "cn-shanghai", auto_retry=False).do_action_with_exception(request)
