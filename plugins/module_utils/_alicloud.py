@@ -307,8 +307,12 @@ def _dig(node, path):
     return node
 
 
-def wait_for(fetch, done, timeout, interval=2.0, sleep=time.sleep, clock=time.monotonic):
-    """Poll ``fetch()`` until ``done(value)``; return the last value or raise TimeoutError."""
+def wait_for(fetch, done, timeout, interval=0.25, max_interval=15.0, sleep=time.sleep, clock=time.monotonic):
+    """Poll ``fetch()`` until ``done(value)``; return the last value or raise TimeoutError.
+
+    The interval doubles from ``interval`` up to ``max_interval``: quick for the short waits
+    (a VPC), gentle on the API for the long ones (a CPFS file system takes 20 to 40 minutes).
+    """
     deadline = clock() + timeout
     while True:
         value = fetch()
@@ -316,7 +320,8 @@ def wait_for(fetch, done, timeout, interval=2.0, sleep=time.sleep, clock=time.mo
             return value
         if clock() >= deadline:
             raise TimeoutError("still not ready after %ss" % timeout)
-        sleep(interval)
+        sleep(min(interval, max(0.0, deadline - clock())))
+        interval = min(max_interval, interval * 2)
 
 
 class AlicloudModule(AnsibleModule):

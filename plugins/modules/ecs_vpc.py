@@ -161,7 +161,7 @@ def present(module):
     vpc_id, _reply = module.api.create("ecs", "CreateVpc", params, "VpcId", exists)
     try:
         vpc = wait_for(lambda: find(module, VpcId=vpc_id), lambda v: v and v.get("Status") == "Available",
-                       p["wait_timeout"], interval=1)
+                       p["wait_timeout"])
     except TimeoutError as exc:
         module.fail_json(msg="VPC %s: %s" % (vpc_id, exc))
     return True, vpc

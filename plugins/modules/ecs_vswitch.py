@@ -173,7 +173,7 @@ def present(module):
                                        lambda i: find(module, i) is not None)
     try:
         vsw = wait_for(lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available",
-                       p["wait_timeout"], interval=1)
+                       p["wait_timeout"])
     except TimeoutError as exc:
         module.fail_json(msg="VSwitch %s: %s" % (vsw_id, exc))
     return True, vsw

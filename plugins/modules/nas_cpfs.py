@@ -202,7 +202,7 @@ def present(module):
     if p["wait"]:
         try:
             fs = wait_for(lambda: find(module, fs_id), lambda f: f and f.get("Status") == "Running",
-                          p["wait_timeout"], interval=2)
+                          p["wait_timeout"])
         except TimeoutError as exc:
             module.fail_json(msg="file system %s: %s" % (fs_id, exc))
     return True, fs

@@ -126,7 +126,7 @@ def present(module):
     if p["wait"]:
         try:
             target = wait_for(lambda: find(module, domain), lambda t: t and t.get("Status") == "Active",
-                              p["wait_timeout"], interval=1)
+                              p["wait_timeout"])
         except TimeoutError as exc:
             module.fail_json(msg="mount target %s: %s" % (domain, exc))
     return True, target
@@ -146,7 +146,7 @@ def absent(module):
                 raise
         if module.params["wait"]:
             try:
-                wait_for(lambda: find(module, domain), lambda t: t is None, module.params["wait_timeout"], interval=1)
+                wait_for(lambda: find(module, domain), lambda t: t is None, module.params["wait_timeout"])
             except TimeoutError as exc:
                 module.fail_json(msg="mount target %s: %s" % (domain, exc))
     return True, target
