@@ -115,7 +115,7 @@ class CloudEmulator:
         self._server = http.server.ThreadingHTTPServer((self.address, self.port), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, name="cloud-emulator", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="cloud-emulator", daemon=True)
         self._thread.start()
         return self
 
@@ -147,6 +147,43 @@ class CloudEmulator:
     def vswitches(self) -> list[dict]:
         return self._list(self.store.vswitches, ecs._vswitch_out)
 
+    def security_groups(self) -> list[dict]:
+        """Each with its rules under "Permissions" as DescribeSecurityGroupAttribute shows them."""
+        def render(store, sg):
+            return {**ecs._sg_out(store, sg), "Permissions": {"Permission": [dict(r) for r in sg["_rules"]]}}
+        return self._list(self.store.security_groups, render)
+
+    def hpc_clusters(self) -> list[dict]:
+        return self._list(self.store.hpc_clusters, lambda store, h: public(h))
+
+    def instances(self) -> list[dict]:
+        return self._list(self.store.instances, ecs.instance_out)
+
+    def file_systems(self) -> list[dict]:
+        return self._list(self.store.file_systems, nas._fs_out)
+
+    def mount_targets(self) -> list[dict]:
+        return self._list(self.store.mount_targets, nas._mt_out)
+
+    def protocol_services(self) -> list[dict]:
+        return self._list(self.store.protocol_services, nas._ps_out)
+
+    def exports(self) -> list[dict]:
+        return self._list(self.store.exports, lambda store, e: {**public(e), "Status": store.status(e)})
+
+    def set_stock(self, instance_type: str, count: int | None) -> None:
+        """At most `count` instances of that type may exist (None: no limit): NoStock beyond."""
+        with self.store.lock:
+            if count is None:
+                self.store.stock.pop(instance_type, None)
+            else:
+                self.store.stock[instance_type] = count
+
+    def backing(self) -> dict[str, str | None]:
+        """Lab host address -> the instance it backs (None while free)."""
+        with self.store.lock:
+            return dict(self.store.backing)
+
     @property
     def faults_injected(self) -> int:
         return sum(self.faults.injected.values())
@@ -169,7 +206,8 @@ class CloudEmulator:
         host_id = service.host_id(region if region in self.regions else "")
         action = params.get("Action", "")
         entry = {"action": action, "version": version,
-                 "params": {k: v for k, v in params.items() if k not in ("Signature", "SignatureNonce")}}
+                 "params": {k: ("********" if k == "Password" else v) for k, v in params.items()
+                            if k not in ("Signature", "SignatureNonce")}}
         self.calls.append(entry)
         after = None
         try:

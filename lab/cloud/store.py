@@ -52,6 +52,8 @@ class Store:
         self.exports: dict[str, dict] = {}
         # Lab hosts that back new instances: address -> instance id (None while free).
         self.backing: dict[str, str | None] = {a: None for a in (host_addresses or [])}
+        # Capacity per instance type (unset: plenty); with lab hosts, also their number.
+        self.stock: dict[str, int] = {}
 
     # ---- ids, time, status ------------------------------------------------------------
     def new_id(self, prefix: str, length: int = 20) -> str:
@@ -105,6 +107,15 @@ class Store:
                 used.add(str(host))
                 return str(host)
         raise ApiError(403, "InvalidVSwitchId.IpNotEnough", "The specified VSwitch has not enough IpAddress.")
+
+    def available(self, instance_type: str) -> int:
+        free = 100
+        if instance_type in self.stock:
+            used = sum(1 for i in self.instances.values() if i["InstanceType"] == instance_type)
+            free = max(0, self.stock[instance_type] - used)
+        if self.backing:
+            free = min(free, sum(1 for owner in self.backing.values() if owner is None))
+        return free
 
     def take_backing_host(self, instance_id: str) -> str | None:
         for address, owner in self.backing.items():
