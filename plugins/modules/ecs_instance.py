@@ -11,7 +11,8 @@ short_description: Keep an exact number of ECS instances (SCC bare-metal GPU ser
 version_added: 0.2.0
 description:
   - Keeps exactly O(count) instances whose name is O(name) and which carry every tag in O(tags).
-    Missing ones are created with one C(RunInstances) call; extra ones (the newest first) are deleted.
+    Missing ones are created with one C(RunInstances) call; extra ones are deleted, the most recently created first
+    (C(CreationTime) has minute resolution; ties go by instance ID).
   - The create call carries a C(ClientToken) derived from the request. A run that fails after the
     cloud took the create (a lost reply, a timeout) and is run again presents the same token, so the
     cloud returns the instances it already made, never a second set of GPU servers.
@@ -271,6 +272,12 @@ def ensure(module):
         extra = [i["InstanceId"] for i in current[want:]][::-1]  # newest first
         deleted = extra
         if not module.check_mode:
+            # A Pending instance cannot be deleted yet (IncorrectInstanceStatus.Initializing).
+            try:
+                wait_for(lambda: [i for i in find(api, p["name"], p["tags"]) if i["InstanceId"] in extra],
+                         lambda found: all(i.get("Status") != "Pending" for i in found), p["wait_timeout"])
+            except TimeoutError as exc:
+                module.fail_json(msg="instances %s still Pending: %s" % (", ".join(extra), exc))
             for start in range(0, len(extra), MAX_PER_CALL):
                 batch = extra[start:start + MAX_PER_CALL]
                 try:

@@ -151,3 +151,154 @@ def test_transient_faults_are_retried_for_every_action(emu):
         emu.inject(kind, action="DeleteVpc")
         assert run_module(emu, "ecs_vpc", name="t-fault", state="absent")["changed"] is True, kind
         assert [v for v in emu.vpcs() if v["VpcName"] == "t-fault"] == [], kind
+
+
+@pytest.fixture(scope="module")
+def network(emu):
+    """A VPC, a VSwitch, a security group and an HPC cluster for the instance and CPFS tests."""
+    vpc = run_module(emu, "ecs_vpc", name="t-net", cidr_block="192.168.0.0/16")["vpc"]
+    vsw = run_module(emu, "ecs_vswitch", name="t-net", vpc_id=vpc["vpc_id"], zone_id=ZONE,
+                     cidr_block="192.168.8.0/21")["vswitch"]
+    sg = run_module(emu, "ecs_security_group", name="t-net", vpc_id=vpc["vpc_id"], tags=OURS)["security_group"]
+    hpc = run_module(emu, "ecs_hpc_cluster", name="t-net")["hpc_cluster"]
+    return dict(vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"], security_group_id=sg["security_group_id"],
+                hpc_cluster_id=hpc["hpc_cluster_id"])
+
+
+def test_security_group_cycle_with_rules(emu, network):
+    rules = [
+        dict(ip_protocol="tcp", port_range="22/22", source_cidr_ip="192.168.0.0/16"),
+        dict(ip_protocol="all", source_cidr_ip="192.168.8.0/21"),
+    ]
+    args = dict(name="t-sg", vpc_id=network["vpc_id"], tags=OURS, rules=rules)
+    created = cycle(emu, "ecs_security_group", args, dict(name="t-sg", vpc_id=network["vpc_id"], state="absent"),
+                    "security_group")
+    assert created["security_group"]["tags"] == OURS
+    assert sorted(r["port_range"] for r in created["security_group"]["rules"]) == ["-1/-1", "22/22"]
+
+    # one more rule, then purge back to one: each a change, each re-run none
+    group = run_module(emu, "ecs_security_group", **args)["security_group"]
+    more = dict(args, rules=rules + [dict(ip_protocol="udp", port_range="4791/4791", source_cidr_ip="192.168.8.0/21")])
+    assert run_module(emu, "ecs_security_group", check=True, **more)["changed"] is True
+    assert run_module(emu, "ecs_security_group", **more)["changed"] is True
+    assert run_module(emu, "ecs_security_group", **more)["changed"] is False
+    purged = dict(args, rules=rules[:1], purge_rules=True)
+    result = run_module(emu, "ecs_security_group", **purged)
+    assert result["changed"] is True and [r["port_range"] for r in result["security_group"]["rules"]] == ["22/22"]
+    assert run_module(emu, "ecs_security_group", **purged)["changed"] is False
+    assert run_module(emu, "ecs_security_group", name="t-sg", vpc_id=group["vpc_id"], state="absent")["changed"]
+
+
+def test_hpc_cluster_cycle(emu):
+    created = cycle(emu, "ecs_hpc_cluster", dict(name="t-hpc", description="managed-by=scc.training"),
+                    dict(name="t-hpc", state="absent"), "hpc_cluster")
+    assert created["hpc_cluster"]["hpc_cluster_id"].startswith("hpc-")
+
+
+def instance_args(network, **extra):
+    args = dict(name="t-node", count=2, instance_type="ecs.sccgn6.24xlarge", image_id="m-scc-centos75",
+                vswitch_id=network["vswitch_id"], security_group_id=network["security_group_id"],
+                hpc_cluster_id=network["hpc_cluster_id"], tags=OURS)
+    args.update(extra)
+    return args
+
+
+def live(emu, name):
+    return [i for i in emu.calls and emu.store.instances.values() if i["InstanceName"] == name]
+
+
+def test_instance_exact_count_cycle(emu, network):
+    args = instance_args(network)
+    created = cycle(emu, "ecs_instance", args, dict(name="t-node", tags=OURS, state="absent"), "instances")
+    assert len(created["created"]) == 2 and len(created["instances"]) == 2
+    for inst in created["instances"]:
+        assert inst["status"] == "Running" and inst["gpu_amount"] == 8
+        assert inst["private_ip_addresses"] and inst["rdma_ip_addresses"]
+        assert inst["hpc_cluster_id"] == network["hpc_cluster_id"] and inst["tags"] == OURS
+    assert live(emu, "t-node") == []
+
+    run_module(emu, "ecs_instance", **args)
+    up = run_module(emu, "ecs_instance", **dict(args, count=3))
+    assert up["changed"] is True and len(up["created"]) == 1 and len(up["instances"]) == 3
+    mark = len(emu.calls)
+    predicted = run_module(emu, "ecs_instance", check=True, **dict(args, count=1))
+    assert predicted["changed"] is True and len(predicted["deleted"]) == 2 and writes(emu, mark) == []
+    down = run_module(emu, "ecs_instance", **dict(args, count=1))
+    assert down["deleted"] == predicted["deleted"]  # the check run predicted exactly what the real run did
+    assert [i["instance_id"] for i in down["instances"]] == [i["instance_id"] for i in predicted["instances"]]
+    assert len(live(emu, "t-node")) == 1
+
+    # instance_info: filters by tags, type, VPC and HPC cluster
+    info = run_module(emu, "ecs_instance_info", tags=OURS, hpc_cluster_id=network["hpc_cluster_id"],
+                      instance_type="ecs.sccgn6.24xlarge", vpc_id=network["vpc_id"])
+    assert info["changed"] is False and [i["instance_id"] for i in info["instances"]] == \
+        [i["instance_id"] for i in down["instances"]]
+    assert run_module(emu, "ecs_instance_info", tags={"managed-by": "someone-else"})["instances"] == []
+    assert run_module(emu, "ecs_instance", name="t-node", tags=OURS, state="absent")["changed"] is True
+
+
+@pytest.mark.parametrize(
+    "change,option",
+    [
+        ({"instance_type": "sccgn6.24xlarge"}, "instance_type"),
+        ({"count": -1}, "count"),
+        ({"hpc_cluster_id": None}, "hpc_cluster_id"),
+        ({"vswitch_id": None}, "vswitch_id"),
+    ],
+)
+def test_bad_instance_input_fails_before_any_api_call(emu, network, change, option):
+    mark = len(emu.calls)
+    result = run_module(emu, "ecs_instance", **instance_args(network, **change))
+    assert result["failed"] is True and option in result["msg"]
+    assert emu.calls[mark:] == []
+
+
+def test_cpfs_and_mount_target_cycle(emu, network):
+    args = dict(name="t-cpfs", zone_id=ZONE, vpc_id=network["vpc_id"], vswitch_id=network["vswitch_id"],
+                capacity=3600, tags=OURS)
+    fs = cycle(emu, "nas_cpfs", args, dict(name="t-cpfs", tags=OURS, state="absent"), "file_system")
+    assert fs["file_system"]["status"] == "Running" and fs["file_system"]["file_system_id"].startswith("cpfs-")
+
+    fs = run_module(emu, "nas_cpfs", **args)["file_system"]
+    target = dict(file_system_id=fs["file_system_id"], vpc_id=network["vpc_id"], vswitch_id=network["vswitch_id"])
+    mt = cycle(emu, "nas_cpfs_mount_target", target,
+               dict(file_system_id=fs["file_system_id"], vswitch_id=network["vswitch_id"], state="absent"),
+               "mount_target")
+    assert mt["mount_target"]["status"] == "Active" and mt["mount_target"]["mount_target_domain"]
+    assert run_module(emu, "nas_cpfs", name="t-cpfs", tags=OURS, state="absent")["changed"] is True
+
+
+def test_fault_injection_never_leaves_more_instances_than_asked(emu, network, monkeypatch):
+    """100 create runs under random faults (drop after the create took effect included).
+
+    Only one retry per call (api_retries=1), so many runs fail and are run again, as a user
+    would: the ClientToken derived from the request must make the later run find, not repeat,
+    what the failed run created. The backoff is shortened: the delays are not under test here.
+    """
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud
+
+    monkeypatch.setattr(_alicloud, "backoff_delay", lambda attempt, **kw: 0.01)
+    runs, failures, per_name = 100, 0, 2
+    before = emu.faults_injected
+    emu.set_random_faults(RandomFaults(seed=5, rate=0.35, actions=None, delay=0.02))
+    try:
+        for n in range(runs):
+            name = "fi-%03d" % n
+            args = instance_args(network, name=name, count=per_name, api_retries=1)
+            result = run_module(emu, "ecs_instance", **args)
+            while result.get("failed"):
+                failures += 1
+                result = run_module(emu, "ecs_instance", **args)
+            assert len(result["instances"]) == per_name, result
+    finally:
+        emu.set_random_faults(None)
+    injected = emu.faults_injected - before
+    counts = {n: len(live(emu, "fi-%03d" % n)) for n in range(runs)}
+    duplicates = sum(c - per_name for c in counts.values())
+    kinds = sorted({kind for _action, kind in emu.faults.log})
+    print("fault injection: runs=%d failed_runs_rerun=%d faults_injected=%d kinds=%s duplicates=%d"
+          % (runs, failures, injected, ",".join(kinds), duplicates))
+    assert duplicates == 0 and set(counts.values()) == {per_name}
+    assert injected >= runs and "drop_after" in kinds and failures > 0
+    for n in range(runs):
+        run_module(emu, "ecs_instance", name="fi-%03d" % n, tags=OURS, state="absent")
