@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import time
 
 from .errors import ApiError, dependency, invalid, missing
 from .store import Store, now_iso, page, public, token_page
@@ -204,7 +203,7 @@ def _rules(p: Params, direction: str) -> list[dict]:
         ports = raw.get("PortRange")
         if not ports:
             raise missing("PortRange")
-        low, _, high = ports.partition("/")
+        low, high = (ports.split("/", 1) + [""])[:2]
         if protocol in ("tcp", "udp"):
             ok = low.isdigit() and high.isdigit() and 1 <= int(low) <= int(high) <= 65535
         else:
@@ -461,11 +460,12 @@ def describe_instances(s: Store, p: Params, ctx) -> dict:
         items = [i for i in items if p.get("SecurityGroupId") in i["SecurityGroupIds"]["SecurityGroupId"]]
     if p.get("InstanceName"):
         items = [i for i in items if _fuzzy(p.get("InstanceName"), i["InstanceName"])]
-    for field, path in (("PrivateIpAddresses", "VpcAttributes"), ("RdmaIpAddresses", None)):
-        wanted = p.json_list(field)
-        if wanted is not None:
-            key = lambda i: i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"] if path else i["RdmaIpAddress"]["IpAddress"]  # noqa: E731
-            items = [i for i in items if set(key(i)) & set(wanted)]
+    wanted = p.json_list("PrivateIpAddresses")
+    if wanted is not None:
+        items = [i for i in items if set(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"]) & set(wanted)]
+    wanted = p.json_list("RdmaIpAddresses")
+    if wanted is not None:
+        items = [i for i in items if set(i["RdmaIpAddress"]["IpAddress"]) & set(wanted)]
     items = [i for i in items if s.tags_match(i, p.tags())]
     if p.get("NextToken") is not None or p.get("MaxResults") is not None:
         chunk, meta = token_page(items, p)

@@ -73,7 +73,7 @@ def create_file_system(s: Store, p: Params, ctx) -> dict:
     if capacity == 0:
         raise missing("Capacity")
     zone = p.req("ZoneId")
-    _, sw = _vpc_vswitch(s, p, ctx)
+    sw = _vpc_vswitch(s, p, ctx)[1]
     if sw["ZoneId"] != zone:
         raise ApiError(400, "InvalidParameter.Mismatch", "Specified virtual switch is not in the specified zone.")
     tags = p.tags()
@@ -132,7 +132,7 @@ def create_mount_target(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
     if p.req("NetworkType") != "Vpc":
         raise invalid("NetworkType", "CPFS mount targets are in a VPC (Vpc).")
-    _, sw = _vpc_vswitch(s, p, ctx)
+    sw = _vpc_vswitch(s, p, ctx)[1]
     if p.get("SecurityGroupId"):
         s.find(s.security_groups, p.get("SecurityGroupId"), ctx.region, "InvalidSecurityGroupId.NotFound",
                "The specified SecurityGroupId does not exist.")
@@ -180,7 +180,7 @@ def create_protocol_service(s: Store, p: Params, ctx) -> dict:
     if p.req("ProtocolType") != "NFS":
         raise invalid("ProtocolType", "Only NFS (NFSv3) is supported.")
     spec = p.choice("ProtocolSpec", ("General",), "General")
-    _, sw = _vpc_vswitch(s, p, ctx)
+    sw = _vpc_vswitch(s, p, ctx)[1]
     _running(s, fs)
     ctx.dry_run_check()
     ps_id = s.new_id("ptc-", 16)
@@ -236,7 +236,7 @@ def create_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
         raise ApiError(404, "InvalidProtocolService.NotFound", "The specified protocol service does not exist.")
     if not (p.get("FsetId") or p.get("Path")):
         raise missing("Path")
-    _, sw = _vpc_vswitch(s, p, ctx)
+    sw = _vpc_vswitch(s, p, ctx)[1]
     ctx.dry_run_check()
     export_id = s.new_id("exp-", 16)
     s.exports[export_id] = {

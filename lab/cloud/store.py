@@ -58,7 +58,7 @@ class Store:
     # ---- ids, time, status ------------------------------------------------------------
     def new_id(self, prefix: str, length: int = 20) -> str:
         alphabet = string.ascii_lowercase + string.digits
-        return prefix + "".join(self.rng.choice(alphabet) for _ in range(length))
+        return prefix + "".join(self.rng.choices(alphabet, k=length))
 
     @staticmethod
     def timeline(*steps: tuple[float, str]) -> list[tuple[float, str]]:

@@ -115,8 +115,8 @@ class Params:
         """`InstanceId.1=a&InstanceId.2=b` -> [a, b], in N order."""
         found = {}
         for key, value in self.raw.items():
-            head, _, index = key.rpartition(".")
-            if head == prefix and index.isdigit():
+            head, dot, index = key.rpartition(".")
+            if dot and head == prefix and index.isdigit():
                 found[int(index)] = value
         return [found[i] for i in sorted(found)]
 

@@ -101,7 +101,7 @@ def test_slow_reply_arrives_late_or_times_out_after_applying(emu):
 def test_random_faults_are_seeded_and_counted():
     def log(seed):
         faults = RandomFaults(seed, rate=0.5)
-        return [f and f.kind for f in (faults.draw("RunInstances") for _ in range(50))]
+        return [f and f.kind for f in (faults.draw("RunInstances") for dummy in range(50))]
 
     assert log(7) == log(7) and log(7) != log(8)
     drawn = [k for k in log(7) if k]

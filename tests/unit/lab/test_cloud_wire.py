@@ -66,7 +66,7 @@ def test_error_body_shape_and_request_id(emu):
     with pytest.raises(ServerException) as err:
         call(emu, DescribeVpcsRequest.DescribeVpcsRequest(), region="xx-nowhere-1")
     assert (err.value.get_http_status(), err.value.get_error_code()) == (404, "InvalidRegionId.NotFound")
-    status, body, _ = emu.handle("POST", {"AccessKeyId": "nobody"})
+    status, body = emu.handle("POST", {"AccessKeyId": "nobody"})[:2]
     assert status == 404
     assert list(body) == ["RequestId", "Message", "HostId", "Code", "Recommend"]
     assert body["Recommend"].endswith("requestId=" + body["RequestId"])
@@ -109,7 +109,7 @@ def test_cli_serves_with_environment_credentials():
 def test_cli_refuses_a_non_loopback_address():
     env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
     done = subprocess.run([sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2
     assert "loopback" in done.stderr
 
