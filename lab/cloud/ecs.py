@@ -144,7 +144,11 @@ def describe_vswitches(s: Store, p: Params, ctx) -> dict:
 
 def delete_vswitch(s: Store, p: Params, ctx) -> dict:
     sw = s.find(s.vswitches, p.req("VSwitchId"), ctx.region, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")
-    if any(i["VpcAttributes"]["VSwitchId"] == sw["VSwitchId"] for i in s.instances.values()):
+    users = [i["VpcAttributes"]["VSwitchId"] for i in s.instances.values()]
+    users += [f["VswIds"]["VswId"][0] for f in s.file_systems.values()]
+    users += [m["VswId"] for m in s.mount_targets.values()]
+    users += [x["VSwitchId"] for x in [*s.protocol_services.values(), *s.exports.values()]]
+    if sw["VSwitchId"] in users:
         raise dependency("DependencyViolation", "Specified object has dependent resources.")
     ctx.dry_run_check()
     del s.vswitches[sw["VSwitchId"]]
@@ -373,6 +377,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
     amount = p.int("Amount", 1, 1, 100)
     min_amount = p.int("MinAmount", amount, 1, amount)
     tags = p.tags()
+    bandwidth = p.int("InternetMaxBandwidthOut", 0, 0, 100)
     if p.get("PrivateIpAddress") and amount > 1:
         raise invalid("PrivateIpAddress", "It can be set only when Amount is 1.")
     available = s.available(itype)
@@ -410,7 +415,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
             "DeploymentSetId": p.get("DeploymentSetId", ""),
             "InstanceChargeType": p.get("InstanceChargeType", "PostPaid"),
             "InstanceNetworkType": "vpc",
-            "InternetMaxBandwidthOut": int(p.get("InternetMaxBandwidthOut", "0")),
+            "InternetMaxBandwidthOut": bandwidth,
             "CreationTime": now_iso(),
             "StartTime": now_iso(),
             "StoppedMode": "Not-applicable",
@@ -618,7 +623,21 @@ def list_tag_resources(s: Store, p: Params, ctx) -> dict:
     return {"NextToken": meta["NextToken"], "TagResources": {"TagResource": chunk}}
 
 
+def describe_instance_types(s: Store, p: Params, ctx) -> dict:
+    wanted = p.numbered("InstanceTypes")
+    rows = []
+    for type_id, (cpu, memory, gpus, gpu_spec, _scc) in INSTANCE_TYPES.items():
+        if wanted and type_id not in wanted:
+            continue
+        if p.get("InstanceTypeFamily") and family(type_id) != p.get("InstanceTypeFamily"):
+            continue
+        rows.append({"InstanceTypeId": type_id, "InstanceTypeFamily": family(type_id), "CpuCoreCount": cpu,
+                     "MemorySize": memory, "GPUAmount": gpus, "GPUSpec": gpu_spec})
+    return {"NextToken": "", "InstanceTypes": {"InstanceType": rows}}
+
+
 ACTIONS = {
+    "DescribeInstanceTypes": describe_instance_types,
     "CreateVpc": create_vpc,
     "DescribeVpcs": describe_vpcs,
     "DeleteVpc": delete_vpc,

@@ -78,6 +78,7 @@ def create_file_system(s: Store, p: Params, ctx) -> dict:
         raise ApiError(400, "InvalidParameter.Mismatch", "Specified virtual switch is not in the specified zone.")
     tags = p.tags()
     charge = p.choice("ChargeType", ("PayAsYouGo", "Subscription"), "PayAsYouGo")
+    bandwidth = p.int("Bandwidth", 0, 0, 1_000_000)
     ctx.dry_run_check()
     fs_id = s.new_id("cpfs-", 16)
     s.file_systems[fs_id] = {
@@ -86,7 +87,7 @@ def create_file_system(s: Store, p: Params, ctx) -> dict:
         "ProtocolType": "cpfs",
         "StorageType": storage,
         "Capacity": capacity,
-        "Bandwidth": int(p.get("Bandwidth", "0")),
+        "Bandwidth": bandwidth,
         "ZoneId": zone,
         "RegionId": ctx.region,
         "VpcId": sw["VpcId"],
@@ -180,6 +181,7 @@ def create_protocol_service(s: Store, p: Params, ctx) -> dict:
     if p.req("ProtocolType") != "NFS":
         raise invalid("ProtocolType", "Only NFS (NFSv3) is supported.")
     spec = p.choice("ProtocolSpec", ("General",), "General")
+    throughput = p.int("Throughput", 0, 0, 1_000_000)
     sw = _vpc_vswitch(s, p, ctx)[1]
     _running(s, fs)
     ctx.dry_run_check()
@@ -189,7 +191,7 @@ def create_protocol_service(s: Store, p: Params, ctx) -> dict:
         "FileSystemId": fs["FileSystemId"],
         "ProtocolType": "NFS",
         "ProtocolSpec": spec,
-        "ProtocolThroughput": int(p.get("Throughput", "0")),
+        "ProtocolThroughput": throughput,
         "VpcId": sw["VpcId"],
         "VSwitchId": sw["VSwitchId"],
         "Description": p.get("Description", ""),

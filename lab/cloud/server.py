@@ -15,9 +15,10 @@ import os
 import socket
 import threading
 import time
+import traceback
 
 from . import ecs, nas
-from .errors import ApiError, access_key_not_found, invalid, signature_mismatch
+from .errors import INTERNAL_ERROR, ApiError, access_key_not_found, invalid, signature_mismatch
 from .faults import ERRORS, Faults, RandomFaults
 from .store import Store, Timings, public
 from .wire import Params, error_body, parse_params, request_id, signature_ok, string_to_sign
@@ -99,6 +100,7 @@ class CloudEmulator:
         self.regions = tuple(regions)
         self.store = Store(timings or Timings(), seed=seed, host_addresses=host_addresses)
         self.faults = Faults(faults)
+        self.internal_errors: list[str] = []  # tracebacks of emulator bugs (each answered 500)
         self.calls: list[dict] = []  # one entry per request: action, params (no signature), status, code
         self._tokens: dict[tuple, tuple[dict, dict]] = {}  # (version, action, token) -> (params, reply)
         self._nonces: dict[str, float] = {}
@@ -229,6 +231,13 @@ class CloudEmulator:
             body = self._apply(service, handler, action, region, Params(params))
             status = 200
         except ApiError as err:
+            status, body = err.status, error_body(err, req_id, host_id, service.PRODUCT)
+        except _Drop:
+            raise
+        except Exception:  # pylint: disable=broad-exception-caught
+            # An emulator bug: answer like the real service does, keep the traceback for tests.
+            self.internal_errors.append(traceback.format_exc())
+            err = ApiError(*INTERNAL_ERROR)
             status, body = err.status, error_body(err, req_id, host_id, service.PRODUCT)
         entry.update(status=status, code=body.get("Code") if status != 200 else None)
         if status == 200:

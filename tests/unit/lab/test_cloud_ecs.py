@@ -9,12 +9,13 @@ from aliyunsdkecs.request.v20140526 import (
     AuthorizeSecurityGroupRequest, CreateHpcClusterRequest, CreateSecurityGroupRequest, CreateVpcRequest,
     CreateVSwitchRequest, DeleteHpcClusterRequest, DeleteInstanceRequest, DeleteInstancesRequest,
     DeleteSecurityGroupRequest, DeleteVpcRequest, DeleteVSwitchRequest, DescribeHpcClustersRequest,
+    DescribeInstanceTypesRequest,
     DescribeInstancesRequest, DescribeSecurityGroupAttributeRequest, DescribeSecurityGroupsRequest,
     DescribeVpcsRequest, DescribeVSwitchesRequest, ListTagResourcesRequest, RevokeSecurityGroupRequest,
     RunInstancesRequest, StartInstanceRequest, StopInstanceRequest, TagResourcesRequest,
 )
 
-from lab.cloud import CloudEmulator, Timings
+from lab.cloud import CloudEmulator, Timings, ecs
 from lab.cloud.testing import call, client
 
 SCC = "ecs.sccgn6.24xlarge"
@@ -274,3 +275,27 @@ def test_instances_backed_by_lab_hosts(monkeypatch):
         assert list(emu.backing().values()).count(None) == 1
         [again] = run(acs, net)
         assert emu.backing()[addresses[ids[0]][0]] == again
+
+
+def test_describe_instance_types_reports_the_scc_gpus(acs):
+    reply = call(acs, DescribeInstanceTypesRequest.DescribeInstanceTypesRequest, InstanceTypess=[SCC])
+    [row] = reply["InstanceTypes"]["InstanceType"]
+    assert (row["InstanceTypeFamily"], row["CpuCoreCount"], row["GPUAmount"], row["GPUSpec"]) == (
+        "ecs.sccgn6", 96, 8, "NVIDIA V100")
+
+
+def test_a_vswitch_in_use_cannot_be_deleted(acs, emu, net):
+    run(acs, net)
+    err = error(call, acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=net["vsw"])
+    assert (err.get_http_status(), err.get_error_code()) == (403, "DependencyViolation")
+    assert len(emu.vswitches()) == 1
+
+
+def test_an_emulator_bug_is_a_500_with_its_traceback_kept(acs, emu, monkeypatch):
+    def broken(*args):
+        raise KeyError("bug")
+
+    monkeypatch.setitem(ecs.ACTIONS, "DescribeVpcs", broken)
+    err = error(call, acs, DescribeVpcsRequest.DescribeVpcsRequest)
+    assert (err.get_http_status(), err.get_error_code()) == (500, "InternalError")
+    assert "KeyError: 'bug'" in emu.internal_errors[0]

@@ -5,15 +5,21 @@ import os
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
 from aliyunsdkcore.client import AcsClient
-from aliyunsdkecs.request.v20140526 import CreateVpcRequest, DescribeVpcsRequest
+from aliyunsdkecs.request.v20140526 import (
+    CreateSecurityGroupRequest, CreateVpcRequest, CreateVSwitchRequest, DescribeInstancesRequest, DescribeVpcsRequest,
+    RunInstancesRequest,
+)
 
-from lab.cloud import CloudEmulator
-from lab.cloud import wire
+from lab.cloud import CloudEmulator, wire
+from lab.cloud.testing import call, client
+from lab.cluster import Lab
+from lab.hosts import HostState
 
 KEY_ID, SECRET = "LTAI-emulator-test", "emulator-test-secret"
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,7 +33,7 @@ def emu(monkeypatch):
         yield emulator
 
 
-def call(emu, request, key_id=KEY_ID, secret=SECRET, region="cn-shanghai"):
+def send(emu, request, key_id=KEY_ID, secret=SECRET, region="cn-shanghai"):
     request.set_endpoint(emu.endpoint)
     client = AcsClient(key_id, secret, region, auto_retry=False)
     return json.loads(client.do_action_with_exception(request))
@@ -37,8 +43,8 @@ def test_signature_verified_and_vpc_round_trip(emu):
     create = CreateVpcRequest.CreateVpcRequest()
     create.set_CidrBlock("192.168.0.0/16")
     create.set_VpcName("my vpc*~")  # characters the two-pass encoding treats specially
-    vpc_id = call(emu, create)["VpcId"]
-    listed = call(emu, DescribeVpcsRequest.DescribeVpcsRequest())
+    vpc_id = send(emu, create)["VpcId"]
+    listed = send(emu, DescribeVpcsRequest.DescribeVpcsRequest())
     assert listed["TotalCount"] == 1
     assert listed["Vpcs"]["Vpc"][0]["VpcId"] == vpc_id
     assert listed["Vpcs"]["Vpc"][0]["VpcName"] == "my vpc*~"
@@ -47,7 +53,7 @@ def test_signature_verified_and_vpc_round_trip(emu):
 
 def test_wrong_secret_is_signature_mismatch_the_sdk_recognises(emu):
     with pytest.raises(ServerException) as err:
-        call(emu, DescribeVpcsRequest.DescribeVpcsRequest(), secret="not-the-secret")
+        send(emu, DescribeVpcsRequest.DescribeVpcsRequest(), secret="not-the-secret")
     # The SDK rewrites SignatureDoesNotMatch to InvalidAccessKeySecret only when the server's
     # string to sign (after "is:") equals its own: proof that both canonicalise alike.
     assert err.value.get_http_status() == 400
@@ -57,14 +63,14 @@ def test_wrong_secret_is_signature_mismatch_the_sdk_recognises(emu):
 
 def test_unknown_access_key_is_not_found(emu):
     with pytest.raises(ServerException) as err:
-        call(emu, DescribeVpcsRequest.DescribeVpcsRequest(), key_id="LTAI-unknown")
+        send(emu, DescribeVpcsRequest.DescribeVpcsRequest(), key_id="LTAI-unknown")
     assert (err.value.get_http_status(), err.value.get_error_code()) == (404, "InvalidAccessKeyId.NotFound")
     assert err.value.get_error_msg() == "Specified access key is not found."
 
 
 def test_error_body_shape_and_request_id(emu):
     with pytest.raises(ServerException) as err:
-        call(emu, DescribeVpcsRequest.DescribeVpcsRequest(), region="xx-nowhere-1")
+        send(emu, DescribeVpcsRequest.DescribeVpcsRequest(), region="xx-nowhere-1")
     assert (err.value.get_http_status(), err.value.get_error_code()) == (404, "InvalidRegionId.NotFound")
     status, body = emu.handle("POST", {"AccessKeyId": "nobody"})[:2]
     assert status == 404
@@ -89,18 +95,26 @@ def test_listens_on_loopback_only():
         CloudEmulator(address="0.0.0.0", access_key_id=KEY_ID, access_key_secret=SECRET)
 
 
-def test_cli_serves_with_environment_credentials():
+def test_cli_serves_with_environment_credentials_and_lab_backed_instances(tmp_path):
+    # A recorded lab (state.json only: no host is started or contacted).
+    Lab(tmp_path).save([HostState("node1", "127.0.14.11", 1, 2, "0"), HostState("node2", "127.0.14.12", 3, 4, "0")])
     env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
-    proc = subprocess.Popen([sys.executable, "-m", "lab", "cloud", "--port", "0"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "lab", "cloud", "--port", "0", "--back-with-lab", str(tmp_path)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
         assert line.startswith("cloud emulator listening on http://127.0.0.1:")
-        endpoint = line.rsplit("//", 1)[1].strip()
-        request = DescribeVpcsRequest.DescribeVpcsRequest()
-        request.set_endpoint(endpoint)
-        reply = json.loads(AcsClient(KEY_ID, SECRET, "cn-beijing", auto_retry=False).do_action_with_exception(request))
-        assert reply["TotalCount"] == 0
+        served = types.SimpleNamespace(endpoint=line.rsplit("//", 1)[1].strip(), access_key_id=KEY_ID,
+                                       access_key_secret=SECRET)
+        acs = client(served, region="cn-beijing", auto_retry=False)
+        vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
+        vsw = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-beijing-h",
+                   CidrBlock="10.0.1.0/24")["VSwitchId"]
+        sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc)["SecurityGroupId"]
+        call(acs, RunInstancesRequest.RunInstancesRequest, ImageId="img", InstanceType="ecs.g6.large", VSwitchId=vsw,
+             SecurityGroupId=sg, Amount=2)
+        listed = call(acs, DescribeInstancesRequest.DescribeInstancesRequest)["Instances"]["Instance"]
+        assert sorted(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0] for i in listed) == ["127.0.14.11", "127.0.14.12"]
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
