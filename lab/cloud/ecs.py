@@ -352,8 +352,9 @@ def instance_out(s: Store, inst: dict) -> dict:
 def run_instances(s: Store, p: Params, ctx) -> dict:
     itype = p.req("InstanceType")
     if itype not in INSTANCE_TYPES:
-        raise ApiError(400, "InvalidInstanceType.ValueNotSupported",
-                       "The specified InstanceType does not exist or beyond the permitted range.")
+        # github.com/rancher/rancher/issues/10220: "Status Code: 400 Code:
+        # InvalidInstanceType.ValueNotSupported Message: The specified instanceType beyond ..."
+        raise ApiError(400, "InvalidInstanceType.ValueNotSupported", "The specified instanceType beyond the permitted range.")
     cpu, memory, gpus, gpu_spec, scc = INSTANCE_TYPES[itype]
     image = p.req("ImageId")
     sw = s.find(s.vswitches, p.req("VSwitchId"), ctx.region, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")

@@ -253,6 +253,8 @@ class CloudEmulator:
             sent = calendar.timegm(time.strptime(params.get("Timestamp", ""), "%Y-%m-%dT%H:%M:%SZ"))
         except ValueError:
             raise invalid("Timestamp") from None
+        # Both bodies as published: github.com/jeessy2/ddns-go/issues/1291 (400, Expired) and
+        # github.com/jeessy2/ddns-go/issues/1548 (400, SignatureNonceUsed).
         if abs(time.time() - sent) > _TIMESTAMP_SKEW:
             raise ApiError(400, "InvalidTimeStamp.Expired", "Specified time stamp or date value is expired.")
         nonce = params.get("SignatureNonce", "")
