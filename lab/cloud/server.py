@@ -209,7 +209,7 @@ class CloudEmulator:
         action = params.get("Action", "")
         entry = {"action": action, "version": version,
                  "params": {k: ("********" if k == "Password" else v) for k, v in params.items()
-                            if k not in ("Signature", "SignatureNonce")}}
+                            if k not in ("Signature", "SignatureNonce")}, "fault": None, "status": None, "code": None}
         self.calls.append(entry)
         after = None
         try:
@@ -221,6 +221,7 @@ class CloudEmulator:
                 raise ApiError(404, "InvalidRegionId.NotFound", "The specified RegionId does not exist.")
             fault = self.faults.next(action)
             if fault is not None:
+                entry["fault"] = fault.kind
                 if fault.kind in ERRORS:
                     raise ApiError(*ERRORS[fault.kind])
                 if fault.kind == "drop_before":

@@ -81,6 +81,8 @@ def test_drop_before_applies_nothing(acs, emu, run_params):
     with pytest.raises(ClientException):
         call(acs, RunInstancesRequest.RunInstancesRequest, **run_params)
     assert emu.instances() == []
+    assert {k: emu.calls[-1][k] for k in ("action", "status", "fault")} == {
+        "action": "RunInstances", "status": None, "fault": "drop_before"}
 
 
 def test_slow_reply_arrives_late_or_times_out_after_applying(emu):
@@ -122,3 +124,14 @@ def test_token_retries_under_random_faults_never_duplicate(acs, emu, run_params)
     assert len(emu.instances()) == 25
     assert emu.faults.injected["drop_after"] > 0 and emu.faults_injected >= 10
     assert len(emu.faults.log) == emu.faults_injected
+
+
+def test_the_sdks_own_retry_duplicates_a_dropped_run_instances_without_a_client_token(emu, run_params):
+    # aliyunsdkcore retries RunInstances after a connection error but never sets a ClientToken
+    # (facts file: the SDK's ClientToken bug), so a reply lost after the create made two.
+    emu.inject("drop_after", action="RunInstances")
+    reply = call(client(emu), RunInstancesRequest.RunInstancesRequest, **run_params)
+    runs = [(c["status"], c["fault"]) for c in emu.calls if c["action"] == "RunInstances"]
+    assert runs == [(200, "drop_after"), (200, None)]  # applied twice; the first reply never left
+    assert len(emu.instances()) == 2
+    assert reply["InstanceIdSets"]["InstanceIdSet"][0] in {i["InstanceId"] for i in emu.instances()}
