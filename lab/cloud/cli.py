@@ -14,7 +14,7 @@ from .store import Timings
 def add_parser(sub) -> None:
     cloud = sub.add_parser("cloud", help="serve the offline ECS/NAS API emulator on loopback")
     cloud.add_argument("--port", type=int, required=True, help="TCP port (0: any free port, printed)")
-    cloud.add_argument("--address", default="127.0.0.1", help="loopback address to listen on (127.0.0.0/8 only)")
+    cloud.add_argument("--address", default="127.0.0.1", help="address to listen on: 127.0.0.1, the only one accepted")
     cloud.add_argument("--instance-seconds", type=float, default=2.0, help="Pending -> Running time of an instance")
     cloud.add_argument("--cpfs-seconds", type=float, default=5.0, help="Pending -> Running time of a CPFS file system")
     cloud.add_argument("--back-with-lab", type=Path, default=None, metavar="LAB_DIR",

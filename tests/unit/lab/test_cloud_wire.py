@@ -90,9 +90,10 @@ def test_replayed_nonce_and_stale_timestamp_are_refused(emu):
     assert emu.handle("POST", params)[1]["Code"] == "InvalidTimeStamp.Expired"
 
 
-def test_listens_on_loopback_only():
-    with pytest.raises(ValueError, match="loopback"):
-        CloudEmulator(address="0.0.0.0", access_key_id=KEY_ID, access_key_secret=SECRET)
+@pytest.mark.parametrize("address", ["0.0.0.0", "10.1.2.3", "127.0.14.11", "::1"])
+def test_listens_on_127_0_0_1_only(address):
+    with pytest.raises(ValueError, match="loopback 127.0.0.1 only"):
+        CloudEmulator(address=address, access_key_id=KEY_ID, access_key_secret=SECRET)
 
 
 def test_cli_serves_with_environment_credentials_and_lab_backed_instances(tmp_path):
