@@ -385,6 +385,10 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
     if available < min_amount:
         raise ApiError(403, "OperationDenied.NoStock", "Sales of this resource are temporarily suspended in the specified region; please try again later.")
     count = min(amount, available)
+    # Addresses from the vSwitch: a private one, and an RDMA one for SCC types, unless lab-backed.
+    needed = 0 if s.backing else count * (2 if scc else 1)
+    if ipaddress.IPv4Network(sw["CidrBlock"]).num_addresses - 4 - len(sw["_used"]) < needed:
+        raise ApiError(403, "InvalidVSwitchId.IpNotEnough", "The specified VSwitch has not enough IpAddress.")
     ctx.dry_run_check()
     ids = []
     name = p.get("InstanceName")

@@ -101,11 +101,12 @@ class Store:
     def take_address(self, vswitch: dict) -> str:
         network = ipaddress.IPv4Network(vswitch["CidrBlock"])
         used = vswitch["_used"]
-        # The first three and the last address of a vSwitch are reserved (as in a real VPC).
-        for host in list(network.hosts())[2:-1]:
-            if str(host) not in used:
-                used.add(str(host))
-                return str(host)
+        # The first address and the last three of a vSwitch are reserved (VPC docs).
+        for index in range(1, network.num_addresses - 3):
+            host = str(network[index])
+            if host not in used:
+                used.add(host)
+                return host
         raise ApiError(403, "InvalidVSwitchId.IpNotEnough", "The specified VSwitch has not enough IpAddress.")
 
     def available(self, instance_type: str) -> int:

@@ -299,3 +299,14 @@ def test_an_emulator_bug_is_a_500_with_its_traceback_kept(acs, emu, monkeypatch)
     err = error(call, acs, DescribeVpcsRequest.DescribeVpcsRequest)
     assert (err.get_http_status(), err.get_error_code()) == (500, "InternalError")
     assert "KeyError: 'bug'" in emu.internal_errors[0]
+
+
+def test_a_full_vswitch_refuses_the_whole_call(acs, emu, net):
+    small = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=net["vpc"], ZoneId="cn-shanghai-b",
+                 CidrBlock="10.0.2.0/29")["VSwitchId"]  # 8 addresses, 4 reserved: 2 SCC instances fit
+    err = error(run, acs, {**net, "vsw": small}, Amount=3)
+    assert (err.get_http_status(), err.get_error_code()) == (403, "InvalidVSwitchId.IpNotEnough")
+    assert emu.instances() == []
+    assert len(run(acs, {**net, "vsw": small}, Amount=2)) == 2
+    free = [v["AvailableIpAddressCount"] for v in emu.vswitches() if v["VSwitchId"] == small]
+    assert free == [0]
