@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -22,7 +23,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    """Credentials come from ALIBABA_CLOUD_ACCESS_KEY_ID / ALIBABA_CLOUD_ACCESS_KEY_SECRET."""
+    """Credentials come from ALIBABA_CLOUD_ACCESS_KEY_ID / _SECRET (/ _SECURITY_TOKEN for STS)."""
     addresses = None
     if args.back_with_lab is not None:
         from ..cluster import Lab
@@ -34,7 +35,8 @@ def run(args) -> int:
     half = args.instance_seconds / 2
     timings = Timings(instance_pending=half, instance_starting=half, file_system=args.cpfs_seconds)
     try:
-        emu = CloudEmulator(port=args.port, address=args.address, timings=timings, host_addresses=addresses)
+        emu = CloudEmulator(port=args.port, address=args.address, timings=timings, host_addresses=addresses,
+                            security_token=os.environ.get("ALIBABA_CLOUD_SECURITY_TOKEN") or None)
         emu.start()
     except (ValueError, OSError) as exc:
         print(f"lab: error: {exc}", file=sys.stderr)

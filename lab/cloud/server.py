@@ -85,6 +85,7 @@ class CloudEmulator:
         host_addresses: list[str] | None = None,
         regions: tuple[str, ...] = REGIONS,
         seed: int = 0,
+        security_token: str | None = None,
     ):
         self.address = loopback_only(address)
         self.port = port
@@ -94,6 +95,8 @@ class CloudEmulator:
             raise ValueError("credentials: pass access_key_id/access_key_secret or set "
                              "ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET")
         self.access_key_id, self.access_key_secret = key_id, secret
+        # Set: the credentials are STS ones and every request must carry this SecurityToken.
+        self.security_token = security_token
         self.regions = tuple(regions)
         self.store = Store(timings or Timings(), seed=seed, host_addresses=host_addresses)
         self.faults = Faults(faults)
@@ -247,6 +250,7 @@ class CloudEmulator:
             raise access_key_not_found()
         if not signature_ok(method, params, self.access_key_secret):
             raise signature_mismatch(string_to_sign(method, params))
+        self._check_security_token(params.get("SecurityToken"))
         try:
             sent = calendar.timegm(time.strptime(params.get("Timestamp", ""), "%Y-%m-%dT%H:%M:%SZ"))
         except ValueError:
@@ -262,6 +266,16 @@ class CloudEmulator:
             if nonce in self._nonces:
                 raise ApiError(400, "SignatureNonceUsed", "Specified signature nonce was used already.")
             self._nonces[nonce] = time.time()
+
+    def _check_security_token(self, sent: str | None) -> None:
+        if self.security_token is not None and sent is None:
+            # github.com/denverdino/aliyungo/issues/204: "Status Code: 400 Code:
+            # MissingSecurityToken Message: SecurityToken is mandatory for this action."
+            raise ApiError(400, "MissingSecurityToken", "SecurityToken is mandatory for this action.")
+        if sent is not None and sent != self.security_token:
+            # What ECS answers an expired token (github.com/kubevela/terraform-controller/issues/52);
+            # the emulator gives it to any token it did not issue.
+            raise invalid("SecurityToken.Expired")
 
     def _apply(self, service, handler, action: str, region: str, p: Params) -> dict:
         ctx = Ctx(action, region, p.bool("DryRun"), service)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
+from aliyunsdkcore.auth.credentials import StsTokenCredential
 from aliyunsdkcore.client import AcsClient
 from aliyunsdkecs.request.v20140526 import (
     CreateSecurityGroupRequest, CreateVpcRequest, CreateVSwitchRequest, DescribeInstancesRequest, DescribeVpcsRequest,
@@ -134,3 +135,23 @@ def test_client_error_when_nothing_listens():
     request.set_endpoint("127.0.0.1:9")
     with pytest.raises(ClientException):
         AcsClient(KEY_ID, SECRET, "cn-shanghai", auto_retry=False).do_action_with_exception(request)
+
+
+def test_sts_credentials_need_the_security_token():
+    with CloudEmulator(access_key_id="STS.key", access_key_secret=SECRET, security_token="token-1") as emu:
+        def describe(acs):
+            request = DescribeVpcsRequest.DescribeVpcsRequest()  # fresh: the STS signer adds to it
+            request.set_endpoint(emu.endpoint)
+            return json.loads(acs.do_action_with_exception(request))
+
+        def sts(token):
+            return AcsClient(region_id="cn-shanghai", credential=StsTokenCredential("STS.key", SECRET, token), auto_retry=False)
+
+        assert describe(sts("token-1"))["TotalCount"] == 0
+        with pytest.raises(ServerException) as err:
+            describe(AcsClient("STS.key", SECRET, "cn-shanghai", auto_retry=False))
+        assert (err.value.get_http_status(), err.value.get_error_code()) == (400, "MissingSecurityToken")
+        with pytest.raises(ServerException) as err:
+            describe(sts("token-0"))
+        assert err.value.get_error_code() == "InvalidParameter"
+        assert err.value.get_error_msg() == 'The specified parameter "SecurityToken.Expired" is not valid.'
