@@ -94,3 +94,53 @@ attributes:
     membership: [scc.training.alicloud]
     description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
 """
+
+    # The connection options of the inventory plugin (same names, with env and ini entries).
+    PLUGINS = r"""
+options:
+  access_key:
+    description: AccessKey ID.
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_ACCESS_KEY_ID
+      - name: ALICLOUD_ACCESS_KEY
+  secret_key:
+    description: AccessKey secret. Prefer the environment variables to writing it in a file.
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_ACCESS_KEY_SECRET
+      - name: ALICLOUD_SECRET_KEY
+  security_token:
+    description: STS security token, for temporary credentials.
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_SECURITY_TOKEN
+      - name: ALICLOUD_SECURITY_TOKEN
+  region:
+    description: Region ID, for example V(cn-shanghai).
+    type: str
+    required: true
+    env:
+      - name: ALIBABA_CLOUD_REGION_ID
+      - name: ALICLOUD_REGION
+  ecs_endpoint:
+    description:
+      - ECS API endpoint, C(host[:port]) or a URL. Defaults to C(ecs.<region>.aliyuncs.com).
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_ECS_ENDPOINT
+  connect_timeout:
+    description: Seconds to wait for a connection to the API endpoint.
+    type: int
+    default: 5
+  read_timeout:
+    description: Seconds to wait for an API reply.
+    type: int
+    default: 30
+  api_retries:
+    description: Retries of one API call on throttling, HTTP 5xx and connection errors (jittered backoff).
+    type: int
+    default: 6
+requirements:
+  - aliyun-python-sdk-core
+"""

@@ -15,6 +15,8 @@ description:
     C(DeleteFileSystem)).
   - Waits until the file system is C(Running); in real life that takes 20 to 40 minutes.
   - Size and storage class cannot change here; different values for an existing file system fail.
+  - O(state=absent) deletes the file system's mount targets first (the API refuses to delete a
+    file system that has some), then the file system, and waits until both are gone.
 options:
   name:
     description: Name, stored as the file system description (2 to 128 characters).
@@ -208,11 +210,29 @@ def present(module):
     return True, fs
 
 
+def delete_mount_targets(module, fs_id):
+    """A file system with mount targets cannot be deleted: delete them first and wait until gone."""
+    def targets():
+        return module.api.paginate("nas", "DescribeMountTargets", {"FileSystemId": fs_id}, ("MountTargets", "MountTarget"))
+
+    for target in targets():
+        try:
+            module.api.call("nas", "DeleteMountTarget", {"FileSystemId": fs_id, "MountTargetDomain": target["MountTargetDomain"]})
+        except AlicloudApiError as exc:
+            if "NotFound" not in exc.code:
+                raise
+    try:
+        wait_for(targets, lambda found: not found, module.params["wait_timeout"])
+    except TimeoutError as exc:
+        module.fail_json(msg="mount targets of %s: %s" % (fs_id, exc))
+
+
 def absent(module):
     fs = find(module)
     if not fs:
         return False, None
     if not module.check_mode:
+        delete_mount_targets(module, fs["FileSystemId"])
         try:
             module.api.call("nas", "DeleteFileSystem", {"FileSystemId": fs["FileSystemId"]})
         except AlicloudApiError as exc:

@@ -284,7 +284,7 @@ def test_fault_injection_never_leaves_more_instances_than_asked(emu, network, mo
     try:
         for n in range(runs):
             name = "fi-%03d" % n
-            args = instance_args(network, name=name, count=per_name, api_retries=1)
+            args = instance_args(network, name=name, count=per_name, api_retries=1, wait=False)
             result = run_module(emu, "ecs_instance", **args)
             while result.get("failed"):
                 failures += 1
