@@ -1,6 +1,7 @@
 """ECS resources in the cloud emulator, through the unmodified SDK request classes."""
 
 import json
+import threading
 import time
 
 import pytest
@@ -12,7 +13,8 @@ from aliyunsdkecs.request.v20140526 import (
     DescribeInstanceTypesRequest,
     DescribeInstancesRequest, DescribeSecurityGroupAttributeRequest, DescribeSecurityGroupsRequest,
     DescribeVpcsRequest, DescribeVSwitchesRequest, ListTagResourcesRequest, RevokeSecurityGroupRequest,
-    RunInstancesRequest, StartInstanceRequest, StopInstanceRequest, TagResourcesRequest,
+    RunInstancesRequest, StartInstanceRequest, StopInstanceRequest, StopInstancesRequest, TagResourcesRequest,
+    UntagResourcesRequest,
 )
 
 from lab.cloud import CloudEmulator, Timings, ecs
@@ -310,3 +312,30 @@ def test_a_full_vswitch_refuses_the_whole_call(acs, emu, net):
     assert len(run(acs, {**net, "vsw": small}, Amount=2)) == 2
     free = [v["AvailableIpAddressCount"] for v in emu.vswitches() if v["VSwitchId"] == small]
     assert free == [0]
+
+
+def test_untag_and_batch_stop(acs, emu, net):
+    [a, b] = run(acs, net, Amount=2, Tags=[{"Key": "role", "Value": "worker"}, {"Key": "keep", "Value": "1"}])
+    call(acs, UntagResourcesRequest.UntagResourcesRequest, ResourceType="instance", ResourceIds=[a], TagKeys=["role"])
+    tags = {i["InstanceId"]: i["Tags"]["Tag"] for i in emu.instances()}
+    assert tags[a] == [{"TagKey": "keep", "TagValue": "1"}] and len(tags[b]) == 2
+    time.sleep(0.12)
+    call(acs, StopInstanceRequest.StopInstanceRequest, InstanceId=b)
+    reply = call(acs, StopInstancesRequest.StopInstancesRequest, InstanceIds=[a, b])
+    rows = {r["InstanceId"]: (r["Code"], r["PreviousStatus"]) for r in reply["InstanceResponses"]["InstanceResponse"]}
+    assert rows == {a: ("200", "Running"), b: ("IncorrectInstanceStatus", "Stopping")}
+
+
+def test_concurrent_retries_with_one_token_create_once(emu, net):
+    replies = []
+
+    def create():
+        replies.append(run(client(emu, auto_retry=False), net, Amount=2, ClientToken="same-token"))
+
+    threads = [threading.Thread(target=create) for dummy in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(emu.instances()) == 2
+    assert len(replies) == 8 and all(r == replies[0] for r in replies)
