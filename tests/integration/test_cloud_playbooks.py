@@ -152,3 +152,19 @@ def test_bad_variables_fail_before_any_api_call(cloud):
     rc, out = playbook(cloud, "provision.yml", vars_file=bad_file)
     assert rc != 0 and "scc_cloud_vswitch_cidr" in out
     assert emu.calls[mark:] == []
+
+
+def test_secret_given_as_a_module_option_stays_out_of_vvvv_output(cloud):
+    """The provision run above takes the secret from the environment; here it is a module option."""
+    emu = cloud["emu"]
+    args = json.dumps(dict(access_key=emu.access_key_id, secret_key=cloud["secret"], region="cn-shanghai",
+                           ecs_endpoint=emu.endpoint))
+    env = {k: v for k, v in cloud["env"].items() if not k.startswith("ALIBABA_CLOUD_")}
+    proc = subprocess.run([str(BIN / "ansible"), "localhost", "-c", "local", "-i", "localhost,", "-vvvv",
+                           "-e", "ansible_python_interpreter=%s" % sys.executable,
+                           "-m", "scc.training.ecs_instance_info", "-a", args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]  # the secret reached the API: the signed call succeeded
+    assert "secret_key: VALUE_SPECIFIED_IN_NO_LOG_PARAMETER" in out  # -vvvv printed the module args, masked
+    assert cloud["secret"] not in out
