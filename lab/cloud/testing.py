@@ -6,6 +6,9 @@ import json
 
 from aliyunsdkcore.client import AcsClient
 
+# The SDK (requests) honours these: a test against 127.0.0.1 must not go through a proxy.
+PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
 
 def client(emu, region: str = "cn-shanghai", key_id: str | None = None, secret: str | None = None, **kwargs) -> AcsClient:
     """An AcsClient with the emulator's credentials whose ECS and NAS endpoints are the emulator."""

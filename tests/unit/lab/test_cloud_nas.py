@@ -13,14 +13,19 @@ from aliyunsdknas.request.v20170626 import (
 )
 
 from lab.cloud import CloudEmulator, Timings
-from lab.cloud.testing import call, client
+from lab.cloud.testing import PROXY_VARIABLES, call, client
 
 FAST = Timings(file_system=0.1, mount_target=0.05, protocol_service=0.05)
 
 
+@pytest.fixture(autouse=True)
+def without_proxies(monkeypatch):
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
-def emu(monkeypatch):
-    monkeypatch.delenv("HTTP_PROXY", raising=False)
+def emu():
     with CloudEmulator(port=0, access_key_id="LTAI-test", access_key_secret="secret", timings=FAST) as emulator:
         yield emulator
 

@@ -18,7 +18,7 @@ from aliyunsdkecs.request.v20140526 import (
 )
 
 from lab.cloud import CloudEmulator, wire
-from lab.cloud.testing import call, client
+from lab.cloud.testing import PROXY_VARIABLES, call, client
 from lab.cluster import Lab
 from lab.hosts import HostState
 
@@ -26,10 +26,14 @@ KEY_ID, SECRET = "LTAI-emulator-test", "emulator-test-secret"
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.fixture(autouse=True)
+def without_proxies(monkeypatch):
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
-def emu(monkeypatch):
-    monkeypatch.delenv("HTTP_PROXY", raising=False)
-    monkeypatch.delenv("http_proxy", raising=False)
+def emu():
     with CloudEmulator(port=0, access_key_id=KEY_ID, access_key_secret=SECRET) as emulator:
         yield emulator
 
