@@ -51,7 +51,9 @@ def dependency(code: str, message: str) -> ApiError:
     return ApiError(403, code, message)
 
 
-# Transient errors (facts file, "Common and transient error codes").
+# Transient errors (facts file, "Common and transient error codes"). Throttling.User's code and
+# message as published in github.com/turbot/steampipe-plugin-alicloud/issues/483 (its status,
+# 400 here like Throttling, was not shown there).
 THROTTLING = (400, "Throttling", "Request was denied due to request throttling.")
 THROTTLING_USER = (400, "Throttling.User", "Request was denied due to user flow control.")
 SERVICE_UNAVAILABLE = (503, "ServiceUnavailable", "The request has failed due to a temporary failure of the server.")
