@@ -12,7 +12,7 @@ import contextlib
 import importlib
 import io
 import json
-import random
+import os
 import secrets
 
 import pytest
@@ -32,9 +32,12 @@ FAST = Timings(vpc=0.05, instance_pending=0.1, instance_starting=0.1, file_syste
 
 @pytest.fixture(scope="module")
 def emu():
+    # The SDK honours HTTP(S)_PROXY: the emulator is on loopback, never behind a proxy.
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.lower() in ("http_proxy", "https_proxy", "all_proxy")}
     with CloudEmulator(port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15),
                        timings=FAST) as emulator:
         yield emulator
+    os.environ.update(saved)
 
 
 def run_module(emu, module_name, check=False, diff=True, **args):

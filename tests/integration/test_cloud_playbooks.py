@@ -1,5 +1,8 @@
 """provision.yml -> scc.training.ecs inventory -> teardown.yml against the offline emulator.
 
+As root, the emulator's instances are backed by the hosts of a 2-host lab (127.0.9.11-12): the
+hosts the inventory plugin finds are then reached over real SSH.
+
 ansible-playbook and ansible-inventory run as a user runs them (subprocesses, credentials in the
 environment, the endpoint from the one vars file). Checked: the first provision at -vvvv leaks
 no secret; a second run changes nothing; --check on the converged cloud changes nothing and
@@ -21,6 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from lab.cluster import Lab
 from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
 
@@ -29,12 +33,31 @@ BIN = Path(sys.executable).parent
 WRITE_PREFIXES = ("Create", "Delete", "Run", "Authorize", "Revoke", "Modify", "Start", "Stop")
 
 
+LAB_FIRST_ADDRESS = "127.0.9.11"
+
+
 @pytest.fixture(scope="module")
-def cloud(tmp_path_factory):
+def lab():
+    """Two lab hosts to back the instances (root only); None otherwise."""
+    if os.geteuid() != 0:
+        yield None
+        return
+    lab = Lab(ROOT / ".lab-cloud")
+    lab.up(2, LAB_FIRST_ADDRESS, log=lambda *_: None)
+    try:
+        yield lab
+    finally:
+        lab.down(log=lambda *_: None)
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory, lab):
     tmp = tmp_path_factory.mktemp("cloud")
     key_id, secret = "LTAI" + secrets.token_hex(8), secrets.token_hex(15)
     timings = Timings(vpc=0.05, instance_pending=0.2, instance_starting=0.2, file_system=0.5, mount_target=0.1)
-    with CloudEmulator(port=0, access_key_id=key_id, access_key_secret=secret, timings=timings) as emu:
+    backing = [h.address for h in lab.load()] if lab else None
+    with CloudEmulator(port=0, access_key_id=key_id, access_key_secret=secret, timings=timings,
+                       host_addresses=backing) as emu:
         settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
         settings.update(scc_cloud_name="pbt", scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint,
                         scc_cloud_image_id="m-scc-centos75", scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"})
@@ -42,6 +65,12 @@ def cloud(tmp_path_factory):
         vars_file.write_text(yaml.safe_dump(settings))
         inventory = yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text())
         inventory.update(region=settings["scc_cloud_region"], ecs_endpoint=emu.endpoint, tags=settings["scc_cloud_tags"])
+        if lab:  # how the controller reaches lab hosts: the lab's key and pinned host keys
+            inventory["compose"].update(
+                ansible_ssh_private_key_file=repr(str(lab.key)),
+                ansible_ssh_common_args=repr("-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % lab.known_hosts),
+                ansible_python_interpreter="'/usr/bin/python3'",
+            )
         inventory_file = tmp / "nodes.ecs.yml"
         inventory_file.write_text(yaml.safe_dump(inventory))
         env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
@@ -54,7 +83,7 @@ def cloud(tmp_path_factory):
             PATH="%s:%s" % (BIN, env.get("PATH", "")),
         )
         yield dict(emu=emu, vars_file=vars_file, inventory=inventory_file, env=env, secret=secret, tmp=tmp,
-                   settings=settings)
+                   settings=settings, lab=lab)
 
 
 def playbook(cloud, name, *extra, vars_file=None):
@@ -119,6 +148,13 @@ def test_provision_inventory_teardown(cloud):
         assert hv["ecs_rdma_ips"] == inst["RdmaIpAddress"]["IpAddress"] and hv["ecs_rdma_ips"]
         assert hv["ecs_gpu_count"] == 8 and hv["ecs_instance_type"] == "ecs.sccgn6.24xlarge"
         assert hv["ansible_user"] == "root"
+
+    if cloud["lab"]:  # the nodes the plugin found are real hosts: reach them over SSH
+        assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == \
+            sorted(h.address for h in cloud["lab"].load())
+        ping = subprocess.run([str(BIN / "ansible"), "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping",
+                               "-o"], cwd=ROOT, env=cloud["env"], capture_output=True, text=True, timeout=180)
+        assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 2, ping.stdout + ping.stderr
 
     rc, out = playbook(cloud, "teardown.yml")
     assert rc == 0, out[-4000:]
