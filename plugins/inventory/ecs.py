@@ -52,7 +52,7 @@ extends_documentation_fragment:
   - ansible.builtin.constructed
   - ansible.builtin.inventory_cache
 author:
-  - scc.training developers
+  - scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""

@@ -40,7 +40,7 @@ extends_documentation_fragment:
   - scc.training.alicloud
   - scc.training.alicloud.info_attributes
 author:
-  - scc.training developers
+  - scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""

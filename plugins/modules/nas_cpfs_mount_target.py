@@ -45,7 +45,7 @@ extends_documentation_fragment:
   - scc.training.alicloud
   - scc.training.alicloud.attributes
 author:
-  - scc.training developers
+  - scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""

@@ -181,11 +181,11 @@ def test_security_group_cycle_with_rules(emu, network):
 
     # one more rule, then purge back to one: each a change, each re-run none
     group = run_module(emu, "ecs_security_group", **args)["security_group"]
-    more = dict(args, rules=rules + [dict(ip_protocol="udp", port_range="4791/4791", source_cidr_ip="192.168.8.0/21")])
+    more = {**args, "rules": rules + [dict(ip_protocol="udp", port_range="4791/4791", source_cidr_ip="192.168.8.0/21")]}
     assert run_module(emu, "ecs_security_group", check=True, **more)["changed"] is True
     assert run_module(emu, "ecs_security_group", **more)["changed"] is True
     assert run_module(emu, "ecs_security_group", **more)["changed"] is False
-    purged = dict(args, rules=rules[:1], purge_rules=True)
+    purged = {**args, "rules": rules[:1], "purge_rules": True}
     result = run_module(emu, "ecs_security_group", **purged)
     assert result["changed"] is True and [r["port_range"] for r in result["security_group"]["rules"]] == ["22/22"]
     assert run_module(emu, "ecs_security_group", **purged)["changed"] is False
@@ -221,12 +221,12 @@ def test_instance_exact_count_cycle(emu, network):
     assert live(emu, "t-node") == []
 
     run_module(emu, "ecs_instance", **args)
-    up = run_module(emu, "ecs_instance", **dict(args, count=3))
+    up = run_module(emu, "ecs_instance", **{**args, "count": 3})
     assert up["changed"] is True and len(up["created"]) == 1 and len(up["instances"]) == 3
     mark = len(emu.calls)
-    predicted = run_module(emu, "ecs_instance", check=True, **dict(args, count=1))
+    predicted = run_module(emu, "ecs_instance", check=True, **{**args, "count": 1})
     assert predicted["changed"] is True and len(predicted["deleted"]) == 2 and writes(emu, mark) == []
-    down = run_module(emu, "ecs_instance", **dict(args, count=1))
+    down = run_module(emu, "ecs_instance", **{**args, "count": 1})
     assert down["deleted"] == predicted["deleted"]  # the check run predicted exactly what the real run did
     assert [i["instance_id"] for i in down["instances"]] == [i["instance_id"] for i in predicted["instances"]]
     assert len(live(emu, "t-node")) == 1

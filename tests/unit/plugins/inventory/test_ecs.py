@@ -88,13 +88,13 @@ def test_tag_and_type_filters(monkeypatch):
     assert set(plugin.inventory.hosts) == {i["InstanceId"] for i in tagged}
     assert fake.requests[0]["Tag.1.Key"] == "ack.aliyun.com"  # filtered on the server too
 
-    plugin, _ = make_plugin(monkeypatch, instance_types=["ecs.gn6i-c4g1.xlarge"], statuses=["Stopped"])
+    plugin = make_plugin(monkeypatch, instance_types=["ecs.gn6i-c4g1.xlarge"], statuses=["Stopped"])[0]
     plugin._populate(plugin._fetch())
     assert len(plugin.inventory.hosts) == 3
 
 
 def test_duplicate_host_names_fail(monkeypatch):
-    plugin, _ = make_plugin(monkeypatch, hostnames="instance_name", statuses=[])
+    plugin = make_plugin(monkeypatch, hostnames="instance_name", statuses=[])[0]
     views = plugin._fetch()
     with pytest.raises(AnsibleError, match="hostnames: instance_id"):
         plugin._populate(views + views[:1])

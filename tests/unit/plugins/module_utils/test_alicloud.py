@@ -119,7 +119,7 @@ def test_call_fails_at_once_on_a_permanent_error_and_gives_up_after_the_bound():
 
 
 def test_create_moves_to_the_next_token_when_the_old_result_is_gone():
-    api, _ = _api([b'{"VpcId": "vpc-deleted"}', b'{"VpcId": "vpc-new"}'])
+    api = _api([b'{"VpcId": "vpc-deleted"}', b'{"VpcId": "vpc-new"}'])[0]
     vpc_id, _reply = api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId",
                                 lambda i: i == "vpc-new")
     assert vpc_id == "vpc-new"
