@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from .cloud import cli as cloud_cli
 from .cluster import Lab, default_dir
 from .errors import LabError
 
@@ -21,7 +22,10 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("down", help="stop the hosts this lab started and remove their state")
     sub.add_parser("status", help="show each host and whether its sshd answers")
     sub.add_parser("inventory", help="print the path of the Ansible inventory")
+    cloud_cli.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "cloud":
+        return cloud_cli.run(args)
     lab = Lab(args.dir or default_dir())
     try:
         if args.command == "up":

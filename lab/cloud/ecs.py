@@ -1,0 +1,686 @@
+"""ECS 2014-05-26 actions: VPC, vSwitch, security group, HPC cluster, instances, tags.
+
+Reply shapes follow alibabacloud_ecs20140526's response models (facts file, section 2).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from .errors import ApiError, dependency, invalid, missing
+from .store import Store, now_iso, page, public, token_page
+from .wire import Params
+
+VERSION = "2014-05-26"
+PRODUCT = "Ecs"
+
+# Private ranges a VPC may use (CreateVpc docs): 10/8, 172.16/12, 192.168/16 and subnets.
+_PRIVATE = [ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
+
+# Instance types the emulator knows: (vCPU, memory GiB, GPUs, GPU spec, SCC). SCC types need
+# an HPC cluster (RunInstances: "required when you create an SCC instance").
+INSTANCE_TYPES = {
+    "ecs.sccgn6.24xlarge": (96, 384.0, 8, "NVIDIA V100", True),
+    "ecs.sccgn6ne.24xlarge": (96, 768.0, 8, "NVIDIA V100", True),
+    "ecs.scch5.16xlarge": (64, 192.0, 0, "", True),
+    "ecs.gn6v-c8g1.16xlarge": (64, 256.0, 8, "NVIDIA V100", False),
+    "ecs.g6.large": (2, 8.0, 0, "", False),
+}
+
+
+def family(instance_type: str) -> str:
+    return instance_type.rsplit(".", 1)[0].split("-")[0]
+
+
+def _zone(s: Store, ctx, zone: str) -> str:
+    if not re.fullmatch(re.escape(ctx.region) + r"-[a-z]", zone):
+        raise ApiError(400, "InvalidZoneId.NotFound", "The specified zone does not exist.")
+    return zone
+
+
+# ---- VPC -----------------------------------------------------------------------------------
+def _vpc_out(s: Store, vpc: dict) -> dict:
+    out = public(vpc)
+    out["Status"] = s.status(vpc)
+    out["VSwitchIds"] = {"VSwitchId": [v for v, sw in s.vswitches.items() if sw["VpcId"] == vpc["VpcId"]]}
+    return out
+
+
+def create_vpc(s: Store, p: Params, ctx) -> dict:
+    cidr = p.cidr("CidrBlock", "172.16.0.0/12")
+    if not any(cidr.subnet_of(n) for n in _PRIVATE) or not 8 <= cidr.prefixlen <= 24:
+        raise ApiError(400, "InvalidCidrBlock.Malformed", "Specified CIDR block is not valid.")
+    name = p.get("VpcName", "")
+    ctx.dry_run_check()
+    vpc_id = s.new_id("vpc-")
+    s.vpcs[vpc_id] = {
+        "VpcId": vpc_id,
+        "RegionId": ctx.region,
+        "VpcName": name,
+        "Description": p.get("Description", ""),
+        "CidrBlock": str(cidr),
+        "VRouterId": s.new_id("vrt-"),
+        "IsDefault": False,
+        "CreationTime": now_iso(seconds=True),
+        "UserCidrs": {"UserCidr": [p.get("UserCidr")] if p.get("UserCidr") else []},
+        "_region": ctx.region,
+        "_timeline": s.timeline((0, "Pending"), (s.timings.vpc, "Available")),
+    }
+    return {"VpcId": vpc_id, "VRouterId": s.vpcs[vpc_id]["VRouterId"], "RouteTableId": s.new_id("vtb-")}
+
+
+def describe_vpcs(s: Store, p: Params, ctx) -> dict:
+    items = [v for v in s.vpcs.values() if v["_region"] == ctx.region]
+    if p.get("VpcId"):
+        wanted = set(p.get("VpcId").split(","))
+        items = [v for v in items if v["VpcId"] in wanted]
+    if p.get("VpcName"):
+        items = [v for v in items if v["VpcName"] == p.get("VpcName")]
+    if p.get("IsDefault"):
+        items = [v for v in items if v["IsDefault"] == p.bool("IsDefault")]
+    chunk, meta = page(items, p, max_size=50)
+    return {**meta, "Vpcs": {"Vpc": [_vpc_out(s, v) for v in chunk]}}
+
+
+def delete_vpc(s: Store, p: Params, ctx) -> dict:
+    vpc = s.find(s.vpcs, p.req("VpcId"), ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
+    if any(sw["VpcId"] == vpc["VpcId"] for sw in s.vswitches.values()):
+        raise dependency("DependencyViolation.VSwitch", "Specified VPC has VSwitches.")
+    if any(sg["VpcId"] == vpc["VpcId"] for sg in s.security_groups.values()):
+        raise dependency("DependencyViolation.SecurityGroup", "Specified VPC has security groups.")
+    ctx.dry_run_check()
+    del s.vpcs[vpc["VpcId"]]
+    return {}
+
+
+# ---- vSwitch -------------------------------------------------------------------------------
+def _vswitch_out(s: Store, sw: dict) -> dict:
+    out = public(sw)
+    out["Status"] = s.status(sw)
+    size = ipaddress.IPv4Network(sw["CidrBlock"]).num_addresses
+    out["AvailableIpAddressCount"] = size - 4 - len(sw["_used"])
+    return out
+
+
+def create_vswitch(s: Store, p: Params, ctx) -> dict:
+    vpc = s.find(s.vpcs, p.req("VpcId"), ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
+    zone = _zone(s, ctx, p.req("ZoneId"))
+    cidr = p.cidr("CidrBlock")
+    if cidr is None:
+        raise missing("CidrBlock")
+    if not cidr.subnet_of(ipaddress.IPv4Network(vpc["CidrBlock"])) or not 16 <= cidr.prefixlen <= 29:
+        raise ApiError(400, "InvalidCidrBlock.Malformed", "Specified CIDR block is not valid.")
+    for other in s.vswitches.values():
+        if other["VpcId"] == vpc["VpcId"] and cidr.overlaps(ipaddress.IPv4Network(other["CidrBlock"])):
+            raise ApiError(400, "InvalidCIDRBlock.Overlapped", "Specified CIDR block overlapped with other vswitch.")
+    ctx.dry_run_check()
+    sw_id = s.new_id("vsw-")
+    s.vswitches[sw_id] = {
+        "VSwitchId": sw_id,
+        "VpcId": vpc["VpcId"],
+        "ZoneId": zone,
+        "CidrBlock": str(cidr),
+        "VSwitchName": p.get("VSwitchName", ""),
+        "Description": p.get("Description", ""),
+        "CreationTime": now_iso(seconds=True),
+        "IsDefault": False,
+        "ResourceGroupId": "",
+        "_region": ctx.region,
+        "_used": set(),
+        "_timeline": s.timeline((0, "Pending"), (s.timings.vpc, "Available")),
+    }
+    return {"VSwitchId": sw_id}
+
+
+def describe_vswitches(s: Store, p: Params, ctx) -> dict:
+    items = [v for v in s.vswitches.values() if v["_region"] == ctx.region]
+    for field in ("VpcId", "VSwitchId", "ZoneId", "VSwitchName"):
+        if p.get(field):
+            items = [v for v in items if v[field] == p.get(field)]
+    chunk, meta = page(items, p, max_size=50)
+    return {**meta, "VSwitches": {"VSwitch": [_vswitch_out(s, v) for v in chunk]}}
+
+
+def delete_vswitch(s: Store, p: Params, ctx) -> dict:
+    sw = s.find(s.vswitches, p.req("VSwitchId"), ctx.region, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")
+    users = [i["VpcAttributes"]["VSwitchId"] for i in s.instances.values()]
+    users += [f["VswIds"]["VswId"][0] for f in s.file_systems.values()]
+    users += [m["VswId"] for m in s.mount_targets.values()]
+    users += [x["VSwitchId"] for x in [*s.protocol_services.values(), *s.exports.values()]]
+    if sw["VSwitchId"] in users:
+        raise dependency("DependencyViolation", "Specified object has dependent resources.")
+    ctx.dry_run_check()
+    del s.vswitches[sw["VSwitchId"]]
+    return {}
+
+
+# ---- security group --------------------------------------------------------------------------
+_PROTOCOLS = ("tcp", "udp", "icmp", "gre", "all")
+_RULE_KEY = ("Direction", "IpProtocol", "PortRange", "SourceCidrIp", "SourceGroupId", "DestCidrIp", "Policy", "NicType")
+
+
+def _tags_out(resource: dict) -> dict:
+    return {"Tag": [{"TagKey": k, "TagValue": v} for k, v in resource.get("_tags", {}).items()]}
+
+
+def _sg(s: Store, ctx, sg_id: str | None) -> dict:
+    return s.find(s.security_groups, sg_id, ctx.region, "InvalidSecurityGroupId.NotFound",
+                  "The specified SecurityGroupId does not exist.")
+
+
+def create_security_group(s: Store, p: Params, ctx) -> dict:
+    vpc_id = p.get("VpcId", "")
+    if vpc_id:
+        s.find(s.vpcs, vpc_id, ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
+    kind = p.choice("SecurityGroupType", ("normal", "enterprise"), "normal")
+    tags = p.tags()
+    ctx.dry_run_check()
+    sg_id = s.new_id("sg-")
+    s.security_groups[sg_id] = {
+        "SecurityGroupId": sg_id,
+        "SecurityGroupName": p.get("SecurityGroupName", ""),
+        "Description": p.get("Description", ""),
+        "SecurityGroupType": kind,
+        "VpcId": vpc_id,
+        "CreationTime": now_iso(seconds=True),
+        "_region": ctx.region,
+        "_rules": [],
+        "_tags": {t["Key"]: t.get("Value", "") for t in tags},
+    }
+    return {"SecurityGroupId": sg_id}
+
+
+def _rules(p: Params, direction: str) -> list[dict]:
+    """The rules of one Authorize/Revoke call: Permissions.N.* or the top-level fields."""
+    given = p.numbered_dicts("Permissions") or [
+        {k: p.get(k) for k in ("IpProtocol", "PortRange", "SourceCidrIp", "SourceGroupId", "DestCidrIp", "Policy",
+                               "Priority", "NicType", "Description") if p.get(k) is not None}
+    ]
+    rules = []
+    for raw in given:
+        protocol = (raw.get("IpProtocol") or "").lower()
+        if not protocol:
+            raise missing("IpProtocol")
+        if protocol not in _PROTOCOLS:
+            raise ApiError(400, "InvalidIpProtocol.Malformed", "The specified parameter IpProtocol is not valid.")
+        ports = raw.get("PortRange")
+        if not ports:
+            raise missing("PortRange")
+        low, high = (ports.split("/", 1) + [""])[:2]
+        if protocol in ("tcp", "udp"):
+            ok = low.isdigit() and high.isdigit() and 1 <= int(low) <= int(high) <= 65535
+        else:
+            ok = ports == "-1/-1"
+        if not ok:
+            raise ApiError(400, "InvalidPortRange.Malformed", "The specified parameter PortRange is not valid.")
+        if direction == "ingress" and not (raw.get("SourceCidrIp") or raw.get("SourceGroupId")):
+            raise missing("SourceCidrIp")
+        policy = (raw.get("Policy") or "accept").lower()
+        if policy not in ("accept", "drop"):
+            raise invalid("Policy")
+        priority = raw.get("Priority") or "1"
+        if not priority.isdigit() or not 1 <= int(priority) <= 100:
+            raise invalid("Priority")
+        rules.append({
+            "Direction": direction,
+            "IpProtocol": protocol.upper(),
+            "PortRange": ports,
+            "SourceCidrIp": raw.get("SourceCidrIp", ""),
+            "SourceGroupId": raw.get("SourceGroupId", ""),
+            "DestCidrIp": raw.get("DestCidrIp", ""),
+            "Policy": policy.capitalize(),
+            "Priority": int(priority),
+            "NicType": raw.get("NicType") or "intranet",
+            "Description": raw.get("Description", ""),
+        })
+    return rules
+
+
+def authorize_security_group(s: Store, p: Params, ctx) -> dict:
+    sg = _sg(s, ctx, p.req("SecurityGroupId"))
+    rules = _rules(p, "ingress")
+    for rule in rules:
+        if rule["SourceGroupId"]:
+            _sg(s, ctx, rule["SourceGroupId"])
+    ctx.dry_run_check()
+    for rule in rules:
+        key = tuple(rule[k] for k in _RULE_KEY)
+        # An identical rule is not added twice; the call still succeeds.
+        if not any(tuple(r[k] for k in _RULE_KEY) == key for r in sg["_rules"]):
+            sg["_rules"].append({**rule, "SecurityGroupRuleId": s.new_id("sgr-"), "CreateTime": now_iso(seconds=True)})
+    return {}
+
+
+def revoke_security_group(s: Store, p: Params, ctx) -> dict:
+    sg = _sg(s, ctx, p.req("SecurityGroupId"))
+    rules = _rules(p, "ingress")
+    ctx.dry_run_check()
+    keys = {tuple(r[k] for k in _RULE_KEY) for r in rules}
+    sg["_rules"] = [r for r in sg["_rules"] if tuple(r[k] for k in _RULE_KEY) not in keys]
+    return {}
+
+
+def describe_security_group_attribute(s: Store, p: Params, ctx) -> dict:
+    sg = _sg(s, ctx, p.req("SecurityGroupId"))
+    direction = p.choice("Direction", ("ingress", "egress", "all"), "all")
+    rules = [r for r in sg["_rules"] if direction == "all" or r["Direction"] == direction]
+    return {
+        "RegionId": ctx.region,
+        "SecurityGroupId": sg["SecurityGroupId"],
+        "SecurityGroupName": sg["SecurityGroupName"],
+        "Description": sg["Description"],
+        "VpcId": sg["VpcId"],
+        "InnerAccessPolicy": "Accept" if sg["SecurityGroupType"] == "normal" else "Drop",
+        "Permissions": {"Permission": [dict(r) for r in sorted(rules, key=lambda r: r["Priority"])]},
+    }
+
+
+def _sg_out(s: Store, sg: dict) -> dict:
+    out = public(sg)
+    out["Tags"] = _tags_out(sg)
+    out["EcsCount"] = sum(sg["SecurityGroupId"] in i["SecurityGroupIds"]["SecurityGroupId"] for i in s.instances.values())
+    return out
+
+
+def describe_security_groups(s: Store, p: Params, ctx) -> dict:
+    items = [g for g in s.security_groups.values() if g["_region"] == ctx.region]
+    for field in ("VpcId", "SecurityGroupId", "SecurityGroupName", "SecurityGroupType"):
+        if p.get(field):
+            items = [g for g in items if g[field] == p.get(field)]
+    ids = p.json_list("SecurityGroupIds")
+    if ids is not None:
+        items = [g for g in items if g["SecurityGroupId"] in ids]
+    items = [g for g in items if s.tags_match(g, p.tags())]
+    chunk, meta = page(items, p, max_size=50)
+    return {"RegionId": ctx.region, **meta, "SecurityGroups": {"SecurityGroup": [_sg_out(s, g) for g in chunk]}}
+
+
+def delete_security_group(s: Store, p: Params, ctx) -> dict:
+    sg = _sg(s, ctx, p.req("SecurityGroupId"))
+    if any(sg["SecurityGroupId"] in i["SecurityGroupIds"]["SecurityGroupId"] for i in s.instances.values()):
+        raise dependency("DependencyViolation", "There is still instance(s) in the specified security group.")
+    ctx.dry_run_check()
+    del s.security_groups[sg["SecurityGroupId"]]
+    return {}
+
+
+# ---- HPC cluster ---------------------------------------------------------------------------
+def _hpc(s: Store, ctx, hpc_id: str | None) -> dict:
+    return s.find(s.hpc_clusters, hpc_id, ctx.region, "InvalidHpcClusterId.NotFound", "The specified HpcClusterId is not found.")
+
+
+def create_hpc_cluster(s: Store, p: Params, ctx) -> dict:
+    name = p.req("Name")
+    ctx.dry_run_check()
+    hpc_id = s.new_id("hpc-")
+    s.hpc_clusters[hpc_id] = {"HpcClusterId": hpc_id, "Name": name, "Description": p.get("Description", ""),
+                              "_region": ctx.region}
+    return {"HpcClusterId": hpc_id}
+
+
+def describe_hpc_clusters(s: Store, p: Params, ctx) -> dict:
+    items = [h for h in s.hpc_clusters.values() if h["_region"] == ctx.region]
+    ids = p.json_list("HpcClusterIds")
+    if ids is not None:
+        items = [h for h in items if h["HpcClusterId"] in ids]
+    chunk, meta = page(items, p)
+    return {**meta, "HpcClusters": {"HpcCluster": [public(h) for h in chunk]}}
+
+
+def delete_hpc_cluster(s: Store, p: Params, ctx) -> dict:
+    hpc = _hpc(s, ctx, p.req("HpcClusterId"))
+    if any(i["HpcClusterId"] == hpc["HpcClusterId"] for i in s.instances.values()):
+        raise dependency("DependencyViolation", "Specified object has dependent resources.")
+    ctx.dry_run_check()
+    del s.hpc_clusters[hpc["HpcClusterId"]]
+    return {}
+
+
+# ---- instances -----------------------------------------------------------------------------
+def _instance(s: Store, ctx, instance_id: str | None) -> dict:
+    return s.find(s.instances, instance_id, ctx.region, "InvalidInstanceId.NotFound", "The specified InstanceId does not exist.")
+
+
+def instance_out(s: Store, inst: dict) -> dict:
+    out = public(inst)
+    out["Status"] = s.status(inst)
+    out["Tags"] = _tags_out(inst)
+    return out
+
+
+def run_instances(s: Store, p: Params, ctx) -> dict:
+    itype = p.req("InstanceType")
+    if itype not in INSTANCE_TYPES:
+        # github.com/rancher/rancher/issues/10220: "Status Code: 400 Code:
+        # InvalidInstanceType.ValueNotSupported Message: The specified instanceType beyond ..."
+        raise ApiError(400, "InvalidInstanceType.ValueNotSupported", "The specified instanceType beyond the permitted range.")
+    cpu, memory, gpus, gpu_spec, scc = INSTANCE_TYPES[itype]
+    image = p.req("ImageId")
+    sw = s.find(s.vswitches, p.req("VSwitchId"), ctx.region, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")
+    if p.get("ZoneId") and p.get("ZoneId") != sw["ZoneId"]:
+        raise ApiError(400, "InvalidParameter.Mismatch", "Specified virtual switch is not in the specified zone.")
+    sg_ids = p.numbered("SecurityGroupIds") or ([p.get("SecurityGroupId")] if p.get("SecurityGroupId") else [])
+    if p.numbered("SecurityGroupIds") and p.get("SecurityGroupId"):
+        raise invalid("SecurityGroupId", "SecurityGroupId and SecurityGroupIds.N cannot be set together.")
+    if not sg_ids:
+        raise missing("SecurityGroupId")
+    for sg_id in sg_ids:
+        if _sg(s, ctx, sg_id)["VpcId"] != sw["VpcId"]:
+            raise ApiError(400, "InvalidSecurityGroupId.NotVpc", "The specified security group and VSwitch are not in the same VPC.")
+    hpc_id = p.get("HpcClusterId")
+    if scc and not hpc_id:
+        raise ApiError(400, "InvalidHpcClusterId.Necessary", "The HpcClusterId is necessary")
+    if hpc_id and not scc:
+        raise ApiError(400, "InvalidHpcClusterId.Unnecessary", "The specified HpcClusterId is unnecessary.")
+    if hpc_id:
+        _hpc(s, ctx, hpc_id)
+    amount = p.int("Amount", 1, 1, 100)
+    min_amount = p.int("MinAmount", amount, 1, amount)
+    tags = p.tags()
+    bandwidth = p.int("InternetMaxBandwidthOut", 0, 0, 100)
+    if p.get("PrivateIpAddress") and amount > 1:
+        raise invalid("PrivateIpAddress", "It can be set only when Amount is 1.")
+    available = s.available(itype)
+    if available < min_amount:
+        raise ApiError(403, "OperationDenied.NoStock", "Sales of this resource are temporarily suspended in the specified region; please try again later.")
+    count = min(amount, available)
+    # Addresses from the vSwitch: a private one, and an RDMA one for SCC types, unless lab-backed.
+    needed = 0 if s.backing else count * (2 if scc else 1)
+    if ipaddress.IPv4Network(sw["CidrBlock"]).num_addresses - 4 - len(sw["_used"]) < needed:
+        raise ApiError(403, "InvalidVSwitchId.IpNotEnough", "The specified VSwitch has not enough IpAddress.")
+    ctx.dry_run_check()
+    ids = []
+    name = p.get("InstanceName")
+    for n in range(count):
+        inst_id = s.new_id("i-")
+        backing = s.take_backing_host(inst_id)
+        private = backing or s.take_address(sw)
+        # Lab hosts have no RDMA network: a backed instance reports its one address for both.
+        rdma = ([backing] if backing else [s.take_address(sw)]) if scc else []
+        this_name = name or inst_id
+        if name and p.bool("UniqueSuffix") and count > 1:
+            this_name = f"{name}{n + 1:03d}"
+        s.instances[inst_id] = {
+            "InstanceId": inst_id,
+            "InstanceName": this_name,
+            "HostName": p.get("HostName") or ("iZ" + inst_id[2:] + "Z"),
+            "Description": p.get("Description", ""),
+            "RegionId": ctx.region,
+            "ZoneId": sw["ZoneId"],
+            "InstanceType": itype,
+            "InstanceTypeFamily": family(itype),
+            "ImageId": image,
+            "OSType": "linux",
+            "Cpu": cpu,
+            "Memory": int(memory * 1024),
+            "GPUAmount": gpus,
+            "GPUSpec": gpu_spec,
+            "HpcClusterId": hpc_id or "",
+            "DeploymentSetId": p.get("DeploymentSetId", ""),
+            "InstanceChargeType": p.get("InstanceChargeType", "PostPaid"),
+            "InstanceNetworkType": "vpc",
+            "InternetMaxBandwidthOut": bandwidth,
+            "CreationTime": now_iso(),
+            "StartTime": now_iso(),
+            "StoppedMode": "Not-applicable",
+            "DeletionProtection": False,
+            "VpcAttributes": {"VpcId": sw["VpcId"], "VSwitchId": sw["VSwitchId"],
+                              "PrivateIpAddress": {"IpAddress": [private]}, "NatIpAddress": ""},
+            "SecurityGroupIds": {"SecurityGroupId": list(sg_ids)},
+            "RdmaIpAddress": {"IpAddress": rdma},
+            "PublicIpAddress": {"IpAddress": []},
+            "InnerIpAddress": {"IpAddress": []},
+            "NetworkInterfaces": {"NetworkInterface": [{"NetworkInterfaceId": s.new_id("eni-"), "Type": "Primary",
+                                                        "PrimaryIpAddress": private}]},
+            "OperationLocks": {"LockReason": []},
+            "_region": ctx.region,
+            "_vswitch": sw["VSwitchId"],
+            "_backing": backing,
+            "_addresses": [a for a in [private, *rdma] if a != backing],
+            "_tags": {t["Key"]: t.get("Value", "") for t in tags},
+            "_timeline": s.timeline((0, "Pending"), (s.timings.instance_pending, "Starting"),
+                                    (s.timings.instance_starting, "Running")),
+        }
+        ids.append(inst_id)
+    return {"InstanceIdSets": {"InstanceIdSet": ids}, "OrderId": "", "TradePrice": 0.0}
+
+
+def _fuzzy(pattern: str, value: str) -> bool:
+    # InstanceName filter: "*" matches anything (DescribeInstances docs: fuzzy search).
+    return re.fullmatch(".*".join(re.escape(part) for part in pattern.split("*")), value) is not None
+
+
+def describe_instances(s: Store, p: Params, ctx) -> dict:
+    items = [i for i in s.instances.values() if i["_region"] == ctx.region]
+    ids = p.json_list("InstanceIds")
+    if ids is not None:
+        if len(ids) > 100:
+            raise invalid("InstanceIds", "At most 100 ids.")
+        items = [i for i in items if i["InstanceId"] in ids]
+    if p.get("Status"):
+        items = [i for i in items if s.status(i) == p.get("Status")]
+    for field in ("ZoneId", "InstanceType", "InstanceTypeFamily", "HpcClusterId", "ImageId"):
+        if p.get(field):
+            items = [i for i in items if i[field] == p.get(field)]
+    for field in ("VpcId", "VSwitchId"):
+        if p.get(field):
+            items = [i for i in items if i["VpcAttributes"][field] == p.get(field)]
+    if p.get("SecurityGroupId"):
+        items = [i for i in items if p.get("SecurityGroupId") in i["SecurityGroupIds"]["SecurityGroupId"]]
+    if p.get("InstanceName"):
+        items = [i for i in items if _fuzzy(p.get("InstanceName"), i["InstanceName"])]
+    wanted = p.json_list("PrivateIpAddresses")
+    if wanted is not None:
+        items = [i for i in items if set(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"]) & set(wanted)]
+    wanted = p.json_list("RdmaIpAddresses")
+    if wanted is not None:
+        items = [i for i in items if set(i["RdmaIpAddress"]["IpAddress"]) & set(wanted)]
+    items = [i for i in items if s.tags_match(i, p.tags())]
+    if p.get("NextToken") is not None or p.get("MaxResults") is not None:
+        chunk, meta = token_page(items, p)
+        meta.update(PageNumber=1, PageSize=len(chunk))
+    else:
+        chunk, meta = page(items, p)
+        meta["NextToken"] = ""
+    return {**meta, "Instances": {"Instance": [instance_out(s, i) for i in chunk]}}
+
+
+def _check_deletable(s: Store, inst: dict, force: bool) -> None:
+    status = s.status(inst)
+    if status == "Pending":
+        raise ApiError(403, "IncorrectInstanceStatus.Initializing", "The specified instance is in initializing, please try again later.")
+    if status != "Stopped" and not force:
+        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+
+
+def _release(s: Store, inst: dict) -> None:
+    sw = s.vswitches.get(inst["_vswitch"])
+    if sw is not None:
+        sw["_used"].difference_update(inst["_addresses"])
+    if inst["_backing"]:
+        s.backing[inst["_backing"]] = None
+    del s.instances[inst["InstanceId"]]
+
+
+def delete_instance(s: Store, p: Params, ctx) -> dict:
+    inst = _instance(s, ctx, p.req("InstanceId"))
+    _check_deletable(s, inst, p.bool("Force"))
+    ctx.dry_run_check()
+    _release(s, inst)
+    return {}
+
+
+def delete_instances(s: Store, p: Params, ctx) -> dict:
+    ids = p.numbered("InstanceId")
+    if not ids:
+        raise missing("InstanceId.1")
+    if len(ids) > 100:
+        raise invalid("InstanceId", "At most 100 ids.")
+    found = [_instance(s, ctx, i) for i in ids]
+    for inst in found:
+        _check_deletable(s, inst, p.bool("Force"))
+    ctx.dry_run_check()
+    for inst in found:
+        _release(s, inst)
+    return {}
+
+
+def _stop(s: Store, inst: dict) -> str:
+    previous = s.status(inst)
+    if previous != "Running":
+        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+    inst["_timeline"] = s.timeline((0, "Stopping"), (s.timings.instance_stopping, "Stopped"))
+    inst["StoppedMode"] = "KeepCharging"
+    return previous
+
+
+def stop_instance(s: Store, p: Params, ctx) -> dict:
+    inst = _instance(s, ctx, p.req("InstanceId"))
+    if s.status(inst) != "Running":
+        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+    ctx.dry_run_check()
+    _stop(s, inst)
+    return {}
+
+
+def stop_instances(s: Store, p: Params, ctx) -> dict:
+    ids = p.numbered("InstanceId")
+    if not ids:
+        raise missing("InstanceId.1")
+    found = [_instance(s, ctx, i) for i in ids]
+    ctx.dry_run_check()
+    responses = []
+    for inst in found:
+        try:
+            previous = _stop(s, inst)
+            responses.append({"InstanceId": inst["InstanceId"], "Code": "200", "Message": "success",
+                              "PreviousStatus": previous, "CurrentStatus": "Stopping"})
+        except ApiError as err:
+            responses.append({"InstanceId": inst["InstanceId"], "Code": err.code, "Message": err.message,
+                              "PreviousStatus": s.status(inst), "CurrentStatus": s.status(inst)})
+    return {"InstanceResponses": {"InstanceResponse": responses}}
+
+
+def start_instance(s: Store, p: Params, ctx) -> dict:
+    inst = _instance(s, ctx, p.req("InstanceId"))
+    if s.status(inst) != "Stopped":
+        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+    ctx.dry_run_check()
+    inst["_timeline"] = s.timeline((0, "Starting"), (s.timings.instance_starting, "Running"))
+    inst["StoppedMode"] = "Not-applicable"
+    return {}
+
+
+# ---- tags ----------------------------------------------------------------------------------
+def _taggable(s: Store, p: Params, ctx) -> list[dict]:
+    kind = p.req("ResourceType").lower()
+    tables = {"instance": (s.instances, "InvalidInstanceId.NotFound"),
+              "securitygroup": (s.security_groups, "InvalidSecurityGroupId.NotFound")}
+    if kind not in tables:
+        raise invalid("ResourceType", "Valid values here: instance, securitygroup.")
+    table, code = tables[kind]
+    ids = p.numbered("ResourceId")
+    if len(ids) > 50:
+        raise invalid("ResourceId", "At most 50 ids.")
+    return [s.find(table, i, ctx.region, code, f"The specified resource {i} does not exist.") for i in ids]
+
+
+def tag_resources(s: Store, p: Params, ctx) -> dict:
+    resources = _taggable(s, p, ctx)
+    if not resources:
+        raise missing("ResourceId.1")
+    tags = p.tags()
+    if not tags:
+        raise missing("Tag.1.Key")
+    ctx.dry_run_check()
+    for resource in resources:
+        resource["_tags"].update({t["Key"]: t.get("Value", "") for t in tags})
+    return {}
+
+
+def untag_resources(s: Store, p: Params, ctx) -> dict:
+    resources = _taggable(s, p, ctx)
+    keys = p.numbered("TagKey")
+    everything = p.bool("All")
+    ctx.dry_run_check()
+    for resource in resources:
+        for key in list(resource["_tags"]):
+            if everything or key in keys:
+                del resource["_tags"][key]
+    return {}
+
+
+def list_tag_resources(s: Store, p: Params, ctx) -> dict:
+    kind = p.req("ResourceType").lower()
+    if p.numbered("ResourceId"):
+        resources = _taggable(s, p, ctx)
+    else:
+        table = {"instance": s.instances, "securitygroup": s.security_groups}.get(kind)
+        if table is None:
+            raise invalid("ResourceType", "Valid values here: instance, securitygroup.")
+        resources = [r for r in table.values() if r["_region"] == ctx.region]
+    resources = [r for r in resources if s.tags_match(r, p.tags())]
+    id_key = "InstanceId" if kind == "instance" else "SecurityGroupId"
+    rows = [{"ResourceType": kind, "ResourceId": r[id_key], "TagKey": k, "TagValue": v}
+            for r in resources for k, v in r["_tags"].items()]
+    chunk, meta = token_page(rows, p, max_size=1000)
+    return {"NextToken": meta["NextToken"], "TagResources": {"TagResource": chunk}}
+
+
+def describe_instance_types(s: Store, p: Params, ctx) -> dict:
+    wanted = p.numbered("InstanceTypes")
+    rows = []
+    for type_id, (cpu, memory, gpus, gpu_spec, _scc) in INSTANCE_TYPES.items():
+        if wanted and type_id not in wanted:
+            continue
+        if p.get("InstanceTypeFamily") and family(type_id) != p.get("InstanceTypeFamily"):
+            continue
+        rows.append({"InstanceTypeId": type_id, "InstanceTypeFamily": family(type_id), "CpuCoreCount": cpu,
+                     "MemorySize": memory, "GPUAmount": gpus, "GPUSpec": gpu_spec})
+    return {"NextToken": "", "InstanceTypes": {"InstanceType": rows}}
+
+
+ACTIONS = {
+    "DescribeInstanceTypes": describe_instance_types,
+    "CreateVpc": create_vpc,
+    "DescribeVpcs": describe_vpcs,
+    "DeleteVpc": delete_vpc,
+    "CreateVSwitch": create_vswitch,
+    "DescribeVSwitches": describe_vswitches,
+    "DeleteVSwitch": delete_vswitch,
+    "CreateSecurityGroup": create_security_group,
+    "AuthorizeSecurityGroup": authorize_security_group,
+    "RevokeSecurityGroup": revoke_security_group,
+    "DescribeSecurityGroupAttribute": describe_security_group_attribute,
+    "DescribeSecurityGroups": describe_security_groups,
+    "DeleteSecurityGroup": delete_security_group,
+    "CreateHpcCluster": create_hpc_cluster,
+    "DescribeHpcClusters": describe_hpc_clusters,
+    "DeleteHpcCluster": delete_hpc_cluster,
+    "RunInstances": run_instances,
+    "DescribeInstances": describe_instances,
+    "DeleteInstance": delete_instance,
+    "DeleteInstances": delete_instances,
+    "StopInstance": stop_instance,
+    "StopInstances": stop_instances,
+    "StartInstance": start_instance,
+    "TagResources": tag_resources,
+    "UntagResources": untag_resources,
+    "ListTagResources": list_tag_resources,
+}
+# Actions that honour ClientToken: a repeat with the same token and parameters returns the
+# first reply; with other parameters, IdempotentParameterMismatch.
+CLIENT_TOKEN = {"CreateVpc", "CreateVSwitch", "CreateSecurityGroup", "AuthorizeSecurityGroup", "CreateHpcCluster",
+                "DeleteHpcCluster", "RunInstances", "DeleteInstances"}
+
+
+def host_id(region: str) -> str:
+    return "ecs.aliyuncs.com"
+
+
+def dry_run_reply(action: str):
+    """A passing DryRun is an error reply (ECS docs); StopInstances/DeleteInstances use DRYRUN.SUCCESS."""
+    if action in ("StopInstances", "DeleteInstances"):
+        return ApiError(400, "DRYRUN.SUCCESS", "This request is a dryrun request with successful result.")
+    return ApiError(400, "DryRunOperation", "Request validation has been passed with DryRun flag set.")

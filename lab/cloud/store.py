@@ -1,0 +1,149 @@
+"""The emulator's state: resources in memory, their status timelines, ids, tags and paging.
+
+A resource is a dict of API fields plus internal fields starting with "_". Status changes that
+take time in real life (Pending -> Running) are a timeline of (time, status) computed when read,
+so nothing runs in the background; Timings sets how long each step takes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import random
+import string
+import threading
+import time
+
+from .errors import ApiError, invalid
+from .wire import Params
+
+
+@dataclasses.dataclass
+class Timings:
+    """Seconds each state change takes (real life: minutes; tests: fractions of a second)."""
+
+    vpc: float = 0.0  # VPC and vSwitch: Pending -> Available
+    instance_pending: float = 0.2  # Pending -> Starting
+    instance_starting: float = 0.3  # Starting -> Running
+    instance_stopping: float = 0.2  # Stopping -> Stopped
+    file_system: float = 0.5  # CPFS Pending -> Running (20-40 minutes in real life)
+    mount_target: float = 0.2  # Pending -> Active
+    protocol_service: float = 0.2  # Creating -> Running
+
+
+def now_iso(when: float | None = None, seconds: bool = False) -> str:
+    fmt = "%Y-%m-%dT%H:%M:%SZ" if seconds else "%Y-%m-%dT%H:%MZ"
+    return time.strftime(fmt, time.gmtime(time.time() if when is None else when))
+
+
+class Store:
+    def __init__(self, timings: Timings, seed: int = 0, host_addresses: list[str] | None = None):
+        self.timings = timings
+        self.lock = threading.RLock()
+        self.rng = random.Random(seed)
+        self.vpcs: dict[str, dict] = {}
+        self.vswitches: dict[str, dict] = {}
+        self.security_groups: dict[str, dict] = {}
+        self.hpc_clusters: dict[str, dict] = {}
+        self.instances: dict[str, dict] = {}
+        self.file_systems: dict[str, dict] = {}
+        self.mount_targets: dict[str, dict] = {}  # by MountTargetDomain
+        self.protocol_services: dict[str, dict] = {}
+        self.exports: dict[str, dict] = {}
+        # Lab hosts that back new instances: address -> instance id (None while free).
+        self.backing: dict[str, str | None] = {a: None for a in (host_addresses or [])}
+        # Capacity per instance type (unset: plenty); with lab hosts, also their number.
+        self.stock: dict[str, int] = {}
+
+    # ---- ids, time, status ------------------------------------------------------------
+    def new_id(self, prefix: str, length: int = 20) -> str:
+        alphabet = string.ascii_lowercase + string.digits
+        return prefix + "".join(self.rng.choices(alphabet, k=length))
+
+    @staticmethod
+    def timeline(*steps: tuple[float, str]) -> list[tuple[float, str]]:
+        start = time.monotonic()
+        out, at = [], start
+        for delay, status in steps:
+            at += delay
+            out.append((at, status))
+        return out
+
+    @staticmethod
+    def status(resource: dict) -> str:
+        current = resource["_timeline"][0][1]
+        now = time.monotonic()
+        for at, status in resource["_timeline"]:
+            if at <= now:
+                current = status
+        return current
+
+    # ---- lookups ------------------------------------------------------------------------
+    @staticmethod
+    def find(table: dict[str, dict], key: str | None, region: str, code: str, message: str) -> dict:
+        item = table.get(key or "")
+        if item is None or item["_region"] != region:
+            raise ApiError(404, code, message)
+        return item
+
+    # ---- tags ---------------------------------------------------------------------------
+    @staticmethod
+    def tags_match(resource: dict, wanted: list[dict[str, str]]) -> bool:
+        have = resource.get("_tags", {})
+        for tag in wanted:
+            if tag["Key"] not in have:
+                return False
+            if tag.get("Value") not in (None, "") and have[tag["Key"]] != tag["Value"]:
+                return False
+        return True
+
+    # ---- addresses ----------------------------------------------------------------------
+    def take_address(self, vswitch: dict) -> str:
+        network = ipaddress.IPv4Network(vswitch["CidrBlock"])
+        used = vswitch["_used"]
+        # The first address and the last three of a vSwitch are reserved (VPC docs).
+        for index in range(1, network.num_addresses - 3):
+            host = str(network[index])
+            if host not in used:
+                used.add(host)
+                return host
+        raise ApiError(403, "InvalidVSwitchId.IpNotEnough", "The specified VSwitch has not enough IpAddress.")
+
+    def available(self, instance_type: str) -> int:
+        free = 100
+        if instance_type in self.stock:
+            used = sum(1 for i in self.instances.values() if i["InstanceType"] == instance_type)
+            free = max(0, self.stock[instance_type] - used)
+        if self.backing:
+            free = min(free, sum(1 for owner in self.backing.values() if owner is None))
+        return free
+
+    def take_backing_host(self, instance_id: str) -> str | None:
+        for address, owner in self.backing.items():
+            if owner is None:
+                self.backing[address] = instance_id
+                return address
+        return None
+
+
+def page(items: list, p: Params, default_size: int = 10, max_size: int = 100) -> tuple[list, dict]:
+    number = p.int("PageNumber", 1, 1, 1 << 30)
+    size = p.int("PageSize", default_size, 1, max_size)
+    start = (number - 1) * size
+    return items[start : start + size], {"TotalCount": len(items), "PageNumber": number, "PageSize": size}
+
+
+def token_page(items: list, p: Params, max_size: int = 100) -> tuple[list, dict]:
+    """NextToken/MaxResults paging: the token is the offset of the next item."""
+    token = p.get("NextToken", "0")
+    if not token.isdigit():
+        raise invalid("NextToken")
+    size = p.int("MaxResults", 10, 1, max_size)
+    start = int(token)
+    chunk = items[start : start + size]
+    nxt = str(start + size) if start + size < len(items) else ""
+    return chunk, {"NextToken": nxt, "TotalCount": len(items)}
+
+
+def public(resource: dict) -> dict:
+    return {k: v for k, v in resource.items() if not k.startswith("_")}

@@ -1,0 +1,26 @@
+"""Helpers for tests that drive the emulator through the real SDK."""
+
+from __future__ import annotations
+
+import json
+
+from aliyunsdkcore.client import AcsClient
+
+# The SDK (requests) honours these: a test against 127.0.0.1 must not go through a proxy.
+PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
+def client(emu, region: str = "cn-shanghai", key_id: str | None = None, secret: str | None = None, **kwargs) -> AcsClient:
+    """An AcsClient with the emulator's credentials whose ECS and NAS endpoints are the emulator."""
+    acs = AcsClient(key_id or emu.access_key_id, secret or emu.access_key_secret, region, **kwargs)
+    acs.add_endpoint(region, "Ecs", emu.endpoint)
+    acs.add_endpoint(region, "NAS", emu.endpoint)
+    return acs
+
+
+def call(acs: AcsClient, request_class, **params) -> dict:
+    """Build `request_class()`, call set_<Name>(value) for each param, send, decode the JSON."""
+    request = request_class()
+    for name, value in params.items():
+        getattr(request, "set_" + name)(value)
+    return json.loads(acs.do_action_with_exception(request))

@@ -1,0 +1,146 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""Shared documentation of the Alibaba Cloud connection options and attributes."""
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    # The connection options of every module (plugins/module_utils/_alicloud.py).
+    DOCUMENTATION = r"""
+options:
+  access_key:
+    description:
+      - AccessKey ID.
+      - Falls back to E(ALIBABA_CLOUD_ACCESS_KEY_ID), then E(ALICLOUD_ACCESS_KEY).
+    type: str
+    aliases: [access_key_id]
+  secret_key:
+    description:
+      - AccessKey secret. Never logged.
+      - Falls back to E(ALIBABA_CLOUD_ACCESS_KEY_SECRET), then E(ALICLOUD_SECRET_KEY).
+    type: str
+    aliases: [access_key_secret]
+  security_token:
+    description:
+      - STS security token, for temporary credentials. Never logged.
+      - Falls back to E(ALIBABA_CLOUD_SECURITY_TOKEN), then E(ALICLOUD_SECURITY_TOKEN).
+    type: str
+  region:
+    description:
+      - Region ID, for example V(cn-shanghai).
+      - Falls back to E(ALIBABA_CLOUD_REGION_ID), then E(ALICLOUD_REGION).
+    type: str
+    aliases: [region_id]
+  ecs_endpoint:
+    description:
+      - ECS API endpoint, C(host[:port]) or a URL with C(http://) or C(https://).
+      - Defaults to C(ecs.<region>.aliyuncs.com). Set it for a private endpoint or an emulator.
+      - Falls back to E(ALIBABA_CLOUD_ECS_ENDPOINT).
+    type: str
+  nas_endpoint:
+    description:
+      - NAS API endpoint, as O(ecs_endpoint). Defaults to C(nas.<region>.aliyuncs.com).
+      - Falls back to E(ALIBABA_CLOUD_NAS_ENDPOINT).
+    type: str
+  connect_timeout:
+    description: Seconds to wait for a connection to the API endpoint.
+    type: int
+    default: 5
+  read_timeout:
+    description: Seconds to wait for an API reply.
+    type: int
+    default: 30
+  api_retries:
+    description:
+      - How many times one API call is retried on throttling, server errors (HTTP 5xx) and
+        connection errors, with jittered exponential backoff. Other errors fail at once.
+      - Create calls carry a C(ClientToken) derived from the request, so a retry, in this run
+        or a later one, never creates a second resource.
+    type: int
+    default: 6
+requirements:
+  - aliyun-python-sdk-core
+notes:
+  - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
+    every ECS and NAS action.
+"""
+
+    ATTRIBUTES = r"""
+attributes:
+  check_mode:
+    support: full
+    description: Predicts the change and makes no write call.
+  diff_mode:
+    support: full
+    description: Shows the resource before and after.
+  action_group:
+    support: full
+    membership: [scc.training.alicloud]
+    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
+"""
+
+    INFO_ATTRIBUTES = r"""
+attributes:
+  check_mode:
+    support: full
+    description: Read-only; runs the same in check mode.
+  diff_mode:
+    support: N/A
+    description: Reads only.
+  action_group:
+    support: full
+    membership: [scc.training.alicloud]
+    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
+"""
+
+    # The connection options of the inventory plugin (same names, with env and ini entries).
+    PLUGINS = r"""
+options:
+  access_key:
+    description: AccessKey ID.
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_ACCESS_KEY_ID
+      - name: ALICLOUD_ACCESS_KEY
+  secret_key:
+    description: AccessKey secret. Prefer the environment variables to writing it in a file.
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_ACCESS_KEY_SECRET
+      - name: ALICLOUD_SECRET_KEY
+  security_token:
+    description: STS security token, for temporary credentials.
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_SECURITY_TOKEN
+      - name: ALICLOUD_SECURITY_TOKEN
+  region:
+    description: Region ID, for example V(cn-shanghai).
+    type: str
+    required: true
+    env:
+      - name: ALIBABA_CLOUD_REGION_ID
+      - name: ALICLOUD_REGION
+  ecs_endpoint:
+    description:
+      - ECS API endpoint, C(host[:port]) or a URL. Defaults to C(ecs.<region>.aliyuncs.com).
+    type: str
+    env:
+      - name: ALIBABA_CLOUD_ECS_ENDPOINT
+  connect_timeout:
+    description: Seconds to wait for a connection to the API endpoint.
+    type: int
+    default: 5
+  read_timeout:
+    description: Seconds to wait for an API reply.
+    type: int
+    default: 30
+  api_retries:
+    description: Retries of one API call on throttling, HTTP 5xx and connection errors (jittered backoff).
+    type: int
+    default: 6
+requirements:
+  - aliyun-python-sdk-core
+"""

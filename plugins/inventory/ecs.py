@@ -1,0 +1,171 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: ecs
+short_description: ECS instances (SCC GPU servers) as inventory hosts
+version_added: 0.2.0
+description:
+  - Lists ECS instances with C(DescribeInstances) (every page) through the collection's one
+    client factory, filtered by tags, instance types, VPC, HPC cluster and status.
+  - Each host gets its private and RDMA addresses, instance type and GPU count as host variables;
+    C(ansible_host) is the first private address.
+  - The file name must end in C(ecs.yml) or C(ecs.yaml).
+options:
+  plugin:
+    description: Marks the file as this plugin's.
+    type: str
+    required: true
+    choices: [scc.training.ecs]
+  tags:
+    description: Only instances carrying every one of these tags.
+    type: dict
+    default: {}
+  instance_types:
+    description: Only instances of these types (any of them). Empty means any type.
+    type: list
+    elements: str
+    default: []
+  vpc_id:
+    description: Only instances in this VPC.
+    type: str
+  hpc_cluster_id:
+    description: Only instances in this HPC cluster.
+    type: str
+  statuses:
+    description: Only instances in one of these statuses.
+    type: list
+    elements: str
+    default: [Running]
+  hostnames:
+    description:
+      - What names the inventory host. M(scc.training.ecs_instance) gives all instances of a set
+        the same name, so the default is the unique instance ID.
+    type: str
+    choices: [instance_id, instance_name, host_name, private_ip]
+    default: instance_id
+extends_documentation_fragment:
+  - scc.training.alicloud.plugins
+  - ansible.builtin.constructed
+  - ansible.builtin.inventory_cache
+author:
+  - scc.training developers (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+# inventories/example.ecs.yml
+plugin: scc.training.ecs
+region: cn-shanghai
+tags:
+  managed-by: scc.training
+instance_types: [ecs.sccgn6.24xlarge]
+groups:
+  scc_cluster: true
+keyed_groups:
+  - key: ecs_instance_type
+    prefix: type
+  - key: ecs_hpc_cluster_id
+    prefix: hpc
+compose:
+  ansible_user: "'root'"
+"""
+
+from ansible.errors import AnsibleError
+from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
+
+from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    AlicloudApi,
+    AlicloudApiError,
+    describe_instances,
+    instance_view,
+)
+
+
+def host_vars(view):
+    """The host variables of one instance (``ecs_*``), from the shared instance view."""
+    private = view["private_ip_addresses"]
+    return {
+        "ansible_host": private[0] if private else None,
+        "ecs_instance_id": view["instance_id"],
+        "ecs_instance_name": view["instance_name"],
+        "ecs_instance_type": view["instance_type"],
+        "ecs_status": view["status"],
+        "ecs_zone_id": view["zone_id"],
+        "ecs_vpc_id": view["vpc_id"],
+        "ecs_vswitch_id": view["vswitch_id"],
+        "ecs_hpc_cluster_id": view["hpc_cluster_id"],
+        "ecs_private_ip": private[0] if private else None,
+        "ecs_private_ips": private,
+        "ecs_rdma_ips": view["rdma_ip_addresses"],
+        "ecs_gpu_count": view["gpu_amount"] or 0,
+        "ecs_gpu_spec": view["gpu_spec"],
+        "ecs_tags": view["tags"],
+    }
+
+
+class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
+    NAME = "scc.training.ecs"
+
+    def verify_file(self, path):
+        return super().verify_file(path) and path.endswith(("ecs.yml", "ecs.yaml"))
+
+    def _fetch(self):
+        try:
+            api = AlicloudApi(
+                self.get_option("access_key"),
+                self.get_option("secret_key"),
+                self.get_option("region"),
+                security_token=self.get_option("security_token"),
+                ecs_endpoint=self.get_option("ecs_endpoint"),
+                connect_timeout=self.get_option("connect_timeout"),
+                read_timeout=self.get_option("read_timeout"),
+                api_retries=self.get_option("api_retries"),
+            )
+            filters = {"VpcId": self.get_option("vpc_id"), "HpcClusterId": self.get_option("hpc_cluster_id")}
+            found = describe_instances(api, filters, self.get_option("tags"))
+        except AlicloudApiError as exc:
+            raise AnsibleError("scc.training.ecs: %s (RequestId %s)" % (exc, exc.request_id)) from None
+        views = [instance_view(i) for i in found]
+        types = set(self.get_option("instance_types"))
+        statuses = set(self.get_option("statuses"))
+        return [v for v in views if (not types or v["instance_type"] in types) and (not statuses or v["status"] in statuses)]
+
+    def parse(self, inventory, loader, path, cache=True):
+        super().parse(inventory, loader, path, cache)
+        self._read_config_data(path)
+        cache_key = self.get_cache_key(path)
+        use_cache = self.get_option("cache") and cache
+        views = None
+        if use_cache:
+            try:
+                views = self._cache[cache_key]
+            except KeyError:
+                views = None
+        if views is None:
+            views = self._fetch()
+            if self.get_option("cache"):
+                self._cache[cache_key] = views
+        self._populate(views)
+
+    def _populate(self, views):
+        strict = self.get_option("strict")
+        name_of = {
+            "instance_name": lambda v: v["instance_name"],
+            "instance_id": lambda v: v["instance_id"],
+            "host_name": lambda v: v["host_name"],
+            "private_ip": lambda v: (v["private_ip_addresses"] or [None])[0],
+        }[self.get_option("hostnames")]
+        for view in sorted(views, key=lambda v: (v["instance_name"] or "", v["instance_id"])):
+            host = name_of(view) or view["instance_id"]
+            if self.inventory.get_host(host) is not None:
+                raise AnsibleError("scc.training.ecs: two instances would both be host %s; set hostnames: instance_id" % host)
+            self.inventory.add_host(host)
+            variables = host_vars(view)
+            for key, value in variables.items():
+                self.inventory.set_variable(host, key, value)
+            self._set_composite_vars(self.get_option("compose"), variables, host, strict=strict)
+            self._add_host_to_composed_groups(self.get_option("groups"), variables, host, strict=strict)
+            self._add_host_to_keyed_groups(self.get_option("keyed_groups"), variables, host, strict=strict)

@@ -1,0 +1,352 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ecs_instance
+short_description: Keep an exact number of ECS instances (SCC bare-metal GPU servers) by name and tags
+version_added: 0.2.0
+description:
+  - Keeps exactly O(count) instances whose name is O(name) and which carry every tag in O(tags).
+    Missing ones are created with one C(RunInstances) call; extra ones are deleted, the most recently created first
+    (C(CreationTime) has minute resolution; ties go by instance ID).
+  - The create call carries a C(ClientToken) derived from the request. A run that fails after the
+    cloud took the create (a lost reply, a timeout) and is run again presents the same token, so the
+    cloud returns the instances it already made, never a second set of GPU servers.
+  - SCC instance types (family C(ecs.scc*)) need O(hpc_cluster_id); the module fails before any
+    write when it is missing.
+  - Waits until every kept instance is C(Running), then returns its private and RDMA addresses.
+options:
+  name:
+    description: Instance name; with O(tags) it identifies the set of instances this task owns.
+    type: str
+    required: true
+  count:
+    description:
+      - How many instances to keep. V(0) deletes them all. Ignored with O(state=absent).
+    type: int
+    default: 1
+  state:
+    description: V(present) keeps O(count) instances; V(absent) deletes every matching instance.
+    type: str
+    choices: [present, absent]
+    default: present
+  instance_type:
+    description:
+      - Instance type, C(ecs.<family>.<size>), for example V(ecs.sccgn6.24xlarge).
+      - Required to create instances.
+    type: str
+  image_id:
+    description: Image to boot. Required to create instances.
+    type: str
+  vswitch_id:
+    description: VSwitch the instances join. Required to create instances.
+    type: str
+  security_group_id:
+    description: Security group of the instances. Required to create instances.
+    type: str
+  hpc_cluster_id:
+    description: HPC cluster (C(hpc-...)) of the instances. Required for SCC instance types.
+    type: str
+  deployment_set_id:
+    description: Optional deployment set (C(ds-...)).
+    type: str
+  key_pair_name:
+    description: SSH key pair to install for the login user.
+    type: str
+  system_disk_category:
+    description: System disk category.
+    type: str
+    default: cloud_essd
+  system_disk_size:
+    description: System disk size in GiB (20 to 2048).
+    type: int
+    default: 100
+  tags:
+    description:
+      - Tags every instance carries (at most 20). They identify the set together with O(name).
+    type: dict
+    default: {}
+  wait:
+    description: Wait until created instances are C(Running) and deleted ones are gone.
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait.
+    type: int
+    default: 1200
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.attributes
+author:
+  - scc.training developers (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+- name: Four SCC GPU servers in one HPC cluster
+  scc.training.ecs_instance:
+    name: bert-node
+    count: 4
+    instance_type: ecs.sccgn6.24xlarge
+    image_id: m-scc-centos75
+    vswitch_id: "{{ vsw.vswitch.vswitch_id }}"
+    security_group_id: "{{ sg.security_group.security_group_id }}"
+    hpc_cluster_id: "{{ hpc.hpc_cluster.hpc_cluster_id }}"
+    tags:
+      managed-by: scc.training
+      cluster: bert
+  register: nodes
+
+- name: Print the RDMA addresses
+  ansible.builtin.debug:
+    msg: "{{ nodes.instances | map(attribute='rdma_ip_addresses') | list }}"
+
+- name: Delete them
+  scc.training.ecs_instance:
+    name: bert-node
+    state: absent
+    tags:
+      managed-by: scc.training
+      cluster: bert
+"""
+
+RETURN = r"""
+instances:
+  description: The instances kept (after the change), oldest first.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    instance_id:
+      description: Instance ID.
+      type: str
+      sample: i-uf6f5bzd8y1v1tj1t6vq
+    status:
+      description: C(Pending), C(Running), C(Starting), C(Stopping) or C(Stopped).
+      type: str
+      sample: Running
+    instance_type:
+      description: Instance type.
+      type: str
+      sample: ecs.sccgn6.24xlarge
+    private_ip_addresses:
+      description: VPC private addresses.
+      type: list
+      elements: str
+      sample: [192.168.1.10]
+    rdma_ip_addresses:
+      description: RDMA (RoCE) addresses, empty for types without RDMA.
+      type: list
+      elements: str
+      sample: [10.10.0.5]
+    gpu_amount:
+      description: GPUs of the instance type.
+      type: int
+      sample: 8
+    hpc_cluster_id:
+      description: HPC cluster ID.
+      type: str
+      sample: hpc-pnlg1ds9rky4a
+    tags:
+      description: Tags as a dict.
+      type: dict
+      sample: {managed-by: scc.training}
+created:
+  description: IDs created by this run (in check mode, the number that would be created, as C(would-create-N)).
+  returned: always
+  type: list
+  elements: str
+  sample: [i-uf6f5bzd8y1v1tj1t6vq]
+deleted:
+  description: IDs deleted by this run (in check mode, that would be deleted).
+  returned: always
+  type: list
+  elements: str
+  sample: []
+"""
+
+import re
+
+from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    INSTANCE_GONE,
+    AlicloudApiError,
+    AlicloudModule,
+    describe_instances,
+    instance_view,
+    wait_for,
+)
+
+INSTANCE_TYPE = re.compile(r"^ecs\.([a-z][a-z0-9-]*)\.([a-z0-9-]+)$")
+MAX_PER_CALL = 100  # RunInstances Amount is 1..100
+
+
+def is_scc_type(instance_type):
+    """ecs.sccgn6.24xlarge, ecs.scch5.16xlarge: Super Computing Cluster families need an HPC cluster."""
+    match = INSTANCE_TYPE.match(instance_type or "")
+    return bool(match) and match.group(1).startswith("scc")
+
+
+def validate(params):
+    """Every error in the options, as messages naming the option; checked before any API call."""
+    errors = []
+    if params["count"] is not None and params["count"] < 0:
+        errors.append("count must be >= 0, got %d" % params["count"])
+    if not params["name"] or len(params["name"]) > 128:
+        errors.append("name must be 1 to 128 characters")
+    tags = params["tags"] or {}
+    if len(tags) > 20:
+        errors.append("tags: at most 20 tags, got %d" % len(tags))
+    for key in tags:
+        if not key or str(key).startswith(("aliyun", "acs:")):
+            errors.append("tags: key %r is empty or uses a reserved prefix (aliyun, acs:)" % key)
+    creating = params["state"] == "present" and (params["count"] or 0) > 0
+    instance_type = params["instance_type"]
+    if instance_type is not None and not INSTANCE_TYPE.match(instance_type):
+        errors.append("instance_type %r is not of the form ecs.<family>.<size> (e.g. ecs.sccgn6.24xlarge)" % instance_type)
+    if creating:
+        for option in ("instance_type", "image_id", "vswitch_id", "security_group_id"):
+            if not params[option]:
+                errors.append("%s is required to create instances (count > 0)" % option)
+        if instance_type and is_scc_type(instance_type) and not params["hpc_cluster_id"]:
+            errors.append("hpc_cluster_id is required for the SCC instance type %s" % instance_type)
+        size = params["system_disk_size"]
+        if size is not None and not 20 <= size <= 2048:
+            errors.append("system_disk_size must be 20 to 2048 GiB, got %d" % size)
+    return errors
+
+
+def find(api, name, tags):
+    found = describe_instances(api, {"InstanceName": name}, tags)
+    live = [i for i in found if i.get("InstanceName") == name and i.get("Status") not in INSTANCE_GONE]
+    return sorted(live, key=lambda i: (i.get("CreationTime") or "", i.get("InstanceId")))
+
+
+def run_params(p, amount):
+    params = {
+        "InstanceType": p["instance_type"],
+        "ImageId": p["image_id"],
+        "VSwitchId": p["vswitch_id"],
+        "SecurityGroupId": p["security_group_id"],
+        "InstanceName": p["name"],
+        "HpcClusterId": p["hpc_cluster_id"],
+        "DeploymentSetId": p["deployment_set_id"],
+        "KeyPairName": p["key_pair_name"],
+        "SystemDisk.Category": p["system_disk_category"],
+        "SystemDisk.Size": p["system_disk_size"],
+        "InstanceChargeType": "PostPaid",
+        "Amount": amount,
+    }
+    if p["tags"]:
+        params["Tag"] = dict(p["tags"])
+    return params
+
+
+def ensure(module):
+    api = module.api
+    p = module.params
+    want = 0 if p["state"] == "absent" else p["count"]
+    current = find(api, p["name"], p["tags"])
+    before = [i["InstanceId"] for i in current]
+    created, deleted = [], []
+
+    if len(current) < want:
+        missing = want - len(current)
+        if module.check_mode:
+            created = ["would-create-%d" % n for n in range(1, missing + 1)]
+        else:
+            while missing > 0:
+                amount = min(missing, MAX_PER_CALL)
+                ids, _reply = api.create(
+                    "ecs",
+                    "RunInstances",
+                    run_params(p, amount),
+                    "InstanceIdSets.InstanceIdSet",
+                    lambda i: bool(describe_instances(api, {"InstanceIds": '["%s"]' % i})),
+                )
+                created.extend(i for i in ids if i not in before)
+                missing -= amount
+    elif len(current) > want:
+        extra = [i["InstanceId"] for i in current[want:]][::-1]  # newest first
+        deleted = extra
+        if not module.check_mode:
+            # A Pending instance cannot be deleted yet (IncorrectInstanceStatus.Initializing).
+            try:
+                wait_for(lambda: [i for i in find(api, p["name"], p["tags"]) if i["InstanceId"] in extra],
+                         lambda found: all(i.get("Status") != "Pending" for i in found), p["wait_timeout"])
+            except TimeoutError as exc:
+                module.fail_json(msg="instances %s still Pending: %s" % (", ".join(extra), exc))
+            for start in range(0, len(extra), MAX_PER_CALL):
+                batch = extra[start:start + MAX_PER_CALL]
+                try:
+                    api.call("ecs", "DeleteInstances", {"InstanceId": batch, "Force": True})
+                except AlicloudApiError as exc:
+                    if not exc.code.startswith("InvalidInstanceId.NotFound"):
+                        raise
+
+    changed = bool(created or deleted)
+    if module.check_mode or not p["wait"]:
+        kept = [i for i in current if i["InstanceId"] not in deleted]
+        if not module.check_mode and changed:
+            kept = find(api, p["name"], p["tags"])
+        return changed, created, deleted, kept
+
+    def settled(instances):
+        ids = {i["InstanceId"] for i in instances}
+        return (
+            not ids & set(deleted)
+            and set(created) <= ids
+            and all(i.get("Status") == "Running" for i in instances)
+            and len(instances) == want
+        )
+
+    try:
+        kept = wait_for(lambda: find(api, p["name"], p["tags"]), settled, p["wait_timeout"])
+    except TimeoutError as exc:
+        module.fail_json(msg="instances %s: %s" % (p["name"], exc), created=created, deleted=deleted)
+    return changed, created, deleted, kept
+
+
+def main():
+    module = AlicloudModule(
+        argument_spec=dict(
+            name=dict(type="str", required=True),
+            count=dict(type="int", default=1),
+            state=dict(type="str", default="present", choices=["present", "absent"]),
+            instance_type=dict(type="str"),
+            image_id=dict(type="str"),
+            vswitch_id=dict(type="str"),
+            security_group_id=dict(type="str"),
+            hpc_cluster_id=dict(type="str"),
+            deployment_set_id=dict(type="str"),
+            key_pair_name=dict(type="str", no_log=False),
+            system_disk_category=dict(type="str", default="cloud_essd"),
+            system_disk_size=dict(type="int", default=100),
+            tags=dict(type="dict", default={}),
+            wait=dict(type="bool", default=True),
+            wait_timeout=dict(type="int", default=1200),
+        ),
+        supports_check_mode=True,
+    )
+    errors = validate(module.params)
+    if errors:
+        module.fail_json(msg="; ".join(errors))
+    try:
+        changed, created, deleted, kept = ensure(module)
+    except AlicloudApiError as exc:
+        module.fail_api(exc)
+    instances = [instance_view(i) for i in kept]
+    result = dict(changed=changed, created=created, deleted=deleted, instances=instances)
+    if module._diff:
+        before = sorted(set(i["instance_id"] for i in instances) - set(created) | set(deleted))
+        result["diff"] = dict(
+            before={"instance_ids": before},
+            after={"instance_ids": sorted(set(before) - set(deleted) | set(created))},
+        )
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ecs_instance_info
+short_description: List ECS instances by name, tags, type, VPC or HPC cluster
+version_added: 0.2.0
+description:
+  - Read-only C(DescribeInstances), every page, filtered on the server and by every tag in O(tags).
+options:
+  instance_ids:
+    description: Only these instances (at most 100).
+    type: list
+    elements: str
+  name:
+    description: Only instances with this exact name.
+    type: str
+  tags:
+    description: Only instances carrying every one of these tags.
+    type: dict
+    default: {}
+  instance_type:
+    description: Only this instance type.
+    type: str
+  vpc_id:
+    description: Only instances in this VPC.
+    type: str
+  hpc_cluster_id:
+    description: Only instances in this HPC cluster.
+    type: str
+  status:
+    description: Only instances in this status.
+    type: str
+    choices: [Pending, Running, Starting, Stopping, Stopped]
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.info_attributes
+author:
+  - scc.training developers (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+- name: The running GPU nodes of the cluster
+  scc.training.ecs_instance_info:
+    tags:
+      managed-by: scc.training
+    status: Running
+  register: nodes
+"""
+
+RETURN = r"""
+instances:
+  description: Matching instances, oldest first; the same fields as M(scc.training.ecs_instance) returns.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{instance_id: i-uf6f5bzd8y1v1tj1t6vq, status: Running, private_ip_addresses: [192.168.1.10],
+            rdma_ip_addresses: [10.10.0.5], gpu_amount: 8, tags: {managed-by: scc.training}}]
+"""
+
+import json
+
+from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    AlicloudApiError,
+    AlicloudModule,
+    describe_instances,
+    instance_view,
+)
+
+
+def main():
+    module = AlicloudModule(
+        argument_spec=dict(
+            instance_ids=dict(type="list", elements="str"),
+            name=dict(type="str"),
+            tags=dict(type="dict", default={}),
+            instance_type=dict(type="str"),
+            vpc_id=dict(type="str"),
+            hpc_cluster_id=dict(type="str"),
+            status=dict(type="str", choices=["Pending", "Running", "Starting", "Stopping", "Stopped"]),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    if p["instance_ids"] is not None and len(p["instance_ids"]) > 100:
+        module.fail_json(msg="instance_ids: at most 100, got %d" % len(p["instance_ids"]))
+    filters = {
+        "InstanceIds": json.dumps(p["instance_ids"]) if p["instance_ids"] else None,
+        "InstanceName": p["name"],
+        "InstanceType": p["instance_type"],
+        "VpcId": p["vpc_id"],
+        "HpcClusterId": p["hpc_cluster_id"],
+        "Status": p["status"],
+    }
+    try:
+        found = describe_instances(module.api, filters, p["tags"])
+    except AlicloudApiError as exc:
+        module.fail_api(exc)
+    if p["name"]:
+        found = [i for i in found if i.get("InstanceName") == p["name"]]
+    found.sort(key=lambda i: (i.get("CreationTime") or "", i.get("InstanceId")))
+    module.exit_json(changed=False, instances=[instance_view(i) for i in found])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ecs_vpc
+short_description: Create or delete a VPC, found by name
+version_added: 0.2.0
+description:
+  - Keeps one VPC named O(name) (ECS API 2014-05-26 C(CreateVpc), C(DescribeVpcs), C(DeleteVpc)).
+  - The CIDR block cannot change; a different O(cidr_block) for an existing VPC fails.
+  - Two VPCs with the same name fail the task rather than guessing.
+options:
+  name:
+    description: VPC name (2 to 128 characters, not starting with C(http://) or C(https://)).
+    type: str
+    required: true
+  cidr_block:
+    description:
+      - IPv4 CIDR block, inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16, prefix length 8 to 24.
+      - Required to create the VPC.
+    type: str
+  description:
+    description:
+      - Description, set at creation. M(scc.training.ecs_vpc) does not change it later.
+      - C(playbooks/teardown.yml) deletes only VPCs whose description marks them as made by scc.training.
+    type: str
+  state:
+    description: Whether the VPC exists.
+    type: str
+    choices: [present, absent]
+    default: present
+  wait_timeout:
+    description: Seconds to wait for a new VPC to become C(Available).
+    type: int
+    default: 300
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.attributes
+author:
+  - scc.training developers (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+- name: The cluster's VPC
+  scc.training.ecs_vpc:
+    name: bert-vpc
+    cidr_block: 192.168.0.0/16
+    description: "managed-by=scc.training"
+  register: vpc
+"""
+
+RETURN = r"""
+vpc:
+  description: The VPC (empty after O(state=absent)).
+  returned: always
+  type: dict
+  contains:
+    vpc_id:
+      description: VPC ID.
+      type: str
+      sample: vpc-uf6f7l4fg90oxxx
+    vpc_name:
+      description: Name.
+      type: str
+      sample: bert-vpc
+    cidr_block:
+      description: CIDR block.
+      type: str
+      sample: 192.168.0.0/16
+    status:
+      description: C(Pending) or C(Available).
+      type: str
+      sample: Available
+    description:
+      description: Description.
+      type: str
+      sample: managed-by=scc.training
+    vswitch_ids:
+      description: VSwitches in the VPC.
+      type: list
+      elements: str
+      sample: []
+"""
+
+import ipaddress
+
+from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    AlicloudApiError,
+    AlicloudModule,
+    wait_for,
+)
+
+PRIVATE_RANGES = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
+
+
+def validate(params):
+    errors = []
+    name = params["name"] or ""
+    if not 2 <= len(name) <= 128 or name.startswith(("http://", "https://")):
+        errors.append("name must be 2 to 128 characters and not start with http:// or https://")
+    cidr = params["cidr_block"]
+    if cidr is not None:
+        try:
+            net = ipaddress.ip_network(cidr, strict=True)
+        except ValueError as exc:
+            errors.append("cidr_block %r is not an IPv4 network: %s" % (cidr, exc))
+        else:
+            if net.version != 4 or not any(net.subnet_of(r) for r in PRIVATE_RANGES) or not 8 <= net.prefixlen <= 24:
+                errors.append(
+                    "cidr_block %s must lie inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16 "
+                    "with a prefix length of 8 to 24" % cidr
+                )
+    elif params["state"] == "present":
+        errors.append("cidr_block is required with state=present")
+    return errors
+
+
+def view(vpc):
+    if not vpc:
+        return {}
+    return dict(
+        vpc_id=vpc.get("VpcId"),
+        vpc_name=vpc.get("VpcName"),
+        cidr_block=vpc.get("CidrBlock"),
+        status=vpc.get("Status"),
+        description=vpc.get("Description"),
+        vswitch_ids=list((vpc.get("VSwitchIds") or {}).get("VSwitchId", []) or []),
+    )
+
+
+def find(module, **filters):
+    vpcs = module.api.paginate("ecs", "DescribeVpcs", filters, ("Vpcs", "Vpc"))
+    if "VpcId" in filters:
+        return vpcs[0] if vpcs else None
+    named = [v for v in vpcs if v.get("VpcName") == module.params["name"]]
+    if len(named) > 1:
+        module.fail_json(msg="name: %d VPCs are named %s (%s); rename or delete the extra ones"
+                         % (len(named), module.params["name"], ", ".join(v["VpcId"] for v in named)))
+    return named[0] if named else None
+
+
+def present(module):
+    p = module.params
+    vpc = find(module)
+    if vpc:
+        if vpc.get("CidrBlock") != p["cidr_block"]:
+            module.fail_json(msg="cidr_block: VPC %s has %s, not %s; a VPC's CIDR block cannot change"
+                             % (vpc["VpcId"], vpc.get("CidrBlock"), p["cidr_block"]))
+        return False, vpc
+    if module.check_mode:
+        return True, {"VpcName": p["name"], "CidrBlock": p["cidr_block"], "Description": p["description"]}
+    params = {"VpcName": p["name"], "CidrBlock": p["cidr_block"], "Description": p["description"]}
+
+    def exists(vpc_id):
+        return find(module, VpcId=vpc_id) is not None
+
+    vpc_id, _reply = module.api.create("ecs", "CreateVpc", params, "VpcId", exists)
+    try:
+        vpc = wait_for(lambda: find(module, VpcId=vpc_id), lambda v: v and v.get("Status") == "Available",
+                       p["wait_timeout"])
+    except TimeoutError as exc:
+        module.fail_json(msg="VPC %s: %s" % (vpc_id, exc))
+    return True, vpc
+
+
+def absent(module):
+    vpc = find(module)
+    if not vpc:
+        return False, None
+    if not module.check_mode:
+        try:
+            module.api.call("ecs", "DeleteVpc", {"VpcId": vpc["VpcId"]})
+        except AlicloudApiError as exc:
+            if not exc.code.startswith("InvalidVpcId.NotFound"):
+                raise
+    return True, vpc
+
+
+def main():
+    module = AlicloudModule(
+        argument_spec=dict(
+            name=dict(type="str", required=True),
+            cidr_block=dict(type="str"),
+            description=dict(type="str"),
+            state=dict(type="str", default="present", choices=["present", "absent"]),
+            wait_timeout=dict(type="int", default=300),
+        ),
+        supports_check_mode=True,
+    )
+    errors = validate(module.params)
+    if errors:
+        module.fail_json(msg="; ".join(errors))
+    try:
+        if module.params["state"] == "present":
+            changed, vpc = present(module)
+            before, after = ({} if changed else view(vpc)), view(vpc)
+        else:
+            changed, vpc = absent(module)
+            before, after, vpc = view(vpc), {}, None
+    except AlicloudApiError as exc:
+        module.fail_api(exc)
+    result = dict(changed=changed, vpc=view(vpc))
+    if module._diff:
+        result["diff"] = dict(before=before, after=after)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

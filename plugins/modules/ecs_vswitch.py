@@ -1,0 +1,227 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ecs_vswitch
+short_description: Create or delete a VSwitch in a VPC, found by name
+version_added: 0.2.0
+description:
+  - Keeps one VSwitch named O(name) in VPC O(vpc_id) (C(CreateVSwitch), C(DescribeVSwitches), C(DeleteVSwitch)).
+  - O(cidr_block) must lie inside the VPC's CIDR block; that is checked (with a read-only
+    C(DescribeVpcs)) before any write.
+  - Zone and CIDR block cannot change; different values for an existing VSwitch fail.
+options:
+  name:
+    description: VSwitch name.
+    type: str
+    required: true
+  vpc_id:
+    description: VPC of the VSwitch.
+    type: str
+    required: true
+  zone_id:
+    description: Zone, for example V(cn-shanghai-b). Required to create.
+    type: str
+  cidr_block:
+    description: IPv4 CIDR block inside the VPC's, prefix length 16 to 29. Required to create.
+    type: str
+  description:
+    description: Description, set at creation.
+    type: str
+  state:
+    description: Whether the VSwitch exists.
+    type: str
+    choices: [present, absent]
+    default: present
+  wait_timeout:
+    description: Seconds to wait for a new VSwitch to become C(Available).
+    type: int
+    default: 300
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.attributes
+author:
+  - scc.training developers (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+- name: The cluster's VSwitch
+  scc.training.ecs_vswitch:
+    name: bert-vsw
+    vpc_id: "{{ vpc.vpc.vpc_id }}"
+    zone_id: cn-shanghai-b
+    cidr_block: 192.168.1.0/24
+  register: vsw
+"""
+
+RETURN = r"""
+vswitch:
+  description: The VSwitch (empty after O(state=absent)).
+  returned: always
+  type: dict
+  contains:
+    vswitch_id:
+      description: VSwitch ID.
+      type: str
+      sample: vsw-uf6f7l4fg90oxxx
+    vpc_id:
+      description: VPC ID.
+      type: str
+      sample: vpc-uf6f7l4fg90oyyy
+    zone_id:
+      description: Zone.
+      type: str
+      sample: cn-shanghai-b
+    cidr_block:
+      description: CIDR block.
+      type: str
+      sample: 192.168.1.0/24
+    status:
+      description: C(Pending) or C(Available).
+      type: str
+      sample: Available
+    vswitch_name:
+      description: Name.
+      type: str
+      sample: bert-vsw
+"""
+
+import ipaddress
+
+from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    AlicloudApiError,
+    AlicloudModule,
+    wait_for,
+)
+
+
+def validate(params):
+    errors = []
+    cidr = params["cidr_block"]
+    if cidr is not None:
+        try:
+            net = ipaddress.ip_network(cidr, strict=True)
+            if net.version != 4 or not 16 <= net.prefixlen <= 29:
+                errors.append("cidr_block %s must be IPv4 with a prefix length of 16 to 29" % cidr)
+        except ValueError as exc:
+            errors.append("cidr_block %r is not an IPv4 network: %s" % (cidr, exc))
+    if params["state"] == "present":
+        for option in ("zone_id", "cidr_block"):
+            if not params[option]:
+                errors.append("%s is required with state=present" % option)
+    return errors
+
+
+def view(vsw):
+    if not vsw:
+        return {}
+    return dict(
+        vswitch_id=vsw.get("VSwitchId"),
+        vswitch_name=vsw.get("VSwitchName"),
+        vpc_id=vsw.get("VpcId"),
+        zone_id=vsw.get("ZoneId"),
+        cidr_block=vsw.get("CidrBlock"),
+        status=vsw.get("Status"),
+        description=vsw.get("Description"),
+    )
+
+
+def find(module, vswitch_id=None):
+    filters = {"VpcId": module.params["vpc_id"]}
+    if vswitch_id:
+        filters["VSwitchId"] = vswitch_id
+    found = module.api.paginate("ecs", "DescribeVSwitches", filters, ("VSwitches", "VSwitch"))
+    if vswitch_id:
+        return next((v for v in found if v.get("VSwitchId") == vswitch_id), None)
+    named = [v for v in found if v.get("VSwitchName") == module.params["name"]]
+    if len(named) > 1:
+        module.fail_json(msg="name: %d VSwitches in %s are named %s" % (len(named), module.params["vpc_id"], module.params["name"]))
+    return named[0] if named else None
+
+
+def check_inside_vpc(module):
+    """Read-only: the VSwitch CIDR must lie inside the VPC's (checked before any write)."""
+    p = module.params
+    vpcs = module.api.paginate("ecs", "DescribeVpcs", {"VpcId": p["vpc_id"]}, ("Vpcs", "Vpc"))
+    vpc = next((v for v in vpcs if v.get("VpcId") == p["vpc_id"]), None)
+    if vpc is None:
+        module.fail_json(msg="vpc_id: no VPC %s in region %s" % (p["vpc_id"], module.api.region))
+    if not ipaddress.ip_network(p["cidr_block"]).subnet_of(ipaddress.ip_network(vpc["CidrBlock"])):
+        module.fail_json(msg="cidr_block %s is not inside the CIDR block %s of VPC %s"
+                         % (p["cidr_block"], vpc["CidrBlock"], p["vpc_id"]))
+
+
+def present(module):
+    p = module.params
+    check_inside_vpc(module)
+    vsw = find(module)
+    if vsw:
+        for key, option in (("ZoneId", "zone_id"), ("CidrBlock", "cidr_block")):
+            if vsw.get(key) != p[option]:
+                module.fail_json(msg="%s: VSwitch %s has %s, not %s; it cannot change"
+                                 % (option, vsw["VSwitchId"], vsw.get(key), p[option]))
+        return False, vsw
+    params = {"VpcId": p["vpc_id"], "ZoneId": p["zone_id"], "CidrBlock": p["cidr_block"],
+              "VSwitchName": p["name"], "Description": p["description"]}
+    if module.check_mode:
+        return True, params
+    vsw_id, _reply = module.api.create("ecs", "CreateVSwitch", params, "VSwitchId",
+                                       lambda i: find(module, i) is not None)
+    try:
+        vsw = wait_for(lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available",
+                       p["wait_timeout"])
+    except TimeoutError as exc:
+        module.fail_json(msg="VSwitch %s: %s" % (vsw_id, exc))
+    return True, vsw
+
+
+def absent(module):
+    vsw = find(module)
+    if not vsw:
+        return False, None
+    if not module.check_mode:
+        try:
+            module.api.call("ecs", "DeleteVSwitch", {"VSwitchId": vsw["VSwitchId"]})
+        except AlicloudApiError as exc:
+            if not exc.code.startswith("InvalidVSwitchId.NotFound"):
+                raise
+    return True, vsw
+
+
+def main():
+    module = AlicloudModule(
+        argument_spec=dict(
+            name=dict(type="str", required=True),
+            vpc_id=dict(type="str", required=True),
+            zone_id=dict(type="str"),
+            cidr_block=dict(type="str"),
+            description=dict(type="str"),
+            state=dict(type="str", default="present", choices=["present", "absent"]),
+            wait_timeout=dict(type="int", default=300),
+        ),
+        supports_check_mode=True,
+    )
+    errors = validate(module.params)
+    if errors:
+        module.fail_json(msg="; ".join(errors))
+    try:
+        if module.params["state"] == "present":
+            changed, vsw = present(module)
+            before, after = ({} if changed else view(vsw)), view(vsw)
+        else:
+            changed, vsw = absent(module)
+            before, after, vsw = view(vsw), {}, None
+    except AlicloudApiError as exc:
+        module.fail_api(exc)
+    result = dict(changed=changed, vswitch=view(vsw))
+    if module._diff:
+        result["diff"] = dict(before=before, after=after)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

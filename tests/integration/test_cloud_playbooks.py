@@ -1,0 +1,208 @@
+"""provision.yml -> scc.training.ecs inventory -> teardown.yml against the offline emulator.
+
+As root, the emulator's instances are backed by the hosts of a 2-host lab (127.0.9.11-12): the
+hosts the inventory plugin finds are then reached over real SSH.
+
+ansible-playbook and ansible-inventory run as a user runs them (subprocesses, credentials in the
+environment, the endpoint from the one vars file). Checked: the first provision at -vvvv leaks
+no secret; a second run changes nothing; --check on the converged cloud changes nothing and
+writes nothing; the inventory plugin finds the nodes with their RDMA addresses and GPU count;
+teardown deletes everything and then nothing; it refuses to delete what is not ours; bad
+variables fail before any API call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lab.cluster import Lab
+from lab.cloud.server import CloudEmulator
+from lab.cloud.store import Timings
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+WRITE_PREFIXES = ("Create", "Delete", "Run", "Authorize", "Revoke", "Modify", "Start", "Stop")
+
+
+LAB_FIRST_ADDRESS = "127.0.9.11"
+
+
+@pytest.fixture(scope="module")
+def lab():
+    """Two lab hosts to back the instances (root only); None otherwise."""
+    if os.geteuid() != 0:
+        yield None
+        return
+    lab = Lab(ROOT / ".lab-cloud")
+    lab.up(2, LAB_FIRST_ADDRESS, log=lambda *_: None)
+    try:
+        yield lab
+    finally:
+        lab.down(log=lambda *_: None)
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory, lab):
+    tmp = tmp_path_factory.mktemp("cloud")
+    key_id, secret = "LTAI" + secrets.token_hex(8), secrets.token_hex(15)
+    timings = Timings(vpc=0.05, instance_pending=0.2, instance_starting=0.2, file_system=0.5, mount_target=0.1)
+    backing = [h.address for h in lab.load()] if lab else None
+    with CloudEmulator(port=0, access_key_id=key_id, access_key_secret=secret, timings=timings,
+                       host_addresses=backing) as emu:
+        settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
+        settings.update(scc_cloud_name="pbt", scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint,
+                        scc_cloud_image_id="m-scc-centos75", scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"})
+        vars_file = tmp / "cloud.yml"
+        vars_file.write_text(yaml.safe_dump(settings))
+        inventory = yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text())
+        inventory.update(region=settings["scc_cloud_region"], ecs_endpoint=emu.endpoint, tags=settings["scc_cloud_tags"])
+        if lab:  # how the controller reaches lab hosts: the lab's key and pinned host keys
+            inventory["compose"].update(
+                ansible_ssh_private_key_file=repr(str(lab.key)),
+                ansible_ssh_common_args=repr("-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % lab.known_hosts),
+                ansible_python_interpreter="'/usr/bin/python3'",
+            )
+        inventory_file = tmp / "nodes.ecs.yml"
+        inventory_file.write_text(yaml.safe_dump(inventory))
+        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+        env.update(
+            ALIBABA_CLOUD_ACCESS_KEY_ID=key_id,
+            ALIBABA_CLOUD_ACCESS_KEY_SECRET=secret,
+            ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
+            ANSIBLE_FORCE_COLOR="0",
+            ANSIBLE_NOCOLOR="1",
+            PATH="%s:%s" % (BIN, env.get("PATH", "")),
+        )
+        yield dict(emu=emu, vars_file=vars_file, inventory=inventory_file, env=env, secret=secret, tmp=tmp,
+                   settings=settings, lab=lab)
+
+
+def playbook(cloud, name, *extra, vars_file=None):
+    cmd = [str(BIN / "ansible-playbook"), "-i", "localhost,", str(ROOT / "playbooks" / name),
+           "-e", "@%s" % (vars_file or cloud["vars_file"]), *extra]
+    proc = subprocess.run(cmd, cwd=ROOT, env=cloud["env"], capture_output=True, text=True, check=False, timeout=300)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def recap(output):
+    match = re.search(r"localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", output)
+    assert match, output[-3000:]
+    return dict(zip(("ok", "changed", "unreachable", "failed"), map(int, match.groups())))
+
+
+def plain(value):
+    """ansible-inventory --list marks data from the API as untrusted: {"__ansible_unsafe": v}."""
+    if isinstance(value, dict):
+        if set(value) == {"__ansible_unsafe"}:
+            return value["__ansible_unsafe"]
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def writes(emu, since):
+    return [c["action"] for c in emu.calls[since:] if c["action"].startswith(WRITE_PREFIXES)]
+
+
+def ours(emu, table):
+    return list(getattr(emu.store, table).values())
+
+
+def test_provision_inventory_teardown(cloud):
+    emu = cloud["emu"]
+    rc, out = playbook(cloud, "provision.yml", "--check")  # on an empty cloud: predicts, writes nothing
+    assert rc == 0 and recap(out)["changed"] >= 2 and writes(emu, 0) == [], out[-3000:]
+    rc, out = playbook(cloud, "provision.yml", "-vvvv")
+    assert rc == 0, out[-4000:]
+    assert cloud["secret"] not in out  # -vvvv shows module args: the secret must be masked
+    assert recap(out)["changed"] == 7
+    nodes = [i for i in ours(emu, "instances") if i["InstanceName"] == "pbt-node"]
+    assert len(nodes) == 2 and len(ours(emu, "file_systems")) == 1 and len(ours(emu, "mount_targets")) == 1
+
+    rc, out = playbook(cloud, "provision.yml")
+    assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
+    mark = len(emu.calls)
+    rc, out = playbook(cloud, "provision.yml", "--check")
+    assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
+    assert writes(emu, mark) == []
+
+    inv = subprocess.run([str(BIN / "ansible-inventory"), "-i", str(cloud["inventory"]), "--list"], cwd=ROOT,
+                         env=cloud["env"], capture_output=True, text=True, check=False, timeout=120)
+    assert inv.returncode == 0, inv.stderr
+    data = json.loads(inv.stdout)
+    hosts = sorted(data["scc_cluster"]["hosts"])
+    assert hosts == sorted(i["InstanceId"] for i in nodes)
+    assert sorted(data["type_ecs_sccgn6_24xlarge"]["hosts"]) == hosts
+    for host in hosts:
+        hv = plain(data["_meta"]["hostvars"][host])
+        inst = emu.store.instances[host]
+        assert hv["ansible_host"] == inst["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0]
+        assert hv["ecs_rdma_ips"] == inst["RdmaIpAddress"]["IpAddress"] and hv["ecs_rdma_ips"]
+        assert hv["ecs_gpu_count"] == 8 and hv["ecs_instance_type"] == "ecs.sccgn6.24xlarge"
+        assert hv["ansible_user"] == "root"
+
+    if cloud["lab"]:  # the nodes the plugin found are real hosts: reach them over SSH
+        assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == \
+            sorted(h.address for h in cloud["lab"].load())
+        ping = subprocess.run([str(BIN / "ansible"), "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping",
+                               "-o"], cwd=ROOT, env=cloud["env"], capture_output=True, text=True, check=False, timeout=180)
+        assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 2, ping.stdout + ping.stderr
+
+    rc, out = playbook(cloud, "teardown.yml")
+    assert rc == 0, out[-4000:]
+    for table in ("instances", "file_systems", "mount_targets", "security_groups", "hpc_clusters", "vswitches", "vpcs"):
+        assert ours(emu, table) == [], table
+    rc, out = playbook(cloud, "teardown.yml")
+    assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
+
+
+def test_teardown_refuses_what_is_not_ours(cloud):
+    emu = cloud["emu"]
+    # A VPC with our name but made by someone else (no scc.training description).
+    from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
+
+    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", ecs_endpoint=emu.endpoint)
+    api.call("ecs", "CreateVpc", {"VpcName": "pbt-vpc", "CidrBlock": "192.168.0.0/16", "Description": "production"})
+    mark = len(emu.calls)
+    rc, out = playbook(cloud, "teardown.yml")
+    assert rc != 0 and "is not marked as made by scc.training" in out
+    assert writes(emu, mark) == []
+    assert [v["VpcName"] for v in ours(emu, "vpcs")] == ["pbt-vpc"]
+    api.call("ecs", "DeleteVpc", {"VpcId": ours(emu, "vpcs")[0]["VpcId"]})
+
+
+def test_bad_variables_fail_before_any_api_call(cloud):
+    emu = cloud["emu"]
+    bad = dict(cloud["settings"], scc_cloud_vswitch_cidr="10.9.0.0/24")
+    bad_file = cloud["tmp"] / "bad.yml"
+    bad_file.write_text(yaml.safe_dump(bad))
+    mark = len(emu.calls)
+    rc, out = playbook(cloud, "provision.yml", vars_file=bad_file)
+    assert rc != 0 and "scc_cloud_vswitch_cidr" in out
+    assert emu.calls[mark:] == []
+
+
+def test_secret_given_as_a_module_option_stays_out_of_vvvv_output(cloud):
+    """The provision run above takes the secret from the environment; here it is a module option."""
+    emu = cloud["emu"]
+    args = json.dumps(dict(access_key=emu.access_key_id, secret_key=cloud["secret"], region="cn-shanghai",
+                           ecs_endpoint=emu.endpoint))
+    env = {k: v for k, v in cloud["env"].items() if not k.startswith("ALIBABA_CLOUD_")}
+    proc = subprocess.run([str(BIN / "ansible"), "localhost", "-c", "local", "-i", "localhost,", "-vvvv",
+                           "-e", "ansible_python_interpreter=%s" % sys.executable,
+                           "-m", "scc.training.ecs_instance_info", "-a", args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]  # the secret reached the API: the signed call succeeded
+    assert "secret_key: VALUE_SPECIFIED_IN_NO_LOG_PARAMETER" in out  # -vvvv printed the module args, masked
+    assert cloud["secret"] not in out

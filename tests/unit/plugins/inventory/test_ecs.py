@@ -1,0 +1,107 @@
+"""scc.training.ecs inventory plugin on a real DescribeInstances reply (tests/fixtures/alicloud)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ansible.errors import AnsibleError
+from ansible.inventory.data import InventoryData
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+
+from ansible_collections.scc.training.plugins.inventory.ecs import InventoryModule
+
+FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "alicloud" / "describe_instances_cn_hangzhou.txt"
+
+
+def reply():
+    text = FIXTURE.read_text()
+    assert text.startswith("# source: https://github.com/aliyun/")
+    return json.loads(text.split("\n", 1)[1])
+
+
+class FakeSdkClient:
+    """Stands in for AcsClient: answers DescribeInstances with the fixture, page by page."""
+
+    def __init__(self, data):
+        self.items = data["Instances"]["Instance"]
+        self.requests = []
+
+    def do_action_with_exception(self, request):
+        params = dict(request.get_query_params())
+        self.requests.append(params)
+        size, number = int(params["PageSize"]), int(params["PageNumber"])
+        page = self.items[(number - 1) * size:number * size]
+        return json.dumps({"TotalCount": len(self.items), "PageNumber": number, "PageSize": size,
+                           "RequestId": "R", "Instances": {"Instance": page}}).encode()
+
+
+def make_plugin(monkeypatch, **options):
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud
+
+    fake = FakeSdkClient(reply())
+    real_init = _alicloud.AlicloudApi.__init__
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        self._client = fake
+
+    monkeypatch.setattr(_alicloud.AlicloudApi, "__init__", init)
+    defaults = dict(access_key="AK", secret_key="SK", security_token=None, region="cn-hangzhou", ecs_endpoint="127.0.0.1:1",
+                    connect_timeout=5, read_timeout=30, api_retries=0, tags={}, instance_types=[], vpc_id=None,
+                    hpc_cluster_id=None, statuses=["Running"], hostnames="instance_id", compose={}, groups={},
+                    keyed_groups=[], strict=True, leading_separator=True, use_extra_vars=False)
+    defaults.update(options)
+    plugin = InventoryModule()
+    plugin.get_option = lambda name: defaults[name]
+    plugin.inventory = InventoryData()
+    plugin.templar = Templar(loader=DataLoader())
+    return plugin, fake
+
+
+def test_running_instances_become_hosts_with_addresses_and_gpus(monkeypatch):
+    plugin, fake = make_plugin(monkeypatch, keyed_groups=[{"key": trust_as_template("ecs_instance_type"), "prefix": "type"}],
+                               groups={"gpu": trust_as_template("ecs_gpu_count > 0")})  # as read from the file
+    plugin._populate(plugin._fetch())
+    data = reply()["Instances"]["Instance"]
+    running = {i["InstanceId"]: i for i in data if i["Status"] == "Running"}
+    assert set(plugin.inventory.hosts) == set(running) and len(running) == 15
+    assert len(fake.requests) == 1 and fake.requests[0]["PageSize"] == 50  # 24 items: one page
+    host = plugin.inventory.get_host("i-bp18ncx6mrfqom5acq8s")  # the running ecs.gn6i-c4g1.xlarge (1x T4)
+    hv = host.vars
+    assert hv["ecs_gpu_count"] == 1 and hv["ecs_gpu_spec"] == "NVIDIA T4"
+    assert hv["ansible_host"] == running["i-bp18ncx6mrfqom5acq8s"]["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0]
+    assert hv["ecs_rdma_ips"] == [] and hv["ecs_instance_type"] == "ecs.gn6i-c4g1.xlarge"
+    assert [h.name for h in plugin.inventory.groups["gpu"].get_hosts()] == ["i-bp18ncx6mrfqom5acq8s"]
+    g7 = {h.name for h in plugin.inventory.groups["type_ecs_g7_large"].get_hosts()}
+    assert g7 == {i for i, v in running.items() if v["InstanceType"] == "ecs.g7.large"} and len(g7) == 5
+
+
+def test_tag_and_type_filters(monkeypatch):
+    data = reply()["Instances"]["Instance"]
+    tagged = [i for i in data if {"TagKey": "ack.aliyun.com", "TagValue": "cc780733e93b8433299c2da47d66e98b4"}
+              in (i.get("Tags") or {}).get("Tag", [])]
+    assert tagged
+    plugin, fake = make_plugin(monkeypatch, tags={"ack.aliyun.com": "cc780733e93b8433299c2da47d66e98b4"}, statuses=[])
+    plugin._populate(plugin._fetch())
+    assert set(plugin.inventory.hosts) == {i["InstanceId"] for i in tagged}
+    assert fake.requests[0]["Tag.1.Key"] == "ack.aliyun.com"  # filtered on the server too
+
+    plugin = make_plugin(monkeypatch, instance_types=["ecs.gn6i-c4g1.xlarge"], statuses=["Stopped"])[0]
+    plugin._populate(plugin._fetch())
+    assert len(plugin.inventory.hosts) == 3
+
+
+def test_duplicate_host_names_fail(monkeypatch):
+    plugin = make_plugin(monkeypatch, hostnames="instance_name", statuses=[])[0]
+    views = plugin._fetch()
+    with pytest.raises(AnsibleError, match="hostnames: instance_id"):
+        plugin._populate(views + views[:1])
+
+
+def test_verify_file_accepts_only_ecs_yml(tmp_path):
+    good, bad = tmp_path / "cluster.ecs.yml", tmp_path / "cluster.yml"
+    good.write_text("plugin: scc.training.ecs\n")
+    bad.write_text("plugin: scc.training.ecs\n")
+    assert InventoryModule().verify_file(str(good)) and not InventoryModule().verify_file(str(bad))

@@ -1,0 +1,135 @@
+"""Pure logic of the client factory: ClientToken derivation, retry classification, backoff, params."""
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import _alicloud as ali
+
+
+def test_client_token_is_derived_from_the_request_only():
+    params = {"InstanceType": "ecs.sccgn6.24xlarge", "Amount": 2, "Tag": {"a": "1"}}
+    token = ali.client_token("RunInstances", params)
+    # the same request gives the same token, whatever the dict order and volatile fields
+    again = ali.client_token("RunInstances", {"Tag": {"a": "1"}, "Amount": 2, "InstanceType": "ecs.sccgn6.24xlarge",
+                                              "ClientToken": "old", "DryRun": True})
+    assert token == again
+    assert token.startswith("scc-") and len(token) == ali.CLIENT_TOKEN_LENGTH and token.isascii()
+    # any change of the request, the action or the generation gives another token
+    assert ali.client_token("RunInstances", dict(params, Amount=3)) != token
+    assert ali.client_token("CreateInstance", params) != token
+    assert ali.client_token("RunInstances", params, generation=1) != token
+
+
+@pytest.mark.parametrize(
+    "code,status,expected",
+    [
+        ("Throttling", 400, True),
+        ("Throttling.User", 400, True),
+        ("Throttling.Api", 429, True),
+        ("ServiceUnavailable", 503, True),
+        ("InternalError", 500, True),
+        ("SDK.HttpError", None, True),
+        ("SDK.UnknownServerError", 502, True),  # a proxy's non-JSON 502
+        ("InvalidParameter", 400, False),
+        ("IdempotentParameterMismatch", 403, False),
+        ("OperationDenied.NoStock", 403, False),
+        ("Forbidden.RAM", 403, False),
+        ("SignatureDoesNotMatch", 400, False),
+        ("InvalidAccessKeySecret", 400, False),
+    ],
+)
+def test_retry_classification(code, status, expected):
+    assert ali.is_retryable(code, status) is expected
+
+
+def test_backoff_is_jittered_exponential_and_capped():
+    assert ali.backoff_delay(0, rand=lambda: 1.0) == 0.5
+    assert ali.backoff_delay(3, rand=lambda: 1.0) == 4.0
+    assert ali.backoff_delay(30, rand=lambda: 1.0) == 20.0
+    assert ali.backoff_delay(3, rand=lambda: 0.25) == 1.0
+    assert ali.backoff_delay(3, rand=lambda: 0.0) == 0.0
+
+
+def test_flatten_params_rpc_form():
+    flat = ali.flatten_params(
+        {"Tag": {"b": "2", "a": "1"}, "InstanceId": ["i-1", "i-2"], "Force": True, "Skip": None, "Amount": 2}
+    )
+    assert flat == {
+        "Tag.1.Key": "a", "Tag.1.Value": "1", "Tag.2.Key": "b", "Tag.2.Value": "2",
+        "InstanceId.1": "i-1", "InstanceId.2": "i-2", "Force": "true", "Amount": 2,
+    }
+
+
+def test_tags_from_api_both_shapes():
+    assert ali.tags_from_api({"Tag": [{"TagKey": "a", "TagValue": "1"}]}) == {"a": "1"}
+    assert ali.tags_from_api({"Tag": [{"Key": "a", "Value": "1"}]}, "Key", "Value") == {"a": "1"}
+    assert ali.tags_from_api(None) == {}
+
+
+class _FakeSdkClient:
+    """Stands in for AcsClient.do_action_with_exception: replays a script of replies/errors."""
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.requests = []
+
+    def do_action_with_exception(self, request):
+        self.requests.append(dict(request.get_query_params()))
+        item = self.script.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+
+def _api(script, retries=3):
+    sleeps = []
+    api = ali.AlicloudApi("AKID", "SECRET", "cn-shanghai", ecs_endpoint="127.0.0.1:1", api_retries=retries,
+                          sleep=sleeps.append)
+    api._client = _FakeSdkClient(script)
+    return api, sleeps
+
+
+def test_call_retries_transient_errors_with_the_same_client_token():
+    from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
+
+    api, sleeps = _api([
+        ServerException("Throttling", "Request was denied due to request throttling.", 400, "R-1"),
+        ClientException("SDK.HttpError", "connection reset"),
+        b'{"RequestId": "R-3", "VpcId": "vpc-1"}',
+    ])
+    reply = api.call("ecs", "CreateVpc", {"CidrBlock": "192.168.0.0/16"}, client_token_generation=0)
+    assert reply["VpcId"] == "vpc-1"
+    tokens = {r["ClientToken"] for r in api._client.requests}
+    assert len(api._client.requests) == 3 and len(tokens) == 1
+    assert len(sleeps) == 2
+
+
+def test_call_fails_at_once_on_a_permanent_error_and_gives_up_after_the_bound():
+    from aliyunsdkcore.acs_exception.exceptions import ServerException
+
+    api, sleeps = _api([ServerException("InvalidParameter", "bad", 400, "R-9")])
+    with pytest.raises(ali.AlicloudApiError) as err:
+        api.call("ecs", "DescribeVpcs", {})
+    assert (err.value.code, err.value.request_id, err.value.attempts) == ("InvalidParameter", "R-9", 1)
+    assert sleeps == []
+
+    api, sleeps = _api([ServerException("ServiceUnavailable", "down", 503, "R-%d" % i) for i in range(3)], retries=2)
+    with pytest.raises(ali.AlicloudApiError) as err:
+        api.call("ecs", "DescribeVpcs", {})
+    assert err.value.attempts == 3 and len(sleeps) == 2
+
+
+def test_create_moves_to_the_next_token_when_the_old_result_is_gone():
+    api = _api([b'{"VpcId": "vpc-deleted"}', b'{"VpcId": "vpc-new"}'])[0]
+    vpc_id, _reply = api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId",
+                                lambda i: i == "vpc-new")
+    assert vpc_id == "vpc-new"
+    first, second = (r["ClientToken"] for r in api._client.requests)
+    assert first == ali.client_token("CreateVpc", {"CidrBlock": "10.0.0.0/8"}, 0)
+    assert second == ali.client_token("CreateVpc", {"CidrBlock": "10.0.0.0/8"}, 1)
+
+
+def test_missing_credentials_and_region_are_named():
+    with pytest.raises(ali.AlicloudApiError, match="access_key"):
+        ali.AlicloudApi(None, None, "cn-shanghai")
+    with pytest.raises(ali.AlicloudApiError, match="region"):
+        ali.AlicloudApi("a", "b", None)
