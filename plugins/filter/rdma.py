@@ -3,8 +3,8 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
 
-``parse_ibv_devinfo``, ``parse_ibstat``, ``rdma_port_problems`` (ib_check) and ``nccl_ib_env``
-(bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
+``parse_ibv_devinfo``, ``parse_ibstat``, ``rdma_port_problems`` and ``rdma_cluster_differences``
+(ib_check), and ``nccl_ib_env`` (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -40,6 +40,14 @@ def rdma_port_problems(devices, expected_devices=None, link_layer=None, rate_gbp
     return rdma.port_problems(devices, expected_devices, link_layer, rate_gbps, state)
 
 
+def rdma_cluster_differences(results):
+    """{node: rdma_info result} -> one line per node whose active ports or GID indexes differ from the first's."""
+    if not isinstance(results, dict):
+        raise AnsibleFilterError("rdma_cluster_differences: input must map each node to its rdma_info result, got %s"
+                                 % type(results).__name__)
+    return rdma.cluster_differences(results)
+
+
 def nccl_ib_env(devices, socket_interface, debug="INFO"):
     """rdma_info's ``devices`` -> NCCL environment for RDMA (NCCL_IB_HCA, NCCL_IB_GID_INDEX, ...)."""
     if not isinstance(devices, list):
@@ -58,5 +66,6 @@ class FilterModule(object):
             "parse_ibv_devinfo": parse_ibv_devinfo,
             "parse_ibstat": parse_ibstat,
             "rdma_port_problems": rdma_port_problems,
+            "rdma_cluster_differences": rdma_cluster_differences,
             "nccl_ib_env": nccl_ib_env,
         }

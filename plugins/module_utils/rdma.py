@@ -424,3 +424,34 @@ def nccl_ib_env(devices, socket_interface, debug="INFO"):
     if roce and len(indexes) == 1 and None not in indexes:
         env["NCCL_IB_GID_INDEX"] = str(indexes.pop())
     return env
+
+
+def _nccl_view(devices):
+    """What NCCL on a node would be told: its active ports and their RoCE v2 GID index."""
+    return dict(("%s:%d" % (d["name"], p["port"]), p.get("roce_v2_gid_index"))
+                for d in devices or [] for p in d.get("ports", []) if p.get("state") == "PORT_ACTIVE")
+
+
+def cluster_differences(results):
+    """Nodes whose active ports or RoCE v2 GID indexes differ from the first node's.
+
+    ``results`` maps each node (in play order) to its rdma_info result. bert_launch gives every
+    rank the first node's NCCL_IB_HCA and NCCL_IB_GID_INDEX, so the others must match it. One
+    pass over the nodes, one line per differing node.
+    """
+    names = list(results)
+    if not names:
+        return []
+    first = names[0]
+    reference = _nccl_view(results[first].get("devices"))
+    lines = []
+    for name in names[1:]:
+        view = _nccl_view(results[name].get("devices"))
+        if sorted(view) != sorted(reference):
+            lines.append("%s: active ports %s, %s has %s" % (
+                name, ", ".join(sorted(view)) or "none", first, ", ".join(sorted(reference)) or "none"))
+        elif view != reference:
+            lines.append("%s: RoCE v2 GID index %s, %s has %s" % (
+                name, ", ".join("%s=%s" % (k, view[k]) for k in sorted(view)), first,
+                ", ".join("%s=%s" % (k, reference[k]) for k in sorted(reference))))
+    return lines

@@ -158,3 +158,29 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
                 f"ib_check: {h}: mlx5_0:1 active, Ethernet, 100 Gb/s (RoCE v2 GID index 1)." for h in ("node1", "node2")]
     finally:
         shutil.rmtree(tree, ignore_errors=True)
+
+
+def test_ib_check_nodes_must_match_the_first(lab, tmp_path):
+    """Per-node stand-in trees: node1's from the fixtures, node2's the same without the RoCE v2
+    GID of mlx5_0 (so NCCL_IB_GID_INDEX from node1 would be wrong there). Each node passes its own
+    checks; the cluster check, run once, names node2."""
+    base = lab.shared / "stand-in-per-node"
+    try:
+        for host in ("node1", "node2"):
+            tree = _tree.build_tree(base / host, "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt")
+            shutil.rmtree(tree / "mlx5_1")
+        for sub in ("gids", "gid_attrs/types", "gid_attrs/ndevs"):
+            (base / "node2" / "mlx5_0" / "ports" / "1" / sub / "1").unlink()
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars={
+            "ib_check_sysfs_path": "/mnt/cpfs/stand-in-per-node/{{ inventory_hostname }}",
+            "ib_check_expected_devices": 1, "ib_check_expected_rate_gbps": 100})
+        assert status == "failed"
+        failures = _results(events, "runner_on_failed")
+        assert list(failures) == ["node1"]
+        assert failures["node1"]["msg"] == [
+            "ib_check: the nodes differ from node1 (NCCL would be given its ports):",
+            "node2: RoCE v2 GID index mlx5_0:1=None, node1 has mlx5_0:1=1",
+        ]
+        assert _changed(events) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -19,6 +19,7 @@ def test_registered_names():
         "parse_ibv_devinfo": rdma.parse_ibv_devinfo,
         "parse_ibstat": rdma.parse_ibstat,
         "rdma_port_problems": rdma.rdma_port_problems,
+        "rdma_cluster_differences": rdma.rdma_cluster_differences,
         "nccl_ib_env": rdma.nccl_ib_env,
     }
     assert nccl.FilterModule().filters() == {"parse_nccl_log": nccl.parse_nccl_log}
@@ -40,6 +41,7 @@ def test_filters_on_fixtures():
     (rdma.parse_ibv_devinfo, ["hca_id: x"], "parse_ibv_devinfo"),
     (rdma.parse_ibstat, None, "parse_ibstat"),
     (rdma.rdma_port_problems, {"devices": []}, "rdma_port_problems"),
+    (rdma.rdma_cluster_differences, [{"devices": []}], "rdma_cluster_differences"),
     (nccl.parse_nccl_log, 42, "parse_nccl_log"),
 ])
 def test_wrong_input_type(func, arg, name):

@@ -199,3 +199,29 @@ def test_nccl_ib_env_without_active_port_fails():
     devices = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_v_mlx4_port_down.txt"))
     with pytest.raises(ValueError, match="no active RDMA port"):
         rdma.nccl_ib_env(devices, "eth0")
+
+
+def _result(devices):
+    return {"devices": devices}
+
+
+def test_cluster_differences_none_when_alike():
+    same = {"node%d" % i: _result(_devices_sccgn6_like()) for i in (1, 2, 3)}
+    assert rdma.cluster_differences(same) == []
+    assert rdma.cluster_differences({}) == []
+
+
+def test_cluster_differences_names_each_differing_node_once():
+    node2 = _devices_sccgn6_like()
+    node2[0]["ports"][0]["roce_v2_gid_index"] = 5
+    node3 = _devices_sccgn6_like()
+    node3[1]["ports"][0]["state"] = "PORT_DOWN"
+    node4 = _devices_sccgn6_like()
+    node4[0]["name"] = "mlx5_2"
+    results = {"node1": _result(_devices_sccgn6_like()), "node2": _result(node2), "node3": _result(node3),
+               "node4": _result(node4)}
+    assert rdma.cluster_differences(results) == [
+        "node2: RoCE v2 GID index mlx5_0:1=5, mlx5_1:1=3, node1 has mlx5_0:1=3, mlx5_1:1=3",
+        "node3: active ports mlx5_0:1, node1 has mlx5_0:1, mlx5_1:1",
+        "node4: active ports mlx5_1:1, mlx5_2:1, node1 has mlx5_0:1, mlx5_1:1",
+    ]
