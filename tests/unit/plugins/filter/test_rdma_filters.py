@@ -22,7 +22,8 @@ def test_registered_names():
         "rdma_cluster_differences": rdma.rdma_cluster_differences,
         "nccl_ib_env": rdma.nccl_ib_env,
     }
-    assert nccl.FilterModule().filters() == {"parse_nccl_log": nccl.parse_nccl_log}
+    assert nccl.FilterModule().filters() == {"parse_nccl_log": nccl.parse_nccl_log,
+                                             "parse_nccl_tests": nccl.parse_nccl_tests}
 
 
 def test_filters_on_fixtures():
@@ -43,6 +44,7 @@ def test_filters_on_fixtures():
     (rdma.rdma_port_problems, {"devices": []}, "rdma_port_problems"),
     (rdma.rdma_cluster_differences, [{"devices": []}], "rdma_cluster_differences"),
     (nccl.parse_nccl_log, 42, "parse_nccl_log"),
+    (nccl.parse_nccl_tests, b"# Avg bus bandwidth : 1", "parse_nccl_tests"),
 ])
 def test_wrong_input_type(func, arg, name):
     with pytest.raises(AnsibleFilterError, match=name):
