@@ -78,7 +78,8 @@ def bandwidth_section(report, directory):
         out.append("<p>%d pairs in %d rounds; min %.2f, mean %.2f, max %.2f Gb/s; threshold %.2f Gb/s = %s &times; %s Gb/s (%s)</p>"
                    % (s["pairs"], len(b["rounds"]), s["min"] or 0, s["mean"] or 0, s["max"] or 0, b["min_gbps"],
                       esc(b["min_fraction"]), esc(b["link_rate_gbps"]), esc(b["link_rate_source"])))
-        rows = [[esc(p["round"]), esc(p["client"]), esc(p["server"]), "%.2f" % p["gbps"], verdict(p["ok"])] for p in b["pairs"]]
+        rows = [[esc(p["round"]), esc(p["client"]), esc(p["server"]), "%.2f" % p["gbps"], verdict(p["ok"])]
+                for p in sorted(b["pairs"], key=lambda p: (int(p["round"]), p["client"]))]
         out.append(table(["round", "client", "server", "Gb/s", ""], rows))
         if b["missing"]:
             out.append('<p class="bad">not measured: %s</p>' % esc(", ".join("-".join(m) for m in b["missing"])))
