@@ -419,7 +419,7 @@ def nccl_ib_env(devices, socket_interface, debug="INFO"):
         "NCCL_SOCKET_IFNAME": socket_interface,
         "NCCL_DEBUG": debug,
     }
-    roce = [p for _, p in active if p.get("link_layer") == "Ethernet"]
+    roce = [port for dummy, port in active if port.get("link_layer") == "Ethernet"]
     indexes = set(p.get("roce_v2_gid_index") for p in roce)
     if roce and len(indexes) == 1 and None not in indexes:
         env["NCCL_IB_GID_INDEX"] = str(indexes.pop())

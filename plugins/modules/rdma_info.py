@@ -12,7 +12,7 @@ DOCUMENTATION = r"""
 module: rdma_info
 short_description: Report the RDMA (InfiniBand / RoCE) devices and ports of a host
 version_added: 0.1.0
-author: scc.training developers
+author: scc.training developers (@scc-training)
 description:
   - >-
     Read-only. Runs C(ibv_devinfo -v) (and C(ibstat) for the rate) when they are installed and
@@ -38,9 +38,11 @@ options:
     default: true
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Read-only; it runs the same in check mode.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - The shape of RV(devices) is the one of the filter P(scc.training.parse_ibv_devinfo#filter),
