@@ -56,7 +56,7 @@ def nodes_section(report):
     rows = []
     for n in report["nodes"]:
         gpu, rdma, cpfs, ssh = n["gpu"], n["rdma"], n["cpfs"], n["ssh"]
-        gpus = esc(gpu["count"]) + ("<br>" + "<br>".join(esc(l) for l in gpu["nvidia_smi"]) if gpu["nvidia_smi"] else
+        gpus = esc(gpu["count"]) + ("<br>" + "<br>".join(esc(line) for line in gpu["nvidia_smi"]) if gpu["nvidia_smi"] else
                                     ' <span class="na">(no nvidia-smi)</span>')
         ports = "<br>".join("%s %s %s %s" % (esc(p["port"]), esc(p["state"]), esc(p["link_layer"]),
                                              esc("%s Gb/s" % p["rate_gbps"] if p["rate_gbps"] is not None else ""))
