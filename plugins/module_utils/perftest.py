@@ -144,7 +144,7 @@ def all_pairs_rounds(nodes):
     ring = nodes + [None] if len(nodes) % 2 else list(nodes)
     n = len(ring)
     rounds = []
-    for _ in range(n - 1):
+    for dummy_round in range(n - 1):
         pairs = []
         for i in range(n // 2):
             a, b = ring[i], ring[n - 1 - i]
@@ -165,7 +165,7 @@ def bandwidth_matrix(nodes, measurements, min_gbps):
     """
     nodes = list(nodes)
     index = dict((n, i) for i, n in enumerate(nodes))
-    matrix = [[None] * len(nodes) for _ in nodes]
+    matrix = [[None] * len(nodes) for dummy_node in nodes]
     pairs, slow = [], []
     for m in measurements:
         a, b, gbps = m["client"], m["server"], float(m["gbps"])

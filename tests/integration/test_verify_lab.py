@@ -140,7 +140,7 @@ def test_rdma_mode_fails_on_hosts_without_rdma_devices(lab, workdir, tmp_path):
     )
     status, rc, events = run(lab, workdir, playbook, {"rdma_bandwidth_mode": "rdma"})
     assert status == "failed" and rc != 0
-    messages = {host: msg for host, _, msg in failed(events)}
+    messages = {host: msg for host, dummy_task, msg in failed(events)}
     assert sorted(messages) == ["node1", "node2", "node3"]
     for host, msg in messages.items():
         assert f"rdma_bandwidth: {host} has no active RDMA port" in msg
