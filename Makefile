@@ -7,7 +7,7 @@ LAB_DIR ?= $(CURDIR)/.lab
 LAB_HOSTS ?= 2
 MOLECULE_LAB_DIR := $(CURDIR)/.lab-molecule
 # Molecule scenarios in dependency order: each later one assumes the earlier ones converged.
-SCENARIOS := hosts_file ssh_trust mpi_hostfile openmpi python_env bert_launch
+SCENARIOS := cpfs_mount hosts_file ssh_trust mpi_hostfile openmpi python_env bert_launch
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 

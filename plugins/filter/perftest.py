@@ -1,0 +1,66 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""Bandwidth filters for scc.training: thin wrappers over plugins/module_utils/perftest.py.
+
+``parse_perftest`` (ib_write_bw and the other perftest BW tests), ``parse_iperf3`` (iperf3 -J),
+``all_pairs_rounds`` (the round-robin schedule of rdma_bandwidth) and ``bandwidth_matrix``.
+Their documentation lives in the sidecar ``<filter name>.yml`` files.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.six import string_types
+
+from ansible_collections.scc.training.plugins.module_utils import perftest
+
+
+def parse_perftest(text):
+    """perftest BW output -> {test, device, link_type, gid_index, connection_type, unit, rows}."""
+    if not isinstance(text, string_types):
+        raise AnsibleFilterError("parse_perftest: input must be the command's output as a string, got %s" % type(text).__name__)
+    try:
+        return perftest.parse_perftest(text)
+    except perftest.PerftestParseError as exc:
+        raise AnsibleFilterError("parse_perftest: %s" % exc)
+
+
+def parse_iperf3(data):
+    """iperf3 -J output (text or dict) -> sent/received Gb/s, retransmits, intervals."""
+    try:
+        return perftest.parse_iperf3(data)
+    except perftest.PerftestParseError as exc:
+        raise AnsibleFilterError("parse_iperf3: %s" % exc)
+
+
+def all_pairs_rounds(nodes):
+    """List of node names -> list of rounds, each a list of [a, b] pairs."""
+    if isinstance(nodes, (string_types, dict)) or not hasattr(nodes, "__iter__"):
+        raise AnsibleFilterError("all_pairs_rounds: input must be a list of node names, got %s" % type(nodes).__name__)
+    try:
+        return perftest.all_pairs_rounds([str(n) for n in nodes])
+    except ValueError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def bandwidth_matrix(measurements, nodes, min_gbps):
+    """List of {client, server, gbps} -> matrix, pairs, below_threshold, missing, ok."""
+    try:
+        return perftest.bandwidth_matrix(nodes, measurements, float(min_gbps))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("bandwidth_matrix: %s" % exc)
+
+
+class FilterModule(object):
+    """scc.training bandwidth filters."""
+
+    def filters(self):
+        return {
+            "parse_perftest": parse_perftest,
+            "parse_iperf3": parse_iperf3,
+            "all_pairs_rounds": all_pairs_rounds,
+            "bandwidth_matrix": bandwidth_matrix,
+        }

@@ -1,0 +1,71 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
+
+``parse_ibv_devinfo``, ``parse_ibstat``, ``rdma_port_problems`` and ``rdma_cluster_differences``
+(ib_check), and ``nccl_ib_env`` (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.six import string_types
+
+from ansible_collections.scc.training.plugins.module_utils import rdma
+
+
+def _text(value, name):
+    if not isinstance(value, string_types):
+        raise AnsibleFilterError("%s: input must be the command's output as a string, got %s" % (name, type(value).__name__))
+    return value
+
+
+def parse_ibv_devinfo(text):
+    """``ibv_devinfo`` / ``ibv_devinfo -v`` output -> list of devices."""
+    return rdma.parse_ibv_devinfo(_text(text, "parse_ibv_devinfo"))
+
+
+def parse_ibstat(text):
+    """``ibstat`` output -> dict keyed by CA name."""
+    return rdma.parse_ibstat(_text(text, "parse_ibstat"))
+
+
+def rdma_port_problems(devices, expected_devices=None, link_layer=None, rate_gbps=None, state="PORT_ACTIVE"):
+    """rdma_info's ``devices`` -> list of readable problems (empty when all is as expected)."""
+    if not isinstance(devices, list):
+        raise AnsibleFilterError("rdma_port_problems: input must be rdma_info's devices list, got %s" % type(devices).__name__)
+    return rdma.port_problems(devices, expected_devices, link_layer, rate_gbps, state)
+
+
+def rdma_cluster_differences(results):
+    """{node: rdma_info result} -> one line per node whose active ports or GID indexes differ from the first's."""
+    if not isinstance(results, dict):
+        raise AnsibleFilterError("rdma_cluster_differences: input must map each node to its rdma_info result, got %s"
+                                 % type(results).__name__)
+    return rdma.cluster_differences(results)
+
+
+def nccl_ib_env(devices, socket_interface, debug="INFO"):
+    """rdma_info's ``devices`` -> NCCL environment for RDMA (NCCL_IB_HCA, NCCL_IB_GID_INDEX, ...)."""
+    if not isinstance(devices, list):
+        raise AnsibleFilterError("nccl_ib_env: input must be rdma_info's devices list, got %s" % type(devices).__name__)
+    try:
+        return rdma.nccl_ib_env(devices, socket_interface, debug)
+    except ValueError as exc:
+        raise AnsibleFilterError("nccl_ib_env: %s" % exc)
+
+
+class FilterModule(object):
+    """scc.training RDMA filters."""
+
+    def filters(self):
+        return {
+            "parse_ibv_devinfo": parse_ibv_devinfo,
+            "parse_ibstat": parse_ibstat,
+            "rdma_port_problems": rdma_port_problems,
+            "rdma_cluster_differences": rdma_cluster_differences,
+            "nccl_ib_env": nccl_ib_env,
+        }

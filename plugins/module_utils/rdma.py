@@ -1,0 +1,457 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""RDMA (InfiniBand / RoCE) parsers shared by the rdma_info module and the filters.
+
+- ``parse_ibv_devinfo``: ``ibv_devinfo`` and ``ibv_devinfo -v`` text -> list of devices.
+- ``parse_ibstat``: ``ibstat`` text -> dict keyed by CA name.
+- ``read_sysfs``: ``/sys/class/infiniband`` (or a copy of it) -> list of devices, the same
+  shape as ``parse_ibv_devinfo`` plus rate, netdev and GID types.
+- ``roce_v2_gid_index``: the GID index NCCL should use on a RoCE port.
+- ``port_problems``: one readable line per port that is not as expected (ib_check).
+- ``nccl_ib_env``: the NCCL environment for RDMA from rdma_info's devices (bert_launch).
+
+Pure Python, no Ansible imports: the filters and the module both wrap these functions.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import re
+
+# ibv_devinfo prints "state: PORT_ACTIVE (4)"; sysfs "4: ACTIVE"; ibstat "Active".
+# Every source is normalised to ibv_devinfo's names, which ib_check compares against.
+_SYSFS_STATE = {
+    "NOP": "PORT_NOP",
+    "DOWN": "PORT_DOWN",
+    "INIT": "PORT_INIT",
+    "ARMED": "PORT_ARMED",
+    "ACTIVE": "PORT_ACTIVE",
+    "ACTIVE_DEFER": "PORT_ACTIVE_DEFER",
+}
+_IBSTAT_STATE = {
+    "Down": "PORT_DOWN",
+    "Initializing": "PORT_INIT",
+    "Armed": "PORT_ARMED",
+    "Active": "PORT_ACTIVE",
+}
+
+_DEVICE_INT_KEYS = ("vendor_part_id", "phys_port_cnt")
+_PORT_INT_KEYS = ("sm_lid", "port_lid")
+_KEY_VALUE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]*?):\s*(.*?)\s*$")
+_GID_LINE = re.compile(r"^\s*GID\[\s*(\d+)\]:\s*(\S+?)(?:,\s*(.+?))?\s*$")
+_PAREN_NUM = re.compile(r"^(.*?)\s*\((\d+)\)$")
+_RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*Gb/sec")
+_ZERO_GID = re.compile(r"^[0:]+$")
+
+
+def _int_or_none(text):
+    try:
+        return int(text, 0)
+    except (TypeError, ValueError):
+        return None
+
+
+def _num(text):
+    """'25' -> 25, '2.5' -> 2.5, anything else -> None."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return int(value) if value.is_integer() else value
+
+
+def _strip_code(text):
+    """'PORT_ACTIVE (4)' -> 'PORT_ACTIVE'; '4096 (5)' -> '4096'."""
+    match = _PAREN_NUM.match(text)
+    return match.group(1) if match else text
+
+
+def _gid_type(text):
+    """Normalise a GID type: 'RoCE v2', 'IB/RoCE v1' (sysfs), 'RoCE v1', 'IB'."""
+    if not text:
+        return None
+    text = text.strip()
+    if text.lower().endswith("v2"):
+        return "RoCE v2"
+    if text.lower().endswith("v1"):
+        return "RoCE v1"
+    return text
+
+
+def parse_ibv_devinfo(text):
+    """Parse ``ibv_devinfo`` or ``ibv_devinfo -v`` output into a list of devices.
+
+    Each device: ``name`` (hca_id), ``transport``, ``fw_ver``, ``node_guid``, ``sys_image_guid``,
+    ``vendor_id``, ``vendor_part_id``, ``board_id``, ``phys_port_cnt`` and ``ports``, a list of
+    ``port`` (int), ``state`` (e.g. PORT_ACTIVE), ``phys_state``, ``link_layer``, ``max_mtu`` and
+    ``active_mtu`` (ints), ``active_width``, ``active_speed`` (``-v`` only, else None) and
+    ``gids`` (``-v`` only: ``index``, ``gid``, ``type``, the type printed by rdma-core >= 28).
+    Lines that are neither (device flags, "Failed to open device") are skipped.
+    """
+    devices = []
+    device = None
+    port = None
+    for raw in (text or "").splitlines():
+        line = raw.rstrip()
+        if not line.strip():
+            continue
+        stripped = line.strip()
+        if stripped.startswith("hca_id:"):
+            device = {
+                "name": stripped.split(":", 1)[1].strip(),
+                "transport": None,
+                "fw_ver": None,
+                "node_guid": None,
+                "sys_image_guid": None,
+                "vendor_id": None,
+                "vendor_part_id": None,
+                "board_id": None,
+                "phys_port_cnt": None,
+                "ports": [],
+            }
+            devices.append(device)
+            port = None
+            continue
+        if device is None:
+            continue
+        gid = _GID_LINE.match(line)
+        if gid and port is not None:
+            port["gids"].append({
+                "index": int(gid.group(1)),
+                "gid": gid.group(2),
+                "type": _gid_type(gid.group(3)),
+            })
+            continue
+        match = _KEY_VALUE.match(line)
+        if not match:
+            continue
+        key, value = match.group(1).strip(), match.group(2)
+        if key == "port":
+            port = {
+                "port": int(value),
+                "state": None,
+                "phys_state": None,
+                "link_layer": None,
+                "max_mtu": None,
+                "active_mtu": None,
+                "active_width": None,
+                "active_speed": None,
+                "sm_lid": None,
+                "port_lid": None,
+                "gids": [],
+            }
+            device["ports"].append(port)
+            continue
+        if port is not None:
+            if key in ("state", "phys_state", "link_layer", "active_width", "active_speed"):
+                port[key] = _strip_code(value)
+            elif key in ("max_mtu", "active_mtu"):
+                port[key] = _int_or_none(_strip_code(value))
+            elif key in _PORT_INT_KEYS:
+                port[key] = _int_or_none(value)
+            continue
+        if key in ("transport", "fw_ver", "node_guid", "sys_image_guid", "vendor_id", "board_id"):
+            device[key] = value
+        elif key in _DEVICE_INT_KEYS:
+            device[key] = _int_or_none(value)
+    return devices
+
+
+def parse_ibstat(text):
+    """Parse ``ibstat`` output into ``{ca_name: {ca_type, number_of_ports, firmware_version,
+    hardware_version, node_guid, system_image_guid, ports: {port_number: {state, physical_state,
+    rate_gbps, base_lid, lmc, sm_lid, capability_mask, port_guid, link_layer}}}}``.
+
+    ``rate_gbps`` is a number (25, 2.5); lids and lmc are ints.
+    """
+    cas = {}
+    ca = None
+    port = None
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        head = re.match(r"^CA '([^']+)'$", line)
+        if head:
+            ca = {
+                "ca_type": None,
+                "number_of_ports": None,
+                "firmware_version": None,
+                "hardware_version": None,
+                "node_guid": None,
+                "system_image_guid": None,
+                "ports": {},
+            }
+            cas[head.group(1)] = ca
+            port = None
+            continue
+        if ca is None:
+            continue
+        head = re.match(r"^Port (\d+):$", line)
+        if head:
+            port = {
+                "state": None,
+                "physical_state": None,
+                "rate_gbps": None,
+                "base_lid": None,
+                "lmc": None,
+                "sm_lid": None,
+                "capability_mask": None,
+                "port_guid": None,
+                "link_layer": None,
+            }
+            ca["ports"][int(head.group(1))] = port
+            continue
+        if ":" not in line:
+            continue
+        key, value = line.split(":", 1)
+        key = key.strip().lower().replace(" ", "_")
+        value = value.strip()
+        if port is not None:
+            if key == "rate":
+                port["rate_gbps"] = _num(value)
+            elif key in ("base_lid", "lmc", "sm_lid"):
+                port[key] = _int_or_none(value)
+            elif key in port:
+                port[key] = value
+            continue
+        if key == "number_of_ports":
+            ca[key] = _int_or_none(value)
+        elif key in ca:
+            ca[key] = value
+    return cas
+
+
+def normalise_ibstat_state(state):
+    """ibstat's 'Active' -> 'PORT_ACTIVE' (ibv_devinfo's name); unknown values unchanged."""
+    return _IBSTAT_STATE.get(state, state)
+
+
+def _read(path):
+    """A sysfs attribute's text, or None when it is absent or unreadable (EINVAL for unset GIDs)."""
+    try:
+        with open(path, "r") as handle:
+            return handle.read().strip()
+    except (IOError, OSError, UnicodeDecodeError):
+        return None
+
+
+def _listdir(path):
+    try:
+        return sorted(os.listdir(path))
+    except (IOError, OSError):
+        return []
+
+
+def _sysfs_state(text):
+    """'4: ACTIVE' -> 'PORT_ACTIVE'; '5: LinkUp' -> 'LinkUp' (phys_state keeps its name)."""
+    if text is None:
+        return None
+    name = text.split(":", 1)[1].strip() if ":" in text else text.strip()
+    return _SYSFS_STATE.get(name, name)
+
+
+def _sysfs_gids(port_dir):
+    """Populated GIDs of one port with their type and netdev (unset entries are all zeros)."""
+    gids = []
+    for entry in _listdir(os.path.join(port_dir, "gids")):
+        if not entry.isdigit():
+            continue
+        value = _read(os.path.join(port_dir, "gids", entry))
+        if not value or _ZERO_GID.match(value):
+            continue
+        gids.append({
+            "index": int(entry),
+            "gid": value,
+            "type": _gid_type(_read(os.path.join(port_dir, "gid_attrs", "types", entry))),
+            "netdev": _read(os.path.join(port_dir, "gid_attrs", "ndevs", entry)),
+        })
+    gids.sort(key=lambda g: g["index"])
+    return gids
+
+
+def read_sysfs(root="/sys/class/infiniband"):
+    """Read every RDMA device under ``root`` (``/sys/class/infiniband`` or a fixture copy).
+
+    Returns the ``parse_ibv_devinfo`` shape; each port also has ``rate_gbps``, ``netdev`` (the
+    netdev of its GIDs, for RoCE) and ``gids`` with ``type`` and ``netdev``. An absent or empty
+    ``root`` gives an empty list (a host without RDMA devices).
+    """
+    devices = []
+    for name in _listdir(root):
+        dev_dir = os.path.join(root, name)
+        ports = []
+        for entry in _listdir(os.path.join(dev_dir, "ports")):
+            if not entry.isdigit():
+                continue
+            port_dir = os.path.join(dev_dir, "ports", entry)
+            rate = _RATE.match(_read(os.path.join(port_dir, "rate")) or "")
+            gids = _sysfs_gids(port_dir)
+            netdevs = [g["netdev"] for g in gids if g["netdev"]]
+            ports.append({
+                "port": int(entry),
+                "state": _sysfs_state(_read(os.path.join(port_dir, "state"))),
+                "phys_state": _sysfs_state(_read(os.path.join(port_dir, "phys_state"))),
+                "link_layer": _read(os.path.join(port_dir, "link_layer")),
+                "max_mtu": None,
+                "active_mtu": None,
+                "active_width": None,
+                "active_speed": None,
+                "sm_lid": None,
+                "port_lid": None,
+                "rate_gbps": _num(rate.group(1)) if rate else None,
+                "netdev": netdevs[0] if netdevs else None,
+                "gids": gids,
+            })
+        ports.sort(key=lambda p: p["port"])
+        devices.append({
+            "name": name,
+            "transport": None,
+            "fw_ver": _read(os.path.join(dev_dir, "fw_ver")),
+            "node_guid": _read(os.path.join(dev_dir, "node_guid")),
+            "sys_image_guid": _read(os.path.join(dev_dir, "sys_image_guid")),
+            "vendor_id": None,
+            "vendor_part_id": None,
+            "board_id": _read(os.path.join(dev_dir, "board_id")),
+            "phys_port_cnt": len(ports),
+            "ports": ports,
+        })
+    return devices
+
+
+def _is_ipv4_mapped(gid):
+    """::ffff:a.b.c.d as sysfs prints it (0000:...:ffff:0a0b:0c0d) or as ibv_devinfo -v does."""
+    lowered = gid.lower()
+    return lowered.startswith("::ffff:") or lowered.startswith("0000:0000:0000:0000:0000:ffff:")
+
+
+def roce_v2_gid_index(gids):
+    """The GID index NCCL should use: the first RoCE v2 GID that carries an IPv4 address (routable
+    between subnets), else the first RoCE v2 GID, else None (InfiniBand, or types unknown)."""
+    v2 = [g for g in gids or [] if g.get("type") == "RoCE v2"]
+    for gid in v2:
+        if _is_ipv4_mapped(gid.get("gid", "")):
+            return gid["index"]
+    return v2[0]["index"] if v2 else None
+
+
+def merge_devices(tool_devices, sysfs_devices, ibstat=None):
+    """ibv_devinfo's devices, completed from sysfs (rate, netdev, GID types) and ibstat (rate).
+
+    ibv_devinfo without -v has no GIDs; older rdma-core prints no GID types; only sysfs knows
+    the netdev of a RoCE port. Devices only sysfs knows are appended as they are.
+    """
+    by_name = dict((d["name"], d) for d in sysfs_devices or [])
+    merged = []
+    for device in tool_devices or []:
+        sys_dev = by_name.pop(device["name"], None) or {"ports": []}
+        sys_ports = dict((p["port"], p) for p in sys_dev["ports"])
+        ca_ports = ((ibstat or {}).get(device["name"]) or {}).get("ports", {})
+        for port in device["ports"]:
+            sys_port = sys_ports.get(port["port"], {})
+            port["rate_gbps"] = sys_port.get("rate_gbps")
+            if port["rate_gbps"] is None and port["port"] in ca_ports:
+                port["rate_gbps"] = ca_ports[port["port"]]["rate_gbps"]
+            port["netdev"] = sys_port.get("netdev")
+            if sys_port.get("gids"):
+                port["gids"] = sys_port["gids"]
+            else:
+                for gid in port.get("gids", []):
+                    gid.setdefault("netdev", None)
+        merged.append(device)
+    merged.extend(by_name[name] for name in sorted(by_name))
+    return merged
+
+
+def annotate_gid_index(devices):
+    """Set ``roce_v2_gid_index`` on every port (None for InfiniBand ports)."""
+    for device in devices:
+        for port in device["ports"]:
+            port.setdefault("rate_gbps", None)
+            port.setdefault("netdev", None)
+            port["roce_v2_gid_index"] = roce_v2_gid_index(port.get("gids"))
+    return devices
+
+
+def port_problems(devices, expected_devices, link_layer, rate_gbps, state="PORT_ACTIVE"):
+    """One readable line per problem: a wrong device count, then each port whose state, link
+    layer or rate is not the expected one. An empty list means the fabric is as expected."""
+    devices = devices or []
+    problems = []
+    if expected_devices is not None and len(devices) != int(expected_devices):
+        problems.append("%d RDMA device(s) found (%s), expected %d" % (
+            len(devices), ", ".join(d["name"] for d in devices) or "none", int(expected_devices)))
+    for device in devices:
+        if not device.get("ports"):
+            problems.append("%s: no ports" % device["name"])
+        for port in device.get("ports", []):
+            where = "%s port %s%s" % (device["name"], port["port"],
+                                      " (%s)" % port["netdev"] if port.get("netdev") else "")
+            wrong = []
+            if port.get("state") != state:
+                wrong.append("state %s, expected %s" % (port.get("state"), state))
+            if link_layer and port.get("link_layer") != link_layer:
+                wrong.append("link layer %s, expected %s" % (port.get("link_layer"), link_layer))
+            if rate_gbps is not None and port.get("rate_gbps") != _num(str(rate_gbps)):
+                wrong.append("rate %s Gb/s, expected %s Gb/s" % (port.get("rate_gbps"), _num(str(rate_gbps))))
+            if wrong:
+                problems.append("%s: %s" % (where, "; ".join(wrong)))
+    return problems
+
+
+def nccl_ib_env(devices, socket_interface, debug="INFO"):
+    """NCCL's environment for RDMA from rdma_info's ``devices``.
+
+    NCCL_IB_HCA lists the active ports exactly ('=' prefix: 'mlx5_1' must not also match
+    'mlx5_10'); NCCL_IB_GID_INDEX is set only when every active RoCE port has the same RoCE v2
+    index (else NCCL >= 2.21 picks one per port itself). Raises ValueError without active ports.
+    """
+    active = [(d["name"], p) for d in devices or [] for p in d.get("ports", [])
+              if p.get("state") == "PORT_ACTIVE"]
+    if not active:
+        raise ValueError("no active RDMA port: NCCL would fall back to sockets")
+    env = {
+        "NCCL_IB_DISABLE": "0",
+        "NCCL_IB_HCA": "=" + ",".join("%s:%d" % (name, port["port"]) for name, port in active),
+        "NCCL_SOCKET_IFNAME": socket_interface,
+        "NCCL_DEBUG": debug,
+    }
+    roce = [port for dummy, port in active if port.get("link_layer") == "Ethernet"]
+    indexes = set(p.get("roce_v2_gid_index") for p in roce)
+    if roce and len(indexes) == 1 and None not in indexes:
+        env["NCCL_IB_GID_INDEX"] = str(indexes.pop())
+    return env
+
+
+def _nccl_view(devices):
+    """What NCCL on a node would be told: its active ports and their RoCE v2 GID index."""
+    return dict(("%s:%d" % (d["name"], p["port"]), p.get("roce_v2_gid_index"))
+                for d in devices or [] for p in d.get("ports", []) if p.get("state") == "PORT_ACTIVE")
+
+
+def cluster_differences(results):
+    """Nodes whose active ports or RoCE v2 GID indexes differ from the first node's.
+
+    ``results`` maps each node (in play order) to its rdma_info result. bert_launch gives every
+    rank the first node's NCCL_IB_HCA and NCCL_IB_GID_INDEX, so the others must match it. One
+    pass over the nodes, one line per differing node.
+    """
+    names = list(results)
+    if not names:
+        return []
+    first = names[0]
+    reference = _nccl_view(results[first].get("devices"))
+    lines = []
+    for name in names[1:]:
+        view = _nccl_view(results[name].get("devices"))
+        if sorted(view) != sorted(reference):
+            lines.append("%s: active ports %s, %s has %s" % (
+                name, ", ".join(sorted(view)) or "none", first, ", ".join(sorted(reference)) or "none"))
+        elif view != reference:
+            lines.append("%s: RoCE v2 GID index %s, %s has %s" % (
+                name, ", ".join("%s=%s" % (k, view[k]) for k in sorted(view)), first,
+                ", ".join("%s=%s" % (k, reference[k]) for k in sorted(reference))))
+    return lines

@@ -1,0 +1,186 @@
+"""rdma_info and ib_check on lab hosts, which have no RDMA devices: rdma_info reports none,
+ib_check fails with its documented message (or skips when the cluster is declared TCP), a bad
+variable fails in validate before any host is contacted, and on a STAND-IN sysfs tree (built
+from real published show_gids + ibstat outputs) ib_check passes, or fails naming the one bad port."""
+
+import importlib.util
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import ansible_runner
+import pytest
+
+from lab.cluster import Lab
+
+ROOT = Path(__file__).resolve().parents[2]
+ADDRESSES = ("127.0.10.11", "127.0.10.12")
+_spec = importlib.util.spec_from_file_location(
+    "rdma_sysfs_tree", ROOT / "tests" / "unit" / "plugins" / "modules" / "rdma_sysfs_tree.py")
+_tree = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_tree)
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
+
+PLAY_RDMA_INFO = """
+- name: Read the RDMA devices
+  hosts: scc_cluster
+  gather_facts: false
+  tasks:
+    - name: Run rdma_info
+      scc.training.rdma_info:
+"""
+PLAY_IB_CHECK = """
+- name: Check the RDMA fabric
+  hosts: scc_cluster
+  gather_facts: false
+  roles:
+    - scc.training.ib_check
+"""
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    lab = Lab(tmp_path_factory.mktemp("ibcheck") / "lab")
+    lab.up(len(ADDRESSES), ADDRESSES[0], log=lambda *_: None)
+    yield lab
+    lab.down(log=lambda *_: None)
+
+
+def run(lab, workdir, playbook_text=None, playbook=None, extravars=None, check=False):
+    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
+    if playbook_text is not None:
+        playbook = private / "play.yml"
+        playbook.write_text(playbook_text)
+    result = ansible_runner.run(
+        private_data_dir=str(private),
+        playbook=str(playbook),
+        inventory=str(lab.inventory),
+        extravars=extravars or {},
+        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        cmdline="--check" if check else None,
+        quiet=True,
+    )
+    events = list(result.events)
+    shutil.rmtree(private, ignore_errors=True)
+    return result.status, events
+
+
+def _results(events, kind):
+    return {e["event_data"]["host"]: e["event_data"]["res"] for e in events
+            if e["event"] == kind and "res" in e["event_data"]}
+
+
+def _changed(events):
+    return [e["event_data"]["task"] for e in events
+            if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
+
+
+def test_rdma_info_reports_no_devices_on_lab_hosts(lab, tmp_path):
+    status, events = run(lab, tmp_path, PLAY_RDMA_INFO)
+    assert status == "successful"
+    results = _results(events, "runner_on_ok")
+    assert sorted(results) == ["node1", "node2"]
+    for res in results.values():
+        assert (res["rdma_present"], res["source"], res["devices"], res["active_ports"], res["changed"]) == (
+            False, "none", [], [], False)
+
+
+def test_ib_check_fails_with_the_documented_message_without_rdma(lab, tmp_path):
+    status, events = run(lab, tmp_path, PLAY_IB_CHECK)
+    assert status == "failed"
+    failures = _results(events, "runner_on_failed")
+    assert sorted(failures) == ["node1", "node2"]
+    for host, res in failures.items():
+        assert res["msg"] == (
+            f"ib_check: {host} has no RDMA device (/sys/class/infiniband is missing or empty): load the "
+            "NIC's RDMA driver (mlx5_ib for ConnectX), or set ib_check_transport: tcp for a cluster without RDMA.")
+    assert _changed(events) == []
+
+
+def test_ib_check_skips_when_declared_tcp(lab, tmp_path):
+    status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars={"ib_check_transport": "tcp"})
+    assert status == "successful"
+    messages = [e["event_data"]["res"].get("msg") for e in events if e["event"] == "runner_on_ok"]
+    for host in ("node1", "node2"):
+        assert f"ib_check: skipped on {host}: ib_check_transport is tcp (no RDMA fabric declared)." in messages
+    # rdma_info never ran.
+    assert not [e for e in events if e["event_data"].get("task") == "Read the RDMA devices and ports"
+                and e["event"] == "runner_on_ok"]
+
+
+def test_bad_variable_fails_in_validate_before_any_host(lab, tmp_path):
+    status, events = run(lab, tmp_path, playbook=ROOT / "playbooks" / "validate.yml",
+                         extravars={"ib_check_transport": "roce", "scc_validate_roles": ["scc.training.ib_check"]})
+    assert status == "failed"
+    failures = _results(events, "runner_on_failed")
+    # The role's argument spec (choices) or its validate.yml: either way the message names the variable.
+    assert failures and all("ib_check_transport" in res["msg"] and "roce" in res["msg"]
+                            for res in failures.values()), failures
+    assert _changed(events) == []
+    assert not [e for e in events if e["event_data"].get("task") == "Read the RDMA devices and ports"]
+
+
+def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
+    """The lab's shared directory is /mnt/cpfs on every host: a stand-in /sys/class/infiniband
+    with mlx5_0 (RoCE, active, 100 Gb/s) and mlx5_1 (InfiniBand, down), from the fixtures."""
+    tree = _tree.build_tree(lab.shared / "stand-in-infiniband", "show_gids_mlx5_roce.txt",
+                            "ibstat_roce_active_ib_down.txt")
+    expect = {"ib_check_sysfs_path": "/mnt/cpfs/stand-in-infiniband", "ib_check_expected_devices": 2,
+              "ib_check_expected_link_layer": "Ethernet", "ib_check_expected_rate_gbps": 100}
+    try:
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=expect)
+        assert status == "failed"
+        failures = _results(events, "runner_on_failed")
+        assert sorted(failures) == ["node1", "node2"]
+        for host, res in failures.items():
+            assert res["msg"] == [
+                f"ib_check: {host}: 1 problem(s), expected 2 device(s) with ports PORT_ACTIVE, link layer "
+                "Ethernet, 100 Gb/s:",
+                "mlx5_1 port 1: state PORT_DOWN, expected PORT_ACTIVE; link layer InfiniBand, expected Ethernet; "
+                "rate 10 Gb/s, expected 100 Gb/s",
+            ]
+
+        # Without the down device, the same tree passes, also in --check, and nothing changes.
+        shutil.rmtree(tree / "mlx5_1")
+        for check in (False, True):
+            status, events = run(lab, tmp_path, PLAY_IB_CHECK, check=check,
+                                 extravars={**expect, "ib_check_expected_devices": 1})
+            assert status == "successful", _results(events, "runner_on_failed")
+            assert _changed(events) == []
+            reports = [e["event_data"]["res"]["msg"] for e in events if e["event"] == "runner_on_ok"
+                       and e["event_data"]["task"] == "Report the RDMA ports"]
+            assert sorted(reports) == [
+                f"ib_check: {h}: mlx5_0:1 active, Ethernet, 100 Gb/s (RoCE v2 GID index 1)." for h in ("node1", "node2")]
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
+def test_ib_check_nodes_must_match_the_first(lab, tmp_path):
+    """Per-node stand-in trees: node1's from the fixtures, node2's the same without the RoCE v2
+    GID of mlx5_0 (so NCCL_IB_GID_INDEX from node1 would be wrong there). Each node passes its own
+    checks; the cluster check, run once, names node2."""
+    base = lab.shared / "stand-in-per-node"
+    try:
+        for host in ("node1", "node2"):
+            tree = _tree.build_tree(base / host, "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt")
+            shutil.rmtree(tree / "mlx5_1")
+        for sub in ("gids", "gid_attrs/types", "gid_attrs/ndevs"):
+            (base / "node2" / "mlx5_0" / "ports" / "1" / sub / "1").unlink()
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars={
+            "ib_check_sysfs_path": "/mnt/cpfs/stand-in-per-node/{{ inventory_hostname }}",
+            "ib_check_expected_devices": 1, "ib_check_expected_rate_gbps": 100})
+        assert status == "failed"
+        failures = _results(events, "runner_on_failed")
+        assert list(failures) == ["node1"]
+        assert failures["node1"]["msg"] == [
+            "ib_check: the nodes differ from node1 (NCCL would be given its ports):",
+            "node2: RoCE v2 GID index mlx5_0:1=None, node1 has mlx5_0:1=1",
+        ]
+        assert _changed(events) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

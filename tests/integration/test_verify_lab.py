@@ -1,0 +1,151 @@
+"""playbooks/verify.yml on a 3-host lab: the iperf3 all-pairs matrix and heatmap for real, the fabric's
+traffic sampled while it runs, one cluster report (JSON + HTML); a re-run and --check change nothing;
+and rdma_bandwidth in mode rdma fails on hosts without RDMA devices with its documented message."""
+
+import base64
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import ansible_runner
+import pytest
+
+from lab.cluster import Lab
+
+ROOT = Path(__file__).resolve().parents[2]
+ADDRESSES = ("127.0.11.21", "127.0.11.22", "127.0.11.23")
+# The lab has no RDMA devices: TCP over loopback with a declared rate loopback easily exceeds.
+LAB_VARS = {
+    "rdma_bandwidth_mode": "tcp",
+    "rdma_bandwidth_link_rate_gbps": 2,
+    "rdma_bandwidth_duration_s": 1,
+    "fabric_monitor_interfaces": ["lo"],
+    # The lab's own CPFS stand-in (a bind mount of DIR/shared in every host).
+    "cluster_report_cpfs_path": "/mnt/cpfs",
+    # No ssh_trust in this test (cluster.yml's job): the SSH ring is not checked here.
+    "cluster_report_ssh_check": False,
+    # validate.yml checks the roles of this stage only (the other stages' tests check theirs).
+    "scc_validate_roles": ["scc.training.rdma_bandwidth", "scc.training.fabric_monitor", "scc.training.cluster_report"],
+}
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    lab = Lab(tmp_path_factory.mktemp("verify") / "lab")
+    lab.up(3, ADDRESSES[0], log=lambda *_: None)
+    yield lab
+    lab.down(log=lambda *_: None)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("runner")
+
+
+def run(lab, workdir, playbook, extravars=None, check=False):
+    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
+    result = ansible_runner.run(
+        private_data_dir=str(private),
+        playbook=str(playbook),
+        inventory=str(lab.inventory),
+        extravars=extravars or {},
+        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+                 "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
+                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        cmdline="--check" if check else None,
+        quiet=True,
+    )
+    events = list(result.events)
+    shutil.rmtree(private, ignore_errors=True)
+    return result.status, result.rc, events
+
+
+def changed(events):
+    return [(e["event_data"]["host"], e["event_data"]["task"]) for e in events
+            if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
+
+
+def failed(events):
+    return [(e["event_data"].get("host"), e["event_data"].get("task"), e["event_data"]["res"].get("msg", ""))
+            for e in events if e["event"] == "runner_on_failed"]
+
+
+def test_verify_measures_all_pairs_samples_traffic_and_reports(lab, workdir):
+    status, rc, events = run(lab, workdir, ROOT / "playbooks" / "verify.yml", LAB_VARS)
+    assert (status, rc) == ("successful", 0), failed(events)
+    results = workdir / "results"
+
+    matrix = json.loads((results / "bandwidth-tcp.json").read_text())
+    nodes = ["node1", "node2", "node3"]
+    assert matrix["nodes"] == nodes and matrix["ok"] is True
+    # 3 nodes: 3 rounds of one pair (one node sits out each round), every pair exactly once.
+    assert [len(r) for r in matrix["rounds"]] == [1, 1, 1]
+    assert sorted(sorted([p["client"], p["server"]]) for p in matrix["pairs"]) == [["node1", "node2"], ["node1", "node3"], ["node2", "node3"]]
+    assert matrix["missing"] == [] and matrix["min_gbps"] == 1.0
+    for p in matrix["pairs"]:
+        # Each client really talked to its server's own address, and measured more than the threshold.
+        detail = p["detail"]
+        assert detail["local_host"] == ADDRESSES[nodes.index(p["client"])]
+        assert detail["remote_host"] == ADDRESSES[nodes.index(p["server"])]
+        assert p["gbps"] == detail["received_gbps"] > 1.0
+    m = matrix["matrix_gbps"]
+    assert all(m[i][i] is None for i in range(3)) and all(m[i][j] == m[j][i] for i in range(3) for j in range(3))
+    assert (results / "bandwidth-tcp.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # No iperf3 server outlived its round, and no sampler its window.
+    for address in ADDRESSES:
+        procs = lab.ssh(address, "ps -eo args").stdout
+        assert "iperf3" not in procs and "fabric_sample.py" not in procs, procs
+
+    traffic = json.loads((results / "traffic.json").read_text())
+    assert sorted(traffic["nodes"]) == nodes
+    for node in nodes:
+        lo = traffic["nodes"][node]["counters"]["net:lo"]
+        assert len(lo["series"]) >= 3
+        # The iperf3 rounds ran while it sampled: loopback carried more than the 1 Gb/s threshold at its peak.
+        assert lo["peak_gbps"] > 1.0
+
+    report = json.loads((results / "cluster-report.json").read_text())
+    assert [n["host"] for n in report["nodes"]] == nodes and report["not_reached"] == []
+    for n in report["nodes"]:
+        assert n["gpu"]["count"] == 0 and n["rdma"]["present"] is False
+        assert n["cpfs"]["mounted"] is True and n["cpfs"]["path"] == "/mnt/cpfs"
+        assert n["ssh"]["ok"] is None
+    assert report["bandwidth"]["tcp"]["ok"] is True and report["traffic"]["nodes"]
+    page = (results / "cluster-report.html").read_text()
+    embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(embedded) == 2 and all(base64.b64decode(e)[:8] == b"\x89PNG\r\n\x1a\n" for e in embedded)
+    assert "node1" in page and "all pairs above threshold" in page
+
+    # Re-run: measures anew, changes nothing; --check: no change, no error.
+    for check in (False, True):
+        status, rc, events = run(lab, workdir, ROOT / "playbooks" / "verify.yml", LAB_VARS, check=check)
+        assert (status, rc) == ("successful", 0), failed(events)
+        assert changed(events) == [], f"verify.yml {'--check' if check else 're-run'} changed tasks"
+
+
+def test_rdma_mode_fails_on_hosts_without_rdma_devices(lab, workdir, tmp_path):
+    playbook = tmp_path / "rdma.yml"
+    playbook.write_text(
+        "- hosts: scc_cluster\n  gather_facts: false\n  tasks:\n"
+        "    - ansible.builtin.setup: {gather_subset: [min]}\n"
+        "    - ansible.builtin.include_role: {name: scc.training.rdma_bandwidth}\n"
+    )
+    status, rc, events = run(lab, workdir, playbook, {"rdma_bandwidth_mode": "rdma"})
+    assert status == "failed" and rc != 0
+    messages = {host: msg for host, dummy_task, msg in failed(events)}
+    assert sorted(messages) == ["node1", "node2", "node3"]
+    for host, msg in messages.items():
+        assert f"rdma_bandwidth: {host} has no active RDMA port" in msg
+        assert "rdma_bandwidth_mode: tcp" in msg
+    # It failed before installing anything (perftest is not installed on a host without RDMA).
+    assert changed(events) == []
+    for address in ADDRESSES:
+        assert lab.ssh(address, "command -v ib_write_bw || echo absent").stdout.strip() == "absent"

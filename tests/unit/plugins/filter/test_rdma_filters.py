@@ -1,0 +1,58 @@
+# -*- coding: utf-8 -*-
+"""plugins/filter/rdma.py and plugins/filter/nccl.py: the filters wrap module_utils and reject
+input of the wrong type with a message naming the filter."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter import nccl, rdma
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures"
+
+
+def test_registered_names():
+    assert rdma.FilterModule().filters() == {
+        "parse_ibv_devinfo": rdma.parse_ibv_devinfo,
+        "parse_ibstat": rdma.parse_ibstat,
+        "rdma_port_problems": rdma.rdma_port_problems,
+        "rdma_cluster_differences": rdma.rdma_cluster_differences,
+        "nccl_ib_env": rdma.nccl_ib_env,
+    }
+    assert nccl.FilterModule().filters() == {"parse_nccl_log": nccl.parse_nccl_log,
+                                             "parse_nccl_tests": nccl.parse_nccl_tests}
+
+
+def test_filters_on_fixtures():
+    devices = rdma.parse_ibv_devinfo((FIXTURES / "rdma" / "ibv_devinfo_mlx5_roce_azure.txt").read_text())
+    assert devices[0]["ports"][0]["link_layer"] == "Ethernet"
+    cas = rdma.parse_ibstat((FIXTURES / "rdma" / "ibstat_roce_active_ib_down.txt").read_text())
+    assert cas["mlx5_1"]["ports"][1]["state"] == "Down"
+    log = nccl.parse_nccl_log((FIXTURES / "nccl" / "nccl_socket_fallback_p2p_952.log").read_text())
+    assert log["transport"] == "Socket"
+    # The Azure device at 1024 MTU is active but no rate is known from ibv_devinfo alone.
+    assert rdma.rdma_port_problems(devices, 1, "Ethernet", 25) == [
+        "rdmaP23800p0s2 port 1: rate None Gb/s, expected 25 Gb/s"]
+
+
+@pytest.mark.parametrize("func, arg, name", [
+    (rdma.parse_ibv_devinfo, ["hca_id: x"], "parse_ibv_devinfo"),
+    (rdma.parse_ibstat, None, "parse_ibstat"),
+    (rdma.rdma_port_problems, {"devices": []}, "rdma_port_problems"),
+    (rdma.rdma_cluster_differences, [{"devices": []}], "rdma_cluster_differences"),
+    (nccl.parse_nccl_log, 42, "parse_nccl_log"),
+    (nccl.parse_nccl_tests, b"# Avg bus bandwidth : 1", "parse_nccl_tests"),
+])
+def test_wrong_input_type(func, arg, name):
+    with pytest.raises(AnsibleFilterError, match=name):
+        func(arg)
+
+
+def test_nccl_ib_env_without_active_port_is_a_filter_error():
+    with pytest.raises(AnsibleFilterError, match="nccl_ib_env: no active RDMA port"):
+        rdma.nccl_ib_env([{"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_DOWN"}]}], "eth0")
+    with pytest.raises(AnsibleFilterError, match="nccl_ib_env"):
+        rdma.nccl_ib_env("mlx5_0", "eth0")

@@ -1,0 +1,141 @@
+# -*- coding: utf-8 -*-
+"""plugins/module_utils/perftest.py and its filters on real perftest / iperf3 outputs (tests/fixtures/perftest),
+and the all-pairs round schedule of rdma_bandwidth."""
+
+from __future__ import annotations
+
+import itertools
+import pathlib
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.scc.training.plugins.filter import perftest as perftest_filters
+from ansible_collections.scc.training.plugins.module_utils import perftest
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "perftest"
+
+
+def fixture(name, strip_header=False):
+    text = (FIXTURES / name).read_text()
+    # Every fixture names its public source on its first line.
+    assert text.startswith("# source: https://github.com/"), name
+    if strip_header:
+        text = "".join(line for line in text.splitlines(True) if not line.startswith("# "))
+    return text
+
+
+def test_ib_write_bw_roce_size_sweep_in_gbits():
+    result = perftest_filters.parse_perftest(fixture("ib_write_bw_roce_sweep_gbits.txt"))
+    assert result["test"] == "RDMA_Write BW Test"
+    assert (result["device"], result["link_type"], result["gid_index"], result["connection_type"]) == ("mlx5_0", "Ethernet", 5, "RC")
+    assert result["unit"] == "Gb/sec"
+    rows = result["rows"]
+    assert [r["bytes"] for r in rows] == [2 ** k for k in range(1, 24)]
+    assert all(r["iterations"] == 5000 for r in rows)
+    assert rows[0] == {"bytes": 2, "iterations": 5000, "bw_peak_gbps": 0.11, "bw_avg_gbps": 0.11, "msg_rate_mpps": 6.897101}
+    assert rows[-1]["bytes"] == 8388608 and rows[-1]["bw_avg_gbps"] == 92.39
+    assert max(r["bw_peak_gbps"] for r in rows) == 92.46
+
+
+def test_ib_write_bw_duration_run_without_peak():
+    result = perftest.parse_perftest(fixture("ib_write_bw_roce_postlist_duration.txt"))
+    assert result["test"] == "RDMA_Write Post List BW Test"
+    # Tab-separated header fields (two per line) are read too.
+    assert (result["device"], result["link_type"], result["gid_index"]) == ("ib0", "Ethernet", 2)
+    assert result["rows"] == [{"bytes": 8, "iterations": 224958464, "bw_peak_gbps": 0.0, "bw_avg_gbps": 0.48,
+                               "msg_rate_mpps": 7.498617}]
+
+
+def test_mb_per_sec_is_converted_to_gbps():
+    result = perftest.parse_perftest(fixture("ib_atomic_bw_pib_mbytes.txt"))
+    assert result["test"] == "Atomic CMP_AND_SWAP BW Test"
+    assert (result["device"], result["link_type"], result["gid_index"], result["unit"]) == ("pib_1", "IB", None, "MB/sec")
+    (row,) = result["rows"]
+    # perftest's MB/sec is bytes/s / 2^20: 1.67 MB/s = 1.67 * 8 * 1048576 / 1e9 Gb/s.
+    assert row["bw_avg_gbps"] == pytest.approx(1.67 * 8 * 1048576 / 1e9, rel=1e-6)
+    assert row["bw_peak_gbps"] == pytest.approx(1.70 * 8 * 1048576 / 1e9, rel=1e-6)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no perftest bandwidth table"),
+    ("Couldn't connect to 127.0.11.12:18515\nUnable to init the socket connection\n", "no perftest bandwidth table"),
+    # The table header printed, then the client died: no rows.
+    (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n", "no result rows"),
+])
+def test_parse_perftest_rejects_output_without_results(text, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        perftest_filters.parse_perftest(text)
+
+
+def test_parse_perftest_rejects_non_text():
+    with pytest.raises(AnsibleFilterError, match="must be the command's output as a string"):
+        perftest_filters.parse_perftest({"stdout": ""})
+
+
+def test_iperf3_json_client_output():
+    result = perftest_filters.parse_iperf3(fixture("iperf3_tcp_gcp_to_ibm_syd.txt", strip_header=True))
+    assert (result["version"], result["protocol"], result["streams"], result["duration_s"]) == ("iperf 3.9", "TCP", 1, 10)
+    assert (result["local_host"], result["remote_host"]) == ("10.56.0.12", "168.1.194.92")
+    assert result["sent_gbps"] == pytest.approx(0.048235, abs=1e-6)
+    assert result["received_gbps"] == pytest.approx(0.047758, abs=1e-6)
+    assert result["bytes_received"] == 61444992
+    assert result["retransmits"] == 356
+    # 3 omitted warm-up intervals, then the 10 measured ones.
+    assert [i["omitted"] for i in result["intervals"]] == [True] * 3 + [False] * 10
+    assert result["intervals"][3]["gbps"] == pytest.approx(0.0629, abs=1e-4)
+
+
+@pytest.mark.parametrize("data, message", [
+    ("not json", "not JSON"),
+    ('{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}',
+     "unable to connect to server"),
+    ('{"start": {}, "intervals": [], "end": {}}', "no end.sum_sent"),
+])
+def test_iperf3_errors(data, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        perftest_filters.parse_iperf3(data)
+
+
+@pytest.mark.parametrize("n", range(0, 13))
+def test_all_pairs_rounds_every_pair_once_no_node_twice_in_a_round(n):
+    nodes = ["node%d" % i for i in range(1, n + 1)]
+    rounds = perftest_filters.all_pairs_rounds(nodes)
+    expected_rounds = 0 if n < 2 else (n - 1 if n % 2 == 0 else n)
+    assert len(rounds) == expected_rounds
+    seen = [frozenset(p) for r in rounds for p in r]
+    assert sorted(map(sorted, seen)) == sorted(map(sorted, (frozenset(p) for p in itertools.combinations(nodes, 2))))
+    assert len(seen) == len(set(seen)), "a pair was scheduled twice"
+    for r in rounds:
+        in_round = [node for pair in r for node in pair]
+        assert len(in_round) == len(set(in_round)), "a node is twice in round %s" % r
+        # Every round is as full as it can be: all nodes busy (even N) or exactly one bye (odd N).
+        assert len(in_round) == (n if n % 2 == 0 else n - 1)
+    if n % 2 == 1 and n > 1:
+        byes = [next(x for x in nodes if x not in {y for p in r for y in p}) for r in rounds]
+        assert sorted(byes) == sorted(nodes), "for odd N every node sits out exactly once"
+
+
+def test_all_pairs_rounds_rejects_duplicates_and_strings():
+    with pytest.raises(AnsibleFilterError, match="unique"):
+        perftest_filters.all_pairs_rounds(["a", "b", "a"])
+    with pytest.raises(AnsibleFilterError, match="list of node names"):
+        perftest_filters.all_pairs_rounds("node1,node2")
+
+
+def test_bandwidth_matrix_threshold_and_missing():
+    measurements = [
+        {"client": "n1", "server": "n2", "gbps": 23.5, "round": 1},
+        {"client": "n3", "server": "n1", "gbps": 9.0, "round": 2},
+    ]
+    result = perftest_filters.bandwidth_matrix(measurements, ["n1", "n2", "n3"], 20)
+    assert result["matrix_gbps"] == [[None, 23.5, 9.0], [23.5, None, None], [9.0, None, None]]
+    assert [(p["client"], p["ok"]) for p in result["pairs"]] == [("n1", True), ("n3", False)]
+    assert [(p["client"], p["server"]) for p in result["below_threshold"]] == [("n3", "n1")]
+    assert result["missing"] == [["n2", "n3"]]
+    assert result["summary"] == {"pairs": 2, "min": 9.0, "max": 23.5, "mean": 16.25}
+    assert result["ok"] is False
+    complete = perftest_filters.bandwidth_matrix(measurements + [{"client": "n2", "server": "n3", "gbps": 21}], ["n1", "n2", "n3"], 5)
+    assert complete["ok"] is True and complete["missing"] == [] and complete["below_threshold"] == []
+    with pytest.raises(AnsibleFilterError, match="not in"):
+        perftest_filters.bandwidth_matrix([{"client": "x", "server": "n1", "gbps": 1}], ["n1"], 1)

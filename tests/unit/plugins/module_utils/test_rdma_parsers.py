@@ -1,0 +1,227 @@
+# -*- coding: utf-8 -*-
+"""plugins/module_utils/rdma.py on real ibv_devinfo / ibstat outputs (tests/fixtures/rdma)."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import rdma
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "rdma"
+
+
+def fixture(name):
+    text = (FIXTURES / name).read_text()
+    # Every fixture names its public source on its first line.
+    assert text.startswith("# source: https://github.com/"), name
+    return text
+
+
+def test_ibv_devinfo_two_ib_hcas_with_a_port_down_each():
+    devices = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_mlx4_ib_port_down.txt"))
+    assert [d["name"] for d in devices] == ["mlx4_1", "mlx4_0"]
+    first = devices[0]
+    assert first["fw_ver"] == "2.42.5000"
+    assert first["node_guid"] == "7cfe:9003:00a5:95c0"
+    assert first["vendor_part_id"] == 4099
+    assert first["phys_port_cnt"] == 2
+    assert [(p["port"], p["state"], p["link_layer"], p["active_mtu"]) for p in first["ports"]] == [
+        (1, "PORT_ACTIVE", "InfiniBand", 4096),
+        (2, "PORT_DOWN", "InfiniBand", 4096),
+    ]
+    assert devices[1]["ports"][0]["port_lid"] == 32
+    # Without -v there are no GIDs and no physical state.
+    assert all(p["gids"] == [] and p["phys_state"] is None for d in devices for p in d["ports"])
+
+
+def test_ibv_devinfo_verbose_skips_capability_lines():
+    devices = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_v_mlx4_port_down.txt"))
+    assert len(devices) == 1
+    (port,) = devices[0]["ports"]
+    assert port["port"] == 2
+    assert port["state"] == "PORT_DOWN"
+    assert port["phys_state"] == "POLLING"
+    assert port["active_width"] == "4X"
+    assert port["active_speed"] == "2.5 Gbps"
+    assert port["gids"] == [{"index": 0, "gid": "fe80:0000:0000:0000:7cfe:9003:00a5:95c2", "type": None}]
+    # "max_mr_size", "Unknown flags: ..." and the like did not leak into the device.
+    assert set(devices[0]) == {"name", "transport", "fw_ver", "node_guid", "sys_image_guid", "vendor_id",
+                               "vendor_part_id", "board_id", "phys_port_cnt", "ports"}
+
+
+def test_ibv_devinfo_verbose_roce_soft_rxe():
+    (device,) = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_v_rxe_roce.txt"))
+    assert device["name"] == "rxe0"
+    assert device["board_id"] is None
+    (port,) = device["ports"]
+    assert (port["state"], port["link_layer"], port["active_mtu"], port["max_mtu"]) == (
+        "PORT_ACTIVE", "Ethernet", 1024, 4096)
+    assert port["phys_state"] == "LINK_UP"
+    assert [g["index"] for g in port["gids"]] == [0, 1]
+    assert port["gids"][1]["gid"] == "0000:0000:0000:0000:0000:ffff:0a0b:0bfb"
+    # This rdma-core prints no GID types: no RoCE v2 index can be told from ibv_devinfo alone.
+    assert rdma.roce_v2_gid_index(port["gids"]) is None
+
+
+def test_ibv_devinfo_mlx5_roce_device():
+    (device,) = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_mlx5_roce_azure.txt"))
+    assert device["name"] == "rdmaP23800p0s2"
+    assert device["fw_ver"] == "14.25.8102"
+    assert device["board_id"] == "MSF0010110035"
+    assert device["ports"][0]["link_layer"] == "Ethernet"
+    assert device["ports"][0]["state"] == "PORT_ACTIVE"
+
+
+def test_ibv_devinfo_no_devices_and_noise():
+    assert rdma.parse_ibv_devinfo("") == []
+    assert rdma.parse_ibv_devinfo("No IB devices found\n") == []
+    assert rdma.parse_ibv_devinfo("Failed to open device\nFailed to open device\n") == []
+
+
+def test_ibstat_roce_active_and_ib_down():
+    cas = rdma.parse_ibstat(fixture("ibstat_roce_active_ib_down.txt"))
+    assert sorted(cas) == ["mlx5_0", "mlx5_1"]
+    assert cas["mlx5_0"]["ca_type"] == "MT4115"
+    assert cas["mlx5_0"]["firmware_version"] == "12.28.1002"
+    assert cas["mlx5_0"]["number_of_ports"] == 1
+    assert cas["mlx5_0"]["ports"] == {1: {
+        "state": "Active", "physical_state": "LinkUp", "rate_gbps": 100, "base_lid": 0, "lmc": 0,
+        "sm_lid": 0, "capability_mask": "0x00010000", "port_guid": "0x268a07fffeb1bc04",
+        "link_layer": "Ethernet"}}
+    down = cas["mlx5_1"]["ports"][1]
+    assert (down["state"], down["physical_state"], down["rate_gbps"], down["link_layer"]) == (
+        "Down", "Disabled", 10, "InfiniBand")
+    assert isinstance(down["rate_gbps"], int)
+
+
+def test_ibstat_cut_output_keeps_what_it_has():
+    cas = rdma.parse_ibstat(fixture("ibstat_mlx5_roce_200g_port_down.txt"))
+    assert list(cas) == ["mlx5_0", "mlx5_1", "mlx5_10"]
+    assert [cas[n]["ports"][1]["rate_gbps"] for n in ("mlx5_0", "mlx5_1")] == [200, 200]
+    assert cas["mlx5_10"]["ca_type"] == "MT4125"
+    assert cas["mlx5_10"]["ports"][1]["state"] == "Down"
+    assert cas["mlx5_10"]["ports"][1]["rate_gbps"] is None
+
+
+def test_ibstat_fractional_rate_and_states():
+    assert rdma.parse_ibstat("CA 'x'\n Port 1:\n  Rate: 2.5\n")["x"]["ports"][1]["rate_gbps"] == 2.5
+    assert rdma.normalise_ibstat_state("Active") == "PORT_ACTIVE"
+    assert rdma.normalise_ibstat_state("Down") == "PORT_DOWN"
+
+
+@pytest.mark.parametrize("gids, expected", [
+    # show_gids_mlx5_macvlan_index7.txt, mlx5_0: v2 with IPv4 is 7, not the usual 3.
+    ([{"index": 4, "gid": "fe80:0000:0000:0000:c025:a1ff:fe31:2e81", "type": "RoCE v1"},
+      {"index": 5, "gid": "fe80:0000:0000:0000:c025:a1ff:fe31:2e81", "type": "RoCE v2"},
+      {"index": 6, "gid": "0000:0000:0000:0000:0000:ffff:0a9c:8184", "type": "RoCE v1"},
+      {"index": 7, "gid": "0000:0000:0000:0000:0000:ffff:0a9c:8184", "type": "RoCE v2"}], 7),
+    # show_gids_mlx5_roce.txt, mlx5_0: only link-local GIDs, the v2 one is 1.
+    ([{"index": 0, "gid": "fe80:0000:0000:0000:268a:07ff:feb1:bc04", "type": "RoCE v1"},
+      {"index": 1, "gid": "fe80:0000:0000:0000:268a:07ff:feb1:bc04", "type": "RoCE v2"}], 1),
+    ([{"index": 0, "gid": "fe80:0000:0000:0000:248a:0703:00b1:bc05", "type": None}], None),
+    ([], None),
+])
+def test_roce_v2_gid_index(gids, expected):
+    assert rdma.roce_v2_gid_index(gids) == expected
+
+
+def _devices_sccgn6_like():
+    """Two one-port RoCE devices as rdma_info returns them (values from the fixtures' formats)."""
+    return [
+        {"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet",
+                                      "rate_gbps": 25, "netdev": "eth1", "roce_v2_gid_index": 3}]},
+        {"name": "mlx5_1", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet",
+                                      "rate_gbps": 25, "netdev": "eth2", "roce_v2_gid_index": 3}]},
+    ]
+
+
+def test_port_problems_none_when_as_expected():
+    assert rdma.port_problems(_devices_sccgn6_like(), 2, "Ethernet", 25) == []
+
+
+def test_port_problems_one_line_per_bad_port_and_the_count():
+    devices = _devices_sccgn6_like()
+    devices[1]["ports"][0].update(state="PORT_DOWN", rate_gbps=10)
+    devices.append({"name": "mlx5_2", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "InfiniBand",
+                                                 "rate_gbps": 25, "netdev": None}]})
+    assert rdma.port_problems(devices, 2, "Ethernet", 25) == [
+        "3 RDMA device(s) found (mlx5_0, mlx5_1, mlx5_2), expected 2",
+        "mlx5_1 port 1 (eth2): state PORT_DOWN, expected PORT_ACTIVE; rate 10 Gb/s, expected 25 Gb/s",
+        "mlx5_2 port 1: link layer InfiniBand, expected Ethernet",
+    ]
+
+
+def test_port_problems_on_parsed_fixture_with_down_ports():
+    devices = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_mlx4_ib_port_down.txt"))
+    problems = rdma.port_problems(devices, 2, "InfiniBand", None)
+    assert problems == [
+        "mlx4_1 port 2: state PORT_DOWN, expected PORT_ACTIVE",
+        "mlx4_0 port 2: state PORT_DOWN, expected PORT_ACTIVE",
+    ]
+
+
+def test_port_problems_no_devices():
+    assert rdma.port_problems([], 2, "Ethernet", 25) == ["0 RDMA device(s) found (none), expected 2"]
+
+
+def test_nccl_ib_env_roce():
+    env = rdma.nccl_ib_env(_devices_sccgn6_like(), "eth0")
+    assert env == {
+        "NCCL_IB_DISABLE": "0",
+        "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1",
+        "NCCL_IB_GID_INDEX": "3",
+        "NCCL_SOCKET_IFNAME": "eth0",
+        "NCCL_DEBUG": "INFO",
+    }
+
+
+def test_nccl_ib_env_leaves_out_down_ports_and_differing_gid_indexes():
+    devices = _devices_sccgn6_like()
+    devices[0]["ports"][0]["roce_v2_gid_index"] = 7
+    devices.append({"name": "mlx5_10", "ports": [{"port": 1, "state": "PORT_DOWN", "link_layer": "Ethernet",
+                                                  "roce_v2_gid_index": 3}]})
+    env = rdma.nccl_ib_env(devices, "bond0")
+    assert env["NCCL_IB_HCA"] == "=mlx5_0:1,mlx5_1:1"
+    assert "NCCL_IB_GID_INDEX" not in env
+
+
+def test_nccl_ib_env_infiniband_has_no_gid_index():
+    devices = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_mlx4_ib_port_down.txt"))
+    rdma.annotate_gid_index(devices)
+    env = rdma.nccl_ib_env(devices, "ib0")
+    assert env["NCCL_IB_HCA"] == "=mlx4_1:1,mlx4_0:1"
+    assert "NCCL_IB_GID_INDEX" not in env
+
+
+def test_nccl_ib_env_without_active_port_fails():
+    devices = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_v_mlx4_port_down.txt"))
+    with pytest.raises(ValueError, match="no active RDMA port"):
+        rdma.nccl_ib_env(devices, "eth0")
+
+
+def _result(devices):
+    return {"devices": devices}
+
+
+def test_cluster_differences_none_when_alike():
+    same = {"node%d" % i: _result(_devices_sccgn6_like()) for i in (1, 2, 3)}
+    assert rdma.cluster_differences(same) == []
+    assert rdma.cluster_differences({}) == []
+
+
+def test_cluster_differences_names_each_differing_node_once():
+    node2 = _devices_sccgn6_like()
+    node2[0]["ports"][0]["roce_v2_gid_index"] = 5
+    node3 = _devices_sccgn6_like()
+    node3[1]["ports"][0]["state"] = "PORT_DOWN"
+    node4 = _devices_sccgn6_like()
+    node4[0]["name"] = "mlx5_2"
+    results = {"node1": _result(_devices_sccgn6_like()), "node2": _result(node2), "node3": _result(node3),
+               "node4": _result(node4)}
+    assert rdma.cluster_differences(results) == [
+        "node2: RoCE v2 GID index mlx5_0:1=5, mlx5_1:1=3, node1 has mlx5_0:1=3, mlx5_1:1=3",
+        "node3: active ports mlx5_0:1, node1 has mlx5_0:1, mlx5_1:1",
+        "node4: active ports mlx5_1:1, mlx5_2:1, node1 has mlx5_0:1, mlx5_1:1",
+    ]

@@ -1,0 +1,110 @@
+# -*- coding: utf-8 -*-
+"""The sysfs reader and the rdma_info module, on /sys/class/infiniband trees built from real
+published outputs (rdma_sysfs_tree.py says how)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.scc.training.plugins.module_utils import rdma
+from ansible_collections.scc.training.plugins.modules import rdma_info
+
+_spec = importlib.util.spec_from_file_location(
+    "rdma_sysfs_tree", pathlib.Path(__file__).resolve().parent / "rdma_sysfs_tree.py")
+_tree = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_tree)
+build_tree = _tree.build_tree
+FIXTURES = _tree.FIXTURES
+
+
+def test_read_sysfs_roce_and_ib_ports(tmp_path):
+    root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt")
+    devices = rdma.annotate_gid_index(rdma.read_sysfs(str(root)))
+    assert [d["name"] for d in devices] == ["mlx5_0", "mlx5_1"]
+    roce = devices[0]["ports"][0]
+    assert (roce["port"], roce["state"], roce["phys_state"], roce["link_layer"], roce["rate_gbps"]) == (
+        1, "PORT_ACTIVE", "LinkUp", "Ethernet", 100)
+    assert roce["netdev"] == "ens11f0"
+    assert [(g["index"], g["type"], g["netdev"]) for g in roce["gids"]] == [
+        (0, "RoCE v1", "ens11f0"), (1, "RoCE v2", "ens11f0")]
+    assert roce["roce_v2_gid_index"] == 1
+    assert devices[0]["fw_ver"] == "12.28.1002"
+    ib = devices[1]["ports"][0]
+    assert (ib["state"], ib["link_layer"], ib["rate_gbps"], ib["netdev"], ib["roce_v2_gid_index"]) == (
+        "PORT_DOWN", "InfiniBand", 10, None, None)
+
+
+def test_read_sysfs_skips_unset_gids_and_finds_index_7(tmp_path):
+    root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_macvlan_index7.txt", unset_gids=(0, 1, 2, 3))
+    devices = rdma.annotate_gid_index(rdma.read_sysfs(str(root)))
+    assert [d["name"] for d in devices] == ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]
+    assert [g["index"] for g in devices[0]["ports"][0]["gids"]] == [4, 5, 6, 7]
+    assert [d["ports"][0]["roce_v2_gid_index"] for d in devices] == [7, 7, 7, 5]
+    assert [d["ports"][0]["netdev"] for d in devices] == ["net1", "net2", "net3", "net4"]
+
+
+def test_read_sysfs_absent_or_empty(tmp_path):
+    assert rdma.read_sysfs(str(tmp_path / "missing")) == []
+    (tmp_path / "empty").mkdir()
+    assert rdma.read_sysfs(str(tmp_path / "empty")) == []
+
+
+def test_merge_completes_ibv_devinfo_from_sysfs_and_ibstat(tmp_path):
+    # ibv_devinfo without -v has no GIDs or rate: sysfs (and ibstat) fill them in.
+    tool = [{"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet", "gids": []}]},
+            {"name": "mlx5_1", "ports": [{"port": 1, "state": "PORT_DOWN", "link_layer": "InfiniBand", "gids": []}]}]
+    root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_roce.txt")
+    cas = rdma.parse_ibstat((FIXTURES / "ibstat_roce_active_ib_down.txt").read_text())
+    merged = rdma.annotate_gid_index(rdma.merge_devices(tool, rdma.read_sysfs(str(root)), cas))
+    assert [p["rate_gbps"] for d in merged for p in d["ports"]] == [100, 10]
+    assert merged[0]["ports"][0]["netdev"] == "ens11f0"
+    assert merged[0]["ports"][0]["roce_v2_gid_index"] == 1
+
+
+def run_module(capsys, **args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exited:
+            rdma_info.main()
+    assert exited.value.code == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_module_on_a_host_without_rdma(tmp_path, capsys):
+    result = run_module(capsys, sysfs_path=str(tmp_path / "no-such-dir"), use_tools=False)
+    assert result["changed"] is False
+    assert result["rdma_present"] is False
+    assert result["source"] == "none"
+    assert result["devices"] == []
+    assert result["active_ports"] == []
+
+
+def test_module_reads_a_sysfs_tree(tmp_path, capsys):
+    root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt")
+    result = run_module(capsys, sysfs_path=str(root), use_tools=False)
+    assert result["rdma_present"] is True
+    assert result["source"] == "sysfs"
+    assert result["active_ports"] == ["mlx5_0:1"]
+    port = result["devices"][0]["ports"][0]
+    assert (port["roce_v2_gid_index"], port["netdev"], port["rate_gbps"]) == (1, "ens11f0", 100)
+
+
+def test_module_uses_ibv_devinfo_when_present(tmp_path, capsys, monkeypatch):
+    """A stand-in ibv_devinfo on PATH that prints a real published output."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    tool = bindir / "ibv_devinfo"
+    tool.write_text("#!/bin/sh\ncat '%s'\n" % (FIXTURES / "ibv_devinfo_v_rxe_roce.txt"))
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bindir)
+    result = run_module(capsys, sysfs_path=str(tmp_path / "none"), use_tools=True)
+    assert result["source"] == "ibv_devinfo"
+    assert result["active_ports"] == ["rxe0:1"]
+    port = result["devices"][0]["ports"][0]
+    assert port["link_layer"] == "Ethernet"
+    # No sysfs and no GID types in this output: no index is guessed.
+    assert port["roce_v2_gid_index"] is None

@@ -1,0 +1,39 @@
+"""rdma_bandwidth's validate.yml: good inputs pass, bad ones fail naming the variable."""
+
+import pytest
+
+from tests.unit.roles.validate_runner import run_validate
+
+CASES = {
+    "ok_rdma_detect": ({}, None),
+    "ok_tcp_declared": ({"rdma_bandwidth_mode": "tcp", "rdma_bandwidth_link_rate_gbps": 25}, None),
+    "ok_both": ({"rdma_bandwidth_mode": "both", "rdma_bandwidth_link_rate_gbps": 25.0, "rdma_bandwidth_gid_index": 3,
+                 "rdma_bandwidth_device": "mlx5_0", "rdma_bandwidth_min_fraction": 1}, None),
+    "bad_mode": ({"rdma_bandwidth_mode": "ib"}, "rdma_bandwidth_mode"),
+    "bad_tcp_without_rate": ({"rdma_bandwidth_mode": "tcp"}, "rdma_bandwidth_link_rate_gbps"),
+    "bad_rate_negative": ({"rdma_bandwidth_link_rate_gbps": -25}, "rdma_bandwidth_link_rate_gbps"),
+    "bad_rate_text": ({"rdma_bandwidth_link_rate_gbps": "25G"}, "rdma_bandwidth_link_rate_gbps"),
+    "bad_fraction": ({"rdma_bandwidth_min_fraction": 1.5}, "rdma_bandwidth_min_fraction"),
+    "bad_tcp_fraction_zero": ({"rdma_bandwidth_tcp_min_fraction": 0}, "rdma_bandwidth_tcp_min_fraction"),
+    "bad_duration": ({"rdma_bandwidth_duration_s": 0}, "rdma_bandwidth_duration_s"),
+    "bad_port": ({"rdma_bandwidth_tcp_port": 70000}, "rdma_bandwidth_tcp_port"),
+    "bad_same_ports": ({"rdma_bandwidth_tcp_port": 18515}, "rdma_bandwidth_rdma_port"),
+    "bad_gid": ({"rdma_bandwidth_gid_index": "three"}, "rdma_bandwidth_gid_index"),
+    "bad_device": ({"rdma_bandwidth_device": "mlx5_0 mlx5_1"}, "rdma_bandwidth_device"),
+    "bad_fail_flag": ({"rdma_bandwidth_fail_below_threshold": "sometimes"}, "rdma_bandwidth_fail_below_threshold"),
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    return run_validate("rdma_bandwidth", {k: v[0] for k, v in CASES.items()}, tmp_path_factory.mktemp("rb_validate"))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_validate(results, case):
+    expected_var = CASES[case][1]
+    if expected_var is None:
+        assert results[case] is None, f"{case} should pass, failed with: {results[case]}"
+    else:
+        assert results[case] is not None, f"{case} should fail on {expected_var}"
+        assert expected_var in results[case], f"{case}: message does not name {expected_var}: {results[case]}"

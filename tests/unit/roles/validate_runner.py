@@ -1,0 +1,50 @@
+"""Run a role's `validate` tasks for many variable sets in ONE ansible-playbook run (ansible-runner).
+
+Each case is an inventory host (connection local, never contacted: validate.yml only asserts on
+variables) carrying the case's variables; its events tell which hosts failed and why.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import ansible_runner
+import yaml
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_cluster") -> dict:
+    """Return {case: None if it passed, else the failure message}."""
+    inventory = {group: {"hosts": {name: {"ansible_connection": "local", **vars_}
+                                   for name, vars_ in cases.items()}}}
+    (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
+    playbook = [{
+        "name": "Validate", "hosts": group, "gather_facts": False,
+        "tasks": [{"name": "Validate", "ansible.builtin.include_role":
+                   {"name": f"scc.training.{role}", "tasks_from": "validate"}}],
+    }]
+    (tmp_path / "play.yml").write_text(yaml.safe_dump(playbook))
+    private = tmp_path / "runner"
+    private.mkdir(exist_ok=True)
+    runner = ansible_runner.run(
+        private_data_dir=str(private),
+        playbook=str(tmp_path / "play.yml"),
+        inventory=str(tmp_path / "inventory.yml"),
+        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+                 "ANSIBLE_FORKS": "8",
+                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        quiet=True,
+    )
+    result = {name: None for name in cases}
+    for event in runner.events:
+        if event["event"] == "runner_on_failed":
+            data = event["event_data"]
+            if result[data["host"]] is None:
+                result[data["host"]] = data["res"].get("msg", "")
+    unreached = [e for e in runner.events if e["event"] == "runner_on_unreachable"]
+    assert not unreached, f"validate contacted a host: {unreached}"
+    return result
