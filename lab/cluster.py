@@ -26,10 +26,15 @@ GROUP = "scc_cluster"
 # production ones.
 LAB_GROUP_VARS = {
     "scc_lab": True,
+    # No RDMA devices in the lab: ib_check skips, rdma_bandwidth uses iperf3, NCCL/gloo use sockets.
+    "scc_transport": "tcp",
     "bert_launch_tcp_interface": "lo",
     "bert_launch_model_size": "tiny",
     "python_env_wheelhouse_path": "/mnt/cpfs/wheelhouse",
     "python_env_wheelhouse_shared": True,
+    # Loopback has no link rate: a declared one (2 Gb/s) sets the iperf3 pass threshold.
+    "rdma_bandwidth_link_rate_gbps": 2,
+    "rdma_bandwidth_duration_s": 2,
 }
 
 

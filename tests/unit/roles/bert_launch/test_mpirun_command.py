@@ -22,7 +22,7 @@ _tree = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_tree)
 
 CASES = {
-    "tcp": {"bert_launch_tcp_interface": "eth0"},
+    "tcp": {"bert_launch_transport": "tcp", "bert_launch_tcp_interface": "eth0"},
     "rdma": {"bert_launch_transport": "rdma", "bert_launch_tcp_interface": "eth0"},
     "rdma_user_env": {"bert_launch_transport": "rdma",
                       "bert_launch_env": {"NCCL_IB_GID_INDEX": "3", "NCCL_DEBUG": "WARN"}},
