@@ -19,6 +19,8 @@ Interface
     - ``compute_capability``: "7.0" (V100), or a list of them (every GPU of the cluster).
     - ``gpu_name``: a GPU product name ("Tesla V100-SXM2-32GB"); used for the compute
       capability when ``compute_capability`` is empty.
+    - ``kernel_modules``: "proprietary" or "open" (NVIDIA's open GPU kernel modules need
+      compute capability >= 7.5, so not on V100).
 
     ``names`` maps those keys to the variable names shown in messages (defaults in
     ``DEFAULT_NAMES``), so that each role's message names ITS variables.
@@ -53,6 +55,8 @@ Sources (checked 2026-12-02; cite them when you change a row)
   nvidia-nccl-cu12 (from 2.16.2), nvidia-nccl-cu13 (from 2.27.7), which mirror NVIDIA's
   +cudaX.Y builds https://developer.download.nvidia.com/compute/redist/nccl/ .
 - Compute capability per GPU: https://developer.nvidia.com/cuda-gpus .
+- Open GPU kernel modules support Turing and later only:
+  https://github.com/NVIDIA/open-gpu-kernel-modules (README, "Compatible GPUs").
 """
 
 from __future__ import annotations
@@ -136,6 +140,10 @@ NCCL_CUDA_MAJORS = {
     "13": ("2.27.7", None),
 }
 
+# NVIDIA's open GPU kernel modules run on this compute capability and newer (Turing+).
+OPEN_KERNEL_MODULES_CC_MIN = "7.5"
+KERNEL_MODULES = ("proprietary", "open")
+
 DEFAULT_NAMES = {
     "driver": "nvidia_driver_branch",
     "cuda": "cuda_version",
@@ -143,6 +151,7 @@ DEFAULT_NAMES = {
     "nccl": "nccl_version",
     "compute_capability": "scc_gpu_compute_capability",
     "gpu_name": "gpu name",
+    "kernel_modules": "nvidia_driver_kernel_modules",
 }
 
 # --- helpers ----------------------------------------------------------------------------
@@ -384,5 +393,18 @@ def check_stack(stack, names=None):
                         "%s=%s does not support compute capability %s (%s): cuDNN %s and newer need >= %s; choose cuDNN <= 9.10.2"
                         % (names[key], value, ", ".join(old), names["compute_capability"], since, cc_min)
                     )
+
+    # Kernel module flavour.
+    flavour = stack.get("kernel_modules")
+    if not _blank(flavour):
+        if flavour not in KERNEL_MODULES:
+            problems.append("%s=%r is not one of %s" % (names["kernel_modules"], flavour, ", ".join(KERNEL_MODULES)))
+        elif flavour == "open":
+            old = [c for c in ccs if _cmp(version_tuple(c), version_tuple(OPEN_KERNEL_MODULES_CC_MIN)) < 0]
+            if old:
+                problems.append(
+                    "%s=open does not support compute capability %s (%s): the open kernel modules need >= %s; choose proprietary"
+                    % (names["kernel_modules"], ", ".join(old), names["compute_capability"], OPEN_KERNEL_MODULES_CC_MIN)
+                )
 
     return {"ok": not problems, "problems": problems, "resolved": resolved}

@@ -25,7 +25,7 @@ IMPOSSIBLE = [
     pytest.param({"cuda": "12.9", "cudnn": "9.12.0", "compute_capability": V100}, ["cudnn_version=9.12.0", "7.0", "9.10.2"], id="cudnn9.12-on-v100"),
     pytest.param({"cuda": "11.8", "cudnn": "9.12.0"}, ["cudnn_version=9.12.0", "cuda_version=11.8"], id="cudnn9.12-cuda11"),
     pytest.param({"cuda": "13.0", "cudnn": "9.10.2"}, ["cudnn_version=9.10.2", "cudnn 9.12.0"], id="cudnn9.10-cuda13"),
-    pytest.param({"cuda": "12.4", "nccl": "2.27.7", "compute_capability": "9.0", "driver": "580"}, [], id="ok-control"),
+    pytest.param({"cuda": "12.4", "nccl": "2.27.7", "compute_capability": "9.0", "driver": "580", "kernel_modules": "open"}, [], id="ok-control"),
     pytest.param({"cuda": "11.8", "nccl": "2.23.4"}, ["nccl_version=2.23.4", "cuda_version=11.8", "2.13.4 to 2.21.5"], id="nccl2.23-cuda11"),
     pytest.param({"cuda": "13.0", "nccl": "2.26.2"}, ["nccl_version=2.26.2", "2.27.7"], id="nccl2.26-cuda13"),
     pytest.param({"cuda": "12.9", "nccl": "2.12.12"}, ["nccl_version=2.12.12", "no build"], id="nccl-too-old"),
@@ -33,6 +33,8 @@ IMPOSSIBLE = [
     pytest.param({"driver": "418"}, ["nvidia_driver_branch=418", "older"], id="driver-older-than-matrix"),
     pytest.param({"compute_capability": "3.5"}, ["scc_gpu_compute_capability=3.5", "not in the version matrix"], id="kepler-unknown"),
     pytest.param({"gpu_name": "Mystery GPU 9000"}, ["Mystery GPU 9000", "scc_gpu_compute_capability"], id="unknown-gpu-name"),
+    pytest.param({"kernel_modules": "open", "compute_capability": V100}, ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"], id="open-modules-on-v100"),
+    pytest.param({"kernel_modules": "nouveau"}, ["nvidia_driver_kernel_modules='nouveau'"], id="unknown-module-flavour"),
     pytest.param({"cuda": "twelve"}, ["cuda_version='twelve'", "not a version"], id="not-a-version"),
 ]
 
