@@ -26,6 +26,8 @@ GROUP = "scc_cluster"
 # production ones.
 LAB_GROUP_VARS = {
     "scc_lab": True,
+    # No GPU in the lab: the GPU roles validate their variables and do nothing else.
+    "scc_cpu_only": True,
     "bert_launch_tcp_interface": "lo",
     "bert_launch_model_size": "tiny",
     "python_env_wheelhouse_path": "/mnt/cpfs/wheelhouse",
