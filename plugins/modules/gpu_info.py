@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 module: gpu_info
 short_description: Report the NVIDIA driver, CUDA version and GPUs of a host (nvidia-smi -q -x)
 version_added: 0.2.0
-author: scc.training developers
+author: scc.training developers (@scc-training)
 description:
   - Runs C(nvidia-smi -q -x) and returns the driver version, the CUDA version the driver supports and,
     per GPU, its index, name, UUID, PCI bus id, memory, ECC mode, uncorrected volatile ECC errors,

@@ -99,14 +99,15 @@ def test_refusals_through_the_roles_validate_entry_points(tmp_path):
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
                          f"      ansible_python_interpreter: {sys.executable}\n")
-    cases = [{"id": i, "role": r, "vars": v} for i, r, v, _ in CASES]
+    cases = [{"id": case[0], "role": case[1], "vars": case[2]} for case in CASES]
     status, rc, events = run(PLAYBOOKS / "gpu_refusals.yml", inventory, {"gpu_refusals_cases": cases}, workdir=tmp_path)
     assert (status, rc) == ("successful", 0), failures(events)
     assert changed(events) == []
     outcomes = [e["event_data"]["res"]["__outcomes"] for e in events
                 if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]][-1]
     refused = 0
-    for case_id, _, _, words in CASES:
+    for case in CASES:
+        case_id, words = case[0], case[3]
         outcome = outcomes[case_id]
         if words is None:
             assert outcome == "accepted", (case_id, outcome)
@@ -132,7 +133,7 @@ def test_validate_playbook_refuses_cuda13_on_v100_before_any_host(lab, tmp_path)
     status, rc, events = run(ROOT / "playbooks" / "validate.yml", lab.inventory,
                              {"nvidia_driver_cuda_version": "13.0", "scc_cpu_only": False}, workdir=tmp_path)
     assert status == "failed" and rc != 0
-    assert any("nvidia_driver_cuda_version=13.0" in msg for _, msg in failures(events)), failures(events)
+    assert any("nvidia_driver_cuda_version=13.0" in failure[1] for failure in failures(events)), failures(events)
     assert changed(events) == []
     assert not [e for e in events if e["event_data"].get("task") == "Gathering Facts"]
 

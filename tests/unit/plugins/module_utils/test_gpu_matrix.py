@@ -33,7 +33,8 @@ IMPOSSIBLE = [
     pytest.param({"driver": "418"}, ["nvidia_driver_branch=418", "older"], id="driver-older-than-matrix"),
     pytest.param({"compute_capability": "3.5"}, ["scc_gpu_compute_capability=3.5", "not in the version matrix"], id="kepler-unknown"),
     pytest.param({"gpu_name": "Mystery GPU 9000"}, ["Mystery GPU 9000", "scc_gpu_compute_capability"], id="unknown-gpu-name"),
-    pytest.param({"kernel_modules": "open", "compute_capability": V100}, ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"], id="open-modules-on-v100"),
+    pytest.param({"kernel_modules": "open", "compute_capability": V100},
+                 ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"], id="open-modules-on-v100"),
     pytest.param({"kernel_modules": "nouveau"}, ["nvidia_driver_kernel_modules='nouveau'"], id="unknown-module-flavour"),
     pytest.param({"cuda": "twelve"}, ["cuda_version='twelve'", "not a version"], id="not-a-version"),
 ]
