@@ -2,7 +2,9 @@
 
 - The version-matrix refusals through the roles' validate entry points, in one playbook run on
   localhost: every impossible case fails with a message naming its variables, the control
-  case passes, and nothing changes. Plus playbooks/validate.yml itself refusing CUDA 13 on V100.
+  case passes, and nothing changes. The same run feeds nvidia_driver's preflight made-up OS
+  facts: unsupported releases are refused naming the OS (only that first check: the made-up
+  facts do not carry the rest of the preflight). Plus playbooks/validate.yml itself refusing CUDA 13 on V100.
 - On one lab host (no GPU, no NIC, address 127.0.12.11): CPU-only declared -> both roles skip
   with changed=0; no GPU without CPU-only -> the documented nvidia_driver failure; NIC firmware
   targets without a NIC -> the documented failure; a STAND-IN mlxfwmanager (a shell script that
@@ -58,6 +60,14 @@ CASES = [
      ["nvidia_driver_version", "580.95.05"]),
     ("branch-not-3-digits", "scc.training.nvidia_driver", {**V100, "nvidia_driver_branch": "58"},
      ["nvidia_driver_branch must be a 3-digit branch"]),
+    ("os-centos7", "scc.training.nvidia_driver",
+     {"tasks_from": "preflight", "facts": {"distribution": "CentOS", "distribution_major_version": "7",
+                                           "distribution_version": "7.9", "os_family": "RedHat"}},
+     ["CentOS 7.9 on localhost is not supported", "Alibaba Cloud Linux 3"]),
+    ("os-ubuntu18", "scc.training.nvidia_driver",
+     {"tasks_from": "preflight", "facts": {"distribution": "Ubuntu", "distribution_major_version": "18",
+                                           "distribution_version": "18.04", "os_family": "Debian"}},
+     ["Ubuntu 18.04 on localhost is not supported"]),
     ("nic-bad-psid", "scc.training.nic_firmware", {"nic_firmware_targets": [{"psid": "ConnectX6", "version": "22.39.1002"}]},
      ["nic_firmware_targets", "MT_0000000359"]),
     ("nic-burn-without-image", "scc.training.nic_firmware",
@@ -99,7 +109,11 @@ def test_refusals_through_the_roles_validate_entry_points(tmp_path):
     inventory = tmp_path / "hosts.yml"
     inventory.write_text(f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
                          f"      ansible_python_interpreter: {sys.executable}\n")
-    cases = [{"id": case[0], "role": case[1], "vars": case[2]} for case in CASES]
+    cases = []
+    for case in CASES:
+        entry = {"id": case[0], "role": case[1], "vars": {k: v for k, v in case[2].items() if k not in ("tasks_from", "facts")}}
+        entry.update({k: v for k, v in case[2].items() if k in ("tasks_from", "facts")})
+        cases.append(entry)
     status, rc, events = run(PLAYBOOKS / "gpu_refusals.yml", inventory, {"gpu_refusals_cases": cases}, workdir=tmp_path)
     assert (status, rc) == ("successful", 0), failures(events)
     assert changed(events) == []
