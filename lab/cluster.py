@@ -26,6 +26,8 @@ GROUP = "scc_cluster"
 # production ones.
 LAB_GROUP_VARS = {
     "scc_lab": True,
+    # No GPU in the lab: the GPU roles validate their variables and do nothing else.
+    "scc_cpu_only": True,
     # No RDMA devices in the lab: ib_check skips, rdma_bandwidth uses iperf3, NCCL/gloo use sockets.
     "scc_transport": "tcp",
     "bert_launch_tcp_interface": "lo",

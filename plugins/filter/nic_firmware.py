@@ -1,0 +1,44 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""NIC firmware filters, thin wrappers over module_utils/mellanox_fw.py (the parsers the
+``nic_firmware_info`` module uses). Documentation: the sidecars parse_nic_firmware.yml and
+nic_firmware_compare.yml.
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import mellanox_fw
+
+
+def parse_nic_firmware(text, tool="mlxfwmanager"):
+    """Query text -> list of devices (fwmanager tools) or one device in a list (mstflint)."""
+    if not isinstance(text, str):
+        raise AnsibleFilterError("parse_nic_firmware: input must be the query text, got %s" % type(text).__name__)
+    try:
+        if tool in ("mlxfwmanager", "mstfwmanager", "mlxup"):
+            return mellanox_fw.parse_fwmanager(text)
+        if tool == "mstflint":
+            return [mellanox_fw.parse_flint_query(text)]
+    except mellanox_fw.MellanoxFwParseError as exc:
+        raise AnsibleFilterError("parse_nic_firmware: %s" % exc)
+    raise AnsibleFilterError("parse_nic_firmware: tool must be mlxfwmanager, mstfwmanager, mlxup or mstflint, got %r" % (tool,))
+
+
+def nic_firmware_compare(devices, targets):
+    """Each device against the target version for its PSID: action ok, burn or none."""
+    if not isinstance(devices, list) or not isinstance(targets, list):
+        raise AnsibleFilterError("nic_firmware_compare: devices and targets must be lists")
+    for index, target in enumerate(targets):
+        if not isinstance(target, dict) or not target.get("psid") or not target.get("version"):
+            raise AnsibleFilterError("nic_firmware_compare: target %d needs 'psid' and 'version', got %r" % (index, target))
+    return mellanox_fw.compare(devices, targets)
+
+
+class FilterModule(object):
+    """scc.training NIC firmware filters."""
+
+    def filters(self):
+        return {"parse_nic_firmware": parse_nic_firmware, "nic_firmware_compare": nic_firmware_compare}

@@ -1,0 +1,90 @@
+"""The cuda, cudnn, nccl and aiacc roles refuse impossible inputs in validate (variables only,
+before any host is contacted), each with a message naming the variables; the defaults pass.
+Plus playbooks/validate.yml refusing cuDNN 9.11 on V100 for a host that does not even exist."""
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import ansible_runner
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYBOOKS = Path(__file__).resolve().parent / "playbooks"
+WHEEL = "perseus_torch-1.5.0-cp311-cp311-linux_x86_64.whl"
+
+# (id, role, vars, words the refusal must contain; None = must be accepted)
+CASES = [
+    ("cuda-defaults", "scc.training.cuda", {}, None),
+    ("cudnn-defaults", "scc.training.cudnn", {}, None),
+    ("nccl-defaults", "scc.training.nccl", {}, None),
+    ("aiacc-mirror", "scc.training.aiacc", {"aiacc_artifact_name": WHEEL, "aiacc_mirror": "/mnt/cpfs/mirror"}, None),
+    ("cuda13-on-v100", "scc.training.cuda", {"cuda_version": "13.0"}, ["cuda_version=13.0", "9.0 to 12.9"]),
+    ("cuda12.7-unknown", "scc.training.cuda", {"cuda_version": "12.7"}, ["cuda_version=12.7", "12.6, 12.8"]),
+    ("cuda12.8-driver550", "scc.training.cuda", {"nvidia_driver_branch": "550"},
+     ["cuda_version=12.8", "nvidia_driver_branch=550", "570.26"]),
+    ("cuda-wheel-of-another-version", "scc.training.cuda",
+     {"cuda_source": "pypi", "cuda_pypi_packages": ["nvidia-cuda-runtime-cu12==12.9.79"]},
+     ["cuda_pypi_packages", "12.8", "nvidia-cuda-runtime-cu12==12.9.79"]),
+    ("cudnn9.11-on-v100", "scc.training.cudnn", {"cudnn_version": "9.11.0.98"}, ["cudnn_version=9.11.0.98", "9.10.2"]),
+    ("cudnn-for-cuda13-on-v100", "scc.training.cudnn", {"cudnn_cuda_version": "13.0"},
+     ["cudnn_cuda_version=13.0", "9.0 to 12.9"]),
+    ("cudnn-3-part-version", "scc.training.cudnn", {"cudnn_version": "9.10.2"}, ["cudnn_version W.X.Y.Z", "9.10.2"]),
+    ("cudnn-mirror-without-location", "scc.training.cudnn", {"cudnn_source": "mirror"}, ["cudnn_mirror"]),
+    ("nccl2.27-for-cuda11.8", "scc.training.nccl", {"nccl_cuda_version": "11.8"},
+     ["nccl_version=2.27.5", "nccl_cuda_version=11.8", "2.21.5"]),
+    ("nccl-for-cuda13-on-v100", "scc.training.nccl", {"nccl_cuda_version": "13.0"}, ["nccl_cuda_version=13.0", "2.27.7"]),
+    ("aiacc-release-without-sha256", "scc.training.aiacc", {"aiacc_source": "release", "aiacc_artifact_name": WHEEL},
+     ["aiacc_artifact_sha256"]),
+    ("aiacc-without-artifact", "scc.training.aiacc", {"aiacc_mirror": "/mnt/cpfs/mirror"}, ["aiacc_artifact_name"]),
+]
+
+
+def run(playbook, inventory, extravars, workdir):
+    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
+    result = ansible_runner.run(
+        private_data_dir=str(private), playbook=str(playbook), inventory=str(inventory),
+        extravars=extravars, quiet=True,
+        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+    )
+    events = list(result.events)
+    shutil.rmtree(private, ignore_errors=True)
+    return result.status, events
+
+
+def test_refusals_through_the_roles_validate_entry_points(tmp_path):
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
+                         f"      ansible_python_interpreter: {sys.executable}\n")
+    cases = [{"id": c[0], "role": c[1], "vars": c[2]} for c in CASES]
+    status, events = run(PLAYBOOKS / "gpu_libs_refusals.yml", inventory, {"gpu_libs_cases": cases}, tmp_path)
+    assert status == "successful"
+    assert not [e for e in events if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
+    outcomes = [e["event_data"]["res"]["__outcomes"] for e in events
+                if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]][-1]
+    refused = 0
+    for case in CASES:
+        case_id, words = case[0], case[3]
+        outcome = outcomes[case_id]
+        if words is None:
+            assert outcome == "accepted", (case_id, outcome)
+            continue
+        for word in words:
+            assert word in outcome, (case_id, word, outcome)
+        refused += 1
+    assert refused >= 10
+
+
+def test_validate_playbook_refuses_cudnn_9_11_on_v100_without_contacting_a_host(tmp_path):
+    # Nothing listens on this address: a task that contacted the host would be unreachable.
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
+    status, events = run(ROOT / "playbooks" / "validate.yml", inventory,
+                         {"cudnn_version": "9.11.0.98", "scc_cpu_only": False}, tmp_path)
+    assert status == "failed"
+    assert not [e for e in events if e["event"] == "runner_on_unreachable"]
+    messages = [e["event_data"]["res"].get("msg", "") for e in events if e["event"] == "runner_on_failed"]
+    assert any("cudnn_version=9.11.0.98" in m for m in messages), messages

@@ -1,0 +1,134 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for the GPU version matrix (module_utils/_gpu_matrix.py) and its filter."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter.gpu_matrix import FilterModule, gpu_stack_check
+from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix as m
+
+V100 = "7.0"
+
+# Impossible combinations: (stack, words every problem text must contain). Each must be refused.
+IMPOSSIBLE = [
+    pytest.param({"cuda": "13.0", "compute_capability": V100}, ["cuda_version=13.0", "7.0", "9.0 to 12.9"], id="cuda13-on-v100"),
+    pytest.param({"cuda": "13.0", "gpu_name": "Tesla V100-SXM2-16GB"}, ["cuda_version=13.0", "7.0"], id="cuda13-on-v100-by-name"),
+    pytest.param({"driver": "535", "cuda": "12.4"}, ["cuda_version=12.4", "nvidia_driver_branch=535", "<= 12.2"], id="driver535-cuda12.4"),
+    pytest.param({"driver": "550.54.14", "cuda": "12.8"}, ["570.26", "nvidia_driver_branch=550.54.14"], id="driver550-cuda12.8"),
+    pytest.param({"driver": "575", "cuda": "13.0"}, ["cuda_version=13.0", "<= 12.9"], id="driver575-cuda13"),
+    pytest.param({"driver": "590", "compute_capability": V100}, ["nvidia_driver_branch=590", "580"], id="driver590-on-v100"),
+    pytest.param({"driver": "470", "compute_capability": "9.0"}, ["nvidia_driver_branch=470", "11.8", "520.61.05"], id="driver470-on-h100"),
+    pytest.param({"cuda": "11.8", "compute_capability": "10.0"}, ["cuda_version=11.8", "12.8"], id="cuda11.8-on-b200"),
+    pytest.param({"cuda": "12.9", "cudnn": "8.5.0"}, ["cudnn_version=8.5.0", "CUDA 11.x", "cudnn 8.9.0"], id="cudnn8.5-cuda12"),
+    pytest.param({"cuda": "12.9", "cudnn": "9.12.0", "compute_capability": V100}, ["cudnn_version=9.12.0", "7.0", "9.10.2"], id="cudnn9.12-on-v100"),
+    pytest.param({"cuda": "11.8", "cudnn": "9.12.0"}, ["cudnn_version=9.12.0", "cuda_version=11.8"], id="cudnn9.12-cuda11"),
+    pytest.param({"cuda": "13.0", "cudnn": "9.10.2"}, ["cudnn_version=9.10.2", "cudnn 9.12.0"], id="cudnn9.10-cuda13"),
+    pytest.param({"cuda": "12.4", "nccl": "2.27.7", "compute_capability": "9.0", "driver": "580", "kernel_modules": "open"}, [], id="ok-control"),
+    pytest.param({"cuda": "11.8", "nccl": "2.23.4"}, ["nccl_version=2.23.4", "cuda_version=11.8", "2.13.4 to 2.21.5"], id="nccl2.23-cuda11"),
+    pytest.param({"cuda": "13.0", "nccl": "2.26.2"}, ["nccl_version=2.26.2", "2.27.7"], id="nccl2.26-cuda13"),
+    pytest.param({"cuda": "12.9", "nccl": "2.12.12"}, ["nccl_version=2.12.12", "no build"], id="nccl-too-old"),
+    pytest.param({"cuda": "12.7"}, ["cuda_version=12.7", "12.6, 12.8"], id="cuda12.7-does-not-exist"),
+    pytest.param({"driver": "418"}, ["nvidia_driver_branch=418", "older"], id="driver-older-than-matrix"),
+    pytest.param({"compute_capability": "3.5"}, ["scc_gpu_compute_capability=3.5", "not in the version matrix"], id="kepler-unknown"),
+    pytest.param({"gpu_name": "Mystery GPU 9000"}, ["Mystery GPU 9000", "scc_gpu_compute_capability"], id="unknown-gpu-name"),
+    pytest.param({"kernel_modules": "open", "compute_capability": V100},
+                 ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"], id="open-modules-on-v100"),
+    pytest.param({"kernel_modules": "nouveau"}, ["nvidia_driver_kernel_modules='nouveau'"], id="unknown-module-flavour"),
+    pytest.param({"cuda": "twelve"}, ["cuda_version='twelve'", "not a version"], id="not-a-version"),
+]
+
+
+@pytest.mark.parametrize("stack, words", IMPOSSIBLE)
+def test_impossible_combinations_are_refused(stack, words):
+    result = m.check_stack(stack)
+    if not words:  # the control row proves the checks are not blanket refusals
+        assert result == {"ok": True, "problems": [], "resolved": result["resolved"]}
+        return
+    assert result["ok"] is False
+    text = " | ".join(result["problems"])
+    for word in words:
+        assert word in text, "%r not in %r" % (word, text)
+
+
+def test_at_least_ten_refusals():
+    refused = [p for p in IMPOSSIBLE if not m.check_stack(p.values[0])["ok"]]
+    assert len(refused) >= 10
+
+
+def test_sccgn6_default_stack_is_valid_and_resolved():
+    result = m.check_stack({"driver": "580", "cuda": "12.9", "cudnn": "9.10.2.21", "nccl": "2.27.7-1", "compute_capability": V100})
+    assert result["problems"] == []
+    r = result["resolved"]
+    assert r["compute_capability"] == ["7.0"]
+    assert r["cuda_range"] == ["9.0", "12.9"]
+    assert r["cuda_max_for_driver"] == "13.0"
+    assert r["driver_min_for_cuda"] == "575.51.03"
+    assert r["driver_branch_max_for_gpu"] == 580
+    assert r["cuda_choices"][-1] == "12.9" and "13.0" not in r["cuda_choices"]
+    assert r["cudnn_cuda_majors"] == ["11", "12"]
+    assert r["nccl_cuda_majors"] == ["12", "13"]
+
+
+@pytest.mark.parametrize("driver, cuda_max", [
+    ("450", "11.0"), ("470", "11.4"), ("525", "12.0"), ("535", "12.2"), ("550", "12.4"),
+    ("570", "12.8"), ("575", "12.9"), ("580", "13.0"), ("590", "13.0"),
+    ("535.54.03", "12.2"), ("535.54.02", "12.1"), ("570.25", "12.6"), ("440", None),
+])
+def test_driver_branch_to_highest_cuda(driver, cuda_max):
+    assert m.cuda_max_for_driver(driver) == cuda_max
+
+
+@pytest.mark.parametrize("name, cc", [
+    ("Tesla V100-SXM2-16GB", "7.0"), ("Tesla V100-PCIE-32GB", "7.0"), ("Tesla V100S-PCIE-32GB", "7.0"),
+    ("NVIDIA A100-SXM4-80GB", "8.0"), ("A100-SXM4-40GB", "8.0"), ("NVIDIA A10", "8.6"), ("NVIDIA A10G", "8.6"),
+    ("Tesla T4", "7.5"), ("NVIDIA H100 80GB HBM3", "9.0"), ("NVIDIA H800", "9.0"), ("NVIDIA L40S", "8.9"),
+    ("Tesla P100-PCIE-16GB", "6.0"), ("Tesla P4", "6.1"), ("NVIDIA B200", "10.0"), ("NVIDIA GeForce RTX 3090", "8.6"),
+    ("Quadro P2000", None), ("", None),
+])
+def test_compute_capability_by_name(name, cc):
+    assert m.compute_capability_for_name(name) == cc
+
+
+def test_mixed_cluster_takes_the_intersection():
+    result = m.check_stack({"compute_capability": ["8.0", "7.0"], "cuda": "12.9"})
+    assert result["ok"]
+    assert result["resolved"]["cuda_range"] == ["11.0", "12.9"]
+    assert not m.check_stack({"compute_capability": ["8.0", "7.0"], "cuda": "13.0"})["ok"]
+
+
+@pytest.mark.parametrize("cc", ["7.0", 7.0, "sm_70", "70", "7"])
+def test_compute_capability_spellings(cc):
+    assert m.check_stack({"compute_capability": cc})["resolved"]["compute_capability"] == ["7.0"]
+
+
+def test_empty_values_are_not_checked():
+    result = m.check_stack({"driver": "", "cuda": None, "cudnn": "", "nccl": None, "compute_capability": []})
+    assert result["ok"] and result["problems"] == []
+    assert result["resolved"]["cuda_choices"] == m.cuda_versions()
+
+
+def test_messages_name_the_callers_variables():
+    result = m.check_stack({"cuda": "13.0", "compute_capability": "7.0"}, names={"cuda": "mycuda", "compute_capability": "mycc"})
+    assert "mycuda=13.0" in result["problems"][0] and "(mycc)" in result["problems"][0]
+
+
+def test_filter_is_registered_and_validates_input():
+    assert FilterModule().filters()["gpu_stack_check"] is gpu_stack_check
+    assert gpu_stack_check({"cuda": "12.9", "compute_capability": "7.0"})["ok"]
+    with pytest.raises(AnsibleFilterError, match="unknown key"):
+        gpu_stack_check({"cuda_version": "12.9"})
+    with pytest.raises(AnsibleFilterError, match="must be a dict"):
+        gpu_stack_check("12.9")
+    with pytest.raises(AnsibleFilterError, match="names must be a dict"):
+        gpu_stack_check({}, names=["x"])
+
+
+def test_matrix_rows_are_consistent():
+    # every CUDA row's driver is a version and drivers grow with CUDA
+    drivers = [m.version_tuple(m.CUDA_MIN_DRIVER[c]) for c in m.cuda_versions()]
+    assert drivers == sorted(drivers)
+    for first, last in m.ARCH_CUDA_RANGE.values():
+        assert first in m.CUDA_MIN_DRIVER or m.version_tuple(first) < (11, 0)
+        assert last is None or last in m.CUDA_MIN_DRIVER
