@@ -163,12 +163,13 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         QuietHandler.requests.append(self.path)
 
 
-def test_mirror_over_http_installs_cuda_per_host_copies(lab, workdir, mirror):
+def test_mirror_over_http_installs_cuda_per_host_copies(lab, workdir, mirror, tmp_path):
     root, url = mirror
     assert len(json.loads((root / "manifest.json").read_text())["artifacts"]) == 3
     QuietHandler.requests.clear()
+    # A controller cache of its own, so that the requests below are this test's downloads.
     extravars = source_vars("mirror", "/opt/scc-mirror", "/opt/scc-mirror/artifacts", False, only=("cuda",),
-                            cuda_mirror=url)
+                            cuda_mirror=url, cuda_cache_dir=str(tmp_path / "cache"))
     status, events = run(lab, workdir, extravars)
     assert status == "successful", failed(events)
     # The controller fetched each file once: one manifest read and one GET per wheel, not one per host.
