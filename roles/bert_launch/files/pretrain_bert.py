@@ -1,10 +1,18 @@
 """BERT pretraining benchmark for an mpirun-launched cluster (scc.training.bert_launch).
 
-One process per rank, started by OpenMPI's mpirun. Each process reads its place in the job
-from OpenMPI's environment (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE), joins a
-torch.distributed process group over TCP (MASTER_ADDR:MASTER_PORT; NCCL on GPUs, gloo on CPUs)
-and trains transformers' BertForPreTraining with DistributedDataParallel on the masked-LM
-(15% of tokens; 80% [MASK], 10% random, 10% kept) and next-sentence objectives.
+One process per rank, started by OpenMPI's mpirun. It trains transformers' BertForPreTraining
+on the masked-LM (15% of tokens; 80% [MASK], 10% random, 10% kept) and next-sentence
+objectives, with one of three data-parallel frameworks (--framework):
+
+- torch (default): each process reads its place in the job from OpenMPI's environment
+  (OMPI_COMM_WORLD_RANK, _SIZE, _LOCAL_RANK, _LOCAL_SIZE), joins a torch.distributed process
+  group over TCP (MASTER_ADDR:MASTER_PORT; --backend: NCCL on GPUs, gloo on CPUs) and wraps the
+  model in DistributedDataParallel.
+- horovod (horovod.torch) or aiacc (perseus.torch.horovod, Alibaba's AIACC-Training, which has
+  Horovod's API): hvd.init() gives rank, size and local rank; the optimizer is wrapped in
+  hvd.DistributedOptimizer, rank 0's parameters and optimizer state are broadcast, and the
+  metrics are reduced with hvd.allreduce. Only the core Horovod API is used (no
+  broadcast_object/allgather_object/barrier), so older Horovod-based releases work too.
 
 Data needs no network: a WordPiece vocabulary is trained on the shipped corpus by rank 0 and
 broadcast to every rank, so no shared file system is needed and every node uses one vocabulary.
@@ -70,6 +78,13 @@ PEAK_FLOPS: dict[str, dict[str, float]] = {
     "H200": {"bf16": 989e12, "fp16": 989e12},
 }
 
+# --framework -> the module with Horovod's API (None: torch.distributed + DDP).
+FRAMEWORK_MODULES: dict[str, str | None] = {
+    "torch": None,
+    "horovod": "horovod.torch",
+    "aiacc": "perseus.torch.horovod",
+}
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_NON_FINITE = 3
@@ -82,7 +97,10 @@ EXIT_NON_FINITE = 3
 
 def build_parser() -> argparse.ArgumentParser:
     env = os.environ
-    p = argparse.ArgumentParser(description="BERT pretraining benchmark (mpirun + DDP)")
+    p = argparse.ArgumentParser(description="BERT pretraining benchmark (mpirun + DDP or Horovod)")
+    p.add_argument("--framework", choices=sorted(FRAMEWORK_MODULES), default="torch",
+                   help="torch: torch.distributed + DistributedDataParallel; horovod: "
+                        "horovod.torch; aiacc: perseus.torch.horovod (AIACC-Training)")
     p.add_argument("--model-size", choices=sorted(MODEL_SIZES), default="tiny")
     p.add_argument("--num-layers", type=int, help="override the size table")
     p.add_argument("--hidden-size", type=int, help="override the size table")
@@ -110,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", required=True, help="rank 0 writes results.json here")
     p.add_argument("--run-id", default=env.get("SCC_TRAINING_RUN_ID", ""))
     p.add_argument("--backend", choices=["auto", "nccl", "gloo"], default="auto",
-                   help="auto: nccl on CUDA devices, gloo on CPUs")
+                   help="torch.distributed backend (--framework torch only): auto is nccl "
+                        "on CUDA devices, gloo on CPUs")
     p.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
     p.add_argument("--precision", choices=["auto", "fp32", "fp16", "bf16"], default="auto",
                    help="auto: bf16 on GPUs with compute capability >= 8.0, fp16 (with loss "
@@ -152,6 +171,9 @@ def check_args(args: argparse.Namespace) -> list[str]:
         errors.append(f"--master-port must be within [1, 65535] (got {args.master_port})")
     if args.log_every < 1:
         errors.append(f"--log-every must be >= 1 (got {args.log_every})")
+    if args.framework != "torch" and args.backend != "auto":
+        errors.append(f"--backend applies to --framework torch only (got --backend "
+                      f"{args.backend} with --framework {args.framework})")
     for name in ("num_layers", "hidden_size", "num_heads", "intermediate_size", "vocab_size"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -471,12 +493,97 @@ def _write_json(path: str, data: Mapping[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+class TorchComm:
+    """Collectives of the run over a torch.distributed process group (--framework torch)."""
+
+    name = "torch"
+
+    def __init__(self, dist, world: int):
+        self.dist, self.world = dist, world
+
+    def all_gather_object(self, obj: Any) -> list[Any]:
+        out: list[Any] = [None] * self.world
+        self.dist.all_gather_object(out, obj)
+        return out
+
+    def broadcast_object(self, obj: Any) -> Any:
+        payload = [obj]
+        self.dist.broadcast_object_list(payload, src=0)
+        return payload[0]
+
+    def allreduce_sum(self, tensor):
+        self.dist.all_reduce(tensor, op=self.dist.ReduceOp.SUM)
+        return tensor
+
+    def barrier(self) -> None:
+        self.dist.barrier()
+
+    def close(self) -> None:
+        self.dist.barrier()
+        self.dist.destroy_process_group()
+
+
+class HorovodComm:
+    """The same collectives over Horovod's API (horovod.torch or perseus.torch.horovod).
+
+    Objects travel as pickled bytes in uint8 tensors through hvd.broadcast and hvd.allgather
+    (which takes a different first dimension per rank): only the core API, which every
+    Horovod-based release has, so the script does not depend on broadcast_object and friends.
+    """
+
+    def __init__(self, hvd, name: str):
+        self.hvd, self.name = hvd, name
+
+    def _to_tensor(self, obj: Any):
+        import pickle
+        import torch
+
+        return torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8)
+
+    def all_gather_object(self, obj: Any) -> list[Any]:
+        import pickle
+        import torch
+
+        data = self._to_tensor(obj)
+        sizes = self.hvd.allgather(torch.tensor([data.numel()], dtype=torch.int64),
+                                   name="object_sizes").tolist()
+        gathered = self.hvd.allgather(data, name="objects")
+        out, offset = [], 0
+        for size in sizes:
+            out.append(pickle.loads(gathered[offset:offset + size].numpy().tobytes()))
+            offset += size
+        return out
+
+    def broadcast_object(self, obj: Any) -> Any:
+        import pickle
+        import torch
+
+        data = self._to_tensor(obj) if self.hvd.rank() == 0 else None
+        size = torch.tensor([data.numel() if data is not None else 0], dtype=torch.int64)
+        size = int(self.hvd.broadcast(size, root_rank=0, name="object_size").item())
+        if data is None:
+            data = torch.zeros(size, dtype=torch.uint8)
+        data = self.hvd.broadcast(data, root_rank=0, name="object")
+        return pickle.loads(data.numpy().tobytes())
+
+    def allreduce_sum(self, tensor):
+        return self.hvd.allreduce(tensor, op=self.hvd.Sum, name="metrics")
+
+    def barrier(self) -> None:
+        import torch
+
+        self.hvd.allreduce(torch.zeros(1), op=self.hvd.Sum, name="barrier")
+
+    def close(self) -> None:
+        self.barrier()
+        self.hvd.shutdown()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    ranks = rank_info(os.environ)
-    rank, world = ranks["rank"], ranks["world_size"]
-    local_rank, local_size = ranks["local_rank"], ranks["local_size"]
+
+    import importlib
 
     import torch
     import torch.distributed as dist
@@ -489,13 +596,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     transformers.logging.set_verbosity_error()
     started_at = _dt.datetime.now(_dt.timezone.utc)
 
+    # Rank, world size and local rank: Horovod's after hvd.init(), else OpenMPI's environment.
+    hvd = None
+    if FRAMEWORK_MODULES[args.framework]:
+        try:
+            hvd = importlib.import_module(FRAMEWORK_MODULES[args.framework])
+        except ImportError as exc:
+            print(f"pretrain_bert: --framework {args.framework} needs the module "
+                  f"{FRAMEWORK_MODULES[args.framework]} in this python ({exc})", file=sys.stderr)
+            return EXIT_USAGE
+        hvd.init()
+        rank, world = hvd.rank(), hvd.size()
+        local_rank, local_size = hvd.local_rank(), hvd.local_size()
+    else:
+        ranks = rank_info(os.environ)
+        rank, world = ranks["rank"], ranks["world_size"]
+        local_rank, local_size = ranks["local_rank"], ranks["local_size"]
+
     # Device, precision, backend.
     use_cuda = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
     if use_cuda:
         if not torch.cuda.is_available():
             print("pretrain_bert: --device cuda, but torch sees no CUDA device", file=sys.stderr)
             return EXIT_USAGE
-        torch.cuda.set_device(local_rank % torch.cuda.device_count())
+        # Horovod's examples pin local rank N to GPU N; mpirun's --map-by keeps it in range.
+        torch.cuda.set_device(local_rank if hvd is not None else
+                              local_rank % torch.cuda.device_count())
         device = torch.device("cuda", torch.cuda.current_device())
         device_name = torch.cuda.get_device_name(device)
         capability = torch.cuda.get_device_capability(device)
@@ -507,36 +633,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         precision = "fp32" if args.precision == "auto" else args.precision
         threads = args.threads or max(1, (os.cpu_count() or 1) // local_size)
         torch.set_num_threads(threads)
-    backend = args.backend if args.backend != "auto" else ("nccl" if use_cuda else "gloo")
-    if backend == "nccl" and not use_cuda:
-        print("pretrain_bert: backend nccl needs CUDA devices", file=sys.stderr)
-        return EXIT_USAGE
+    master = None
+    if hvd is not None:
+        # Horovod does its own rendezvous (MPI under mpirun); the backend it reports is its name.
+        backend = args.framework
+        comm: TorchComm | HorovodComm = HorovodComm(hvd, args.framework)
+    else:
+        backend = args.backend if args.backend != "auto" else ("nccl" if use_cuda else "gloo")
+        if backend == "nccl" and not use_cuda:
+            print("pretrain_bert: backend nccl needs CUDA devices", file=sys.stderr)
+            return EXIT_USAGE
+        master_addr = args.master_addr or ("127.0.0.1" if world == 1 else "")
+        if not master_addr:
+            print("pretrain_bert: --master-addr (or MASTER_ADDR) is required with more than one "
+                  "rank", file=sys.stderr)
+            return EXIT_USAGE
+        host_part = f"[{master_addr}]" if ":" in master_addr else master_addr
+        master = f"{master_addr}:{args.master_port}"
+        dist.init_process_group(
+            backend=backend, init_method=f"tcp://{host_part}:{args.master_port}", rank=rank,
+            world_size=world, timeout=_dt.timedelta(seconds=args.init_timeout))
+        comm = TorchComm(dist, world)
+    _log(rank, f"world_size={world} framework={args.framework} backend={backend} "
+               f"device={device.type} ({device_name}) precision={precision}")
 
-    master_addr = args.master_addr or ("127.0.0.1" if world == 1 else "")
-    if not master_addr:
-        print("pretrain_bert: --master-addr (or MASTER_ADDR) is required with more than one "
-              "rank", file=sys.stderr)
-        return EXIT_USAGE
-    host_part = f"[{master_addr}]" if ":" in master_addr else master_addr
-    dist.init_process_group(
-        backend=backend, init_method=f"tcp://{host_part}:{args.master_port}", rank=rank,
-        world_size=world, timeout=_dt.timedelta(seconds=args.init_timeout))
-    _log(rank, f"world_size={world} backend={backend} device={device.type} ({device_name}) "
-               f"precision={precision}")
-
-    records: list[Any] = [None] * world
-    dist.all_gather_object(records, {"rank": rank, "local_rank": local_rank,
-                                     "host": socket.gethostname(), "device": device_name})
+    records = comm.all_gather_object({"rank": rank, "local_rank": local_rank,
+                                      "host": socket.gethostname(), "device": device_name})
     hosts = hosts_summary(records)
 
     # Vocabulary: rank 0 trains (or reads) it, every rank receives the same list.
     cfg = model_config(args.model_size, args)
-    payload: list[Any] = [None]
-    if rank == 0:
-        payload[0] = _read_vocab(args.vocab) if args.vocab else _train_vocab(
-            args.corpus, cfg["vocab_size"])
-    dist.broadcast_object_list(payload, src=0)
-    vocab_tokens: list[str] = payload[0]
+    vocab_tokens: list[str] = comm.broadcast_object(
+        (_read_vocab(args.vocab) if args.vocab else _train_vocab(args.corpus, cfg["vocab_size"]))
+        if rank == 0 else None)
     vocab = {token: index for index, token in enumerate(vocab_tokens)}
     tokenizer = BertWordPieceTokenizer(vocab=vocab, lowercase=True)
     ids = {token: vocab[token] for token in SPECIAL_TOKENS}
@@ -560,12 +689,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = bert_config(cfg, model_vocab)
     model = transformers.BertForPreTraining(config).to(device)
     params = sum(p.numel() for p in model.parameters())
-    ddp = DistributedDataParallel(model, device_ids=[device.index] if use_cuda else None)
+    # torch: DDP averages the gradients in backward. Horovod: its DistributedOptimizer does,
+    # and every rank starts from rank 0's parameters and optimizer state.
+    net = model if hvd is not None else DistributedDataParallel(
+        model, device_ids=[device.index] if use_cuda else None)
     lr = cfg["learning_rate"]
     lr_warmup = args.lr_warmup_steps if args.lr_warmup_steps is not None else max(
         1, args.steps // 10)
-    optimizer = torch.optim.AdamW(ddp.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6,
+    optimizer = torch.optim.AdamW(net.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6,
                                   weight_decay=0.01, **({"fused": True} if use_cuda else {}))
+    if hvd is not None:
+        optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters())
+        hvd.broadcast_parameters(model.state_dict(), root_rank=0)
+        hvd.broadcast_optimizer_state(optimizer, root_rank=0)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: lr_factor(s, lr_warmup, args.steps))
     autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
@@ -582,15 +718,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     def synchronize() -> None:
         if use_cuda:
             torch.cuda.synchronize(device)
-        dist.barrier()
+        comm.barrier()
 
     def reduce_losses(upto: int) -> torch.Tensor:
-        chunk = losses[reported.shape[0]:upto].clone()
-        dist.all_reduce(chunk, op=dist.ReduceOp.SUM)
+        chunk = comm.allreduce_sum(losses[reported.shape[0]:upto].clone())
         return torch.cat([reported, (chunk / world).cpu()])
 
     status = "ok"
-    ddp.train()
+    net.train()
     synchronize()
     if args.warmup_steps == 0:
         t_start = time.perf_counter()
@@ -608,15 +743,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         nsp_labels = data["nsp_labels"][index].to(device, non_blocking=True)
         with torch.autocast(device.type, dtype=autocast_dtype or torch.float32,
                             enabled=autocast_dtype is not None):
-            out = ddp(input_ids=inputs, token_type_ids=token_type, attention_mask=attention)
+            out = net(input_ids=inputs, token_type_ids=token_type, attention_mask=attention)
             mlm_loss = F.cross_entropy(out.prediction_logits.reshape(-1, model_vocab).float(),
                                        labels.reshape(-1), ignore_index=IGNORE_INDEX)
             nsp_loss = F.cross_entropy(out.seq_relationship_logits.float(), nsp_labels)
             loss = mlm_loss + nsp_loss
         scaler.scale(loss).backward()
+        if hvd is not None:
+            # Horovod's order with AMP and clipping: finish the allreduce, then unscale and
+            # clip the averaged gradients, and step without allreducing again.
+            optimizer.synchronize()
         scaler.unscale_(optimizer)
-        torch.nn.utils.clip_grad_norm_(ddp.parameters(), 1.0)
-        scaler.step(optimizer)
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        if hvd is not None:
+            with optimizer.skip_synchronize():
+                scaler.step(optimizer)
+        else:
+            scaler.step(optimizer)
         scaler.update()
         optimizer.zero_grad(set_to_none=True)
         scheduler.step()
@@ -656,11 +799,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "num_hosts": len(hosts),
         "hosts": hosts,
         "ranks_per_host": {h["host"]: h["num_ranks"] for h in hosts},
+        "framework": args.framework,
         "backend": backend,
         "device": device.type,
         "device_name": device_name,
         "precision": precision,
-        "master": f"{master_addr}:{args.master_port}",
+        "master": master,
         "model": {"size": args.model_size, "num_layers": cfg["num_layers"],
                   "hidden_size": cfg["hidden_size"], "num_heads": cfg["num_heads"],
                   "intermediate_size": cfg["intermediate_size"], "vocab_size": model_vocab,
@@ -709,8 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _log(rank, f"status={status} loss {results['loss_first']} -> {results['loss_last']} "
                    f"sequences/s={tput['sequences_per_s']} tokens/s={tput['tokens_per_s']} "
                    f"mfu={results['flops']['mfu']}")
-    dist.barrier()
-    dist.destroy_process_group()
+    comm.close()
     return EXIT_OK if status == "ok" else EXIT_NON_FINITE
 
 

@@ -1,0 +1,1 @@
+"""STAND-IN for AIACC-Training's perseus package, for tests only: it is NOT AIACC."""

@@ -1,0 +1,1 @@
+"""STAND-IN for perseus.torch, for tests only: it is NOT AIACC."""
