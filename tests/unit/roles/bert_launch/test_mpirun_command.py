@@ -4,7 +4,10 @@ vars (roles/bert_launch/{defaults,vars}/main.yml) on localhost, in tcp and in rd
 In rdma mode the registered rdma_info result comes from the real sysfs reader on a tree built
 from a real published capture (tests/fixtures/rdma: show_gids + ibstat of a host with mlx5_0 RoCE
 active and mlx5_1 InfiniBand down), so the test follows the same path as a real node. One
-ansible-playbook run renders every case (one play each): it is the slow part."""
+ansible-playbook run renders every case (one play each): it is the slow part.
+
+For the aiacc framework, the registered slurp of /etc/scc-training/aiacc.env holds the file as the
+aiacc role writes it (its configure.yml template, with the aiacc role's default aiacc_env)."""
 
 import importlib.util
 import json
@@ -14,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[4]
 _spec = importlib.util.spec_from_file_location(
@@ -26,7 +30,18 @@ CASES = {
     "rdma": {"bert_launch_transport": "rdma", "bert_launch_tcp_interface": "eth0"},
     "rdma_user_env": {"bert_launch_transport": "rdma",
                       "bert_launch_env": {"NCCL_IB_GID_INDEX": "3", "NCCL_DEBUG": "WARN"}},
+    "aiacc": {"bert_launch_transport": "tcp", "bert_launch_tcp_interface": "eth0",
+              "bert_launch_framework": "aiacc"},
+    "aiacc_user_env": {"bert_launch_transport": "tcp", "bert_launch_tcp_interface": "eth0",
+                       "bert_launch_framework": "aiacc",
+                       "bert_launch_env": {"PERSEUS_ALLREDUCE_STREAMS": "4"}},
+    "horovod": {"bert_launch_transport": "tcp", "bert_launch_tcp_interface": "eth0",
+                "bert_launch_framework": "horovod"},
 }
+# The aiacc role's defaults: what its configure.yml writes to /etc/scc-training/aiacc.env.
+AIACC_ENV = yaml.safe_load((ROOT / "roles" / "aiacc" / "defaults" / "main.yml").read_text())["aiacc_env"]
+AIACC_ENV_FILE = "# Managed by scc.training.aiacc\n" + "".join(
+    "%s=%s\n" % (name, AIACC_ENV[name]) for name in sorted(AIACC_ENV))
 PLAY = """
 - name: Render bert_launch's mpirun command ({case})
   hosts: localhost
@@ -43,6 +58,8 @@ PLAY = """
     __bert_launch_getent:
       stdout_lines: ["192.168.10.11    STREAM node1"]
     __bert_launch_rdma: "{{{{ lookup('ansible.builtin.file', rdma_info_json) | from_json }}}}"
+    __bert_launch_aiacc_env_file:
+      content: "{{{{ aiacc_env_file | b64encode }}}}"
   tasks:
     - name: Write the command to a file
       ansible.builtin.copy:
@@ -72,6 +89,7 @@ def argvs(tmp_path_factory):
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,", "-c", "local", str(play),
          "-e", json.dumps({"out_dir": str(tmp), "rdma_info_json": str(rdma_info_json),
+                           "aiacc_env_file": AIACC_ENV_FILE,
                            "ansible_python_interpreter": sys.executable})],
         capture_output=True, text=True, env=env, timeout=180, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -124,3 +142,43 @@ def test_rdma_mode_uses_the_detected_ports_and_gid_index(argvs):
 def test_rdma_mode_user_env_overrides(argvs):
     env = env_of(argvs["rdma_user_env"])
     assert (env["NCCL_IB_GID_INDEX"], env["NCCL_DEBUG"], env["NCCL_IB_HCA"]) == ("3", "WARN", "=mlx5_0:1")
+
+
+def script_args(argv):
+    """pretrain_bert.py's arguments: everything after the script."""
+    return argv[argv.index("/opt/scc-training/bert/pretrain_bert.py") + 1:]
+
+
+def test_torch_is_the_default_framework_and_exports_no_aiacc_setting(argvs):
+    args = script_args(argvs["tcp"])
+    assert args[args.index("--framework") + 1] == "torch"
+    assert not [name for name in env_of(argvs["tcp"]) if name.startswith("PERSEUS_")]
+
+
+def test_aiacc_exports_the_aiacc_role_settings(argvs):
+    argv = argvs["aiacc"]
+    env = env_of(argv)
+    assert AIACC_ENV and {n: v for n, v in env.items() if n.startswith("PERSEUS_")} == {
+        n: str(v) for n, v in AIACC_ENV.items()}
+    args = script_args(argv)
+    assert args[args.index("--framework") + 1] == "aiacc"
+    assert args[args.index("--backend") + 1] == "auto"
+    # Apart from the AIACC variables and the framework, the command is the torch one.
+    strip = [a for i, a in enumerate(argv) if not a.startswith("PERSEUS_")
+             and not (a == "-x" and argv[i + 1].startswith("PERSEUS_"))]
+    torch_argv = list(argvs["tcp"])
+    torch_argv[torch_argv.index("--framework") + 1] = "aiacc"
+    assert strip == torch_argv
+
+
+def test_aiacc_user_env_overrides_the_file(argvs):
+    env = env_of(argvs["aiacc_user_env"])
+    assert env["PERSEUS_ALLREDUCE_STREAMS"] == "4"
+    assert env["PERSEUS_ALLREDUCE_FUSION"] == str(AIACC_ENV["PERSEUS_ALLREDUCE_FUSION"])
+
+
+def test_horovod_exports_no_aiacc_setting(argvs):
+    argv = argvs["horovod"]
+    args = script_args(argv)
+    assert args[args.index("--framework") + 1] == "horovod"
+    assert not [name for name in env_of(argv) if name.startswith("PERSEUS_")]
