@@ -1,1 +1,0 @@
-"""STAND-IN for the horovod package, for tests only: it is NOT Horovod (see horovod/torch)."""

@@ -1,1 +1,0 @@
-"""STAND-IN for perseus.torch, for tests only: it is NOT AIACC."""
