@@ -103,7 +103,7 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir):
     status, rc, events = run(lab, workdir, "site.yml", {"bert_launch_steps": 40, "bert_launch_batch_size": 8})
     assert (status, rc) == ("successful", 0), failed_tasks(events)
 
-    results = sorted((workdir / "results").glob("*.json"))
+    results = sorted((workdir / "results").glob("bert-*.json"))
     assert results, "no results JSON came back to the controller"
     report = json.loads(results[-1].read_text())
     assert report["world_size"] >= 2
