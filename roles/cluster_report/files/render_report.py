@@ -211,8 +211,8 @@ def render(report, directory):
         cards.append((b["tool"], "OK" if b["ok"] else "%d pairs below threshold" % len(b["below_threshold"])))
     t = report.get("training")
     if t:
-        cards.append(("BERT", "%s tokens/s on %s ranks, NCCL %s" % (number(t["tokens_per_s"], "%.0f"), t["world_size"],
-                                                               (t["nccl"] or {}).get("transport") or "none (%s)" % t["backend"])))
+        transport = (t["nccl"] or {}).get("transport") or "none (%s)" % t["backend"]
+        cards.append(("BERT", "%s tokens/s on %s ranks, NCCL %s" % (number(t["tokens_per_s"], "%.0f"), t["world_size"], transport)))
     return "\n".join([
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Cluster report</title><style>%s</style></head><body>" % CSS,
         "<h1>Cluster report: %s</h1><p class='sub'>generated %s</p>" % (esc(report["group"]), esc(report["generated_at"])),
