@@ -49,7 +49,7 @@ def image(directory, name):
 
 
 def table(headers, rows):
-    out = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % esc(h) for h in headers)]
+    out = ["<table>" + ("<tr>%s</tr>" % "".join("<th>%s</th>" % esc(h) for h in headers) if headers else "")]
     for row in rows:
         out.append("<tr>%s</tr>" % "".join("<td>%s</td>" % cell for cell in row))
     out.append("</table>")
@@ -187,7 +187,7 @@ def training_section(t, directory):
         ["loss", "%s &rarr; %s" % (number(t["loss_first"], "%.3f"), number(t["loss_last"], "%.3f"))],
         ["NCCL transport", esc(nccl_text(t))],
     ]
-    out = ["<h2>Training: BERT run %s</h2>" % esc(t["run_id"]), table(["", ""], rows),
+    out = ["<h2>Training: BERT run %s</h2>" % esc(t["run_id"]), table(None, rows),
            "<h3>Traffic during the training (tx+rx)</h3>"]
     if t["traffic_file"] is None:
         out.append('<p class="na">not sampled during this run (%s.json not found)</p>' % esc(t["traffic_plot"][:-4]))
