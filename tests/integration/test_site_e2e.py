@@ -103,7 +103,7 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir):
     status, rc, events = run(lab, workdir, "site.yml", {"bert_launch_steps": 40, "bert_launch_batch_size": 8})
     assert (status, rc) == ("successful", 0), failed_tasks(events)
 
-    results = sorted((workdir / "results").glob("*.json"))
+    results = sorted((workdir / "results").glob("bert-*.json"))
     assert results, "no results JSON came back to the controller"
     report = json.loads(results[-1].read_text())
     assert report["world_size"] >= 2
@@ -125,3 +125,24 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir):
     status, rc, events = run(lab, workdir, "site.yml", check=True)
     assert (status, rc) == ("successful", 0), failed_tasks(events)
     assert changed_tasks(events) == []
+
+
+def test_training_traffic_and_nccl_key_of_the_site_run(lab, workdir):
+    # Reads what the site test above left in workdir/results (pytest runs this file's tests in order).
+    results = workdir / "results"
+    runs = sorted(results.glob("bert-*.json"), key=lambda p: p.stat().st_mtime)
+    assert runs, f"no bert-*.json in {results}"
+    report = json.loads(runs[-1].read_text())
+    # gloo in the lab: NCCL did not run, and the key says so with null.
+    assert "nccl" in report and report["nccl"] is None, report.get("nccl")
+    # train_bert.yml sampled the fabric during that run, under the run's name.
+    traffic_file = results / f"traffic-bert-{report['run_id']}.json"
+    assert traffic_file.is_file(), sorted(p.name for p in results.iterdir())
+    assert (results / f"traffic-bert-{report['run_id']}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    traffic = json.loads(traffic_file.read_text())
+    assert set(traffic["nodes"]) == {"node1", "node2"}
+    for node, data in traffic["nodes"].items():
+        # Every node has intervals, and mpirun/gloo's traffic on lo shows as nonzero rates.
+        series = [p for c in data["counters"].values() for p in c["series"]]
+        assert series, f"{node}: no sampled interval"
+        assert max(p["tx_gbps"] + p["rx_gbps"] for p in series) > 0, f"{node}: no traffic during the run"

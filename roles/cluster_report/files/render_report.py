@@ -7,9 +7,13 @@
 
 Tables for the nodes (GPUs, RDMA ports, shared filesystem, SSH), the bandwidth matrices and the
 traffic, with the PNGs found next to the JSON (bandwidth-<tool>.png, traffic.png) embedded as data: URIs.
+When BERT results (bert-<run_id>.json, bert_launch) lie next to the JSON, the newest run is summarised
+with the traffic sampled during it (traffic-bert-<run_id>.json/.png, train_bert.yml): the summary is
+added to REPORT.json as the key "training" (null when there is no run) and shown on the page.
 """
 
 import base64
+import glob
 import html
 import json
 import os
@@ -45,7 +49,7 @@ def image(directory, name):
 
 
 def table(headers, rows):
-    out = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % esc(h) for h in headers)]
+    out = ["<table>" + ("<tr>%s</tr>" % "".join("<th>%s</th>" % esc(h) for h in headers) if headers else "")]
     for row in rows:
         out.append("<tr>%s</tr>" % "".join("<td>%s</td>" % cell for cell in row))
     out.append("</table>")
@@ -91,13 +95,107 @@ def traffic_section(report, directory):
     t = report.get("traffic")
     if not t:
         return '<h2>Traffic</h2><p class="na">not sampled in this run</p>'
+    rows = traffic_rows(t)
+    return ("<h2>Traffic during the checks (tx+rx)</h2>" + table(["node", "counter", "peak Gb/s", "mean Gb/s", "intervals"], rows)
+            + image(directory, "traffic.png"))
+
+
+def traffic_rows(traffic):
+    """(node, counter, peak, mean, intervals) of every counter that carried traffic (>= 1 Mb/s peak)."""
     rows = []
-    for node, data in sorted(t["nodes"].items()):
+    for node, data in sorted(traffic["nodes"].items()):
         for name, c in sorted(data["counters"].items()):
             if c["peak_gbps"] >= 0.001:
                 rows.append([esc(node), esc(name), "%.3f" % c["peak_gbps"], "%.3f" % c["mean_gbps"], esc(len(c["series"]))])
-    return ("<h2>Traffic during the checks (tx+rx)</h2>" + table(["node", "counter", "peak Gb/s", "mean Gb/s", "intervals"], rows)
-            + image(directory, "traffic.png"))
+    return rows
+
+
+def training(directory):
+    """The newest BERT run in the directory (bert-<run_id>.json, by modification time) with the traffic
+    sampled during it (traffic-bert-<run_id>.json), or None when there is no run."""
+    runs = glob.glob(os.path.join(glob.escape(directory), "bert-*.json"))
+    if not runs:
+        return None
+    path = max(runs, key=os.path.getmtime)
+    with open(path) as f:
+        r = json.load(f)
+    run_id = r.get("run_id") or os.path.basename(path)[len("bert-"):-len(".json")]
+    traffic_name = "traffic-bert-%s" % run_id
+    traffic_path = os.path.join(directory, traffic_name + ".json")
+    traffic = None
+    if os.path.isfile(traffic_path):
+        with open(traffic_path) as f:
+            traffic = json.load(f)
+    nccl = r.get("nccl")
+    throughput = r.get("throughput") or {}
+    return {
+        "results_file": os.path.basename(path),
+        "run_id": run_id,
+        "status": r.get("status"),
+        "world_size": r.get("world_size"),
+        "num_hosts": r.get("num_hosts"),
+        "hosts": [{"host": h["host"], "num_ranks": h["num_ranks"]} for h in r.get("hosts", [])],
+        "model_size": (r.get("model") or {}).get("size"),
+        "backend": r.get("backend"),
+        "device": r.get("device"),
+        "steps": r.get("steps"),
+        "sequences_per_s": throughput.get("sequences_per_s"),
+        "tokens_per_s": throughput.get("tokens_per_s"),
+        "loss_first": r.get("loss_first"),
+        "loss_last": r.get("loss_last"),
+        # Older results files have no nccl key: unknown, not "did not run".
+        "nccl_recorded": "nccl" in r,
+        "nccl": nccl,
+        "traffic_file": traffic_name + ".json" if traffic is not None else None,
+        "traffic_plot": traffic_name + ".png",
+        "traffic": ({node: {name: {"peak_gbps": c["peak_gbps"], "mean_gbps": c["mean_gbps"]}
+                            for name, c in data["counters"].items()}
+                     for node, data in traffic["nodes"].items()} if traffic is not None else None),
+    }
+
+
+def nccl_text(t):
+    n = t["nccl"]
+    if not t["nccl_recorded"]:
+        return "not recorded in the results file"
+    if n is None:
+        return "none: NCCL did not run (backend %s)" % t["backend"]
+    text = str(n.get("transport") or "not logged")
+    if n.get("roce"):
+        text += " (RoCE)"
+    devices = [d["name"] if isinstance(d, dict) else str(d) for d in n.get("ib_devices") or []]
+    if devices:
+        text += " on " + ", ".join(devices)
+    return text + ", %s channel(s), connections %s" % (n.get("channels"), json.dumps(n.get("connections") or {}, sort_keys=True))
+
+
+def number(value, fmt):
+    return fmt % value if isinstance(value, (int, float)) else "n/a"
+
+
+def training_section(t, directory):
+    if not t:
+        return '<h2>Training</h2><p class="na">no BERT results (bert-*.json) next to this report</p>'
+    hosts = ", ".join("%s &times;%s" % (esc(h["host"]), esc(h["num_ranks"])) for h in t["hosts"])
+    rows = [
+        ["run", "%s (%s), %s" % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"])))],
+        ["model", "BERT %s, %s on %s, %s steps" % (esc(t["model_size"]), esc(t["backend"]), esc(t["device"]), esc(t["steps"]))],
+        ["world size", esc(t["world_size"])],
+        ["hosts", "%s: %s" % (esc(t["num_hosts"]), hosts)],
+        ["sequences/s", number(t["sequences_per_s"], "%.1f")],
+        ["tokens/s", number(t["tokens_per_s"], "%.0f")],
+        ["loss", "%s &rarr; %s" % (number(t["loss_first"], "%.3f"), number(t["loss_last"], "%.3f"))],
+        ["NCCL transport", esc(nccl_text(t))],
+    ]
+    out = ["<h2>Training: BERT run %s</h2>" % esc(t["run_id"]), table(None, rows),
+           "<h3>Traffic during the training (tx+rx)</h3>"]
+    if t["traffic_file"] is None:
+        out.append('<p class="na">not sampled during this run (%s.json not found)</p>' % esc(t["traffic_plot"][:-4]))
+    else:
+        with open(os.path.join(directory, t["traffic_file"])) as f:
+            out.append(table(["node", "counter", "peak Gb/s", "mean Gb/s", "intervals"], traffic_rows(json.load(f))))
+        out.append(image(directory, t["traffic_plot"]))
+    return "\n".join(out)
 
 
 def render(report, directory):
@@ -111,6 +209,10 @@ def render(report, directory):
     ]
     for tool, b in sorted((report.get("bandwidth") or {}).items()):
         cards.append((b["tool"], "OK" if b["ok"] else "%d pairs below threshold" % len(b["below_threshold"])))
+    t = report.get("training")
+    if t:
+        transport = (t["nccl"] or {}).get("transport") or "none (%s)" % t["backend"]
+        cards.append(("BERT", "%s tokens/s on %s ranks, NCCL %s" % (number(t["tokens_per_s"], "%.0f"), t["world_size"], transport)))
     return "\n".join([
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Cluster report</title><style>%s</style></head><body>" % CSS,
         "<h1>Cluster report: %s</h1><p class='sub'>generated %s</p>" % (esc(report["group"]), esc(report["generated_at"])),
@@ -118,6 +220,7 @@ def render(report, directory):
         nodes_section(report),
         bandwidth_section(report, directory),
         traffic_section(report, directory),
+        training_section(report.get("training"), directory),
         "</body></html>",
     ])
 
@@ -126,9 +229,14 @@ def main(argv):
     if len(argv) != 3:
         sys.stderr.write("usage: render_report.py REPORT.json OUT.html\n")
         return 2
+    directory = os.path.dirname(os.path.abspath(argv[1]))
     with open(argv[1]) as f:
         report = json.load(f)
-    page = render(report, os.path.dirname(os.path.abspath(argv[1])))
+    report["training"] = training(directory)
+    with open(argv[1], "w") as f:
+        json.dump(report, f, indent=2, sort_keys=True)
+        f.write("\n")
+    page = render(report, directory)
     with open(argv[2], "w") as f:
         f.write(page)
     return 0

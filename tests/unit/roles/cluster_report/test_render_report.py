@@ -3,6 +3,7 @@
 import base64
 import importlib.util
 import json
+import os
 import re
 from pathlib import Path
 
@@ -60,3 +61,80 @@ def test_heatmap_and_report_page(tmp_path):
     assert "FAIL" in rows[1][4] and "OK" in rows[0][4]
     # Values from the nodes are escaped.
     assert "Tesla V100-SXM2-32GB" in page and "<script" not in page
+
+
+def bert_results(run_id, nccl="absent"):
+    """The shape bert_launch writes to the controller (bert-<run_id>.json), trimmed to what the report reads."""
+    r = {"run_id": run_id, "status": "ok", "world_size": 4, "num_hosts": 2,
+         "hosts": [{"host": "n1", "ranks": [0, 1], "num_ranks": 2}, {"host": "n2", "ranks": [2, 3], "num_ranks": 2}],
+         "backend": "nccl", "device": "cuda", "model": {"size": "base", "params": 110e6}, "steps": 20,
+         "loss": [7.9, 7.1], "loss_first": 7.9, "loss_last": 7.1,
+         "throughput": {"sequences_per_s": 812.4, "tokens_per_s": 103987.2, "step_time_s": 0.3, "measured_steps": 10}}
+    if nccl != "absent":
+        r["nccl"] = nccl
+    return r
+
+
+def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
+    traffic = load(ROLES / "fabric_monitor" / "files" / "fabric_traffic.py")
+    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    # An older run (gloo, no NCCL) and the newest one (NCCL over RoCE); only the newest is reported.
+    old, new = tmp_path / "bert-20261201T000000Z-aaaa.json", tmp_path / "bert-20261202T000000Z-bbbb.json"
+    old.write_text(json.dumps(dict(bert_results("20261201T000000Z-aaaa", nccl=None), backend="gloo")))
+    nccl = {"transport": "IB", "roce": True, "ib_devices": [{"name": "mlx5_0", "port": 1}, {"name": "mlx5_1", "port": 1}],
+            "channels": 4, "connections": {"NET/IB": 8}, "lines": 120}
+    new.write_text(json.dumps(bert_results("20261202T000000Z-bbbb", nccl=nccl)))
+    os.utime(old, (1000, 1000))
+    os.utime(new, (2000, 2000))
+    # The traffic sampled during the newest run, as train_bert.yml names it: 3 Gb/s on node n2's port.
+    samples = tmp_path / "traffic-bert-20261202T000000Z-bbbb-samples.json"
+    samples.write_text(json.dumps({"n1": [{"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
+                                          {"t": 1, "ib": {"mlx5_0:1": [250_000_000, 125_000_000]}, "net": {}}],
+                                   "n2": [{"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
+                                          {"t": 1, "ib": {"mlx5_0:1": [125_000_000, 250_000_000]}, "net": {}}]}))
+    base = str(tmp_path / "traffic-bert-20261202T000000Z-bbbb")
+    assert traffic.main(["x", str(samples), base + ".json", base + ".png"]) == 0
+
+    report = {"generated_at": "2026-12-02T00:00:00Z", "group": "scc_cluster", "not_reached": [],
+              "nodes": [node("n1"), node("n2")], "bandwidth": {}, "traffic": {}}
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+
+    # The JSON gains the summary of the newest run ...
+    t = json.loads((tmp_path / "r.json").read_text())["training"]
+    assert t["run_id"] == "20261202T000000Z-bbbb" and t["results_file"] == new.name
+    assert (t["world_size"], t["num_hosts"], t["tokens_per_s"]) == (4, 2, 103987.2)
+    assert [h["host"] for h in t["hosts"]] == ["n1", "n2"] and t["nccl"]["transport"] == "IB"
+    assert t["traffic"]["n1"]["ib:mlx5_0:1"]["peak_gbps"] == 3.0 and t["traffic_file"] == "traffic-bert-20261202T000000Z-bbbb.json"
+    # ... and the page shows it, with the training traffic plot embedded.
+    page = (tmp_path / "r.html").read_text()
+    section = page[page.index("Training: BERT run 20261202T000000Z-bbbb"):]
+    assert "20261201T000000Z-aaaa" not in page
+    assert "<td>world size</td><td>4</td>" in section and "n1 &times;2, n2 &times;2" in section
+    assert "<td>sequences/s</td><td>812.4</td>" in section and "<td>tokens/s</td><td>103987</td>" in section
+    assert "7.900 &rarr; 7.100" in section
+    assert "IB (RoCE) on mlx5_0, mlx5_1, 4 channel(s)" in section
+    assert re.search(r"<td>n2</td><td>ib:mlx5_0:1</td><td>3\.000</td>", section)
+    (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', section)
+    assert base64.b64decode(png) == Path(base + ".png").read_bytes()
+    assert "103987 tokens/s on 4 ranks, NCCL IB" in page
+
+
+def test_report_says_when_nccl_did_not_run_and_traffic_was_not_sampled(tmp_path):
+    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    report = {"generated_at": "x", "group": "g", "not_reached": [], "nodes": [node("n1")], "bandwidth": {}, "traffic": {}}
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    # No BERT results: the key is null and the page says so.
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["training"] is None
+    assert "no BERT results" in (tmp_path / "r.html").read_text()
+    # A gloo run (nccl: null), no traffic file; then an older results file without the nccl key.
+    run = tmp_path / "bert-r1.json"
+    run.write_text(json.dumps(dict(bert_results("r1", nccl=None), backend="gloo")))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "none: NCCL did not run (backend gloo)" in page and "on 4 ranks, NCCL none (gloo)" in page
+    assert "not sampled during this run (traffic-bert-r1.json not found)" in page
+    run.write_text(json.dumps(bert_results("r1")))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    assert "not recorded in the results file" in (tmp_path / "r.html").read_text()

@@ -70,3 +70,20 @@ def test_plot_writes_a_png(tmp_path):
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     result = json.loads((tmp_path / "t.json").read_text())
     assert result["nodes"]["n1"]["counters"]["net:lo"]["peak_gbps"] == pytest.approx(2.0)
+
+
+def test_validate_takes_a_results_name_and_rejects_a_path(tmp_path):
+    """fabric_monitor_results_name names the files of one window (train_bert.yml: traffic-bert-<run_id>);
+    a name with a slash or a space would write outside fabric_monitor_results_dir or break the command."""
+    from tests.unit.roles.validate_runner import run_validate
+
+    results = run_validate("fabric_monitor", {
+        "default": {},
+        "per_run": {"fabric_monitor_results_name": "traffic-bert-20261202T163000Z-0a1b"},
+        "slash": {"fabric_monitor_results_name": "../traffic"},
+        "space": {"fabric_monitor_results_name": "traffic bert"},
+        "empty": {"fabric_monitor_results_name": ""},
+    }, tmp_path)
+    assert results["default"] is None and results["per_run"] is None, results
+    for case in ("slash", "space", "empty"):
+        assert results[case] is not None and "fabric_monitor_results_name" in results[case], (case, results[case])
