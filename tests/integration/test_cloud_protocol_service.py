@@ -15,6 +15,8 @@ import json
 import os
 import re
 import secrets
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -186,3 +188,47 @@ def test_api_error_is_reported_with_code_and_request_id(emu, cpfs):
     assert result["failed"] is True and result["error"]["code"] == "InvalidVSwitchId.NotFound", result
     assert result["error"]["request_id"] in result["msg"]
     assert emu.protocol_services() == []
+
+
+def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
+    """provision.yml with scc_cloud_cpfs_protocol: cpfs-nfs makes the service and export instead of a
+    mount target and reports the mount source; teardown.yml deletes the export and the service before
+    the file system (which the cloud refuses otherwise). Re-runs of both playbooks are
+    test_cloud_playbooks.py's; the module's own re-runs are above: two playbook runs keep this short."""
+    settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
+    settings.update(scc_cloud_name="psnfs", scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint,
+                    scc_cloud_instance_count=0, scc_cloud_vpc_cidr="10.20.0.0/16", scc_cloud_vswitch_cidr="10.20.0.0/24",
+                    scc_cloud_cpfs_protocol="cpfs-nfs", scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "psnfs"})
+    vars_file = tmp_path / "cloud.yml"
+    vars_file.write_text(yaml.safe_dump(settings))
+    bin_dir = Path(sys.executable).parent
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(ALIBABA_CLOUD_ACCESS_KEY_ID=emu.access_key_id, ALIBABA_CLOUD_ACCESS_KEY_SECRET=emu.access_key_secret,
+               ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1", PATH="%s:%s" % (bin_dir, env.get("PATH", "")))
+
+    def playbook(name):
+        proc = subprocess.run([str(bin_dir / "ansible-playbook"), "-i", "localhost,", str(ROOT / "playbooks" / name),
+                               "-e", "@%s" % vars_file], cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+                              timeout=300)
+        out = proc.stdout + proc.stderr
+        match = re.search(r"localhost\s*:\s*ok=\d+\s+changed=(\d+)\s+unreachable=0\s+failed=0", out)
+        assert proc.returncode == 0 and match, out[-3000:]
+        return int(match.group(1)), out
+
+    def ours(table):
+        return [row for row in getattr(emu, table)() if row.get("VpcId") in vpc_ids]
+
+    changed, out = playbook("provision.yml")
+    vpc_ids = {v["VpcId"] for v in emu.vpcs() if v["VpcName"] == "psnfs-vpc"}
+    assert changed >= 5 and len(vpc_ids) == 1
+    services, exports = ours("protocol_services"), ours("exports")
+    assert len(services) == 1 and len(exports) == 1 and ours("mount_targets") == []
+    source = "%s:/" % exports[0]["ProtocolMountTargetDomain"]
+    assert "cpfs_nfs_mount_source: %s\n" % source in out, out[-2000:]
+
+    mark = len(emu.calls)
+    changed, _out = playbook("teardown.yml")
+    deletes = [a for a in writes(emu, mark) if a in ("DeleteProtocolMountTarget", "DeleteProtocolService", "DeleteFileSystem")]
+    assert deletes == ["DeleteProtocolMountTarget", "DeleteProtocolService", "DeleteFileSystem"]
+    assert ours("protocol_services") == [] and ours("exports") == [] and emu.vpcs() == [v for v in emu.vpcs()
+                                                                                        if v["VpcId"] not in vpc_ids]
