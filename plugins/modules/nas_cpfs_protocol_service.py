@@ -62,6 +62,11 @@ options:
 notes:
   - The mount source is C(<protocol_mount_target_domain>:<export_path>), the C(server:/export) form of
     C(mount -t nfs -o vers=3); only NFSv3 is offered by CPFS-NFS.
+  - Not confirmed against the real service from here (no captured reply or mount command was
+    found); that the NFS server presents the export under O(export_path) itself is an assumption.
+    If the console shows another path for the export, set C(cpfs_mount_source) to that instead.
+  - In the lab this is exercised against the offline emulator (C(python -m lab cloud)), a stand-in
+    for the NAS API; nothing is mounted from it.
 extends_documentation_fragment:
   - scc.training.alicloud
   - scc.training.alicloud.attributes
