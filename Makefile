@@ -11,10 +11,11 @@ SCENARIOS := cpfs_mount hosts_file ssh_trust mpi_hostfile openmpi python_env ber
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps demo test lint unit sanity molecule integration bench lab-up lab-down clean
+.PHONY: help venv lab-deps demo demo-cloud test lint unit sanity molecule integration bench lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
+	@echo "make demo-cloud  the same, its hosts from provision.yml on the cloud emulator (scc.training.ecs inventory)"
 	@echo "make test   set up everything and run every test (lint, unit, sanity, molecule, end-to-end)"
 	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts"
 
@@ -42,6 +43,10 @@ lab-down: venv
 demo: lab-up
 	$(BIN)/ansible-playbook -i $(LAB_DIR)/inventory.yml playbooks/site.yml
 	@echo "Results: $(CURDIR)/results/  (the lab stays up: 'make lab-down' stops it)"
+
+# The emulator's instances are backed by the lab's hosts: provision.yml -> inventory plugin -> site.yml -> teardown.yml.
+demo-cloud: lab-up
+	$(BIN)/python -m lab.cloud.demo --lab-dir $(LAB_DIR)
 
 lint: venv
 	$(BIN)/yamllint -s .

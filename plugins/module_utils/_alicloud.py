@@ -283,6 +283,20 @@ class AlicloudApi:
                 return items
             page += 1
 
+    def paginate_token(self, product, action, params, list_key):
+        """All items of a NextToken/MaxResults listing (the NAS protocol service actions)."""
+        items = []
+        token = None
+        while True:
+            page = dict(params, MaxResults=100)
+            if token:
+                page["NextToken"] = token
+            reply = self.call(product, action, page)
+            items.extend(_as_list(reply.get(list_key)))
+            token = reply.get("NextToken")
+            if not token:
+                return items
+
     def create(self, product, action, params, id_field, still_exists):
         """Create with a derived ClientToken; return ``(id, reply)``.
 
@@ -299,6 +313,13 @@ class AlicloudApi:
             elif resource_id and still_exists(resource_id):
                 return resource_id, reply
         raise AlicloudApiError(action, "ClientTokenExhausted", "every derived ClientToken names a deleted resource")
+
+
+def _as_list(node):
+    """A reply list, flat (``[...]``) or wrapped the RPC way (``{"Item": [...]}``)."""
+    if isinstance(node, dict):
+        node = next(iter(node.values()), []) if len(node) == 1 else []
+    return list(node or [])
 
 
 def _dig(node, path):

@@ -1,9 +1,14 @@
-"""End to end on the lab, driven through ansible-runner's Python API as other tools would:
-bad inputs fail before any host is touched, site.yml runs BERT over mpirun on two hosts,
-and the configuration stages then report changed=0 (also in --check)."""
+"""End to end on the lab, driven through ansible-runner's Python API as other tools would.
+
+The whole life of a cluster, once: provision.yml makes the cloud resources in the offline API
+emulator (lab/cloud), whose instances are backed by the hosts of a 2-host lab; the
+scc.training.ecs inventory plugin finds them; bad inputs fail before any host is touched;
+site.yml runs BERT over mpirun on the two instances; the configuration stages then report
+changed=0 (also in --check); teardown.yml leaves nothing of ours in the cloud."""
 
 import json
 import os
+import secrets
 import shutil
 import sys
 import tempfile
@@ -12,20 +17,53 @@ from pathlib import Path
 import ansible_runner
 import pytest
 
+from lab.cloud.demo import write_files
+from lab.cloud.server import CloudEmulator
+from lab.cloud.store import Timings
 from lab.cluster import Lab
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOKS = ROOT / "playbooks"
+# The emulator checks every request's signature: a key pair of this run only.
+CLOUD_KEY_ID, CLOUD_SECRET = "LTAI" + secrets.token_hex(8), secrets.token_hex(15)
+CLOUD_NAME = "e2e"
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab_hosts(tmp_path_factory):
+    """The two lab hosts (127.0.8.11-12) that back the emulator's instances."""
     lab = Lab(tmp_path_factory.mktemp("e2e") / "lab")
     lab.up(2, "127.0.8.11", log=lambda *_: None)
-    yield lab
-    lab.down(log=lambda *_: None)
+    try:
+        yield lab
+    finally:
+        lab.down(log=lambda *_: None)
+
+
+@pytest.fixture(scope="module")
+def cloud(lab_hosts, workdir):
+    """The emulator with the cluster provision.yml made, and workdir/inventory, the inventory
+    directory every run uses (the scc.training.ecs plugin finds the instances there)."""
+    timings = Timings(vpc=0.05, instance_pending=0.2, instance_starting=0.2, file_system=0.5, mount_target=0.1)
+    with CloudEmulator(port=0, access_key_id=CLOUD_KEY_ID, access_key_secret=CLOUD_SECRET, timings=timings,
+                       host_addresses=[h.address for h in lab_hosts.load()]) as emu:
+        # workdir/inventory: the plugin config and the lab's group vars (as `make demo-cloud` writes them).
+        settings, _, _ = write_files(lab_hosts, emu.endpoint, workdir, CLOUD_NAME)
+
+        status, rc, events = run(lab_hosts, workdir, "provision.yml", settings)
+        assert (status, rc) == ("successful", 0), failed_tasks(events)
+        nodes = [i for i in emu.store.instances.values() if i["InstanceName"] == f"{CLOUD_NAME}-node"]
+        assert sorted(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0] for i in nodes) == \
+            ["127.0.8.11", "127.0.8.12"]
+        yield dict(emu=emu, settings=settings, instance_ids={i["InstanceId"] for i in nodes})
+
+
+@pytest.fixture(scope="module")
+def lab(lab_hosts, cloud):
+    """The lab, once its hosts are the provisioned instances the inventory plugin finds."""
+    return lab_hosts
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +79,8 @@ def run(lab, workdir, playbook, extravars=None, check=False):
     result = ansible_runner.run(
         private_data_dir=str(private),
         playbook=str(PLAYBOOKS / playbook),
-        inventory=str(lab.inventory),
+        # The hosts come from the scc.training.ecs plugin (see the cloud fixture), not lab.inventory.
+        inventory=str(workdir / "inventory"),
         extravars={
             "bert_launch_results_dir": str(workdir / "results"),
             # The cluster key pair belongs to this lab, not to the controller user's ~/.ssh.
@@ -50,6 +89,10 @@ def run(lab, workdir, playbook, extravars=None, check=False):
         },
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+                 # The inventory plugin and the cloud modules sign their calls to the emulator.
+                 "ALIBABA_CLOUD_ACCESS_KEY_ID": CLOUD_KEY_ID,
+                 "ALIBABA_CLOUD_ACCESS_KEY_SECRET": CLOUD_SECRET,
+                 "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
                  # ansible-runner finds ansible-playbook on PATH: the one of this venv.
                  "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
         cmdline=cmdline,
@@ -98,10 +141,13 @@ def test_bad_input_fails_before_any_host_is_touched(lab, workdir, extravars, var
         assert lab.ssh(address, "test ! -e /etc/scc-training").returncode == 0
 
 
-def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir):
+def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir, cloud):
     # A short run: enough steps for the loss to fall, few enough for CI on 2 cores.
     status, rc, events = run(lab, workdir, "site.yml", {"bert_launch_steps": 40, "bert_launch_batch_size": 8})
     assert (status, rc) == ("successful", 0), failed_tasks(events)
+    # The hosts site.yml configured are the provisioned instances, named by the inventory plugin.
+    assert {e["event_data"]["host"] for e in events if e["event"] == "runner_on_ok"} - {"localhost"} == \
+        cloud["instance_ids"]
 
     results = sorted((workdir / "results").glob("bert-*.json"))
     assert results, "no results JSON came back to the controller"
@@ -126,8 +172,15 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir):
     assert (status, rc) == ("successful", 0), failed_tasks(events)
     assert changed_tasks(events) == []
 
+    # teardown.yml deletes every resource provision.yml made: nothing of ours is left in the cloud.
+    status, rc, events = run(lab, workdir, "teardown.yml", cloud["settings"])
+    assert (status, rc) == ("successful", 0), failed_tasks(events)
+    store = cloud["emu"].store
+    for table in ("instances", "file_systems", "mount_targets", "security_groups", "hpc_clusters", "vswitches", "vpcs"):
+        assert list(getattr(store, table).values()) == [], table
 
-def test_training_traffic_and_nccl_key_of_the_site_run(lab, workdir):
+
+def test_training_traffic_and_nccl_key_of_the_site_run(workdir, cloud):
     # Reads what the site test above left in workdir/results (pytest runs this file's tests in order).
     results = workdir / "results"
     runs = sorted(results.glob("bert-*.json"), key=lambda p: p.stat().st_mtime)
@@ -140,7 +193,8 @@ def test_training_traffic_and_nccl_key_of_the_site_run(lab, workdir):
     assert traffic_file.is_file(), sorted(p.name for p in results.iterdir())
     assert (results / f"traffic-bert-{report['run_id']}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     traffic = json.loads(traffic_file.read_text())
-    assert set(traffic["nodes"]) == {"node1", "node2"}
+    # The nodes are the provisioned instances, named by the inventory plugin.
+    assert set(traffic["nodes"]) == cloud["instance_ids"]
     for node, data in traffic["nodes"].items():
         # Every node has intervals, and mpirun/gloo's traffic on lo shows as nonzero rates.
         series = [p for c in data["counters"].values() for p in c["series"]]

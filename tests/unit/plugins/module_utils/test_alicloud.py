@@ -133,3 +133,14 @@ def test_missing_credentials_and_region_are_named():
         ali.AlicloudApi(None, None, "cn-shanghai")
     with pytest.raises(ali.AlicloudApiError, match="region"):
         ali.AlicloudApi("a", "b", None)
+
+
+def test_paginate_token_follows_next_token_and_reads_both_list_shapes():
+    api = _api([
+        b'{"NextToken": "2", "ProtocolServices": [{"ProtocolServiceId": "ptc-1"}, {"ProtocolServiceId": "ptc-2"}]}',
+        b'{"NextToken": "", "ProtocolServices": {"ProtocolService": [{"ProtocolServiceId": "ptc-3"}]}}',
+    ])[0]
+    found = api.paginate_token("nas", "DescribeProtocolService", {"FileSystemId": "cpfs-1"}, "ProtocolServices")
+    assert [s["ProtocolServiceId"] for s in found] == ["ptc-1", "ptc-2", "ptc-3"]
+    first, second = api._client.requests
+    assert "NextToken" not in first and second["NextToken"] == "2" and second["FileSystemId"] == "cpfs-1"

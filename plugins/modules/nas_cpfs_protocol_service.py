@@ -1,0 +1,339 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: nas_cpfs_protocol_service
+short_description: Create or delete the CPFS-NFS protocol service of a CPFS file system and its NFS export
+version_added: 0.2.0
+description:
+  - Keeps the NFS protocol service of CPFS file system O(file_system_id) in VSwitch O(vswitch_id), and
+    one export of directory O(export_path) on it, so that hosts can mount CPFS over NFSv3 without the
+    CPFS client (NAS API 2017-06-26 C(CreateProtocolService), C(DescribeProtocolService),
+    C(DeleteProtocolService), C(CreateProtocolMountTarget), C(DescribeProtocolMountTarget),
+    C(DeleteProtocolMountTarget)).
+  - One module for both, because neither is useful alone; a service without an export cannot be
+    mounted, an export cannot exist without its service, and a service can only be deleted after its
+    exports. The result carries the mount source for the C(scc.training.cpfs_mount) role.
+  - Waits until the service is C(Running) and the export C(ACTIVE); on O(state=absent) deletes every
+    export of the service, waits until they are gone, then deletes the service.
+  - The file system must be C(Running) (M(scc.training.nas_cpfs) waits for that).
+options:
+  file_system_id:
+    description: CPFS file system (C(cpfs-...)).
+    type: str
+    required: true
+  vpc_id:
+    description: VPC of the protocol service and its export. Required to create.
+    type: str
+  vswitch_id:
+    description: VSwitch of the protocol service and its export; with O(file_system_id) it identifies the service.
+    type: str
+    required: true
+  export_path:
+    description:
+      - Directory of the file system to export; it identifies the export within the service.
+      - Starts and ends with C(/); the root directory is C(/). The directory must exist on the file system.
+    type: str
+    default: /
+  access_group_name:
+    description: Permission group of the export.
+    type: str
+    default: DEFAULT_VPC_GROUP_NAME
+  throughput:
+    description: Throughput of the protocol service in MB/s; omitted, the service's default.
+    type: int
+  state:
+    description: Whether the protocol service and its export exist. V(absent) deletes the service and every export on it.
+    type: str
+    choices: [present, absent]
+    default: present
+  wait:
+    description: Wait until a new service is C(Running) and a new export C(ACTIVE), or deleted ones are gone.
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait for each of the service and the export.
+    type: int
+    default: 1800
+notes:
+  - The mount source is C(<protocol_mount_target_domain>:<export_path>), the C(server:/export) form of
+    C(mount -t nfs -o vers=3); only NFSv3 is offered by CPFS-NFS.
+  - Not confirmed against the real service from here (no captured reply or mount command was
+    found); that the NFS server presents the export under O(export_path) itself is an assumption.
+    If the console shows another path for the export, set C(cpfs_mount_source) to that instead.
+  - In the lab this is exercised against the offline emulator (C(python -m lab cloud)), a stand-in
+    for the NAS API; nothing is mounted from it.
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.attributes
+author:
+  - scc.training developers (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+- name: CPFS-NFS protocol service and export of the whole file system
+  scc.training.nas_cpfs_protocol_service:
+    file_system_id: "{{ cpfs.file_system.file_system_id }}"
+    vpc_id: "{{ vpc.vpc.vpc_id }}"
+    vswitch_id: "{{ vsw.vswitch.vswitch_id }}"
+  register: cpfs_nfs
+
+- name: Mount it on the nodes
+  ansible.builtin.include_role:
+    name: scc.training.cpfs_mount
+  vars:
+    cpfs_mount_protocol: cpfs-nfs
+    cpfs_mount_source: "{{ cpfs_nfs.protocol_service.nfs_mount_source }}"
+
+- name: Delete the protocol service and its exports
+  scc.training.nas_cpfs_protocol_service:
+    file_system_id: "{{ cpfs.file_system.file_system_id }}"
+    vswitch_id: "{{ vsw.vswitch.vswitch_id }}"
+    state: absent
+"""
+
+RETURN = r"""
+protocol_service:
+  description: The protocol service and its export (empty after O(state=absent)).
+  returned: always
+  type: dict
+  contains:
+    protocol_service_id:
+      description: Protocol service ID (empty in check mode before it exists).
+      type: str
+      sample: ptc-197ed6a00f2b1234
+    status:
+      description: C(Creating), C(Running), ...
+      type: str
+      sample: Running
+    protocol_type:
+      description: Always C(NFS).
+      type: str
+      sample: NFS
+    vpc_id:
+      description: VPC.
+      type: str
+      sample: vpc-uf6f7l4fg90oyyy
+    vswitch_id:
+      description: VSwitch.
+      type: str
+      sample: vsw-uf6f7l4fg90oxxx
+    export_id:
+      description: Export ID (empty in check mode before it exists).
+      type: str
+      sample: exp-19abf5beab8d1234
+    export_path:
+      description: Exported directory.
+      type: str
+      sample: /
+    export_status:
+      description: C(CREATING), C(ACTIVE), ...
+      type: str
+      sample: ACTIVE
+    protocol_mount_target_domain:
+      description: NFS server name of the export.
+      type: str
+      sample: ptc-197ed6a00f2b1234-a1b2c3.cn-shanghai.cpfs.aliyuncs.com
+    nfs_mount_source:
+      description: C(<domain>:<export_path>), the value for C(cpfs_mount_source) with C(cpfs_mount_protocol=cpfs-nfs).
+      type: str
+      sample: ptc-197ed6a00f2b1234-a1b2c3.cn-shanghai.cpfs.aliyuncs.com:/
+"""
+
+import re
+
+from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    AlicloudApiError,
+    AlicloudModule,
+    wait_for,
+)
+
+# Export path rules of CreateProtocolMountTarget: 1 to 1024 characters, starts and ends with "/".
+EXPORT_PATH = re.compile(r"^/(\S*/)?$")
+SERVICE_UP = "Running"
+EXPORT_UP = "ACTIVE"
+
+
+def validate(params):
+    errors = []
+    if not params["file_system_id"].startswith("cpfs-"):
+        errors.append("file_system_id %r is not a CPFS file system id (cpfs-...)" % params["file_system_id"])
+    path = params["export_path"]
+    if len(path) > 1024 or not EXPORT_PATH.match(path):
+        errors.append("export_path %r must start and end with '/' (the root is '/'), without spaces, at most 1024 characters"
+                      % path)
+    if params["state"] == "present" and not params["vpc_id"]:
+        errors.append("vpc_id is required with state=present")
+    if params["throughput"] is not None and params["throughput"] <= 0:
+        errors.append("throughput must be a positive number of MB/s, got %d" % params["throughput"])
+    return errors
+
+
+def view(service, export):
+    if not service:
+        return {}
+    export = export or {}
+    domain = export.get("ProtocolMountTargetDomain") or ""
+    path = export.get("Path") or ""
+    return dict(
+        protocol_service_id=service.get("ProtocolServiceId") or "",
+        status=service.get("Status"),
+        protocol_type=service.get("ProtocolType"),
+        vpc_id=service.get("VpcId"),
+        vswitch_id=service.get("VSwitchId"),
+        export_id=export.get("ExportId") or "",
+        export_path=path,
+        export_status=export.get("Status"),
+        protocol_mount_target_domain=domain,
+        nfs_mount_source="%s:%s" % (domain, path) if domain else "",
+    )
+
+
+def find_service(module, service_id=None):
+    p = module.params
+    found = module.api.paginate_token("nas", "DescribeProtocolService", {"FileSystemId": p["file_system_id"]},
+                                      "ProtocolServices")
+    if service_id:
+        return next((s for s in found if s.get("ProtocolServiceId") == service_id), None)
+    mine = [s for s in found if s.get("VSwitchId") == p["vswitch_id"] and s.get("ProtocolType") == "NFS"]
+    if len(mine) > 1:
+        module.fail_json(msg="vswitch_id: %d NFS protocol services of %s are in %s"
+                         % (len(mine), p["file_system_id"], p["vswitch_id"]))
+    return mine[0] if mine else None
+
+
+def exports_of(module, service_id):
+    found = module.api.paginate_token("nas", "DescribeProtocolMountTarget",
+                                      {"FileSystemId": module.params["file_system_id"]}, "ProtocolMountTargets")
+    return [e for e in found if e.get("ProtocolServiceId") == service_id]
+
+
+def find_export(module, service_id, export_id=None):
+    for export in exports_of(module, service_id):
+        if export.get("ExportId") == export_id or (export_id is None and export.get("Path") == module.params["export_path"]):
+            return export
+    return None
+
+
+def wait(module, what, fetch, done):
+    try:
+        return wait_for(fetch, done, module.params["wait_timeout"])
+    except TimeoutError as exc:
+        module.fail_json(msg="%s: %s" % (what, exc))
+
+
+def ensure_service(module):
+    p = module.params
+    service = find_service(module)
+    if service:
+        return False, service
+    if module.check_mode:
+        return True, {"VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"], "ProtocolType": "NFS"}
+    params = {"FileSystemId": p["file_system_id"], "ProtocolType": "NFS", "ProtocolSpec": "General",
+              "Throughput": p["throughput"], "VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"]}
+    service_id, _reply = module.api.create("nas", "CreateProtocolService", params, "ProtocolServiceId",
+                                           lambda i: find_service(module, i) is not None)
+    service = find_service(module, service_id)
+    if p["wait"]:
+        service = wait(module, "protocol service %s" % service_id, lambda: find_service(module, service_id),
+                       lambda s: s and s.get("Status") == SERVICE_UP)
+    return True, service
+
+
+def ensure_export(module, service):
+    p = module.params
+    service_id = service.get("ProtocolServiceId")
+    export = find_export(module, service_id) if service_id else None
+    if export:
+        if export.get("VSwitchId") != p["vswitch_id"]:
+            module.fail_json(msg="export_path: export %s of %s is in %s, not %s; not changed by this module"
+                             % (export["ExportId"], p["export_path"], export.get("VSwitchId"), p["vswitch_id"]))
+        return False, export
+    if module.check_mode:
+        return True, {"Path": p["export_path"], "VSwitchId": p["vswitch_id"]}
+    params = {"FileSystemId": p["file_system_id"], "ProtocolServiceId": service_id, "Path": p["export_path"],
+              "VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"], "AccessGroupName": p["access_group_name"]}
+    export_id, _reply = module.api.create("nas", "CreateProtocolMountTarget", params, "ExportId",
+                                          lambda i: find_export(module, service_id, i) is not None)
+    export = find_export(module, service_id, export_id)
+    if p["wait"]:
+        export = wait(module, "export %s" % export_id, lambda: find_export(module, service_id, export_id),
+                      lambda e: e and e.get("Status") == EXPORT_UP)
+    return True, export
+
+
+def present(module):
+    """Returns (changed, service, export, before): before is the view of what existed already."""
+    service_changed, service = ensure_service(module)
+    export_changed, export = ensure_export(module, service)
+    before = {} if service_changed else view(service, None if export_changed else export)
+    return service_changed or export_changed, service, export, before
+
+
+def delete(module, action, params):
+    try:
+        module.api.call("nas", action, dict(params, FileSystemId=module.params["file_system_id"]))
+    except AlicloudApiError as exc:
+        if "NotFound" not in exc.code:
+            raise
+
+
+def absent(module):
+    service = find_service(module)
+    if not service:
+        return False, None, None
+    service_id = service["ProtocolServiceId"]
+    exports = exports_of(module, service_id)
+    export = next((e for e in exports if e.get("Path") == module.params["export_path"]), None)
+    if not module.check_mode:
+        # A service with exports cannot be deleted: exports first, and wait until they are gone.
+        for item in exports:
+            delete(module, "DeleteProtocolMountTarget", {"ExportId": item["ExportId"]})
+        if exports:
+            wait(module, "exports of %s" % service_id, lambda: exports_of(module, service_id), lambda found: not found)
+        delete(module, "DeleteProtocolService", {"ProtocolServiceId": service_id})
+        if module.params["wait"]:
+            wait(module, "protocol service %s" % service_id, lambda: find_service(module, service_id),
+                 lambda s: s is None)
+    return True, service, export
+
+
+def main():
+    module = AlicloudModule(
+        argument_spec=dict(
+            file_system_id=dict(type="str", required=True),
+            vpc_id=dict(type="str"),
+            vswitch_id=dict(type="str", required=True),
+            export_path=dict(type="str", default="/"),
+            access_group_name=dict(type="str", default="DEFAULT_VPC_GROUP_NAME"),
+            throughput=dict(type="int"),
+            state=dict(type="str", default="present", choices=["present", "absent"]),
+            wait=dict(type="bool", default=True),
+            wait_timeout=dict(type="int", default=1800),
+        ),
+        supports_check_mode=True,
+    )
+    errors = validate(module.params)
+    if errors:
+        module.fail_json(msg="; ".join(errors))
+    try:
+        if module.params["state"] == "present":
+            changed, service, export, before = present(module)
+            after = view(service, export)
+        else:
+            changed, service, export = absent(module)
+            before, after, service = view(service, export), {}, None
+    except AlicloudApiError as exc:
+        module.fail_api(exc)
+    result = dict(changed=changed, protocol_service=view(service, export))
+    if module._diff:
+        result["diff"] = dict(before=before, after=after)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,234 @@
+"""scc.training.nas_cpfs_protocol_service against the offline emulator (lab/cloud), through the real SDK.
+
+The CPFS-NFS protocol service and its export: create, re-run unchanged, check mode, delete,
+re-delete; a second export on the same service; bad input failing before any API call; injected
+faults retried without a second service or export. Modules run in-process the way Ansible runs
+them (arguments through patch_module_args, one JSON result on stdout), like test_cloud_modules.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible.module_utils.testing import patch_module_args
+
+from lab.cloud.server import CloudEmulator
+from lab.cloud.store import Timings
+
+REGION = "cn-shanghai"
+ZONE = "cn-shanghai-b"
+OURS = {"managed-by": "scc.training", "test": "protocol-service"}
+WRITE_PREFIXES = ("Create", "Delete")
+FAST = Timings(vpc=0.05, file_system=0.2, mount_target=0.1, protocol_service=0.1)
+MODULE = "nas_cpfs_protocol_service"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def emu():
+    # The SDK honours HTTP(S)_PROXY: the emulator is on loopback, never behind a proxy.
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.lower() in ("http_proxy", "https_proxy", "all_proxy")}
+    with CloudEmulator(port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15),
+                       timings=FAST) as emulator:
+        yield emulator
+        assert emulator.internal_errors == []
+    os.environ.update(saved)
+
+
+def run_module(emu, module_name, check=False, **args):
+    """Run scc.training.<name> like Ansible: args in, one JSON result out."""
+    module = importlib.import_module("ansible_collections.scc.training.plugins.modules." + module_name)
+    args = {"access_key": emu.access_key_id, "secret_key": emu.access_key_secret, "region": REGION,
+            "ecs_endpoint": emu.endpoint, "nas_endpoint": emu.endpoint,
+            "_ansible_check_mode": check, "_ansible_diff": True, **args}
+    out = io.StringIO()
+    with patch_module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        module.main()
+    return json.loads(out.getvalue())
+
+
+def writes(emu, since):
+    return [c["action"] for c in emu.calls[since:] if c["action"].startswith(WRITE_PREFIXES)]
+
+
+@pytest.fixture(scope="module")
+def cpfs(emu):
+    """A VPC, a VSwitch and a Running CPFS file system; deleted at the end (which needs no service left)."""
+    vpc = run_module(emu, "ecs_vpc", name="ps-vpc", cidr_block="192.168.0.0/16")["vpc"]
+    vsw = run_module(emu, "ecs_vswitch", name="ps-vsw", vpc_id=vpc["vpc_id"], zone_id=ZONE,
+                     cidr_block="192.168.8.0/21")["vswitch"]
+    fs = run_module(emu, "nas_cpfs", name="ps-cpfs", zone_id=ZONE, vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"],
+                    capacity=3600, tags=OURS)["file_system"]
+    assert fs["status"] == "Running"
+    yield dict(file_system_id=fs["file_system_id"], vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"])
+    assert run_module(emu, "nas_cpfs", name="ps-cpfs", tags=OURS, state="absent")["changed"] is True
+
+
+def present_args(cpfs, **extra):
+    return {**cpfs, **extra}
+
+
+def absent_args(cpfs):
+    return dict(file_system_id=cpfs["file_system_id"], vswitch_id=cpfs["vswitch_id"], state="absent")
+
+
+def cpfs_nfs_pattern():
+    """The pattern the cpfs_mount role checks cpfs_mount_source against for protocol cpfs-nfs."""
+    tasks = yaml.safe_load((ROOT / "roles/cpfs_mount/tasks/validate.yml").read_text())
+    task = next(t for t in tasks if t["name"] == "Check cpfs_mount_source for the protocol")
+    return task["vars"]["__pattern"]["cpfs-nfs"]
+
+
+def test_protocol_service_cycle(emu, cpfs):
+    mark = len(emu.calls)
+    predicted = run_module(emu, MODULE, check=True, **present_args(cpfs))
+    assert predicted["changed"] is True and writes(emu, mark) == []
+    assert predicted["protocol_service"]["protocol_service_id"] == "" and predicted["protocol_service"]["nfs_mount_source"] == ""
+
+    first = run_module(emu, MODULE, **present_args(cpfs))
+    assert first["changed"] is True and not first.get("failed"), first
+    ps = first["protocol_service"]
+    assert ps["protocol_service_id"].startswith("ptc-") and ps["status"] == "Running" and ps["protocol_type"] == "NFS"
+    assert ps["export_id"].startswith("exp-") and ps["export_status"] == "ACTIVE" and ps["export_path"] == "/"
+    assert ps["nfs_mount_source"] == ps["protocol_mount_target_domain"] + ":/"
+    assert re.match(cpfs_nfs_pattern(), ps["nfs_mount_source"]), ps["nfs_mount_source"]
+    assert first["diff"]["before"] == {} and first["diff"]["after"] == ps
+    assert writes(emu, mark) == ["CreateProtocolService", "CreateProtocolMountTarget"]
+    assert [s["ProtocolServiceId"] for s in emu.protocol_services()] == [ps["protocol_service_id"]]
+    assert [(e["ExportId"], e["Path"], e["VSwitchId"]) for e in emu.exports()] == \
+        [(ps["export_id"], "/", cpfs["vswitch_id"])]
+
+    mark = len(emu.calls)
+    again = run_module(emu, MODULE, **present_args(cpfs))
+    assert again["changed"] is False and again["protocol_service"] == ps and again["diff"]["before"] == ps
+    checked = run_module(emu, MODULE, check=True, **present_args(cpfs))
+    assert checked["changed"] is False and checked["protocol_service"] == ps
+    predicted = run_module(emu, MODULE, check=True, **absent_args(cpfs))
+    assert predicted["changed"] is True and predicted["protocol_service"] == {}
+    assert writes(emu, mark) == []
+    assert len(emu.protocol_services()) == 1 and len(emu.exports()) == 1
+
+    gone = run_module(emu, MODULE, **absent_args(cpfs))
+    assert gone["changed"] is True and gone["diff"]["before"]["export_id"] == ps["export_id"], gone
+    assert emu.protocol_services() == [] and emu.exports() == []
+    mark = len(emu.calls)
+    assert run_module(emu, MODULE, **absent_args(cpfs))["changed"] is False
+    assert run_module(emu, MODULE, check=True, **absent_args(cpfs))["changed"] is False
+    assert writes(emu, mark) == []
+
+
+def test_second_export_on_the_same_service_and_delete_takes_both(emu, cpfs):
+    root = run_module(emu, MODULE, **present_args(cpfs))["protocol_service"]
+    mark = len(emu.calls)
+    data = run_module(emu, MODULE, **present_args(cpfs, export_path="/data/"))
+    assert data["changed"] is True and writes(emu, mark) == ["CreateProtocolMountTarget"]
+    ps = data["protocol_service"]
+    assert ps["protocol_service_id"] == root["protocol_service_id"] and ps["export_id"] != root["export_id"]
+    assert ps["nfs_mount_source"].endswith(":/data/")
+    assert data["diff"]["before"]["export_id"] == "" and data["diff"]["before"]["protocol_service_id"] == ps["protocol_service_id"]
+    assert run_module(emu, MODULE, **present_args(cpfs, export_path="/data/"))["changed"] is False
+    assert sorted(e["Path"] for e in emu.exports()) == ["/", "/data/"]
+
+    # The service cannot be deleted while it has exports: absent deletes both, then the service.
+    assert run_module(emu, MODULE, **absent_args(cpfs))["changed"] is True
+    assert emu.protocol_services() == [] and emu.exports() == []
+
+
+@pytest.mark.parametrize(
+    "change,option",
+    [
+        ({"export_path": "data/"}, "export_path"),
+        ({"export_path": "/data"}, "export_path"),
+        ({"export_path": "/my data/"}, "export_path"),
+        ({"file_system_id": "nas-0123abcd"}, "file_system_id"),
+        ({"vpc_id": None}, "vpc_id"),
+        ({"throughput": 0}, "throughput"),
+    ],
+)
+def test_bad_input_fails_before_any_api_call(emu, cpfs, change, option):
+    mark = len(emu.calls)
+    result = run_module(emu, MODULE, **present_args(cpfs, **change))
+    assert result["failed"] is True and option in result["msg"], result
+    assert emu.calls[mark:] == []
+
+
+def test_faults_on_create_and_delete_are_retried_without_duplicates(emu, cpfs, monkeypatch):
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud
+
+    monkeypatch.setattr(_alicloud, "backoff_delay", lambda attempt, **kw: 0.01)  # the delays are not under test
+    for kind in ("throttling", "unavailable", "drop_after"):
+        before = emu.faults_injected
+        emu.inject(kind, action="CreateProtocolService")
+        emu.inject(kind, action="CreateProtocolMountTarget")
+        result = run_module(emu, MODULE, **present_args(cpfs))
+        assert result["changed"] is True and result["protocol_service"]["export_status"] == "ACTIVE", (kind, result)
+        assert emu.faults_injected - before == 2, kind
+        assert len(emu.protocol_services()) == 1 and len(emu.exports()) == 1, kind
+        emu.inject(kind, action="DeleteProtocolMountTarget")
+        emu.inject(kind, action="DeleteProtocolService")
+        assert run_module(emu, MODULE, **absent_args(cpfs))["changed"] is True, kind
+        assert emu.faults_injected - before == 4, kind
+        assert emu.protocol_services() == [] and emu.exports() == [], kind
+
+
+def test_api_error_is_reported_with_code_and_request_id(emu, cpfs):
+    result = run_module(emu, MODULE, **present_args(cpfs, vswitch_id="vsw-doesnotexist"))
+    assert result["failed"] is True and result["error"]["code"] == "InvalidVSwitchId.NotFound", result
+    assert result["error"]["request_id"] in result["msg"]
+    assert emu.protocol_services() == []
+
+
+def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
+    """provision.yml with scc_cloud_cpfs_protocol: cpfs-nfs makes the service and export instead of a
+    mount target and reports the mount source; teardown.yml deletes the export and the service before
+    the file system (which the cloud refuses otherwise). Re-runs of both playbooks are
+    test_cloud_playbooks.py's; the module's own re-runs are above: two playbook runs keep this short."""
+    settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
+    settings.update(scc_cloud_name="psnfs", scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint,
+                    scc_cloud_instance_count=0, scc_cloud_vpc_cidr="10.20.0.0/16", scc_cloud_vswitch_cidr="10.20.0.0/24",
+                    scc_cloud_cpfs_protocol="cpfs-nfs", scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "psnfs"})
+    vars_file = tmp_path / "cloud.yml"
+    vars_file.write_text(yaml.safe_dump(settings))
+    bin_dir = Path(sys.executable).parent
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env.update(ALIBABA_CLOUD_ACCESS_KEY_ID=emu.access_key_id, ALIBABA_CLOUD_ACCESS_KEY_SECRET=emu.access_key_secret,
+               ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1", PATH="%s:%s" % (bin_dir, env.get("PATH", "")))
+
+    def playbook(name):
+        proc = subprocess.run([str(bin_dir / "ansible-playbook"), "-i", "localhost,", str(ROOT / "playbooks" / name),
+                               "-e", "@%s" % vars_file], cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+                              timeout=300)
+        out = proc.stdout + proc.stderr
+        match = re.search(r"localhost\s*:\s*ok=\d+\s+changed=(\d+)\s+unreachable=0\s+failed=0", out)
+        assert proc.returncode == 0 and match, out[-3000:]
+        return int(match.group(1)), out
+
+    def ours(table):
+        return [row for row in getattr(emu, table)() if row.get("VpcId") in vpc_ids]
+
+    changed, out = playbook("provision.yml")
+    vpc_ids = {v["VpcId"] for v in emu.vpcs() if v["VpcName"] == "psnfs-vpc"}
+    assert changed >= 5 and len(vpc_ids) == 1
+    services, exports = ours("protocol_services"), ours("exports")
+    assert len(services) == 1 and len(exports) == 1 and ours("mount_targets") == []
+    source = "%s:/" % exports[0]["ProtocolMountTargetDomain"]
+    assert "cpfs_nfs_mount_source: %s\n" % source in out, out[-2000:]
+
+    mark = len(emu.calls)
+    changed, _out = playbook("teardown.yml")
+    deletes = [a for a in writes(emu, mark) if a in ("DeleteProtocolMountTarget", "DeleteProtocolService", "DeleteFileSystem")]
+    assert deletes == ["DeleteProtocolMountTarget", "DeleteProtocolService", "DeleteFileSystem"]
+    assert ours("protocol_services") == [] and ours("exports") == [] and emu.vpcs() == [v for v in emu.vpcs()
+                                                                                        if v["VpcId"] not in vpc_ids]
