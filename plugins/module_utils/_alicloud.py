@@ -376,6 +376,26 @@ class AlicloudModule(AnsibleModule):
                 self.fail_api(exc)
         return self._api
 
+    def run_state(self, present, absent, view, key):
+        """Dispatch on ``state`` for a module that manages one resource, then exit with it.
+
+        ``present(module)`` / ``absent(module)`` return ``(changed, resource)`` (``absent`` the
+        resource as it was); ``view(resource)`` is what the module returns under ``key``.
+        """
+        try:
+            if self.params["state"] == "present":
+                changed, resource = present(self)
+                before, after = ({} if changed else view(resource)), view(resource)
+            else:
+                changed, resource = absent(self)
+                before, after, resource = view(resource), {}, None
+        except AlicloudApiError as exc:
+            self.fail_api(exc)
+        result = {"changed": changed, key: view(resource)}
+        if self._diff:
+            result["diff"] = dict(before=before, after=after)
+        self.exit_json(**result)
+
     def fail_api(self, exc, msg=None, **result):
         """fail_json with the cloud's error code, message and request id."""
         detail = exc.to_result()

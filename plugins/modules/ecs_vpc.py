@@ -194,19 +194,7 @@ def main():
     errors = validate(module.params)
     if errors:
         module.fail_json(msg="; ".join(errors))
-    try:
-        if module.params["state"] == "present":
-            changed, vpc = present(module)
-            before, after = ({} if changed else view(vpc)), view(vpc)
-        else:
-            changed, vpc = absent(module)
-            before, after, vpc = view(vpc), {}, None
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    result = dict(changed=changed, vpc=view(vpc))
-    if module._diff:
-        result["diff"] = dict(before=before, after=after)
-    module.exit_json(**result)
+    module.run_state(present, absent, view, "vpc")
 
 
 if __name__ == "__main__":

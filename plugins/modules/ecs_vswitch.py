@@ -208,19 +208,7 @@ def main():
     errors = validate(module.params)
     if errors:
         module.fail_json(msg="; ".join(errors))
-    try:
-        if module.params["state"] == "present":
-            changed, vsw = present(module)
-            before, after = ({} if changed else view(vsw)), view(vsw)
-        else:
-            changed, vsw = absent(module)
-            before, after, vsw = view(vsw), {}, None
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    result = dict(changed=changed, vswitch=view(vsw))
-    if module._diff:
-        result["diff"] = dict(before=before, after=after)
-    module.exit_json(**result)
+    module.run_state(present, absent, view, "vswitch")
 
 
 if __name__ == "__main__":

@@ -265,19 +265,7 @@ def main():
     errors = validate(module.params)
     if errors:
         module.fail_json(msg="; ".join(errors))
-    try:
-        if module.params["state"] == "present":
-            changed, fs = present(module)
-            before, after = ({} if changed else view(fs)), view(fs)
-        else:
-            changed, fs = absent(module)
-            before, after, fs = view(fs), {}, None
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    result = dict(changed=changed, file_system=view(fs))
-    if module._diff:
-        result["diff"] = dict(before=before, after=after)
-    module.exit_json(**result)
+    module.run_state(present, absent, view, "file_system")
 
 
 if __name__ == "__main__":

@@ -167,19 +167,7 @@ def main():
     )
     if not module.params["file_system_id"].startswith("cpfs-"):
         module.fail_json(msg="file_system_id %r is not a CPFS file system id (cpfs-...)" % module.params["file_system_id"])
-    try:
-        if module.params["state"] == "present":
-            changed, target = present(module)
-            before, after = ({} if changed else view(target)), view(target)
-        else:
-            changed, target = absent(module)
-            before, after, target = view(target), {}, None
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    result = dict(changed=changed, mount_target=view(target))
-    if module._diff:
-        result["diff"] = dict(before=before, after=after)
-    module.exit_json(**result)
+    module.run_state(present, absent, view, "mount_target")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,9 @@ def run(lab, workdir, extravars, check=False):
         private_data_dir=str(private), playbook=str(PLAYBOOK), inventory=str(lab.inventory),
         extravars=extravars,
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+                 # the lab hosts' keys are pinned and must be checked.
+                 "ANSIBLE_HOST_KEY_CHECKING": "True",
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                  "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
         cmdline="--check" if check else None, quiet=True,
@@ -262,6 +265,9 @@ def test_aiacc_from_mirror_imports_the_standin_with_its_environment(lab, workdir
             private_data_dir=str(private), playbook=str(private_playbook), inventory=str(lab.inventory),
             extravars=extravars,
             envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                     # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+                     # the lab hosts' keys are pinned and must be checked.
+                     "ANSIBLE_HOST_KEY_CHECKING": "True",
                      "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                      "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
             cmdline="--check" if attempt == "check" else None, quiet=True,

@@ -83,6 +83,9 @@ def run(playbook, inventory, extravars=None, check=False, workdir=None):
         private_data_dir=str(private), playbook=str(playbook), inventory=str(inventory),
         extravars=extravars or {}, cmdline="--check" if check else None, quiet=True,
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+                 # the lab hosts' keys are pinned and must be checked.
+                 "ANSIBLE_HOST_KEY_CHECKING": "True",
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                  "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
     )

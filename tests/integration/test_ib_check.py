@@ -58,8 +58,12 @@ def run(lab, workdir, playbook_text=None, playbook=None, extravars=None, check=F
         private_data_dir=str(private),
         playbook=str(playbook),
         inventory=str(lab.inventory),
-        extravars=extravars or {},
+        # The lab declares scc_transport: tcp (no RDMA); these tests exercise ib_check's RDMA checks.
+        extravars={"scc_transport": "rdma", **(extravars or {})},
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+                 # the lab hosts' keys are pinned and must be checked.
+                 "ANSIBLE_HOST_KEY_CHECKING": "True",
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                  "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
         cmdline="--check" if check else None,

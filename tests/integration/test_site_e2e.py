@@ -88,6 +88,9 @@ def run(lab, workdir, playbook, extravars=None, check=False):
             **(extravars or {}),
         },
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+                 # the lab hosts' keys are pinned and must be checked.
+                 "ANSIBLE_HOST_KEY_CHECKING": "True",
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                  # The inventory plugin and the cloud modules sign their calls to the emulator.
                  "ALIBABA_CLOUD_ACCESS_KEY_ID": CLOUD_KEY_ID,

@@ -56,6 +56,9 @@ def run(lab, workdir, playbook, extravars=None, check=False):
         inventory=str(lab.inventory),
         extravars=extravars or {},
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+                 # the lab hosts' keys are pinned and must be checked.
+                 "ANSIBLE_HOST_KEY_CHECKING": "True",
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                  "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
                  "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},

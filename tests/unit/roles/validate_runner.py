@@ -34,6 +34,9 @@ def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_clust
         playbook=str(tmp_path / "play.yml"),
         inventory=str(tmp_path / "inventory.yml"),
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+                 # the lab hosts' keys are pinned and must be checked.
+                 "ANSIBLE_HOST_KEY_CHECKING": "True",
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
                  "ANSIBLE_FORKS": "8",
                  "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
