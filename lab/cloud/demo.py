@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     with CloudEmulator(port=0, access_key_id=key_id, access_key_secret=secret, timings=timings,
                        host_addresses=addresses) as emu:
         print(f"cloud emulator (stand-in for Alibaba Cloud) on http://{emu.endpoint}, instances backed by {lab.dir}")
-        _, vars_file, inventory = write_files(lab, emu.endpoint, lab.dir / "cloud")
+        vars_file, inventory = write_files(lab, emu.endpoint, lab.dir / "cloud")[1:]
         playbooks = ROOT / "playbooks"
         try:
             step(env, str(BIN / "ansible-playbook"), "-i", "localhost,", str(playbooks / "provision.yml"),

@@ -50,7 +50,7 @@ def cloud(lab_hosts, workdir):
     with CloudEmulator(port=0, access_key_id=CLOUD_KEY_ID, access_key_secret=CLOUD_SECRET, timings=timings,
                        host_addresses=[h.address for h in lab_hosts.load()]) as emu:
         # workdir/inventory: the plugin config and the lab's group vars (as `make demo-cloud` writes them).
-        settings, _, _ = write_files(lab_hosts, emu.endpoint, workdir, CLOUD_NAME)
+        settings = write_files(lab_hosts, emu.endpoint, workdir, CLOUD_NAME)[0]
 
         status, rc, events = run(lab_hosts, workdir, "provision.yml", settings)
         assert (status, rc) == ("successful", 0), failed_tasks(events)
