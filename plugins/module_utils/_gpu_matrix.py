@@ -49,11 +49,15 @@ Sources (checked 2026-12-02; cite them when you change a row)
 - cuDNN per CUDA major: cuDNN support matrices
   https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html (9.17.0: CUDA
   12.x/13.x, compute capability >= 7.5) and .../backend/v9.10.2 (CUDA 11.8/12.x, CC >= 5.0),
-  and the PyPI release lists of nvidia-cudnn-cu11 (last 9.10.2.21), nvidia-cudnn-cu12,
-  nvidia-cudnn-cu13 (first 9.12.0.46).
-- NCCL per CUDA major: the PyPI release lists of nvidia-nccl-cu11 (2.13.4 .. 2.21.5),
-  nvidia-nccl-cu12 (from 2.16.2), nvidia-nccl-cu13 (from 2.27.7), which mirror NVIDIA's
-  +cudaX.Y builds https://developer.download.nvidia.com/compute/redist/nccl/ .
+  the cuDNN 8.0.3 support matrix (8.0.2 is the first build for CUDA 11.0), NVIDIA's redistrib
+  manifests (redistrib_8.8.0.json is the first with a cuda12 variant, redistrib_9.12.0.json the
+  first with cuda13), and the PyPI release list of nvidia-cudnn-cu11 (last 9.10.2.21).
+- NCCL per CUDA major: NVIDIA's +cudaX.Y builds https://developer.download.nvidia.com/compute/redist/nccl/
+  (v2.7/nccl_2.7.3-1+cuda11.0 is the first for CUDA 11, v2.21.5 the last), NCCL 2.16.2's release
+  note "Add support for CUDA 12.0", nvidia-nccl-cu13 from 2.27.7. PyPI wheels exist for a subset
+  (nvidia-nccl-cu11 from 2.13.4): the pypi source's pins are checked by pip itself.
+- CUDA 13.1 and 13.2 drivers (590.44.01, 595.45.04): the same release notes table; R590 and later
+  no longer support Volta (R580 is the last), which ARCH_DRIVER_BRANCH_MAX says.
 - Compute capability per GPU: https://developer.nvidia.com/cuda-gpus .
 - Open GPU kernel modules support Turing and later only:
   https://github.com/NVIDIA/open-gpu-kernel-modules (README, "Compatible GPUs").
@@ -87,6 +91,8 @@ CUDA_MIN_DRIVER = {
     "12.8": "570.26",
     "12.9": "575.51.03",
     "13.0": "580.65.06",
+    "13.1": "590.44.01",
+    "13.2": "595.45.04",
 }
 
 # Compute capability -> (first CUDA that supports it, last CUDA that does or None = current).
@@ -102,7 +108,10 @@ ARCH_CUDA_RANGE = {
     "8.9": ("11.8", None),    # Ada L4/L40/L20
     "9.0": ("11.8", None),    # Hopper H100/H800/H20/H200
     "10.0": ("12.8", None),   # Blackwell B200/GB200
+    "10.3": ("12.9", None),   # Blackwell Ultra B300/GB300
+    "11.0": ("13.0", None),   # Thor (sm_101 before CUDA 13)
     "12.0": ("12.8", None),   # Blackwell RTX PRO 6000 / RTX 50
+    "12.1": ("12.9", None),   # GB10 (DGX Spark)
 }
 
 # Compute capability -> last driver branch that supports it (None = current).
@@ -111,6 +120,9 @@ ARCH_DRIVER_BRANCH_MAX = {"6.0": 580, "6.1": 580, "7.0": 580, "7.2": 580}
 # GPU product name patterns (searched in the nvidia-smi product name) -> compute capability.
 # The first match wins, so the longer names come first.
 GPU_NAME_CC = (
+    # Ada workstation cards ("RTX 5000 Ada", "RTX 2000 Ada") before the RTX 50/20 numbers.
+    (r"RTX [0-9]{4} Ada", "8.9"),
+    (r"\bGB300\b|\bB300\b", "10.3"),
     (r"\bGB200\b|\bB200\b|\bB100\b", "10.0"),
     (r"RTX PRO 6000 Blackwell|RTX 50[0-9]0", "12.0"),
     (r"\bH100\b|\bH800\b|\bH200\b|\bH20\b|\bGH200\b", "9.0"),
@@ -125,8 +137,8 @@ GPU_NAME_CC = (
 
 # cuDNN: CUDA major -> (first cuDNN with a build for it, last one or None = current).
 CUDNN_CUDA_MAJORS = {
-    "11": ("8.5.0", "9.10.2"),
-    "12": ("8.9.0", None),
+    "11": ("8.0.2", "9.10.2"),
+    "12": ("8.8.0", None),
     "13": ("9.12.0", None),
 }
 # cuDNN from this version on supports compute capability >= 7.5 only (9.10.2 is the last with
@@ -135,7 +147,7 @@ CUDNN_CC_MIN_FROM = ("9.11.0", "7.5")
 
 # NCCL: CUDA major -> (first NCCL with a build for it, last one or None = current).
 NCCL_CUDA_MAJORS = {
-    "11": ("2.13.4", "2.21.5"),
+    "11": ("2.7.3", "2.21.5"),
     "12": ("2.16.2", None),
     "13": ("2.27.7", None),
 }

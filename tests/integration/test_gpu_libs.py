@@ -3,8 +3,9 @@
 - cuda from an offline mirror served on 127.0.0.1 (per-host copies), and a mirror whose sha256
   is wrong stopping on the controller before any host changes;
 - aiacc from a mirror holding a FIXTURE STAND-IN wheel (Alibaba's site is not reachable);
-- cudnn from a signed flat apt repository on 127.0.0.1 with FIXTURE STAND-IN packages that
-  carry NVIDIA's real libcudnn libraries.
+- cuda, cudnn and nccl from a signed flat apt repository on 127.0.0.1 with FIXTURE STAND-IN
+  packages under NVIDIA's names that carry NVIDIA's real libraries and ptxas (the nvcc program in
+  it is a stand-in: no reachable package ships NVIDIA's nvcc driver).
 
 The controller's download cache is ROOT/.cache/nvidia-artifacts (git-ignored): CI downloads the
 wheels (about 1.2 GB) once, later runs reuse them. The lab address is SCC_GPU_LIBS_LAB_ADDRESS.
@@ -290,37 +291,78 @@ def test_aiacc_from_mirror_imports_the_standin_with_its_environment(lab, workdir
             assert changed(events) == [], attempt
 
 
-def build_apt_repo(root, libs, gnupghome):
-    """A flat apt repository like NVIDIA's (suite "/"), signed by a throwaway key, holding
-    FIXTURE STAND-IN packages libcudnn9-cuda-12 and libcudnn9-dev-cuda-12 9.10.2.21-1: not
-    NVIDIA's packages, but the first carries real libraries from NVIDIA's wheel (libcudnn.so.9
-    and libcudnn_graph.so.9, which cudnnGetVersion loads), so verify's call is a real one."""
+STANDIN_NVCC = """#!/usr/bin/python3
+# FIXTURE STAND-IN for nvcc, built by tests/integration/test_gpu_libs.py into the stand-in
+# package cuda-nvcc-12-8. It is NOT nvcc: no public package the lab can reach ships NVIDIA's nvcc
+# driver. It accepts only the call the cuda role's verify makes (-cubin -arch=sm_NN -o OUT SRC)
+# and compiles with NVIDIA's real NVRTC (libnvrtc.so.12 of the stand-in cuda-nvrtc-12-8) to PTX
+# and NVIDIA's real ptxas (next to this file) to a cubin.
+import ctypes, os, subprocess, sys
+
+args = sys.argv[1:]
+out, arch = args[args.index("-o") + 1], args[[a.startswith("-arch=sm_") for a in args].index(True)][9:]
+assert "-cubin" in args, "fixture stand-in nvcc: only -cubin is supported"
+source = open(args[-1], "rb").read()
+nvrtc = ctypes.CDLL("libnvrtc.so.12")
+prog = ctypes.c_void_p()
+assert nvrtc.nvrtcCreateProgram(ctypes.byref(prog), source, b"in.cu", 0, None, None) == 0
+opts = (ctypes.c_char_p * 1)(("--gpu-architecture=compute_" + arch).encode())
+if nvrtc.nvrtcCompileProgram(prog, 1, opts):
+    sys.exit("fixture stand-in nvcc: NVRTC failed")
+size = ctypes.c_size_t()
+nvrtc.nvrtcGetPTXSize(prog, ctypes.byref(size))
+ptx = ctypes.create_string_buffer(size.value)
+nvrtc.nvrtcGetPTX(prog, ptx)
+with open(out + ".ptx", "wb") as handle:
+    handle.write(ptx.value)
+ptxas = os.path.join(os.path.dirname(os.path.realpath(__file__)), "ptxas")
+sys.exit(subprocess.call([ptxas, "-arch=sm_" + arch, "-o", out, out + ".ptx"]))
+"""
+
+
+def wheel_members(pattern, members, into):
+    """Extract members of the one cached wheel matching pattern; returns their paths."""
+    import zipfile
+    (wheel,) = CACHE.glob(f"wheels/*/{pattern}")
+    with zipfile.ZipFile(wheel) as archive:
+        return [Path(archive.extract(member, into)) for member in members]
+
+
+def build_deb(root, name, version, files, depends="", links=None):
+    """One FIXTURE STAND-IN .deb named like NVIDIA's: files {path in package: source path or text}."""
+    import subprocess
+    pkg = root / "build" / name
+    (pkg / "DEBIAN").mkdir(parents=True)
+    files = {f"usr/share/doc/{name}/README.fixture":
+             "FIXTURE STAND-IN built by tests/integration/test_gpu_libs.py; not NVIDIA's package.\n", **files}
+    for dest, source in files.items():
+        target = pkg / dest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(source, Path):
+            shutil.copy2(source, target)
+        else:
+            target.write_text(source)
+            target.chmod(0o755 if source.startswith("#!") else 0o644)
+    for dest, points_to in (links or {}).items():
+        (pkg / dest).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / dest).symlink_to(points_to)
+    if any(dest.startswith("usr/lib/") for dest in files):
+        # As NVIDIA's packages do: the linker cache is refreshed by dpkg's ldconfig trigger.
+        (pkg / "DEBIAN" / "triggers").write_text("activate-noawait ldconfig\n")
+    (pkg / "DEBIAN" / "control").write_text(
+        f"Package: {name}\nVersion: {version}\nArchitecture: amd64\nMaintainer: scc.training tests\n"
+        + (f"Depends: {depends}\n" if depends else "")
+        + f"Description: FIXTURE STAND-IN for NVIDIA's {name} (test package)\n")
+    # Uncompressed: the payload is already-compressed shared libraries, and xz would cost minutes.
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-Znone", "--build", str(pkg), str(root / f"{name}_{version}_amd64.deb")],
+                   check=True, capture_output=True)
+    shutil.rmtree(pkg)
+
+
+def sign_apt_repo(root, gnupghome):
+    """Index and sign a flat apt repository like NVIDIA's (suite "/") with a throwaway key."""
     import email.utils
     import subprocess
-    version = "9.10.2.21-1"
-    for name, payload in (("libcudnn9-cuda-12", libs), ("libcudnn9-dev-cuda-12", None)):
-        pkg = root / "build" / name
-        (pkg / "DEBIAN").mkdir(parents=True)
-        doc = pkg / "usr" / "share" / "doc" / name
-        doc.mkdir(parents=True)
-        (doc / "README.fixture").write_text("FIXTURE STAND-IN built by tests/integration/test_gpu_libs.py; "
-                                            "not NVIDIA's package.\n")
-        depends = ""
-        if payload:
-            lib = pkg / "usr" / "lib" / "x86_64-linux-gnu"
-            lib.mkdir(parents=True)
-            for path in payload:
-                shutil.copy2(path, lib / path.name)
-            # As NVIDIA's packages do: the linker cache is refreshed by dpkg's ldconfig trigger.
-            (pkg / "DEBIAN" / "triggers").write_text("activate-noawait ldconfig\n")
-        else:
-            depends = f"Depends: libcudnn9-cuda-12 (= {version})\n"
-        (pkg / "DEBIAN" / "control").write_text(
-            f"Package: {name}\nVersion: {version}\nArchitecture: amd64\nMaintainer: scc.training tests\n"
-            f"{depends}Description: FIXTURE STAND-IN for NVIDIA's {name} (test package)\n")
-        subprocess.run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", str(pkg), str(root / f"{name}_{version}_amd64.deb")],
-                       check=True, capture_output=True)
-    shutil.rmtree(root / "build")
     packages = subprocess.run(["dpkg-scanpackages", "--multiversion", "."], cwd=root, check=True,
                               capture_output=True, text=True).stdout
     (root / "Packages").write_text(packages)
@@ -338,35 +380,74 @@ def build_apt_repo(root, libs, gnupghome):
     (root / "fixture-key.asc").write_bytes(key)
 
 
+def build_nvidia_like_repo(root, tmp):
+    """FIXTURE STAND-IN packages under NVIDIA's names and versions for the pinned CUDA 12.8, cuDNN
+    9.10.2.21 and NCCL 2.27.5: not NVIDIA's packages, but they carry NVIDIA's real libraries and
+    ptxas from the cached wheels, in the places NVIDIA's packages put them, so that verify's calls
+    (cudaRuntimeGetVersion, NVRTC + ptxas, cudnnGetVersion, ncclGetVersion) are real ones. Only
+    the nvcc program is a stand-in (STANDIN_NVCC)."""
+    cudart = wheel_members("nvidia_cuda_runtime_cu12-12.8.90-*.whl",
+                           ["nvidia/cuda_runtime/lib/libcudart.so.12"], tmp)
+    nvrtc = wheel_members("nvidia_cuda_nvrtc_cu12-12.8.93-*.whl",
+                          ["nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.8"], tmp)
+    (ptxas,) = wheel_members("nvidia_cuda_nvcc_cu12-12.8.93-*.whl", ["nvidia/cuda_nvcc/bin/ptxas"], tmp)
+    cudnn = wheel_members("nvidia_cudnn_cu12-9.10.2.21-*.whl",
+                          ["nvidia/cudnn/lib/libcudnn.so.9", "nvidia/cudnn/lib/libcudnn_graph.so.9"], tmp)
+    (nccl,) = wheel_members("nvidia_nccl_cu12-2.27.5-*.whl", ["nvidia/nccl/lib/libnccl.so.2"], tmp)
+    ptxas.chmod(0o755)
+    target = "usr/local/cuda-12.8/targets/x86_64-linux/lib"
+    build_deb(root, "cuda-cudart-12-8", "12.8.90-1", {f"{target}/{p.name}": p for p in cudart},
+              links={"usr/local/cuda-12.8/lib64": "targets/x86_64-linux/lib"})
+    build_deb(root, "cuda-nvrtc-12-8", "12.8.93-1", {f"{target}/{p.name}": p for p in nvrtc},
+              depends="cuda-cudart-12-8")
+    build_deb(root, "cuda-nvcc-12-8", "12.8.93-1",
+              {"usr/local/cuda-12.8/bin/ptxas": ptxas, "usr/local/cuda-12.8/bin/nvcc": STANDIN_NVCC},
+              depends="cuda-nvrtc-12-8, python3")
+    build_deb(root, "libcudnn9-cuda-12", "9.10.2.21-1", {f"usr/lib/x86_64-linux-gnu/{p.name}": p for p in cudnn})
+    build_deb(root, "libcudnn9-dev-cuda-12", "9.10.2.21-1", {}, depends="libcudnn9-cuda-12 (= 9.10.2.21-1)")
+    build_deb(root, "libnccl2", "2.27.5-1+cuda12.8", {"usr/lib/x86_64-linux-gnu/libnccl.so.2": nccl})
+    build_deb(root, "libnccl-dev", "2.27.5-1+cuda12.8", {}, depends="libnccl2 (= 2.27.5-1+cuda12.8)")
+    # A newer NCCL built for another CUDA, as NVIDIA's repository holds: the pin must not take it.
+    build_deb(root, "libnccl2", "2.28.3-1+cuda13.0", {"usr/lib/x86_64-linux-gnu/libnccl.so.2": nccl})
+    shutil.rmtree(root / "build", ignore_errors=True)
+    sign_apt_repo(root, tmp / "gnupg")
+
+
 def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(lab, workdir, tmp_path):
-    (libcudnn,) = CACHE.glob("wheels/*/nvidia_cudnn_cu12-9.10.2.21-*.whl")
-    import zipfile
-    with zipfile.ZipFile(libcudnn) as wheel:
-        libs = [Path(wheel.extract(f"nvidia/cudnn/lib/{name}", tmp_path / "wheel"))
-                for name in ("libcudnn.so.9", "libcudnn_graph.so.9")]
     repo = tmp_path / "repo"
     repo.mkdir()
-    build_apt_repo(repo, libs, tmp_path / "gnupg")
+    build_nvidia_like_repo(repo, tmp_path)
     handler = functools.partial(QuietHandler, directory=str(repo))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        extravars = {"scc_cpu_only": False, "cuda_cpu_only": True, "nccl_cpu_only": True,
-                     "cudnn_source": "repo", "cuda_repo_url": url, "cuda_repo_key_url": f"{url}/fixture-key.asc",
+        extravars = {"scc_cpu_only": False, "cuda_source": "repo", "cudnn_source": "repo", "nccl_source": "repo",
+                     "cuda_repo_url": url, "cuda_repo_key_url": f"{url}/fixture-key.asc",
                      "cuda_cache_dir": str(tmp_path / "cache")}
         status, events = run(lab, workdir, extravars)
         assert status == "successful", failed(events)
         facts = installed_facts(events)
         for host in ("node1", "node2"):
-            assert facts[host]["cudnn"]["code"] == 91002
+            cuda = facts[host]["cuda"]
+            assert cuda["runtime"]["code"] == 12080, cuda
+            assert cuda["runtime"]["path"].startswith("/usr/local/cuda-12.8/"), cuda
+            assert cuda["compiler"] == "/usr/local/cuda-12.8/bin/nvcc" and cuda["cubin"] == {"elf": True, "machine": 190, "sm": 70}
             # /lib is /usr/lib on Debian 12 (merged /usr): the linker cache names either.
+            assert facts[host]["cudnn"]["code"] == 91002
             assert facts[host]["cudnn"]["path"].endswith("lib/x86_64-linux-gnu/libcudnn.so.9"), facts[host]
+            assert facts[host]["nccl"]["code"] == 22705
+            assert facts[host]["nccl"]["path"].endswith("lib/x86_64-linux-gnu/libnccl.so.2"), facts[host]
         for address in addresses(lab):
-            shown = lab.ssh(address, "dpkg-query -W libcudnn9-cuda-12 libcudnn9-dev-cuda-12; "
-                                     "cat /etc/apt/sources.list.d/scc-cuda.sources").stdout
-            assert "libcudnn9-cuda-12\t9.10.2.21-1" in shown and "libcudnn9-dev-cuda-12\t9.10.2.21-1" in shown, shown
-            assert "Signed-By: /etc/apt/keyrings/scc-cuda.asc" in shown, shown
+            shown = lab.ssh(address, "dpkg-query -W cuda-cudart-12-8 cuda-nvcc-12-8 cuda-nvrtc-12-8 libcudnn9-cuda-12 "
+                                     "libcudnn9-dev-cuda-12 libnccl2 libnccl-dev g++; "
+                                     "cat /etc/apt/sources.list.d/scc-cuda.sources /etc/profile.d/scc-cuda.sh").stdout
+            for line in ("cuda-cudart-12-8\t12.8.90-1", "cuda-nvcc-12-8\t12.8.93-1", "cuda-nvrtc-12-8\t12.8.93-1",
+                         "libcudnn9-cuda-12\t9.10.2.21-1", "libcudnn9-dev-cuda-12\t9.10.2.21-1",
+                         "libnccl2\t2.27.5-1+cuda12.8", "libnccl-dev\t2.27.5-1+cuda12.8",
+                         "Signed-By: /etc/apt/keyrings/scc-cuda.asc", "export CUDA_HOME=/usr/local/cuda-12.8"):
+                assert line in shown.splitlines(), (line, shown)
+            assert "\ng++\t" in "\n" + shown, shown
         status, events = run(lab, workdir, extravars)
         assert status == "successful", failed(events)
         assert changed(events) == []

@@ -91,3 +91,18 @@ def test_validate_playbook_refuses_cudnn_9_11_on_v100_without_contacting_a_host(
     assert not [e for e in events if e["event"] == "runner_on_unreachable"]
     messages = [e["event_data"]["res"].get("msg", "") for e in events if e["event"] == "runner_on_failed"]
     assert any("cudnn_version=9.11.0.98" in m for m in messages), messages
+
+
+def test_validate_playbook_checks_aiacc_only_when_bert_trains_with_it(tmp_path):
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
+    # torch (the default): aiacc's variables are not asked for.
+    status, events = run(ROOT / "playbooks" / "validate.yml", inventory, {"scc_cpu_only": False}, tmp_path)
+    assert status == "successful", [e["event_data"]["res"].get("msg") for e in events if e["event"] == "runner_on_failed"]
+    # aiacc: prepare.yml would install it, so validate refuses the missing artifact before any host is contacted.
+    status, events = run(ROOT / "playbooks" / "validate.yml", inventory,
+                         {"scc_cpu_only": False, "bert_launch_framework": "aiacc"}, tmp_path)
+    assert status == "failed"
+    assert not [e for e in events if e["event"] == "runner_on_unreachable"]
+    messages = [e["event_data"]["res"].get("msg", "") for e in events if e["event"] == "runner_on_failed"]
+    assert any("aiacc_artifact_name" in m for m in messages), messages

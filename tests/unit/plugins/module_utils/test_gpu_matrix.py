@@ -21,12 +21,12 @@ IMPOSSIBLE = [
     pytest.param({"driver": "590", "compute_capability": V100}, ["nvidia_driver_branch=590", "580"], id="driver590-on-v100"),
     pytest.param({"driver": "470", "compute_capability": "9.0"}, ["nvidia_driver_branch=470", "11.8", "520.61.05"], id="driver470-on-h100"),
     pytest.param({"cuda": "11.8", "compute_capability": "10.0"}, ["cuda_version=11.8", "12.8"], id="cuda11.8-on-b200"),
-    pytest.param({"cuda": "12.9", "cudnn": "8.5.0"}, ["cudnn_version=8.5.0", "CUDA 11.x", "cudnn 8.9.0"], id="cudnn8.5-cuda12"),
+    pytest.param({"cuda": "12.9", "cudnn": "8.7.0"}, ["cudnn_version=8.7.0", "CUDA 11.x", "cudnn 8.8.0"], id="cudnn8.7-cuda12"),
     pytest.param({"cuda": "12.9", "cudnn": "9.12.0", "compute_capability": V100}, ["cudnn_version=9.12.0", "7.0", "9.10.2"], id="cudnn9.12-on-v100"),
     pytest.param({"cuda": "11.8", "cudnn": "9.12.0"}, ["cudnn_version=9.12.0", "cuda_version=11.8"], id="cudnn9.12-cuda11"),
     pytest.param({"cuda": "13.0", "cudnn": "9.10.2"}, ["cudnn_version=9.10.2", "cudnn 9.12.0"], id="cudnn9.10-cuda13"),
     pytest.param({"cuda": "12.4", "nccl": "2.27.7", "compute_capability": "9.0", "driver": "580", "kernel_modules": "open"}, [], id="ok-control"),
-    pytest.param({"cuda": "11.8", "nccl": "2.23.4"}, ["nccl_version=2.23.4", "cuda_version=11.8", "2.13.4 to 2.21.5"], id="nccl2.23-cuda11"),
+    pytest.param({"cuda": "11.8", "nccl": "2.23.4"}, ["nccl_version=2.23.4", "cuda_version=11.8", "2.7.3 to 2.21.5"], id="nccl2.23-cuda11"),
     pytest.param({"cuda": "13.0", "nccl": "2.26.2"}, ["nccl_version=2.26.2", "2.27.7"], id="nccl2.26-cuda13"),
     pytest.param({"cuda": "12.9", "nccl": "2.12.12"}, ["nccl_version=2.12.12", "no build"], id="nccl-too-old"),
     pytest.param({"cuda": "12.7"}, ["cuda_version=12.7", "12.6, 12.8"], id="cuda12.7-does-not-exist"),
@@ -73,7 +73,7 @@ def test_sccgn6_default_stack_is_valid_and_resolved():
 
 @pytest.mark.parametrize("driver, cuda_max", [
     ("450", "11.0"), ("470", "11.4"), ("525", "12.0"), ("535", "12.2"), ("550", "12.4"),
-    ("570", "12.8"), ("575", "12.9"), ("580", "13.0"), ("590", "13.0"),
+    ("570", "12.8"), ("575", "12.9"), ("580", "13.0"), ("590", "13.1"), ("595", "13.2"),
     ("535.54.03", "12.2"), ("535.54.02", "12.1"), ("570.25", "12.6"), ("440", None),
 ])
 def test_driver_branch_to_highest_cuda(driver, cuda_max):
@@ -85,6 +85,8 @@ def test_driver_branch_to_highest_cuda(driver, cuda_max):
     ("NVIDIA A100-SXM4-80GB", "8.0"), ("A100-SXM4-40GB", "8.0"), ("NVIDIA A10", "8.6"), ("NVIDIA A10G", "8.6"),
     ("Tesla T4", "7.5"), ("NVIDIA H100 80GB HBM3", "9.0"), ("NVIDIA H800", "9.0"), ("NVIDIA L40S", "8.9"),
     ("Tesla P100-PCIE-16GB", "6.0"), ("Tesla P4", "6.1"), ("NVIDIA B200", "10.0"), ("NVIDIA GeForce RTX 3090", "8.6"),
+    ("NVIDIA RTX 5000 Ada Generation", "8.9"), ("NVIDIA RTX 2000 Ada Generation", "8.9"),
+    ("NVIDIA GeForce RTX 5090", "12.0"), ("NVIDIA GeForce RTX 2080 Ti", "7.5"), ("NVIDIA B300", "10.3"),
     ("Quadro P2000", None), ("", None),
 ])
 def test_compute_capability_by_name(name, cc):

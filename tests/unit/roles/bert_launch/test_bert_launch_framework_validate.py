@@ -19,6 +19,12 @@ CASES = {
                                     "bert_launch_framework aiacc needs GPUs"),
     "bad_horovod_backend": ({"bert_launch_framework": "horovod", "bert_launch_backend": "nccl"},
                             "bert_launch_backend"),
+    "bad_rdma_gloo": ({"bert_launch_backend": "gloo", "bert_launch_transport": "rdma"}, "bert_launch_transport"),
+    "bad_rdma_horovod_cpu_only": ({"bert_launch_framework": "horovod", "scc_cpu_only": True,
+                                   "bert_launch_transport": "rdma"}, "bert_launch_cpu_only true"),
+    "bad_rdma_torch_auto_cpu_only": ({"scc_cpu_only": True, "scc_transport": "rdma"}, "set scc_transport"),
+    "ok_rdma_horovod_gpus": ({"bert_launch_framework": "horovod", "scc_cpu_only": False,
+                              "bert_launch_transport": "rdma"}, None),
     "bad_aiacc_env_file": ({"bert_launch_framework": "aiacc", "bert_launch_aiacc_env_file": "aiacc.env"},
                            "bert_launch_aiacc_env_file"),
 }
