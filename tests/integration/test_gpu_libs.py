@@ -5,7 +5,9 @@
 - aiacc from a mirror holding a FIXTURE STAND-IN wheel (Alibaba's site is not reachable);
 - cuda, cudnn and nccl from a signed flat apt repository on 127.0.0.1 with FIXTURE STAND-IN
   packages under NVIDIA's names that carry NVIDIA's real libraries and ptxas (the nvcc program in
-  it is a stand-in: no reachable package ships NVIDIA's nvcc driver).
+  it is a stand-in: no reachable package ships NVIDIA's nvcc driver); its key is refused unless
+  pinned by fingerprint (cuda_repo_key_fingerprint), and nvidia_driver's apt pin keeps
+  cuda-drivers-580 from pulling a 590 driver (stand-in metapackages, asked with apt-get -s).
 
 The controller's download cache is ROOT/.cache/nvidia-artifacts (git-ignored): CI downloads the
 wheels (about 1.2 GB) once, later runs reuse them. The lab address is SCC_GPU_LIBS_LAB_ADDRESS.
@@ -63,10 +65,10 @@ def source_vars(source, prefix_root, artifacts, shared, only=ROLES, **extra):
     return out
 
 
-def run(lab, workdir, extravars, check=False):
+def run(lab, workdir, extravars, check=False, playbook=PLAYBOOK):
     private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
     result = ansible_runner.run(
-        private_data_dir=str(private), playbook=str(PLAYBOOK), inventory=str(lab.inventory),
+        private_data_dir=str(private), playbook=str(playbook), inventory=str(lab.inventory),
         extravars=extravars,
         envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
                  # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
@@ -360,7 +362,8 @@ def build_deb(root, name, version, files, depends="", links=None):
 
 
 def sign_apt_repo(root, gnupghome):
-    """Index and sign a flat apt repository like NVIDIA's (suite "/") with a throwaway key."""
+    """Index and sign a flat apt repository like NVIDIA's (suite "/") with a throwaway key;
+    returns the key's fingerprint."""
     import email.utils
     import subprocess
     packages = subprocess.run(["dpkg-scanpackages", "--multiversion", "."], cwd=root, check=True,
@@ -378,6 +381,9 @@ def sign_apt_repo(root, gnupghome):
                    env=env, check=True, capture_output=True)
     key = subprocess.run(["gpg", "--batch", "--armor", "--export"], env=env, check=True, capture_output=True).stdout
     (root / "fixture-key.asc").write_bytes(key)
+    listing = subprocess.run(["gpg", "--batch", "--with-colons", "--list-keys"], env=env, check=True,
+                             capture_output=True, text=True).stdout
+    return next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
 
 
 def build_nvidia_like_repo(root, tmp):
@@ -409,14 +415,20 @@ def build_nvidia_like_repo(root, tmp):
     build_deb(root, "libnccl-dev", "2.27.5-1+cuda12.8", {}, depends="libnccl2 (= 2.27.5-1+cuda12.8)")
     # A newer NCCL built for another CUDA, as NVIDIA's repository holds: the pin must not take it.
     build_deb(root, "libnccl2", "2.28.3-1+cuda13.0", {"usr/lib/x86_64-linux-gnu/libnccl.so.2": nccl})
+    # Driver metapackages with NVIDIA's dependency shape (">=" without an upper bound) and a newer
+    # branch next to the wanted one: empty stand-ins, only asked about with apt-get -s, never installed.
+    build_deb(root, "cuda-drivers-580", "580.95.05-1", {}, depends="nvidia-driver (>= 580.65.06)")
+    for version in ("580.95.05-1", "590.44.01-1"):
+        build_deb(root, "nvidia-driver", version, {}, depends=f"libcuda1 (= {version})")
+        build_deb(root, "libcuda1", version, {})
     shutil.rmtree(root / "build", ignore_errors=True)
-    sign_apt_repo(root, tmp / "gnupg")
+    return sign_apt_repo(root, tmp / "gnupg")
 
 
 def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(lab, workdir, tmp_path):
     repo = tmp_path / "repo"
     repo.mkdir()
-    build_nvidia_like_repo(repo, tmp_path)
+    fingerprint = build_nvidia_like_repo(repo, tmp_path)
     handler = functools.partial(QuietHandler, directory=str(repo))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -425,6 +437,16 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         extravars = {"scc_cpu_only": False, "cuda_source": "repo", "cudnn_source": "repo", "nccl_source": "repo",
                      "cuda_repo_url": url, "cuda_repo_key_url": f"{url}/fixture-key.asc",
                      "cuda_cache_dir": str(tmp_path / "cache")}
+        # The default pin is NVIDIA's key: the fixture key is refused on the controller, no host changes.
+        status, events = run(lab, workdir, extravars)
+        assert status == "failed"
+        (fail,) = {(t, m) for _, t, m in failed(events)}
+        assert fail[0] == "Check the signing key's fingerprint on the controller", fail
+        assert fingerprint in fail[1] and "EB693B3035CD5710E231E123A4B469963BF863CC" in fail[1], fail
+        for address in addresses(lab):
+            assert lab.ssh(address, "test ! -e /etc/apt/keyrings/scc-cuda.asc").returncode == 0
+        # Pinned to the fixture key (written as gpg prints it in groups, lower case): accepted.
+        extravars["cuda_repo_key_fingerprint"] = " ".join(fingerprint[i:i + 4] for i in range(0, 40, 4)).lower()
         status, events = run(lab, workdir, extravars)
         assert status == "successful", failed(events)
         facts = installed_facts(events)
@@ -454,6 +476,20 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         status, events = run(lab, workdir, extravars, check=True)
         assert status == "successful", failed(events)
         assert changed(events) == []
+
+        # nvidia_driver's apt pin: without it cuda-drivers-580 would pull the 590 driver (no Volta).
+        simulate = "apt-get install -s -o Debug::NoLocking=1 cuda-drivers-580"
+        address = addresses(lab)[0]
+        assert "Inst nvidia-driver (590.44.01-1" in lab.ssh(address, simulate).stdout
+        pin = PLAYBOOK.parent / "nvidia_driver_apt_pin.yml"
+        status, events = run(lab, workdir, {"nvidia_driver_branch": "580"}, playbook=pin)
+        assert status == "successful", failed(events)
+        for address in addresses(lab):
+            shown = lab.ssh(address, simulate).stdout
+            assert "Inst nvidia-driver (580.95.05-1" in shown and "Inst libcuda1 (580.95.05-1" in shown, shown
+            assert "590.44.01" not in shown, shown
+        status, events = run(lab, workdir, {"nvidia_driver_branch": "580"}, playbook=pin)
+        assert status == "successful" and changed(events) == [], changed(events)
     finally:
         server.shutdown()
         server.server_close()

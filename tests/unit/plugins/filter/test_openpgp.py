@@ -1,0 +1,78 @@
+"""openpgp_fingerprints against gpg itself: keys that gpg generates here (RSA and Ed25519, with
+subkeys), gpg's own fingerprints as the expected values; several keys in one file; damaged,
+truncated and non-armored input refused with a message."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter.openpgp import openpgp_fingerprints
+
+pytestmark = pytest.mark.skipif(shutil.which("gpg") is None, reason="gpg is the oracle")
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    home = tmp_path_factory.mktemp("gnupg")
+    os.chmod(home, 0o700)
+    env = {**os.environ, "GNUPGHOME": str(home)}
+
+    def gpg(*args):
+        return subprocess.run(["gpg", "--batch", "--passphrase", "", *args], env=env, check=True,
+                              capture_output=True, text=True).stdout
+
+    made = {}
+    for uid, algo in (("rsa key <rsa@example.invalid>", "rsa2048"), ("ed key <ed@example.invalid>", "ed25519")):
+        gpg("--quick-gen-key", uid, algo, "sign", "never")
+        # A subkey too: its fingerprint must not be reported.
+        primary = [line.split(":")[9] for line in gpg("--with-colons", "--list-keys", uid).splitlines()
+                   if line.startswith("fpr:")][0]
+        gpg("--quick-add-key", primary, "rsa2048" if algo == "rsa2048" else "cv25519", "encr", "never")
+        fprs = [line.split(":")[9] for line in gpg("--with-colons", "--list-keys", uid).splitlines()
+                if line.startswith("fpr:")]
+        made[algo] = {"primary": primary, "subkeys": fprs[1:], "armored": gpg("--armor", "--export", uid)}
+    made["both"] = gpg("--armor", "--export")
+    return made
+
+
+@pytest.mark.parametrize("algo", ["rsa2048", "ed25519"])
+def test_primary_fingerprint_matches_gpg_and_subkeys_are_left_out(keys, algo):
+    key = keys[algo]
+    assert key["subkeys"], "the fixture should have made a subkey"
+    assert openpgp_fingerprints(key["armored"]) == [key["primary"]]
+
+
+def test_every_primary_key_of_a_file_in_order(keys):
+    assert sorted(openpgp_fingerprints(keys["both"])) == sorted([keys["rsa2048"]["primary"], keys["ed25519"]["primary"]])
+
+
+def test_armor_headers_and_surrounding_text_are_ignored(keys):
+    text = keys["rsa2048"]["armored"].replace(
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nComment: a comment\n\n", 1)
+    assert openpgp_fingerprints("some prose before the key\n" + text + "\nand after") == [keys["rsa2048"]["primary"]]
+
+
+def test_a_damaged_key_fails_the_armor_checksum(keys):
+    lines = keys["rsa2048"]["armored"].splitlines()
+    body = next(i for i, line in enumerate(lines) if len(line) == 64)
+    lines[body] = lines[body][:10] + ("A" if lines[body][10] != "A" else "B") + lines[body][11:]
+    with pytest.raises(AnsibleFilterError, match="checksum does not match"):
+        openpgp_fingerprints("\n".join(lines))
+
+
+def test_a_truncated_key_is_refused(keys):
+    lines = [line for line in keys["rsa2048"]["armored"].splitlines() if not line.startswith("=")]
+    end = lines.index("-----END PGP PUBLIC KEY BLOCK-----")
+    # Drop body lines in the middle (keeping valid base64): a packet now runs past the end.
+    truncated = lines[:3] + lines[end - 1:]
+    with pytest.raises(AnsibleFilterError, match="truncated|not a packet header|not supported"):
+        openpgp_fingerprints("\n".join(truncated))
+
+
+@pytest.mark.parametrize("text", ["", "not a key", "-----BEGIN PGP SIGNATURE-----\nabc\n-----END PGP SIGNATURE-----"])
+def test_input_without_a_public_key_block_is_refused(text):
+    with pytest.raises(AnsibleFilterError, match="no '-----BEGIN PGP PUBLIC KEY BLOCK-----'"):
+        openpgp_fingerprints(text)
