@@ -26,7 +26,7 @@ def _crc24(data):
     crc = 0xB704CE
     for byte in data:
         crc ^= byte << 16
-        for _ in range(8):
+        for _bit in range(8):
             crc <<= 1
             if crc & 0x1000000:
                 crc ^= 0x1864CFB

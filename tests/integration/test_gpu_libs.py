@@ -440,7 +440,7 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         # The default pin is NVIDIA's key: the fixture key is refused on the controller, no host changes.
         status, events = run(lab, workdir, extravars)
         assert status == "failed"
-        (fail,) = {(t, m) for _, t, m in failed(events)}
+        (fail,) = {(task, msg) for _host, task, msg in failed(events)}
         assert fail[0] == "Check the signing key's fingerprint on the controller", fail
         assert fingerprint in fail[1] and "EB693B3035CD5710E231E123A4B469963BF863CC" in fail[1], fail
         for address in addresses(lab):

@@ -195,6 +195,9 @@ def test_training_traffic_and_nccl_key_of_the_site_run(workdir, cloud):
     traffic_file = results / f"traffic-bert-{report['run_id']}.json"
     assert traffic_file.is_file(), sorted(p.name for p in results.iterdir())
     assert (results / f"traffic-bert-{report['run_id']}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # verify.yml wrote the cluster report before training; train_bert.yml rendered it again with this run.
+    page = (results / "cluster-report.html").read_text()
+    assert f"Training: BERT run {report['run_id']}" in page
     traffic = json.loads(traffic_file.read_text())
     # The nodes are the provisioned instances, named by the inventory plugin.
     assert set(traffic["nodes"]) == cloud["instance_ids"]
