@@ -22,6 +22,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import urllib.parse
 from pathlib import Path
 
 import ansible_runner
@@ -123,12 +124,15 @@ def test_pypi_wheels_install_real_libraries_once_then_rerun_unchanged(lab, workd
         assert seen["cuda"]["runtime"]["code"] == 12080, (host, seen["cuda"])
         assert seen["cuda"]["runtime"]["path"].startswith("/opt/scc-training/cuda/12.8/nvidia/cuda_runtime/lib/")
         assert seen["cuda"]["cubin"] == {"elf": True, "machine": 190, "sm": 70}, (host, seen["cuda"])
+        assert seen["cuda"]["cublaslt"]["code"] == 120804, (host, seen["cuda"])
+        # cuDNN finds the cuBLASLt its engines load at run time: the cuda role's.
+        assert seen["cudnn"]["needs"]["libcublasLt.so.12"].startswith("/opt/scc-training/cuda/12.8/nvidia/cublas/lib/")
         assert seen["cudnn"]["code"] == 91002 and seen["cudnn"]["path"].startswith("/opt/scc-training/cudnn/9.10.2.21/")
         assert seen["nccl"]["code"] == 22705 and seen["nccl"]["path"].startswith("/opt/scc-training/nccl/2.27.5/")
 
     # Shared storage: one copy of each wheel, through the first host only, seen by both.
     wheels = sorted(p.name for p in (lab.shared / "artifacts").iterdir())
-    assert len(wheels) == 5 and all(w.startswith("nvidia_") and w.endswith(".whl") for w in wheels), wheels
+    assert len(wheels) == 6 and all(w.startswith("nvidia_") and w.endswith(".whl") for w in wheels), wheels
     copied_on = {h for h, t in changed(events) if t.startswith("Copy the checked artifacts")}
     assert copied_on <= {"node1"}
 
@@ -146,7 +150,9 @@ def mirror(tmp_path_factory):
     """The CUDA wheels the pypi test downloaded, as an offline mirror served on 127.0.0.1."""
     root = tmp_path_factory.mktemp("mirror")
     entries = []
-    for wheel in sorted(CACHE.glob("wheels/*/nvidia_cuda_*.whl")):
+    # The cache keeps one directory per wheel set ever fetched: the same file may lie in several.
+    wheels = {p.name: p for p in [*CACHE.glob("wheels/*/nvidia_cuda_*.whl"), *CACHE.glob("wheels/*/nvidia_cublas_*.whl")]}
+    for wheel in (wheels[name] for name in sorted(wheels)):
         os.link(wheel, root / wheel.name)
         digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
         entries.append({"name": wheel.name, "sha256": digest, "size": wheel.stat().st_size})
@@ -171,7 +177,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def test_mirror_over_http_installs_cuda_per_host_copies(lab, workdir, mirror, tmp_path):
     root, url = mirror
-    assert len(json.loads((root / "manifest.json").read_text())["artifacts"]) == 3
+    assert len(json.loads((root / "manifest.json").read_text())["artifacts"]) == 4
     QuietHandler.requests.clear()
     # A controller cache of its own, so that the requests below are this test's downloads.
     extravars = source_vars("mirror", "/opt/scc-mirror", "/opt/scc-mirror/artifacts", False, only=("cuda",),
@@ -261,23 +267,10 @@ def test_aiacc_from_mirror_imports_the_standin_with_its_environment(lab, workdir
                  "aiacc_artifact_name": wheel.name, "aiacc_venv_path": "/opt/scc-fixture-venv",
                  "aiacc_cache_dir": str(tmp_path / "cache"), "aiacc_artifacts_path": "/mnt/cpfs/aiacc",
                  "aiacc_artifacts_shared": True}
-    private_playbook = ROOT / "tests" / "integration" / "playbooks" / "aiacc.yml"
+    playbook = ROOT / "tests" / "integration" / "playbooks" / "aiacc.yml"
     for attempt in ("converge", "rerun", "check"):
-        private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
-        result = ansible_runner.run(
-            private_data_dir=str(private), playbook=str(private_playbook), inventory=str(lab.inventory),
-            extravars=extravars,
-            envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                     # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                     # the lab hosts' keys are pinned and must be checked.
-                     "ANSIBLE_HOST_KEY_CHECKING": "True",
-                     "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                     "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
-            cmdline="--check" if attempt == "check" else None, quiet=True,
-        )
-        events = list(result.events)
-        shutil.rmtree(private, ignore_errors=True)
-        assert result.status == "successful", (attempt, failed(events))
+        status, events = run(lab, workdir, extravars, check=attempt == "check", playbook=playbook)
+        assert status == "successful", (attempt, failed(events))
         if attempt == "converge":
             seen = ok_results(events, "Publish what verify found")
             assert set(seen) == {"node1", "node2"}
@@ -323,9 +316,12 @@ sys.exit(subprocess.call([ptxas, "-arch=sm_" + arch, "-o", out, out + ".ptx"]))
 
 
 def wheel_members(pattern, members, into):
-    """Extract members of the one cached wheel matching pattern; returns their paths."""
+    """Extract members of the cached wheel matching pattern; returns their paths."""
     import zipfile
-    (wheel,) = CACHE.glob(f"wheels/*/{pattern}")
+    # The same wheel may lie in several cached wheel sets (one directory per set of pins).
+    found = sorted(CACHE.glob(f"wheels/*/{pattern}"))
+    assert found, f"{pattern} is not in {CACHE} (the pypi test downloads it)"
+    wheel = found[0]
     with zipfile.ZipFile(wheel) as archive:
         return [Path(archive.extract(member, into)) for member in members]
 
@@ -397,6 +393,7 @@ def build_nvidia_like_repo(root, tmp):
     nvrtc = wheel_members("nvidia_cuda_nvrtc_cu12-12.8.93-*.whl",
                           ["nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.8"], tmp)
     (ptxas,) = wheel_members("nvidia_cuda_nvcc_cu12-12.8.93-*.whl", ["nvidia/cuda_nvcc/bin/ptxas"], tmp)
+    (cublaslt,) = wheel_members("nvidia_cublas_cu12-12.8.4.1-*.whl", ["nvidia/cublas/lib/libcublasLt.so.12"], tmp)
     cudnn = wheel_members("nvidia_cudnn_cu12-9.10.2.21-*.whl",
                           ["nvidia/cudnn/lib/libcudnn.so.9", "nvidia/cudnn/lib/libcudnn_graph.so.9"], tmp)
     (nccl,) = wheel_members("nvidia_nccl_cu12-2.27.5-*.whl", ["nvidia/nccl/lib/libnccl.so.2"], tmp)
@@ -409,6 +406,7 @@ def build_nvidia_like_repo(root, tmp):
     build_deb(root, "cuda-nvcc-12-8", "12.8.93-1",
               {"usr/local/cuda-12.8/bin/ptxas": ptxas, "usr/local/cuda-12.8/bin/nvcc": STANDIN_NVCC},
               depends="cuda-nvrtc-12-8, python3")
+    build_deb(root, "libcublas-12-8", "12.8.4.1-1", {f"{target}/libcublasLt.so.12": cublaslt}, depends="cuda-cudart-12-8")
     build_deb(root, "libcudnn9-cuda-12", "9.10.2.21-1", {f"usr/lib/x86_64-linux-gnu/{p.name}": p for p in cudnn})
     build_deb(root, "libcudnn9-dev-cuda-12", "9.10.2.21-1", {}, depends="libcudnn9-cuda-12 (= 9.10.2.21-1)")
     build_deb(root, "libnccl2", "2.27.5-1+cuda12.8", {"usr/lib/x86_64-linux-gnu/libnccl.so.2": nccl})
@@ -446,25 +444,36 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         for address in addresses(lab):
             assert lab.ssh(address, "test ! -e /etc/apt/keyrings/scc-cuda.asc").returncode == 0
         # Pinned to the fixture key (written as gpg prints it in groups, lower case): accepted.
+        # The packages come from the internet once per cluster: into the shared directory, once.
         extravars["cuda_repo_key_fingerprint"] = " ".join(fingerprint[i:i + 4] for i in range(0, 40, 4)).lower()
+        extravars["cuda_repo_cache_path"] = "/mnt/cpfs/scc-apt"
+        QuietHandler.requests.clear()
         status, events = run(lab, workdir, extravars)
         assert status == "successful", failed(events)
+        debs = sorted(urllib.parse.unquote(r.rsplit("/", 1)[-1]) for r in QuietHandler.requests if r.endswith(".deb"))
+        assert debs == sorted(set(debs)) and len(debs) == 8, debs  # 8 packages, each fetched once
+        assert sorted(p.name for p in (lab.shared / "scc-apt").glob("*.deb")) == debs
+        downloaded_on = {h for h, t in changed(events) if t == "Download the packages and what they need, on the first host that misses them"}
+        assert len(downloaded_on) == 1, downloaded_on
         facts = installed_facts(events)
         for host in ("node1", "node2"):
             cuda = facts[host]["cuda"]
             assert cuda["runtime"]["code"] == 12080, cuda
             assert cuda["runtime"]["path"].startswith("/usr/local/cuda-12.8/"), cuda
             assert cuda["compiler"] == "/usr/local/cuda-12.8/bin/nvcc" and cuda["cubin"] == {"elf": True, "machine": 190, "sm": 70}
+            assert cuda["cublaslt"]["code"] == 120804 and cuda["cublaslt"]["path"].startswith("/usr/local/cuda-12.8/"), cuda
+            assert facts[host]["cudnn"]["needs"]["libcublasLt.so.12"].startswith("/usr/local/cuda-12.8/"), facts[host]
             # /lib is /usr/lib on Debian 12 (merged /usr): the linker cache names either.
             assert facts[host]["cudnn"]["code"] == 91002
             assert facts[host]["cudnn"]["path"].endswith("lib/x86_64-linux-gnu/libcudnn.so.9"), facts[host]
             assert facts[host]["nccl"]["code"] == 22705
             assert facts[host]["nccl"]["path"].endswith("lib/x86_64-linux-gnu/libnccl.so.2"), facts[host]
         for address in addresses(lab):
-            shown = lab.ssh(address, "dpkg-query -W cuda-cudart-12-8 cuda-nvcc-12-8 cuda-nvrtc-12-8 libcudnn9-cuda-12 "
+            shown = lab.ssh(address, "dpkg-query -W cuda-cudart-12-8 cuda-nvcc-12-8 cuda-nvrtc-12-8 libcublas-12-8 libcudnn9-cuda-12 "
                                      "libcudnn9-dev-cuda-12 libnccl2 libnccl-dev g++; "
                                      "cat /etc/apt/sources.list.d/scc-cuda.sources /etc/profile.d/scc-cuda.sh").stdout
             for line in ("cuda-cudart-12-8\t12.8.90-1", "cuda-nvcc-12-8\t12.8.93-1", "cuda-nvrtc-12-8\t12.8.93-1",
+                         "libcublas-12-8\t12.8.4.1-1",
                          "libcudnn9-cuda-12\t9.10.2.21-1", "libcudnn9-dev-cuda-12\t9.10.2.21-1",
                          "libnccl2\t2.27.5-1+cuda12.8", "libnccl-dev\t2.27.5-1+cuda12.8",
                          "Signed-By: /etc/apt/keyrings/scc-cuda.asc", "export CUDA_HOME=/usr/local/cuda-12.8"):

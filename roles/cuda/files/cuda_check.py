@@ -8,6 +8,8 @@
    otherwise with NVRTC (libnvrtc.so.<major>) to PTX and ptxas to a cubin (NVIDIA's PyPI nvcc
    wheel ships ptxas and libNVVM, not the nvcc driver).
 3. Read the cubin's ELF header: machine EM_CUDA (190) and the SM in e_flags.
+4. Load cuBLASLt (libcublasLt.so.<major>, which cuDNN's engines load at run time) and call
+   cublasLtGetVersion, which needs no GPU either.
 
 Prints one JSON object.
 """
@@ -46,6 +48,15 @@ def runtime_version(major):
     return {"rc": rc, "code": code.value, "path": loaded_path("libcudart.so")}
 
 
+def cublaslt_version(major):
+    try:
+        lib = ctypes.CDLL("libcublasLt.so.%s" % major)
+    except OSError as exc:
+        return {"code": None, "path": "", "error": str(exc)}
+    lib.cublasLtGetVersion.restype = ctypes.c_size_t
+    return {"code": lib.cublasLtGetVersion(), "path": loaded_path("libcublasLt.so")}
+
+
 def nvrtc_ptx(major, arch):
     lib = ctypes.CDLL("libnvrtc.so.%s" % major)
     prog = ctypes.c_void_p()
@@ -81,7 +92,7 @@ def main():
     parser.add_argument("--ptxas", default="", help="ptxas for NVRTC's PTX (wheel installs)")
     args = parser.parse_args()
 
-    out = {"runtime": runtime_version(args.cuda_major)}
+    out = {"runtime": runtime_version(args.cuda_major), "cublaslt": cublaslt_version(args.cuda_major)}
     with tempfile.TemporaryDirectory(prefix="scc-cuda-check-") as tmp:
         cubin = os.path.join(tmp, "axpy.cubin")
         if args.nvcc:

@@ -4,7 +4,9 @@
 
 No GPU is needed: cudnnGetVersion returns a constant of the library. Prints one JSON
 object: the version code (cuDNN 9: major*10000 + minor*100 + patch; cuDNN 8:
-major*1000 + minor*100 + patch) and the library file the linker chose.
+major*1000 + minor*100 + patch), the library file the linker chose, and for each further
+argument (a library cuDNN loads at run time, e.g. libcublasLt.so.12) the file the linker finds
+for it, or null.
 """
 
 import ctypes
@@ -25,7 +27,14 @@ def main():
     lib = ctypes.CDLL(soname)
     lib.cudnnGetVersion.restype = ctypes.c_size_t
     code = lib.cudnnGetVersion()
-    print(json.dumps({"rc": 0, "code": code, "path": loaded_path(soname.split(".so")[0] + ".so")}))
+    needs = {}
+    for name in sys.argv[2:]:
+        try:
+            ctypes.CDLL(name)
+            needs[name] = loaded_path(name.split(".so")[0] + ".so")
+        except OSError:
+            needs[name] = None
+    print(json.dumps({"rc": 0, "code": code, "path": loaded_path(soname.split(".so")[0] + ".so"), "needs": needs}))
     return 0
 
 
