@@ -10,7 +10,7 @@
   cuda-drivers-580 from pulling a 590 driver (stand-in metapackages, asked with apt-get -s).
 
 The controller's download cache is ROOT/.cache/nvidia-artifacts (git-ignored): CI downloads the
-wheels (about 1.2 GB) once, later runs reuse them. The lab address is SCC_GPU_LIBS_LAB_ADDRESS.
+wheels (about 1.7 GB) once, later runs reuse them. The lab address is SCC_GPU_LIBS_LAB_ADDRESS.
 """
 
 import functools

@@ -82,7 +82,6 @@ def run(lab, workdir, playbook, extravars=None, check=False):
         # The hosts come from the scc.training.ecs plugin (see the cloud fixture), not lab.inventory.
         inventory=str(workdir / "inventory"),
         extravars={
-            "bert_launch_results_dir": str(workdir / "results"),
             # The cluster key pair belongs to this lab, not to the controller user's ~/.ssh.
             "ssh_trust_key_dir": str(lab.dir / "ssh_trust"),
             **(extravars or {}),
@@ -92,6 +91,8 @@ def run(lab, workdir, playbook, extravars=None, check=False):
                  # the lab hosts' keys are pinned and must be checked.
                  "ANSIBLE_HOST_KEY_CHECKING": "True",
                  "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+                 # Every stage's results (BERT, traffic, bandwidth, the cluster report) in one place.
+                 "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
                  # The inventory plugin and the cloud modules sign their calls to the emulator.
                  "ALIBABA_CLOUD_ACCESS_KEY_ID": CLOUD_KEY_ID,
                  "ALIBABA_CLOUD_ACCESS_KEY_SECRET": CLOUD_SECRET,
