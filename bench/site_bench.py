@@ -65,7 +65,7 @@ def main() -> int:
         print(f"  {size} host(s): first {first:.1f}s, re-run {rerun:.1f}s, no-op {noop:.1f}s", file=sys.stderr)
 
     base = rows[0]
-    print("site.yml = validate + prepare + cluster + train; no-op = prepare.yml + cluster.yml re-run")
+    print("site.yml = validate + prepare + cluster + verify + train; no-op = prepare.yml + cluster.yml re-run")
     print(f"{'hosts':>5} {'first s':>8} {'re-run s':>9} {'no-op s':>8} {'re-run/first':>13} "
           f"{'no-op/first':>12} {'first/1h':>9} {'no-op/1h':>9} {'upstream MB':>12}")
     for size, first, rerun, noop, downloaded in rows:

@@ -396,6 +396,25 @@ class AlicloudModule(AnsibleModule):
             result["diff"] = dict(before=before, after=after)
         self.exit_json(**result)
 
+    def wait(self, fetch, done, what):
+        """``wait_for`` within the module's ``wait_timeout``; a timeout fails the module naming ``what``."""
+        try:
+            return wait_for(fetch, done, self.params["wait_timeout"])
+        except TimeoutError as exc:
+            self.fail_json(msg="%s: %s" % (what, exc))
+        return None  # not reached: fail_json exits
+
+    def delete(self, product, action, params, gone="NotFound"):
+        """Call a delete ``action`` unless in check mode. An error whose code contains ``gone``
+        (the resource is already deleted) is not one: another run got there first."""
+        if self.check_mode:
+            return
+        try:
+            self.api.call(product, action, params)
+        except AlicloudApiError as exc:
+            if gone not in exc.code:
+                raise
+
     def fail_api(self, exc, msg=None, **result):
         """fail_json with the cloud's error code, message and request id."""
         detail = exc.to_result()

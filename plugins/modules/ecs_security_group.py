@@ -255,12 +255,7 @@ def absent(module):
     if not group:
         return False, {}, {}
     before = view(group, ingress_rules(module, group["SecurityGroupId"]))
-    if not module.check_mode:
-        try:
-            module.api.call("ecs", "DeleteSecurityGroup", {"SecurityGroupId": group["SecurityGroupId"]})
-        except AlicloudApiError as exc:
-            if "NotFound" not in exc.code:
-                raise
+    module.delete("ecs", "DeleteSecurityGroup", {"SecurityGroupId": group["SecurityGroupId"]})
     return True, before, {}
 
 

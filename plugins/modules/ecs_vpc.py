@@ -89,9 +89,7 @@ vpc:
 import ipaddress
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
     AlicloudModule,
-    wait_for,
 )
 
 PRIVATE_RANGES = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
@@ -159,11 +157,8 @@ def present(module):
         return find(module, VpcId=vpc_id) is not None
 
     vpc_id, _reply = module.api.create("ecs", "CreateVpc", params, "VpcId", exists)
-    try:
-        vpc = wait_for(lambda: find(module, VpcId=vpc_id), lambda v: v and v.get("Status") == "Available",
-                       p["wait_timeout"])
-    except TimeoutError as exc:
-        module.fail_json(msg="VPC %s: %s" % (vpc_id, exc))
+    vpc = module.wait(lambda: find(module, VpcId=vpc_id), lambda v: v and v.get("Status") == "Available",
+                      "VPC %s" % vpc_id)
     return True, vpc
 
 
@@ -171,12 +166,7 @@ def absent(module):
     vpc = find(module)
     if not vpc:
         return False, None
-    if not module.check_mode:
-        try:
-            module.api.call("ecs", "DeleteVpc", {"VpcId": vpc["VpcId"]})
-        except AlicloudApiError as exc:
-            if not exc.code.startswith("InvalidVpcId.NotFound"):
-                raise
+    module.delete("ecs", "DeleteVpc", {"VpcId": vpc["VpcId"]}, gone="InvalidVpcId.NotFound")
     return True, vpc
 
 

@@ -93,9 +93,7 @@ vswitch:
 import ipaddress
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
     AlicloudModule,
-    wait_for,
 )
 
 
@@ -171,11 +169,8 @@ def present(module):
         return True, params
     vsw_id, _reply = module.api.create("ecs", "CreateVSwitch", params, "VSwitchId",
                                        lambda i: find(module, i) is not None)
-    try:
-        vsw = wait_for(lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available",
-                       p["wait_timeout"])
-    except TimeoutError as exc:
-        module.fail_json(msg="VSwitch %s: %s" % (vsw_id, exc))
+    vsw = module.wait(lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available",
+                      "VSwitch %s" % vsw_id)
     return True, vsw
 
 
@@ -183,12 +178,7 @@ def absent(module):
     vsw = find(module)
     if not vsw:
         return False, None
-    if not module.check_mode:
-        try:
-            module.api.call("ecs", "DeleteVSwitch", {"VSwitchId": vsw["VSwitchId"]})
-        except AlicloudApiError as exc:
-            if not exc.code.startswith("InvalidVSwitchId.NotFound"):
-                raise
+    module.delete("ecs", "DeleteVSwitch", {"VSwitchId": vsw["VSwitchId"]}, gone="InvalidVSwitchId.NotFound")
     return True, vsw
 
 

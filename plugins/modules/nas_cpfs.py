@@ -118,10 +118,8 @@ file_system:
 """
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
     AlicloudModule,
     tags_from_api,
-    wait_for,
 )
 
 MIN_CAPACITY = 3600
@@ -202,11 +200,8 @@ def present(module):
                                       lambda i: find(module, i) is not None)
     fs = find(module, fs_id)
     if p["wait"]:
-        try:
-            fs = wait_for(lambda: find(module, fs_id), lambda f: f and f.get("Status") == "Running",
-                          p["wait_timeout"])
-        except TimeoutError as exc:
-            module.fail_json(msg="file system %s: %s" % (fs_id, exc))
+        fs = module.wait(lambda: find(module, fs_id), lambda f: f and f.get("Status") == "Running",
+                         "file system %s" % fs_id)
     return True, fs
 
 
@@ -216,15 +211,8 @@ def delete_mount_targets(module, fs_id):
         return module.api.paginate("nas", "DescribeMountTargets", {"FileSystemId": fs_id}, ("MountTargets", "MountTarget"))
 
     for target in targets():
-        try:
-            module.api.call("nas", "DeleteMountTarget", {"FileSystemId": fs_id, "MountTargetDomain": target["MountTargetDomain"]})
-        except AlicloudApiError as exc:
-            if "NotFound" not in exc.code:
-                raise
-    try:
-        wait_for(targets, lambda found: not found, module.params["wait_timeout"])
-    except TimeoutError as exc:
-        module.fail_json(msg="mount targets of %s: %s" % (fs_id, exc))
+        module.delete("nas", "DeleteMountTarget", {"FileSystemId": fs_id, "MountTargetDomain": target["MountTargetDomain"]})
+    module.wait(targets, lambda found: not found, "mount targets of %s" % fs_id)
 
 
 def absent(module):
@@ -233,16 +221,9 @@ def absent(module):
         return False, None
     if not module.check_mode:
         delete_mount_targets(module, fs["FileSystemId"])
-        try:
-            module.api.call("nas", "DeleteFileSystem", {"FileSystemId": fs["FileSystemId"]})
-        except AlicloudApiError as exc:
-            if "NotFound" not in exc.code:
-                raise
+        module.delete("nas", "DeleteFileSystem", {"FileSystemId": fs["FileSystemId"]})
         if module.params["wait"]:
-            try:
-                wait_for(lambda: find(module, fs["FileSystemId"]), lambda f: f is None, module.params["wait_timeout"])
-            except TimeoutError as exc:
-                module.fail_json(msg="file system %s: %s" % (fs["FileSystemId"], exc))
+            module.wait(lambda: find(module, fs["FileSystemId"]), lambda f: f is None, "file system %s" % fs["FileSystemId"])
     return True, fs
 
 

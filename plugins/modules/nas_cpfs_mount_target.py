@@ -82,9 +82,7 @@ mount_target:
 """
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
     AlicloudModule,
-    wait_for,
 )
 
 
@@ -124,11 +122,8 @@ def present(module):
                                        lambda d: find(module, d) is not None)
     target = find(module, domain)
     if p["wait"]:
-        try:
-            target = wait_for(lambda: find(module, domain), lambda t: t and t.get("Status") == "Active",
-                              p["wait_timeout"])
-        except TimeoutError as exc:
-            module.fail_json(msg="mount target %s: %s" % (domain, exc))
+        target = module.wait(lambda: find(module, domain), lambda t: t and t.get("Status") == "Active",
+                             "mount target %s" % domain)
     return True, target
 
 
@@ -138,17 +133,9 @@ def absent(module):
         return False, None
     if not module.check_mode:
         domain = target["MountTargetDomain"]
-        try:
-            module.api.call("nas", "DeleteMountTarget",
-                            {"FileSystemId": module.params["file_system_id"], "MountTargetDomain": domain})
-        except AlicloudApiError as exc:
-            if "NotFound" not in exc.code:
-                raise
+        module.delete("nas", "DeleteMountTarget", {"FileSystemId": module.params["file_system_id"], "MountTargetDomain": domain})
         if module.params["wait"]:
-            try:
-                wait_for(lambda: find(module, domain), lambda t: t is None, module.params["wait_timeout"])
-            except TimeoutError as exc:
-                module.fail_json(msg="mount target %s: %s" % (domain, exc))
+            module.wait(lambda: find(module, domain), lambda t: t is None, "mount target %s" % domain)
     return True, target
 
 
