@@ -149,7 +149,6 @@ import re
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     AlicloudApiError,
     AlicloudModule,
-    wait_for,
 )
 
 # Export path rules of CreateProtocolMountTarget: 1 to 1024 characters, starts and ends with "/".
@@ -219,13 +218,6 @@ def find_export(module, service_id, export_id=None):
     return None
 
 
-def wait(module, what, fetch, done):
-    try:
-        return wait_for(fetch, done, module.params["wait_timeout"])
-    except TimeoutError as exc:
-        module.fail_json(msg="%s: %s" % (what, exc))
-
-
 def ensure_service(module):
     p = module.params
     service = find_service(module)
@@ -239,8 +231,8 @@ def ensure_service(module):
                                            lambda i: find_service(module, i) is not None)
     service = find_service(module, service_id)
     if p["wait"]:
-        service = wait(module, "protocol service %s" % service_id, lambda: find_service(module, service_id),
-                       lambda s: s and s.get("Status") == SERVICE_UP)
+        service = module.wait(lambda: find_service(module, service_id), lambda s: s and s.get("Status") == SERVICE_UP,
+                              "protocol service %s" % service_id)
     return True, service
 
 
@@ -261,8 +253,8 @@ def ensure_export(module, service):
                                           lambda i: find_export(module, service_id, i) is not None)
     export = find_export(module, service_id, export_id)
     if p["wait"]:
-        export = wait(module, "export %s" % export_id, lambda: find_export(module, service_id, export_id),
-                      lambda e: e and e.get("Status") == EXPORT_UP)
+        export = module.wait(lambda: find_export(module, service_id, export_id), lambda e: e and e.get("Status") == EXPORT_UP,
+                             "export %s" % export_id)
     return True, export
 
 
@@ -274,31 +266,22 @@ def present(module):
     return service_changed or export_changed, service, export, before
 
 
-def delete(module, action, params):
-    try:
-        module.api.call("nas", action, dict(params, FileSystemId=module.params["file_system_id"]))
-    except AlicloudApiError as exc:
-        if "NotFound" not in exc.code:
-            raise
-
-
 def absent(module):
     service = find_service(module)
     if not service:
         return False, None, None
-    service_id = service["ProtocolServiceId"]
+    service_id, fs_id = service["ProtocolServiceId"], module.params["file_system_id"]
     exports = exports_of(module, service_id)
     export = next((e for e in exports if e.get("Path") == module.params["export_path"]), None)
     if not module.check_mode:
         # A service with exports cannot be deleted: exports first, and wait until they are gone.
         for item in exports:
-            delete(module, "DeleteProtocolMountTarget", {"ExportId": item["ExportId"]})
+            module.delete("nas", "DeleteProtocolMountTarget", {"ExportId": item["ExportId"], "FileSystemId": fs_id})
         if exports:
-            wait(module, "exports of %s" % service_id, lambda: exports_of(module, service_id), lambda found: not found)
-        delete(module, "DeleteProtocolService", {"ProtocolServiceId": service_id})
+            module.wait(lambda: exports_of(module, service_id), lambda found: not found, "exports of %s" % service_id)
+        module.delete("nas", "DeleteProtocolService", {"ProtocolServiceId": service_id, "FileSystemId": fs_id})
         if module.params["wait"]:
-            wait(module, "protocol service %s" % service_id, lambda: find_service(module, service_id),
-                 lambda s: s is None)
+            module.wait(lambda: find_service(module, service_id), lambda s: s is None, "protocol service %s" % service_id)
     return True, service, export
 
 
