@@ -5,13 +5,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 LAB_DIR ?= $(CURDIR)/.lab
 LAB_HOSTS ?= 2
-MOLECULE_LAB_DIR := $(CURDIR)/.lab-molecule
+MOLECULE_LAB_DIR ?= $(CURDIR)/.lab-molecule
+# Several checkouts on one machine run their molecule labs side by side on other addresses.
+MOLECULE_FIRST_ADDRESS ?= 127.0.4.11
 # Molecule scenarios in dependency order: each later one assumes the earlier ones converged.
 SCENARIOS := cpfs_mount hosts_file ssh_trust mpi_hostfile openmpi python_env bert_launch
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps demo demo-cloud test lint unit sanity molecule integration bench lab-up lab-down clean
+.PHONY: help venv lab-deps demo demo-cloud test lint format unit sanity molecule integration bench lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -51,6 +53,13 @@ demo-cloud: lab-up
 lint: venv
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# Rewrites the Python files as `make lint` wants them.
+format: venv
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 # The BERT script's tests run in their own process: importing ansible patches sys.intern,
 # which torch's compiler stack refuses.
@@ -62,7 +71,7 @@ sanity: venv
 	bash tests/sanity/run.sh $(BIN)/python
 
 molecule: venv lab-deps
-	@set -e; $(BIN)/python -m lab --dir $(MOLECULE_LAB_DIR) up --hosts 3 --first-address 127.0.4.11; \
+	@set -e; $(BIN)/python -m lab --dir $(MOLECULE_LAB_DIR) up --hosts 3 --first-address $(MOLECULE_FIRST_ADDRESS); \
 	trap '$(BIN)/python -m lab --dir $(MOLECULE_LAB_DIR) down' EXIT; \
 	for s in $(SCENARIOS); do \
 	  if [ -d molecule/$$s ]; then echo "== molecule $$s"; \

@@ -21,14 +21,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lab.cluster import Lab  # noqa: E402
+from lab.cluster import Lab
 
 
 def playbook(inventory: Path, workdir: Path, extravars: dict, names=("site.yml",)) -> float:
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"))
     cmd = [
-        str(Path(sys.executable).with_name("ansible-playbook")), "-i", str(inventory),
-        *[str(ROOT / "playbooks" / n) for n in names], "-e", json.dumps(extravars),
+        str(Path(sys.executable).with_name("ansible-playbook")),
+        "-i",
+        str(inventory),
+        *[str(ROOT / "playbooks" / n) for n in names],
+        "-e",
+        json.dumps(extravars),
     ]
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, check=False)
@@ -66,11 +70,15 @@ def main() -> int:
 
     base = rows[0]
     print("site.yml = validate + prepare + cluster + verify + train; no-op = prepare.yml + cluster.yml re-run")
-    print(f"{'hosts':>5} {'first s':>8} {'re-run s':>9} {'no-op s':>8} {'re-run/first':>13} "
-          f"{'no-op/first':>12} {'first/1h':>9} {'no-op/1h':>9} {'upstream MB':>12}")
+    print(
+        f"{'hosts':>5} {'first s':>8} {'re-run s':>9} {'no-op s':>8} {'re-run/first':>13} "
+        f"{'no-op/first':>12} {'first/1h':>9} {'no-op/1h':>9} {'upstream MB':>12}"
+    )
     for size, first, rerun, noop, downloaded in rows:
-        print(f"{size:>5} {first:>8.1f} {rerun:>9.1f} {noop:>8.1f} {rerun / first:>13.2f} "
-              f"{noop / first:>12.2f} {first / base[1]:>9.2f} {noop / base[3]:>9.2f} {downloaded / 1e6:>12.1f}")
+        print(
+            f"{size:>5} {first:>8.1f} {rerun:>9.1f} {noop:>8.1f} {rerun / first:>13.2f} "
+            f"{noop / first:>12.2f} {first / base[1]:>9.2f} {noop / base[3]:>9.2f} {downloaded / 1e6:>12.1f}"
+        )
     return 0
 
 

@@ -67,7 +67,12 @@ def ensure_base(log=print) -> Path:
     mirror = machine_mirror()
     log(f"building the Debian {SUITE} base with debootstrap from {mirror} (once, about a minute)")
     cmd = [
-        "debootstrap", "--variant=minbase", "--include=" + ",".join(PACKAGES), SUITE, str(tmp), mirror,
+        "debootstrap",
+        "--variant=minbase",
+        "--include=" + ",".join(PACKAGES),
+        SUITE,
+        str(tmp),
+        mirror,
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:

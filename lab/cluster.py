@@ -129,19 +129,37 @@ class Lab:
         rows = []
         for state in self.load():
             alive = hosts.is_ours(state)
-            rows.append({
-                "name": state.name, "address": state.address, "running": alive,
-                "ssh": alive and not hosts.address_free(state.address),
-                "pid": state.init_pid,
-            })
+            rows.append(
+                {
+                    "name": state.name,
+                    "address": state.address,
+                    "running": alive,
+                    "ssh": alive and not hosts.address_free(state.address),
+                    "pid": state.init_pid,
+                }
+            )
         return rows
 
     def ssh(self, address: str, command: str, timeout: float = 60) -> subprocess.CompletedProcess:
         """Run a command on a lab host as root, checking its pinned host key."""
         return subprocess.run(
-            ["ssh", "-i", str(self.key), "-o", f"UserKnownHostsFile={self.known_hosts}",
-             "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", f"root@{address}", command],
-            capture_output=True, text=True, timeout=timeout, check=False,
+            [
+                "ssh",
+                "-i",
+                str(self.key),
+                "-o",
+                f"UserKnownHostsFile={self.known_hosts}",
+                "-o",
+                "StrictHostKeyChecking=yes",
+                "-o",
+                "BatchMode=yes",
+                f"root@{address}",
+                command,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
 
     # ---- helpers -----------------------------------------------------------------------
@@ -150,9 +168,7 @@ class Lab:
             "ansible_user": "root",
             "ansible_python_interpreter": "/usr/bin/python3",
             "ansible_ssh_private_key_file": str(self.key),
-            "ansible_ssh_common_args": (
-                f"-o UserKnownHostsFile={self.known_hosts} -o StrictHostKeyChecking=yes"
-            ),
+            "ansible_ssh_common_args": (f"-o UserKnownHostsFile={self.known_hosts} -o StrictHostKeyChecking=yes"),
             **LAB_GROUP_VARS,
         }
         inventory = {
@@ -187,7 +203,8 @@ class Lab:
         taken = [a for a in addresses if not hosts.address_free(a)]
         if taken:
             raise LabError(
-                "port 22 is already taken on " + ", ".join(taken)
+                "port 22 is already taken on "
+                + ", ".join(taken)
                 + ": stop what listens there, or choose other addresses with --first-address"
             )
 

@@ -88,7 +88,8 @@ def keygen(path: Path, kind: str, comment: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         ["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", comment, "-f", str(path)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -136,12 +137,29 @@ def start(base: Path, hostdir: Path, shared: Path, name: str, address: str) -> H
     log = open(hostdir / "console.log", "ab")
     proc = subprocess.Popen(
         [
-            "unshare", "--mount", "--uts", "--pid", "--fork", "--propagation", "private",
-            "sh", "-c", _BOOT, "scc-lab-boot",
-            str(base), str(hostdir / "upper"), str(hostdir / "work"), str(hostdir / "root"),
-            str(shared), name, address,
+            "unshare",
+            "--mount",
+            "--uts",
+            "--pid",
+            "--fork",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            _BOOT,
+            "scc-lab-boot",
+            str(base),
+            str(hostdir / "upper"),
+            str(hostdir / "work"),
+            str(hostdir / "root"),
+            str(shared),
+            name,
+            address,
         ],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=log,
+        start_new_session=True,
     )
     log.close()
     deadline = time.monotonic() + 10
@@ -196,7 +214,7 @@ def stop(state: HostState, timeout: float = 10.0) -> None:
         if b"scc-lab-boot" not in cmdline:
             return
         try:
-            pid, dummy = os.waitpid(state.unshare_pid, os.WNOHANG)
+            pid, _dummy = os.waitpid(state.unshare_pid, os.WNOHANG)
             if pid:
                 return
         except ChildProcessError:

@@ -37,7 +37,9 @@ def main():
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-    sshd_pid = os.spawnv(os.P_NOWAIT, "/usr/sbin/sshd", ["/usr/sbin/sshd", "-D", "-e", "-o", f"ListenAddress={address}"])
+    sshd_pid = os.spawnv(
+        os.P_NOWAIT, "/usr/sbin/sshd", ["/usr/sbin/sshd", "-D", "-e", "-o", f"ListenAddress={address}"]
+    )
     while True:
         try:
             pid, status = os.wait()

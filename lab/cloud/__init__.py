@@ -5,4 +5,4 @@ from .faults import RandomFaults
 from .server import CloudEmulator
 from .store import Timings
 
-__all__ = ["CloudEmulator", "FAULT_KINDS", "RandomFaults", "Timings"]
+__all__ = ["FAULT_KINDS", "CloudEmulator", "RandomFaults", "Timings"]

@@ -18,8 +18,13 @@ def add_parser(sub) -> None:
     cloud.add_argument("--address", default="127.0.0.1", help="address to listen on: 127.0.0.1, the only one accepted")
     cloud.add_argument("--instance-seconds", type=float, default=2.0, help="Pending -> Running time of an instance")
     cloud.add_argument("--cpfs-seconds", type=float, default=5.0, help="Pending -> Running time of a CPFS file system")
-    cloud.add_argument("--back-with-lab", type=Path, default=None, metavar="LAB_DIR",
-                       help="back new instances with this lab's hosts (PrivateIpAddress = host address)")
+    cloud.add_argument(
+        "--back-with-lab",
+        type=Path,
+        default=None,
+        metavar="LAB_DIR",
+        help="back new instances with this lab's hosts (PrivateIpAddress = host address)",
+    )
 
 
 def run(args) -> int:
@@ -35,8 +40,13 @@ def run(args) -> int:
     half = args.instance_seconds / 2
     timings = Timings(instance_pending=half, instance_starting=half, file_system=args.cpfs_seconds)
     try:
-        emu = CloudEmulator(port=args.port, address=args.address, timings=timings, host_addresses=addresses,
-                            security_token=os.environ.get("ALIBABA_CLOUD_SECURITY_TOKEN") or None)
+        emu = CloudEmulator(
+            port=args.port,
+            address=args.address,
+            timings=timings,
+            host_addresses=addresses,
+            security_token=os.environ.get("ALIBABA_CLOUD_SECURITY_TOKEN") or None,
+        )
         emu.start()
     except (ValueError, OSError) as exc:
         print(f"lab: error: {exc}", file=sys.stderr)

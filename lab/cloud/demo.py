@@ -32,11 +32,20 @@ def write_files(lab: Lab, endpoint: str, directory: Path, name: str = NAME) -> t
     DIR/inventory: the scc.training.ecs plugin config and, for its scc_cluster group, the group
     vars of the lab's own inventory (the lab's key, pinned host keys, the lab-only role values)."""
     tags = {"managed-by": "scc.training", "scc-cluster": name}
-    settings = dict(yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text()),
-                    scc_cloud_name=name, scc_cloud_ecs_endpoint=endpoint, scc_cloud_nas_endpoint=endpoint,
-                    scc_cloud_image_id="m-scc-centos75", scc_cloud_tags=tags)
-    plugin = dict(yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text()),
-                  region=settings["scc_cloud_region"], ecs_endpoint=endpoint, tags=tags)
+    settings = dict(
+        yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text()),
+        scc_cloud_name=name,
+        scc_cloud_ecs_endpoint=endpoint,
+        scc_cloud_nas_endpoint=endpoint,
+        scc_cloud_image_id="m-scc-centos75",
+        scc_cloud_tags=tags,
+    )
+    plugin = dict(
+        yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text()),
+        region=settings["scc_cloud_region"],
+        ecs_endpoint=endpoint,
+        tags=tags,
+    )
     inventory = directory / "inventory"
     (inventory / "group_vars").mkdir(parents=True, exist_ok=True)
     vars_file = directory / "cloud.yml"
@@ -63,22 +72,43 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     # A key pair of this run only: the emulator checks every request's signature.
     key_id, secret = "LTAI" + secrets.token_hex(8), secrets.token_hex(15)
-    env = dict(os.environ, ALIBABA_CLOUD_ACCESS_KEY_ID=key_id, ALIBABA_CLOUD_ACCESS_KEY_SECRET=secret,
-               NO_PROXY="127.0.0.1", no_proxy="127.0.0.1", PATH=f"{BIN}:{os.environ.get('PATH', '')}")
+    env = dict(
+        os.environ,
+        ALIBABA_CLOUD_ACCESS_KEY_ID=key_id,
+        ALIBABA_CLOUD_ACCESS_KEY_SECRET=secret,
+        NO_PROXY="127.0.0.1",
+        no_proxy="127.0.0.1",
+        PATH=f"{BIN}:{os.environ.get('PATH', '')}",
+    )
     env.setdefault("ANSIBLE_CONFIG", str(ROOT / "ansible.cfg"))
     timings = Timings(vpc=0.1, instance_pending=1, instance_starting=1, file_system=2, mount_target=0.5)
-    with CloudEmulator(port=0, access_key_id=key_id, access_key_secret=secret, timings=timings,
-                       host_addresses=addresses) as emu:
+    with CloudEmulator(
+        port=0, access_key_id=key_id, access_key_secret=secret, timings=timings, host_addresses=addresses
+    ) as emu:
         print(f"cloud emulator (stand-in for Alibaba Cloud) on http://{emu.endpoint}, instances backed by {lab.dir}")
         vars_file, inventory = write_files(lab, emu.endpoint, lab.dir / "cloud")[1:]
         playbooks = ROOT / "playbooks"
         try:
-            step(env, str(BIN / "ansible-playbook"), "-i", "localhost,", str(playbooks / "provision.yml"),
-                 "-e", f"@{vars_file}")
+            step(
+                env,
+                str(BIN / "ansible-playbook"),
+                "-i",
+                "localhost,",
+                str(playbooks / "provision.yml"),
+                "-e",
+                f"@{vars_file}",
+            )
             step(env, str(BIN / "ansible-inventory"), "-i", str(inventory), "--graph")
             step(env, str(BIN / "ansible-playbook"), "-i", str(inventory), str(playbooks / "site.yml"))
-            step(env, str(BIN / "ansible-playbook"), "-i", "localhost,", str(playbooks / "teardown.yml"),
-                 "-e", f"@{vars_file}")
+            step(
+                env,
+                str(BIN / "ansible-playbook"),
+                "-i",
+                "localhost,",
+                str(playbooks / "teardown.yml"),
+                "-e",
+                f"@{vars_file}",
+            )
         except subprocess.CalledProcessError as exc:
             print(f"lab.cloud.demo: error: {Path(exc.cmd[0]).name} failed (rc {exc.returncode})", file=sys.stderr)
             return 1

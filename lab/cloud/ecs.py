@@ -143,7 +143,13 @@ def describe_vswitches(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_vswitch(s: Store, p: Params, ctx) -> dict:
-    sw = s.find(s.vswitches, p.req("VSwitchId"), ctx.region, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")
+    sw = s.find(
+        s.vswitches,
+        p.req("VSwitchId"),
+        ctx.region,
+        "InvalidVSwitchId.NotFound",
+        "Specified virtual switch does not exist.",
+    )
     users = [i["VpcAttributes"]["VSwitchId"] for i in s.instances.values()]
     users += [f["VswIds"]["VswId"][0] for f in s.file_systems.values()]
     users += [m["VswId"] for m in s.mount_targets.values()]
@@ -165,8 +171,13 @@ def _tags_out(resource: dict) -> dict:
 
 
 def _sg(s: Store, ctx, sg_id: str | None) -> dict:
-    return s.find(s.security_groups, sg_id, ctx.region, "InvalidSecurityGroupId.NotFound",
-                  "The specified SecurityGroupId does not exist.")
+    return s.find(
+        s.security_groups,
+        sg_id,
+        ctx.region,
+        "InvalidSecurityGroupId.NotFound",
+        "The specified SecurityGroupId does not exist.",
+    )
 
 
 def create_security_group(s: Store, p: Params, ctx) -> dict:
@@ -194,8 +205,21 @@ def create_security_group(s: Store, p: Params, ctx) -> dict:
 def _rules(p: Params, direction: str) -> list[dict]:
     """The rules of one Authorize/Revoke call: Permissions.N.* or the top-level fields."""
     given = p.numbered_dicts("Permissions") or [
-        {k: p.get(k) for k in ("IpProtocol", "PortRange", "SourceCidrIp", "SourceGroupId", "DestCidrIp", "Policy",
-                               "Priority", "NicType", "Description") if p.get(k) is not None}
+        {
+            k: p.get(k)
+            for k in (
+                "IpProtocol",
+                "PortRange",
+                "SourceCidrIp",
+                "SourceGroupId",
+                "DestCidrIp",
+                "Policy",
+                "Priority",
+                "NicType",
+                "Description",
+            )
+            if p.get(k) is not None
+        }
     ]
     rules = []
     for raw in given:
@@ -222,18 +246,20 @@ def _rules(p: Params, direction: str) -> list[dict]:
         priority = raw.get("Priority") or "1"
         if not priority.isdigit() or not 1 <= int(priority) <= 100:
             raise invalid("Priority")
-        rules.append({
-            "Direction": direction,
-            "IpProtocol": protocol.upper(),
-            "PortRange": ports,
-            "SourceCidrIp": raw.get("SourceCidrIp", ""),
-            "SourceGroupId": raw.get("SourceGroupId", ""),
-            "DestCidrIp": raw.get("DestCidrIp", ""),
-            "Policy": policy.capitalize(),
-            "Priority": int(priority),
-            "NicType": raw.get("NicType") or "intranet",
-            "Description": raw.get("Description", ""),
-        })
+        rules.append(
+            {
+                "Direction": direction,
+                "IpProtocol": protocol.upper(),
+                "PortRange": ports,
+                "SourceCidrIp": raw.get("SourceCidrIp", ""),
+                "SourceGroupId": raw.get("SourceGroupId", ""),
+                "DestCidrIp": raw.get("DestCidrIp", ""),
+                "Policy": policy.capitalize(),
+                "Priority": int(priority),
+                "NicType": raw.get("NicType") or "intranet",
+                "Description": raw.get("Description", ""),
+            }
+        )
     return rules
 
 
@@ -279,7 +305,9 @@ def describe_security_group_attribute(s: Store, p: Params, ctx) -> dict:
 def _sg_out(s: Store, sg: dict) -> dict:
     out = public(sg)
     out["Tags"] = _tags_out(sg)
-    out["EcsCount"] = sum(sg["SecurityGroupId"] in i["SecurityGroupIds"]["SecurityGroupId"] for i in s.instances.values())
+    out["EcsCount"] = sum(
+        sg["SecurityGroupId"] in i["SecurityGroupIds"]["SecurityGroupId"] for i in s.instances.values()
+    )
     return out
 
 
@@ -307,15 +335,21 @@ def delete_security_group(s: Store, p: Params, ctx) -> dict:
 
 # ---- HPC cluster ---------------------------------------------------------------------------
 def _hpc(s: Store, ctx, hpc_id: str | None) -> dict:
-    return s.find(s.hpc_clusters, hpc_id, ctx.region, "InvalidHpcClusterId.NotFound", "The specified HpcClusterId is not found.")
+    return s.find(
+        s.hpc_clusters, hpc_id, ctx.region, "InvalidHpcClusterId.NotFound", "The specified HpcClusterId is not found."
+    )
 
 
 def create_hpc_cluster(s: Store, p: Params, ctx) -> dict:
     name = p.req("Name")
     ctx.dry_run_check()
     hpc_id = s.new_id("hpc-")
-    s.hpc_clusters[hpc_id] = {"HpcClusterId": hpc_id, "Name": name, "Description": p.get("Description", ""),
-                              "_region": ctx.region}
+    s.hpc_clusters[hpc_id] = {
+        "HpcClusterId": hpc_id,
+        "Name": name,
+        "Description": p.get("Description", ""),
+        "_region": ctx.region,
+    }
     return {"HpcClusterId": hpc_id}
 
 
@@ -339,7 +373,9 @@ def delete_hpc_cluster(s: Store, p: Params, ctx) -> dict:
 
 # ---- instances -----------------------------------------------------------------------------
 def _instance(s: Store, ctx, instance_id: str | None) -> dict:
-    return s.find(s.instances, instance_id, ctx.region, "InvalidInstanceId.NotFound", "The specified InstanceId does not exist.")
+    return s.find(
+        s.instances, instance_id, ctx.region, "InvalidInstanceId.NotFound", "The specified InstanceId does not exist."
+    )
 
 
 def instance_out(s: Store, inst: dict) -> dict:
@@ -354,10 +390,18 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
     if itype not in INSTANCE_TYPES:
         # github.com/rancher/rancher/issues/10220: "Status Code: 400 Code:
         # InvalidInstanceType.ValueNotSupported Message: The specified instanceType beyond ..."
-        raise ApiError(400, "InvalidInstanceType.ValueNotSupported", "The specified instanceType beyond the permitted range.")
+        raise ApiError(
+            400, "InvalidInstanceType.ValueNotSupported", "The specified instanceType beyond the permitted range."
+        )
     cpu, memory, gpus, gpu_spec, scc = INSTANCE_TYPES[itype]
     image = p.req("ImageId")
-    sw = s.find(s.vswitches, p.req("VSwitchId"), ctx.region, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")
+    sw = s.find(
+        s.vswitches,
+        p.req("VSwitchId"),
+        ctx.region,
+        "InvalidVSwitchId.NotFound",
+        "Specified virtual switch does not exist.",
+    )
     if p.get("ZoneId") and p.get("ZoneId") != sw["ZoneId"]:
         raise ApiError(400, "InvalidParameter.Mismatch", "Specified virtual switch is not in the specified zone.")
     sg_ids = p.numbered("SecurityGroupIds") or ([p.get("SecurityGroupId")] if p.get("SecurityGroupId") else [])
@@ -367,7 +411,11 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         raise missing("SecurityGroupId")
     for sg_id in sg_ids:
         if _sg(s, ctx, sg_id)["VpcId"] != sw["VpcId"]:
-            raise ApiError(400, "InvalidSecurityGroupId.NotVpc", "The specified security group and VSwitch are not in the same VPC.")
+            raise ApiError(
+                400,
+                "InvalidSecurityGroupId.NotVpc",
+                "The specified security group and VSwitch are not in the same VPC.",
+            )
     hpc_id = p.get("HpcClusterId")
     if scc and not hpc_id:
         raise ApiError(400, "InvalidHpcClusterId.Necessary", "The HpcClusterId is necessary")
@@ -383,7 +431,11 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         raise invalid("PrivateIpAddress", "It can be set only when Amount is 1.")
     available = s.available(itype)
     if available < min_amount:
-        raise ApiError(403, "OperationDenied.NoStock", "Sales of this resource are temporarily suspended in the specified region; please try again later.")
+        raise ApiError(
+            403,
+            "OperationDenied.NoStock",
+            "Sales of this resource are temporarily suspended in the specified region; please try again later.",
+        )
     count = min(amount, available)
     # Addresses from the vSwitch: a private one, and an RDMA one for SCC types, unless lab-backed.
     needed = 0 if s.backing else count * (2 if scc else 1)
@@ -425,22 +477,30 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
             "StartTime": now_iso(),
             "StoppedMode": "Not-applicable",
             "DeletionProtection": False,
-            "VpcAttributes": {"VpcId": sw["VpcId"], "VSwitchId": sw["VSwitchId"],
-                              "PrivateIpAddress": {"IpAddress": [private]}, "NatIpAddress": ""},
+            "VpcAttributes": {
+                "VpcId": sw["VpcId"],
+                "VSwitchId": sw["VSwitchId"],
+                "PrivateIpAddress": {"IpAddress": [private]},
+                "NatIpAddress": "",
+            },
             "SecurityGroupIds": {"SecurityGroupId": list(sg_ids)},
             "RdmaIpAddress": {"IpAddress": rdma},
             "PublicIpAddress": {"IpAddress": []},
             "InnerIpAddress": {"IpAddress": []},
-            "NetworkInterfaces": {"NetworkInterface": [{"NetworkInterfaceId": s.new_id("eni-"), "Type": "Primary",
-                                                        "PrimaryIpAddress": private}]},
+            "NetworkInterfaces": {
+                "NetworkInterface": [
+                    {"NetworkInterfaceId": s.new_id("eni-"), "Type": "Primary", "PrimaryIpAddress": private}
+                ]
+            },
             "OperationLocks": {"LockReason": []},
             "_region": ctx.region,
             "_vswitch": sw["VSwitchId"],
             "_backing": backing,
             "_addresses": [a for a in [private, *rdma] if a != backing],
             "_tags": {t["Key"]: t.get("Value", "") for t in tags},
-            "_timeline": s.timeline((0, "Pending"), (s.timings.instance_pending, "Starting"),
-                                    (s.timings.instance_starting, "Running")),
+            "_timeline": s.timeline(
+                (0, "Pending"), (s.timings.instance_pending, "Starting"), (s.timings.instance_starting, "Running")
+            ),
         }
         ids.append(inst_id)
     return {"InstanceIdSets": {"InstanceIdSet": ids}, "OrderId": "", "TradePrice": 0.0}
@@ -489,9 +549,15 @@ def describe_instances(s: Store, p: Params, ctx) -> dict:
 def _check_deletable(s: Store, inst: dict, force: bool) -> None:
     status = s.status(inst)
     if status == "Pending":
-        raise ApiError(403, "IncorrectInstanceStatus.Initializing", "The specified instance is in initializing, please try again later.")
+        raise ApiError(
+            403,
+            "IncorrectInstanceStatus.Initializing",
+            "The specified instance is in initializing, please try again later.",
+        )
     if status != "Stopped" and not force:
-        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+        raise ApiError(
+            403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation."
+        )
 
 
 def _release(s: Store, inst: dict) -> None:
@@ -529,7 +595,9 @@ def delete_instances(s: Store, p: Params, ctx) -> dict:
 def _stop(s: Store, inst: dict) -> str:
     previous = s.status(inst)
     if previous != "Running":
-        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+        raise ApiError(
+            403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation."
+        )
     inst["_timeline"] = s.timeline((0, "Stopping"), (s.timings.instance_stopping, "Stopped"))
     inst["StoppedMode"] = "KeepCharging"
     return previous
@@ -538,7 +606,9 @@ def _stop(s: Store, inst: dict) -> str:
 def stop_instance(s: Store, p: Params, ctx) -> dict:
     inst = _instance(s, ctx, p.req("InstanceId"))
     if s.status(inst) != "Running":
-        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+        raise ApiError(
+            403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation."
+        )
     ctx.dry_run_check()
     _stop(s, inst)
     return {}
@@ -554,18 +624,34 @@ def stop_instances(s: Store, p: Params, ctx) -> dict:
     for inst in found:
         try:
             previous = _stop(s, inst)
-            responses.append({"InstanceId": inst["InstanceId"], "Code": "200", "Message": "success",
-                              "PreviousStatus": previous, "CurrentStatus": "Stopping"})
+            responses.append(
+                {
+                    "InstanceId": inst["InstanceId"],
+                    "Code": "200",
+                    "Message": "success",
+                    "PreviousStatus": previous,
+                    "CurrentStatus": "Stopping",
+                }
+            )
         except ApiError as err:
-            responses.append({"InstanceId": inst["InstanceId"], "Code": err.code, "Message": err.message,
-                              "PreviousStatus": s.status(inst), "CurrentStatus": s.status(inst)})
+            responses.append(
+                {
+                    "InstanceId": inst["InstanceId"],
+                    "Code": err.code,
+                    "Message": err.message,
+                    "PreviousStatus": s.status(inst),
+                    "CurrentStatus": s.status(inst),
+                }
+            )
     return {"InstanceResponses": {"InstanceResponse": responses}}
 
 
 def start_instance(s: Store, p: Params, ctx) -> dict:
     inst = _instance(s, ctx, p.req("InstanceId"))
     if s.status(inst) != "Stopped":
-        raise ApiError(403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation.")
+        raise ApiError(
+            403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation."
+        )
     ctx.dry_run_check()
     inst["_timeline"] = s.timeline((0, "Starting"), (s.timings.instance_starting, "Running"))
     inst["StoppedMode"] = "Not-applicable"
@@ -575,8 +661,10 @@ def start_instance(s: Store, p: Params, ctx) -> dict:
 # ---- tags ----------------------------------------------------------------------------------
 def _taggable(s: Store, p: Params, ctx) -> list[dict]:
     kind = p.req("ResourceType").lower()
-    tables = {"instance": (s.instances, "InvalidInstanceId.NotFound"),
-              "securitygroup": (s.security_groups, "InvalidSecurityGroupId.NotFound")}
+    tables = {
+        "instance": (s.instances, "InvalidInstanceId.NotFound"),
+        "securitygroup": (s.security_groups, "InvalidSecurityGroupId.NotFound"),
+    }
     if kind not in tables:
         raise invalid("ResourceType", "Valid values here: instance, securitygroup.")
     table, code = tables[kind]
@@ -622,8 +710,11 @@ def list_tag_resources(s: Store, p: Params, ctx) -> dict:
         resources = [r for r in table.values() if r["_region"] == ctx.region]
     resources = [r for r in resources if s.tags_match(r, p.tags())]
     id_key = "InstanceId" if kind == "instance" else "SecurityGroupId"
-    rows = [{"ResourceType": kind, "ResourceId": r[id_key], "TagKey": k, "TagValue": v}
-            for r in resources for k, v in r["_tags"].items()]
+    rows = [
+        {"ResourceType": kind, "ResourceId": r[id_key], "TagKey": k, "TagValue": v}
+        for r in resources
+        for k, v in r["_tags"].items()
+    ]
     chunk, meta = token_page(rows, p, max_size=1000)
     return {"NextToken": meta["NextToken"], "TagResources": {"TagResource": chunk}}
 
@@ -636,8 +727,16 @@ def describe_instance_types(s: Store, p: Params, ctx) -> dict:
             continue
         if p.get("InstanceTypeFamily") and family(type_id) != p.get("InstanceTypeFamily"):
             continue
-        rows.append({"InstanceTypeId": type_id, "InstanceTypeFamily": family(type_id), "CpuCoreCount": cpu,
-                     "MemorySize": memory, "GPUAmount": gpus, "GPUSpec": gpu_spec})
+        rows.append(
+            {
+                "InstanceTypeId": type_id,
+                "InstanceTypeFamily": family(type_id),
+                "CpuCoreCount": cpu,
+                "MemorySize": memory,
+                "GPUAmount": gpus,
+                "GPUSpec": gpu_spec,
+            }
+        )
     return {"NextToken": "", "InstanceTypes": {"InstanceType": rows}}
 
 
@@ -671,8 +770,16 @@ ACTIONS = {
 }
 # Actions that honour ClientToken: a repeat with the same token and parameters returns the
 # first reply; with other parameters, IdempotentParameterMismatch.
-CLIENT_TOKEN = {"CreateVpc", "CreateVSwitch", "CreateSecurityGroup", "AuthorizeSecurityGroup", "CreateHpcCluster",
-                "DeleteHpcCluster", "RunInstances", "DeleteInstances"}
+CLIENT_TOKEN = {
+    "CreateVpc",
+    "CreateVSwitch",
+    "CreateSecurityGroup",
+    "AuthorizeSecurityGroup",
+    "CreateHpcCluster",
+    "DeleteHpcCluster",
+    "RunInstances",
+    "DeleteInstances",
+}
 
 
 def host_id(region: str) -> str:

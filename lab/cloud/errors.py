@@ -35,12 +35,16 @@ def signature_mismatch(string_to_sign: str) -> ApiError:
 
 def missing(name: str) -> ApiError:
     return ApiError(
-        400, "MissingParameter", f'The input parameter "{name}" that is mandatory for processing this request is not supplied.'
+        400,
+        "MissingParameter",
+        f'The input parameter "{name}" that is mandatory for processing this request is not supplied.',
     )
 
 
 def invalid(name: str, why: str = "") -> ApiError:
-    return ApiError(400, "InvalidParameter", f'The specified parameter "{name}" is not valid.' + (" " + why if why else ""))
+    return ApiError(
+        400, "InvalidParameter", f'The specified parameter "{name}" is not valid.' + (" " + why if why else "")
+    )
 
 
 def not_found(code: str, message: str) -> ApiError:
@@ -57,4 +61,8 @@ def dependency(code: str, message: str) -> ApiError:
 THROTTLING = (400, "Throttling", "Request was denied due to request throttling.")
 THROTTLING_USER = (400, "Throttling.User", "Request was denied due to user flow control.")
 SERVICE_UNAVAILABLE = (503, "ServiceUnavailable", "The request has failed due to a temporary failure of the server.")
-INTERNAL_ERROR = (500, "InternalError", "The request processing has failed due to some unknown error, exception or failure.")
+INTERNAL_ERROR = (
+    500,
+    "InternalError",
+    "The request processing has failed due to some unknown error, exception or failure.",
+)

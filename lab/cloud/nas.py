@@ -20,8 +20,12 @@ def host_id(region: str) -> str:
 
 def dry_run_reply(action: str):
     """NAS answers a passing DryRun with 200 and empty ids (CreateFileSystem docs)."""
-    return {"CreateFileSystem": {"FileSystemId": ""}, "CreateMountTarget": {"MountTargetDomain": ""},
-            "CreateProtocolService": {"ProtocolServiceId": ""}, "CreateProtocolMountTarget": {"ExportId": ""}}.get(action, {})
+    return {
+        "CreateFileSystem": {"FileSystemId": ""},
+        "CreateMountTarget": {"MountTargetDomain": ""},
+        "CreateProtocolService": {"ProtocolServiceId": ""},
+        "CreateProtocolMountTarget": {"ExportId": ""},
+    }.get(action, {})
 
 
 def _fs(s: Store, ctx, fs_id: str | None) -> dict:
@@ -30,7 +34,13 @@ def _fs(s: Store, ctx, fs_id: str | None) -> dict:
 
 def _vpc_vswitch(s: Store, p: Params, ctx) -> tuple[dict, dict]:
     vpc = s.find(s.vpcs, p.req("VpcId"), ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
-    sw = s.find(s.vswitches, p.req("VSwitchId"), ctx.region, "InvalidVSwitchId.NotFound", "Specified virtual switch does not exist.")
+    sw = s.find(
+        s.vswitches,
+        p.req("VSwitchId"),
+        ctx.region,
+        "InvalidVSwitchId.NotFound",
+        "Specified virtual switch does not exist.",
+    )
     if sw["VpcId"] != vpc["VpcId"]:
         raise ApiError(400, "InvalidVSwitchId.NotInVpc", "The specified VSwitch is not in the specified VPC.")
     return vpc, sw
@@ -38,7 +48,9 @@ def _vpc_vswitch(s: Store, p: Params, ctx) -> tuple[dict, dict]:
 
 def _running(s: Store, fs: dict) -> None:
     if s.status(fs) != "Running":
-        raise ApiError(403, "InvalidStatus.FileSystem", "The current status of the file system does not support this operation.")
+        raise ApiError(
+            403, "InvalidStatus.FileSystem", "The current status of the file system does not support this operation."
+        )
 
 
 # ---- file systems --------------------------------------------------------------------------
@@ -121,8 +133,12 @@ def describe_file_systems(s: Store, p: Params, ctx) -> dict:
 
 def delete_file_system(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    if _mount_targets_of(s, fs["FileSystemId"]) or any(ps["_fs"] == fs["FileSystemId"] for ps in s.protocol_services.values()):
-        raise dependency("OperationDenied.DependencyViolation", "The file system still has mount targets or protocol services.")
+    if _mount_targets_of(s, fs["FileSystemId"]) or any(
+        ps["_fs"] == fs["FileSystemId"] for ps in s.protocol_services.values()
+    ):
+        raise dependency(
+            "OperationDenied.DependencyViolation", "The file system still has mount targets or protocol services."
+        )
     ctx.dry_run_check()
     del s.file_systems[fs["FileSystemId"]]
     return {}
@@ -135,8 +151,13 @@ def create_mount_target(s: Store, p: Params, ctx) -> dict:
         raise invalid("NetworkType", "CPFS mount targets are in a VPC (Vpc).")
     sw = _vpc_vswitch(s, p, ctx)[1]
     if p.get("SecurityGroupId"):
-        s.find(s.security_groups, p.get("SecurityGroupId"), ctx.region, "InvalidSecurityGroupId.NotFound",
-               "The specified SecurityGroupId does not exist.")
+        s.find(
+            s.security_groups,
+            p.get("SecurityGroupId"),
+            ctx.region,
+            "InvalidSecurityGroupId.NotFound",
+            "The specified SecurityGroupId does not exist.",
+        )
     _running(s, fs)
     ctx.dry_run_check()
     short = fs["FileSystemId"].removeprefix("cpfs-")

@@ -25,8 +25,17 @@ from .wire import Params, error_body, parse_params, request_id, signature_ok, st
 SERVICES = {ecs.VERSION: ecs, nas.VERSION: nas}
 REGIONS = ("cn-hangzhou", "cn-shanghai", "cn-beijing", "cn-zhangjiakou", "cn-shenzhen", "cn-huhehaote")
 # Parameters that differ between two sends of the same request (signing, retries).
-_VOLATILE = {"Signature", "SignatureNonce", "Timestamp", "SignatureMethod", "SignatureType", "SignatureVersion",
-             "AccessKeyId", "Format", "ClientToken"}
+_VOLATILE = {
+    "Signature",
+    "SignatureNonce",
+    "Timestamp",
+    "SignatureMethod",
+    "SignatureType",
+    "SignatureVersion",
+    "AccessKeyId",
+    "Format",
+    "ClientToken",
+}
 _TIMESTAMP_SKEW = 15 * 60
 LISTEN = "127.0.0.1"
 
@@ -92,8 +101,10 @@ class CloudEmulator:
         key_id = access_key_id or os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_ID")
         secret = access_key_secret or os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_SECRET")
         if not key_id or not secret:
-            raise ValueError("credentials: pass access_key_id/access_key_secret or set "
-                             "ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET")
+            raise ValueError(
+                "credentials: pass access_key_id/access_key_secret or set "
+                "ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET"
+            )
         self.access_key_id, self.access_key_secret = key_id, secret
         # Set: the credentials are STS ones and every request must carry this SecurityToken.
         self.security_token = security_token
@@ -117,7 +128,9 @@ class CloudEmulator:
         self._server = http.server.ThreadingHTTPServer((self.address, self.port), Handler)
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="cloud-emulator", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="cloud-emulator", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -151,8 +164,10 @@ class CloudEmulator:
 
     def security_groups(self) -> list[dict]:
         """Each with its rules under "Permissions" as DescribeSecurityGroupAttribute shows them."""
+
         def render(store, sg):
             return {**ecs._sg_out(store, sg), "Permissions": {"Permission": [dict(r) for r in sg["_rules"]]}}
+
         return self._list(self.store.security_groups, render)
 
     def hpc_clusters(self) -> list[dict]:
@@ -207,16 +222,27 @@ class CloudEmulator:
         region = params.get("RegionId", "")
         host_id = service.host_id(region if region in self.regions else "")
         action = params.get("Action", "")
-        entry = {"action": action, "version": version,
-                 "params": {k: ("********" if k == "Password" else v) for k, v in params.items()
-                            if k not in ("Signature", "SignatureNonce")}, "fault": None, "status": None, "code": None}
+        entry = {
+            "action": action,
+            "version": version,
+            "params": {
+                k: ("********" if k == "Password" else v)
+                for k, v in params.items()
+                if k not in ("Signature", "SignatureNonce")
+            },
+            "fault": None,
+            "status": None,
+            "code": None,
+        }
         self.calls.append(entry)
         after = None
         try:
             self._authenticate(method, params)
             handler = service.ACTIONS.get(action) if version in SERVICES else None
             if handler is None:
-                raise ApiError(404, "InvalidAction.NotFound", "Specified api is not found, please check your url and method.")
+                raise ApiError(
+                    404, "InvalidAction.NotFound", "Specified api is not found, please check your url and method."
+                )
             if region not in self.regions:
                 raise ApiError(404, "InvalidRegionId.NotFound", "The specified RegionId does not exist.")
             fault = self.faults.next(action)

@@ -51,7 +51,7 @@ class Store:
         self.protocol_services: dict[str, dict] = {}
         self.exports: dict[str, dict] = {}
         # Lab hosts that back new instances: address -> instance id (None while free).
-        self.backing: dict[str, str | None] = {a: None for a in (host_addresses or [])}
+        self.backing: dict[str, str | None] = dict.fromkeys(host_addresses or [])
         # Capacity per instance type (unset: plenty); with lab hosts, also their number.
         self.stock: dict[str, int] = {}
 

@@ -10,7 +10,9 @@ from aliyunsdkcore.client import AcsClient
 PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 
 
-def client(emu, region: str = "cn-shanghai", key_id: str | None = None, secret: str | None = None, **kwargs) -> AcsClient:
+def client(
+    emu, region: str = "cn-shanghai", key_id: str | None = None, secret: str | None = None, **kwargs
+) -> AcsClient:
     """An AcsClient with the emulator's credentials whose ECS and NAS endpoints are the emulator."""
     acs = AcsClient(key_id or emu.access_key_id, secret or emu.access_key_secret, region, **kwargs)
     acs.add_endpoint(region, "Ecs", emu.endpoint)

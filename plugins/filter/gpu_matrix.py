@@ -23,7 +23,8 @@ def gpu_stack_check(stack, names=None):
     unknown = sorted(set(stack) - set(_gpu_matrix.DEFAULT_NAMES))
     if unknown:
         raise AnsibleFilterError(
-            "gpu_stack_check: unknown key(s) %s; allowed: %s" % (", ".join(unknown), ", ".join(sorted(_gpu_matrix.DEFAULT_NAMES)))
+            "gpu_stack_check: unknown key(s) %s; allowed: %s"
+            % (", ".join(unknown), ", ".join(sorted(_gpu_matrix.DEFAULT_NAMES)))
         )
     return _gpu_matrix.check_stack(stack, names)
 

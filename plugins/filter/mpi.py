@@ -60,7 +60,9 @@ def mpi_hostfile(entries):
     Lines keep the input order (the first host is rank 0's host) and the text ends with a newline.
     """
     if isinstance(entries, (str, bytes, dict)) or not hasattr(entries, "__iter__"):
-        raise AnsibleFilterError("mpi_hostfile: input must be a list of {host, slots} dicts, got %s" % type(entries).__name__)
+        raise AnsibleFilterError(
+            "mpi_hostfile: input must be a list of {host, slots} dicts, got %s" % type(entries).__name__
+        )
     entries = list(entries)
     if not entries:
         raise AnsibleFilterError("mpi_hostfile: input is empty; a hostfile needs at least one host")

@@ -23,8 +23,10 @@ def parse_nic_firmware(text, tool="mlxfwmanager"):
         if tool == "mstflint":
             return [mellanox_fw.parse_flint_query(text)]
     except mellanox_fw.MellanoxFwParseError as exc:
-        raise AnsibleFilterError("parse_nic_firmware: %s" % exc)
-    raise AnsibleFilterError("parse_nic_firmware: tool must be mlxfwmanager, mstfwmanager, mlxup or mstflint, got %r" % (tool,))
+        raise AnsibleFilterError("parse_nic_firmware: %s" % exc) from exc
+    raise AnsibleFilterError(
+        "parse_nic_firmware: tool must be mlxfwmanager, mstfwmanager, mlxup or mstflint, got %r" % (tool,)
+    )
 
 
 def nic_firmware_compare(devices, targets):
@@ -33,7 +35,9 @@ def nic_firmware_compare(devices, targets):
         raise AnsibleFilterError("nic_firmware_compare: devices and targets must be lists")
     for index, target in enumerate(targets):
         if not isinstance(target, dict) or not target.get("psid") or not target.get("version"):
-            raise AnsibleFilterError("nic_firmware_compare: target %d needs 'psid' and 'version', got %r" % (index, target))
+            raise AnsibleFilterError(
+                "nic_firmware_compare: target %d needs 'psid' and 'version', got %r" % (index, target)
+            )
     return mellanox_fw.compare(devices, targets)
 
 

@@ -19,7 +19,7 @@ def parse_nvidia_smi(xml_text):
     try:
         return nvidia_smi.parse(xml_text)
     except nvidia_smi.NvidiaSmiParseError as exc:
-        raise AnsibleFilterError("parse_nvidia_smi: %s" % exc)
+        raise AnsibleFilterError("parse_nvidia_smi: %s" % exc) from exc
 
 
 class FilterModule(object):

@@ -53,8 +53,10 @@ def dearmor(text):
         elif inside:
             body.append(line)
     if not blocks:
-        raise AnsibleFilterError("openpgp_fingerprints: no '-----BEGIN PGP PUBLIC KEY BLOCK-----' in the input "
-                                 "(an ASCII-armored public key is expected)")
+        raise AnsibleFilterError(
+            "openpgp_fingerprints: no '-----BEGIN PGP PUBLIC KEY BLOCK-----' in the input "
+            "(an ASCII-armored public key is expected)"
+        )
     return blocks
 
 
@@ -88,7 +90,7 @@ def packets(data):
             elif first < 224:
                 length, pos = ((first - 192) << 8) + data[pos + 2] + 192, pos + 3
             elif first == 255:
-                length, pos = int.from_bytes(data[pos + 2:pos + 6], "big"), pos + 6
+                length, pos = int.from_bytes(data[pos + 2 : pos + 6], "big"), pos + 6
             else:
                 raise AnsibleFilterError("openpgp_fingerprints: partial body lengths are not allowed in keys")
         else:  # old format
@@ -96,10 +98,10 @@ def packets(data):
             if kind == 3:
                 raise AnsibleFilterError("openpgp_fingerprints: indeterminate packet lengths are not allowed in keys")
             size = (1, 2, 4)[kind]
-            length, pos = int.from_bytes(data[pos + 1:pos + 1 + size], "big"), pos + 1 + size
+            length, pos = int.from_bytes(data[pos + 1 : pos + 1 + size], "big"), pos + 1 + size
         if pos + length > len(data):
             raise AnsibleFilterError("openpgp_fingerprints: a packet runs past the end of the key (truncated file)")
-        yield tag, data[pos:pos + length]
+        yield tag, data[pos : pos + length]
         pos += length
 
 

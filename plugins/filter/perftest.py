@@ -21,11 +21,13 @@ from ansible_collections.scc.training.plugins.module_utils import perftest
 def parse_perftest(text):
     """perftest BW output -> {test, device, link_type, gid_index, connection_type, unit, rows}."""
     if not isinstance(text, string_types):
-        raise AnsibleFilterError("parse_perftest: input must be the command's output as a string, got %s" % type(text).__name__)
+        raise AnsibleFilterError(
+            "parse_perftest: input must be the command's output as a string, got %s" % type(text).__name__
+        )
     try:
         return perftest.parse_perftest(text)
     except perftest.PerftestParseError as exc:
-        raise AnsibleFilterError("parse_perftest: %s" % exc)
+        raise AnsibleFilterError("parse_perftest: %s" % exc) from exc
 
 
 def parse_iperf3(data):
@@ -33,7 +35,7 @@ def parse_iperf3(data):
     try:
         return perftest.parse_iperf3(data)
     except perftest.PerftestParseError as exc:
-        raise AnsibleFilterError("parse_iperf3: %s" % exc)
+        raise AnsibleFilterError("parse_iperf3: %s" % exc) from exc
 
 
 def all_pairs_rounds(nodes):
@@ -43,7 +45,7 @@ def all_pairs_rounds(nodes):
     try:
         return perftest.all_pairs_rounds([str(n) for n in nodes])
     except ValueError as exc:
-        raise AnsibleFilterError(str(exc))
+        raise AnsibleFilterError(str(exc)) from exc
 
 
 def bandwidth_matrix(measurements, nodes, min_gbps):
@@ -51,7 +53,7 @@ def bandwidth_matrix(measurements, nodes, min_gbps):
     try:
         return perftest.bandwidth_matrix(nodes, measurements, float(min_gbps))
     except (KeyError, TypeError, ValueError) as exc:
-        raise AnsibleFilterError("bandwidth_matrix: %s" % exc)
+        raise AnsibleFilterError("bandwidth_matrix: %s" % exc) from exc
 
 
 class FilterModule(object):

@@ -19,7 +19,9 @@ from ansible_collections.scc.training.plugins.module_utils import rdma
 
 def _text(value, name):
     if not isinstance(value, string_types):
-        raise AnsibleFilterError("%s: input must be the command's output as a string, got %s" % (name, type(value).__name__))
+        raise AnsibleFilterError(
+            "%s: input must be the command's output as a string, got %s" % (name, type(value).__name__)
+        )
     return value
 
 
@@ -36,15 +38,19 @@ def parse_ibstat(text):
 def rdma_port_problems(devices, expected_devices=None, link_layer=None, rate_gbps=None, state="PORT_ACTIVE"):
     """rdma_info's ``devices`` -> list of readable problems (empty when all is as expected)."""
     if not isinstance(devices, list):
-        raise AnsibleFilterError("rdma_port_problems: input must be rdma_info's devices list, got %s" % type(devices).__name__)
+        raise AnsibleFilterError(
+            "rdma_port_problems: input must be rdma_info's devices list, got %s" % type(devices).__name__
+        )
     return rdma.port_problems(devices, expected_devices, link_layer, rate_gbps, state)
 
 
 def rdma_cluster_differences(results):
     """{node: rdma_info result} -> one line per node whose active ports or GID indexes differ from the first's."""
     if not isinstance(results, dict):
-        raise AnsibleFilterError("rdma_cluster_differences: input must map each node to its rdma_info result, got %s"
-                                 % type(results).__name__)
+        raise AnsibleFilterError(
+            "rdma_cluster_differences: input must map each node to its rdma_info result, got %s"
+            % type(results).__name__
+        )
     return rdma.cluster_differences(results)
 
 
@@ -55,7 +61,7 @@ def nccl_ib_env(devices, socket_interface, debug="INFO"):
     try:
         return rdma.nccl_ib_env(devices, socket_interface, debug)
     except ValueError as exc:
-        raise AnsibleFilterError("nccl_ib_env: %s" % exc)
+        raise AnsibleFilterError("nccl_ib_env: %s" % exc) from exc
 
 
 class FilterModule(object):

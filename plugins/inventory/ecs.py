@@ -131,7 +131,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         views = [instance_view(i) for i in found]
         types = set(self.get_option("instance_types"))
         statuses = set(self.get_option("statuses"))
-        return [v for v in views if (not types or v["instance_type"] in types) and (not statuses or v["status"] in statuses)]
+        return [
+            v for v in views if (not types or v["instance_type"] in types) and (not statuses or v["status"] in statuses)
+        ]
 
     def parse(self, inventory, loader, path, cache=True):
         super().parse(inventory, loader, path, cache)
@@ -161,7 +163,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for view in sorted(views, key=lambda v: (v["instance_name"] or "", v["instance_id"])):
             host = name_of(view) or view["instance_id"]
             if self.inventory.get_host(host) is not None:
-                raise AnsibleError("scc.training.ecs: two instances would both be host %s; set hostnames: instance_id" % host)
+                raise AnsibleError(
+                    "scc.training.ecs: two instances would both be host %s; set hostnames: instance_id" % host
+                )
             self.inventory.add_host(host)
             variables = host_vars(view)
             for key, value in variables.items():

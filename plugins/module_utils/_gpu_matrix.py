@@ -97,21 +97,21 @@ CUDA_MIN_DRIVER = {
 
 # Compute capability -> (first CUDA that supports it, last CUDA that does or None = current).
 ARCH_CUDA_RANGE = {
-    "6.0": ("8.0", "12.9"),   # Pascal P100
-    "6.1": ("8.0", "12.9"),   # Pascal P4/P40
-    "7.0": ("9.0", "12.9"),   # Volta V100 (sccgn6): CUDA 13 dropped it
+    "6.0": ("8.0", "12.9"),  # Pascal P100
+    "6.1": ("8.0", "12.9"),  # Pascal P4/P40
+    "7.0": ("9.0", "12.9"),  # Volta V100 (sccgn6): CUDA 13 dropped it
     "7.2": ("10.0", "12.9"),  # Xavier
-    "7.5": ("10.0", None),    # Turing T4
-    "8.0": ("11.0", None),    # Ampere A100/A800/A30
-    "8.6": ("11.1", None),    # Ampere A10/A40/RTX 30
-    "8.7": ("11.4", None),    # Orin
-    "8.9": ("11.8", None),    # Ada L4/L40/L20
-    "9.0": ("11.8", None),    # Hopper H100/H800/H20/H200
-    "10.0": ("12.8", None),   # Blackwell B200/GB200
-    "10.3": ("12.9", None),   # Blackwell Ultra B300/GB300
-    "11.0": ("13.0", None),   # Thor (sm_101 before CUDA 13)
-    "12.0": ("12.8", None),   # Blackwell RTX PRO 6000 / RTX 50
-    "12.1": ("12.9", None),   # GB10 (DGX Spark)
+    "7.5": ("10.0", None),  # Turing T4
+    "8.0": ("11.0", None),  # Ampere A100/A800/A30
+    "8.6": ("11.1", None),  # Ampere A10/A40/RTX 30
+    "8.7": ("11.4", None),  # Orin
+    "8.9": ("11.8", None),  # Ada L4/L40/L20
+    "9.0": ("11.8", None),  # Hopper H100/H800/H20/H200
+    "10.0": ("12.8", None),  # Blackwell B200/GB200
+    "10.3": ("12.9", None),  # Blackwell Ultra B300/GB300
+    "11.0": ("13.0", None),  # Thor (sm_101 before CUDA 13)
+    "12.0": ("12.8", None),  # Blackwell RTX PRO 6000 / RTX 50
+    "12.1": ("12.9", None),  # GB10 (DGX Spark)
 }
 
 # Compute capability -> last driver branch that supports it (None = current).
@@ -213,7 +213,7 @@ def _in_range(version, first, last):
     v = version_tuple(version)
     if _cmp(v, version_tuple(first)) < 0:
         return False
-    return last is None or _cmp(v[:len(version_tuple(last))], version_tuple(last)) <= 0
+    return last is None or _cmp(v[: len(version_tuple(last))], version_tuple(last)) <= 0
 
 
 def compute_capability_for_name(name):
@@ -247,6 +247,7 @@ def _blank(value):
 
 
 # --- the check --------------------------------------------------------------------------
+
 
 def check_stack(stack, names=None):
     """See the module docstring."""
@@ -310,14 +311,18 @@ def check_stack(stack, names=None):
         if hi is not None and (cuda_hi is None or _cmp(version_tuple(hi), version_tuple(cuda_hi)) < 0):
             cuda_hi = hi
     resolved["cuda_range"] = [cuda_lo, cuda_hi] if ccs else None
-    branch_max = min([ARCH_DRIVER_BRANCH_MAX[c] for c in ccs if c in ARCH_DRIVER_BRANCH_MAX] or [None], key=lambda b: b or 10 ** 6)
+    branch_max = min(
+        [ARCH_DRIVER_BRANCH_MAX[c] for c in ccs if c in ARCH_DRIVER_BRANCH_MAX] or [None], key=lambda b: b or 10**6
+    )
     resolved["driver_branch_max_for_gpu"] = branch_max
 
     # Driver.
     driver_cuda_max = None
     if driver is not None:
-        if version_tuple(driver)[0] > 10 ** 4:
-            problems.append("%s=%s is not a driver branch or version such as '580' or '580.95.05'" % (names["driver"], driver))
+        if version_tuple(driver)[0] > 10**4:
+            problems.append(
+                "%s=%s is not a driver branch or version such as '580' or '580.95.05'" % (names["driver"], driver)
+            )
             driver = None
     if driver is not None:
         driver_cuda_max = cuda_max_for_driver(driver)
@@ -329,10 +334,20 @@ def check_stack(stack, names=None):
         if branch_max is not None and version_tuple(driver)[0] > branch_max:
             problems.append(
                 "%s=%s does not support compute capability %s (%s): the last driver branch for it is %d; choose a branch <= %d"
-                % (names["driver"], driver, ", ".join(c for c in ccs if c in ARCH_DRIVER_BRANCH_MAX),
-                   names["compute_capability"], branch_max, branch_max)
+                % (
+                    names["driver"],
+                    driver,
+                    ", ".join(c for c in ccs if c in ARCH_DRIVER_BRANCH_MAX),
+                    names["compute_capability"],
+                    branch_max,
+                    branch_max,
+                )
             )
-        if driver_cuda_max is not None and cuda_lo is not None and _cmp(version_tuple(driver_cuda_max), version_tuple(cuda_lo)) < 0:
+        if (
+            driver_cuda_max is not None
+            and cuda_lo is not None
+            and _cmp(version_tuple(driver_cuda_max), version_tuple(cuda_lo)) < 0
+        ):
             problems.append(
                 "%s=%s is too old for compute capability %s (%s): it needs CUDA >= %s, i.e. a driver >= %s"
                 % (names["driver"], driver, ccs[-1], names["compute_capability"], cuda_lo, CUDA_MIN_DRIVER[cuda_lo])
@@ -358,11 +373,24 @@ def check_stack(stack, names=None):
                     "%s=%s does not support compute capability %s (%s); supported for it: CUDA %s to %s"
                     % (names["cuda"], cuda, ", ".join(ccs), names["compute_capability"], cuda_lo, cuda_hi or "newest")
                 )
-        if driver is not None and driver_cuda_max is not None and _cmp(version_tuple(cuda_mm), version_tuple(driver_cuda_max)) > 0:
+        if (
+            driver is not None
+            and driver_cuda_max is not None
+            and _cmp(version_tuple(cuda_mm), version_tuple(driver_cuda_max)) > 0
+        ):
             problems.append(
                 "%s=%s needs a driver >= %s but %s=%s supports CUDA <= %s; raise %s or choose %s <= %s"
-                % (names["cuda"], cuda, CUDA_MIN_DRIVER[cuda_mm], names["driver"], driver, driver_cuda_max,
-                   names["driver"], names["cuda"], driver_cuda_max)
+                % (
+                    names["cuda"],
+                    cuda,
+                    CUDA_MIN_DRIVER[cuda_mm],
+                    names["driver"],
+                    driver,
+                    driver_cuda_max,
+                    names["driver"],
+                    names["cuda"],
+                    driver_cuda_max,
+                )
             )
 
     # CUDA versions that fit both the GPU and the driver, for messages and for roles that pick one.
@@ -385,8 +413,14 @@ def check_stack(stack, names=None):
         if not majors:
             problems.append(
                 "%s=%s has no build in the version matrix; %s"
-                % (names[key], value, "; ".join(
-                    "CUDA %s builds: %s to %s" % (m, f, l or "newest") for m, (f, l) in sorted(table.items())))
+                % (
+                    names[key],
+                    value,
+                    "; ".join(
+                        "CUDA %s builds: %s to %s" % (m, first, last or "newest")
+                        for m, (first, last) in sorted(table.items())
+                    ),
+                )
             )
         elif cuda_mm is not None and cuda_mm.split(".")[0] not in majors:
             major = cuda_mm.split(".")[0]

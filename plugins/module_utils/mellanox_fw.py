@@ -30,8 +30,13 @@ _DEVICE_HEADER = re.compile(r"^\s*Device #(\d+):\s*$")
 _FIELD = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?):\s+(.*?)\s*$")
 _VERSION_ROW = re.compile(r"^\s+([A-Z][A-Za-z0-9_]*)\s+(\S+)(?:\s+(\S+))?\s*$")
 _FW_FIELDS = {
-    "Device Type": "device_type", "Part Number": "part_number", "Description": "description",
-    "PSID": "psid", "PCI Device Name": "device", "Base GUID": "base_guid", "Base MAC": "base_mac",
+    "Device Type": "device_type",
+    "Part Number": "part_number",
+    "Description": "description",
+    "PSID": "psid",
+    "PCI Device Name": "device",
+    "Base GUID": "base_guid",
+    "Base MAC": "base_mac",
     "Status": "status",
 }
 
@@ -104,11 +109,17 @@ def parse_flint_query(text, device=None):
     if "PSID" not in fields or "FW Version" not in fields:
         raise MellanoxFwParseError("no 'FW Version:' and 'PSID:' lines")
     return {
-        "device_type": None, "part_number": None, "description": None,
-        "psid": _value(fields["PSID"]), "device": device,
-        "base_guid": _first_word(fields.get("Base GUID")), "base_mac": _first_word(fields.get("Base MAC")),
+        "device_type": None,
+        "part_number": None,
+        "description": None,
+        "psid": _value(fields["PSID"]),
+        "device": device,
+        "base_guid": _first_word(fields.get("Base GUID")),
+        "base_mac": _first_word(fields.get("Base MAC")),
         "versions": {"FW": {"current": _value(fields["FW Version"]), "available": None}},
-        "fw_current": _value(fields["FW Version"]), "fw_available": None, "status": None,
+        "fw_current": _value(fields["FW Version"]),
+        "fw_available": None,
+        "status": None,
         "image_type": _value(fields.get("Image type")),
     }
 
@@ -127,6 +138,13 @@ def compare(devices, targets):
             action = "ok"
         else:
             action = "burn"
-        result.append({"device": dev["device"], "psid": dev["psid"], "current": dev["fw_current"],
-                       "target": target, "action": action})
+        result.append(
+            {
+                "device": dev["device"],
+                "psid": dev["psid"],
+                "current": dev["fw_current"],
+                "target": target,
+                "action": action,
+            }
+        )
     return result

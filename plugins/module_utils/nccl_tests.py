@@ -36,8 +36,12 @@ def _wrong(text):
 
 def _half(fields):
     time_us, algbw, busbw, wrong = fields
-    return {"time_us": _number(time_us), "algbw_gbs": _number(algbw), "busbw_gbs": _number(busbw),
-            "wrong": _wrong(wrong)}
+    return {
+        "time_us": _number(time_us),
+        "algbw_gbs": _number(algbw),
+        "busbw_gbs": _number(busbw),
+        "wrong": _wrong(wrong),
+    }
 
 
 def parse_nccl_tests(text):
@@ -63,10 +67,14 @@ def parse_nccl_tests(text):
         if len(fields) not in (11, 13) or not _SIZE.match(fields[0]) or not _SIZE.match(fields[1]):
             continue
         lead = len(fields) - 8
-        row = {"size_bytes": int(fields[0]), "count": int(fields[1]), "type": fields[2],
-               "redop": fields[3] if lead == 5 else None,
-               "root": int(fields[4]) if lead == 5 else None}
-        row.update(_half(fields[lead:lead + 4]))
-        row["in_place"] = _half(fields[lead + 4:lead + 8])
+        row = {
+            "size_bytes": int(fields[0]),
+            "count": int(fields[1]),
+            "type": fields[2],
+            "redop": fields[3] if lead == 5 else None,
+            "root": int(fields[4]) if lead == 5 else None,
+        }
+        row.update(_half(fields[lead : lead + 4]))
+        row["in_place"] = _half(fields[lead + 4 : lead + 8])
         rows.append(row)
     return result

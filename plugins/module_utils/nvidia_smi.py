@@ -33,7 +33,12 @@ import xml.etree.ElementTree as ET
 from ansible_collections.scc.training.plugins.module_utils._gpu_matrix import compute_capability_for_name
 
 _NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
-_UNCORRECTED_SUMMED = ("sram_uncorrectable", "sram_uncorrectable_parity", "sram_uncorrectable_secded", "dram_uncorrectable")
+_UNCORRECTED_SUMMED = (
+    "sram_uncorrectable",
+    "sram_uncorrectable_parity",
+    "sram_uncorrectable_secded",
+    "dram_uncorrectable",
+)
 
 
 class NvidiaSmiParseError(ValueError):
@@ -47,7 +52,11 @@ def _text(node, path):
     if found is None or found.text is None:
         return None
     value = found.text.strip()
-    if not value or value in ("N/A", "[N/A]", "Unknown Error", "[Unknown Error]") or value.startswith("Requested functionality"):
+    if (
+        not value
+        or value in ("N/A", "[N/A]", "Unknown Error", "[Unknown Error]")
+        or value.startswith("Requested functionality")
+    ):
         return None
     return value
 
@@ -75,8 +84,12 @@ def _ecc_uncorrected(gpu):
 
 
 def _power_limit(gpu):
-    for path in ("power_readings/power_limit", "gpu_power_readings/current_power_limit",
-                 "power_readings/enforced_power_limit", "gpu_power_readings/enforced_power_limit"):
+    for path in (
+        "power_readings/power_limit",
+        "gpu_power_readings/current_power_limit",
+        "power_readings/enforced_power_limit",
+        "gpu_power_readings/enforced_power_limit",
+    ):
         value = _number(_text(gpu, path), float)
         if value is not None:
             return value
@@ -90,27 +103,29 @@ def parse(xml_text):
     try:
         root = ET.fromstring(xml_text.strip())
     except ET.ParseError as exc:
-        raise NvidiaSmiParseError("not XML: %s" % exc)
+        raise NvidiaSmiParseError("not XML: %s" % exc) from exc
     if root.tag != "nvidia_smi_log":
         raise NvidiaSmiParseError("root element is <%s>, expected <nvidia_smi_log>" % root.tag)
 
     gpus = []
     for index, gpu in enumerate(root.findall("gpu")):
         name = _text(gpu, "product_name")
-        gpus.append({
-            "index": index,
-            "name": name,
-            "uuid": _text(gpu, "uuid"),
-            "pci_bus_id": _text(gpu, "pci/pci_bus_id") or gpu.get("id"),
-            "memory_total_mib": _number(_text(gpu, "fb_memory_usage/total")),
-            "ecc_mode": _text(gpu, "ecc_mode/current_ecc"),
-            "ecc_errors_uncorrected": _ecc_uncorrected(gpu),
-            "temperature_c": _number(_text(gpu, "temperature/gpu_temp")),
-            "power_limit_w": _power_limit(gpu),
-            "persistence_mode": _text(gpu, "persistence_mode"),
-            "compute_capability": compute_capability_for_name(name),
-            "architecture": _text(gpu, "product_architecture"),
-        })
+        gpus.append(
+            {
+                "index": index,
+                "name": name,
+                "uuid": _text(gpu, "uuid"),
+                "pci_bus_id": _text(gpu, "pci/pci_bus_id") or gpu.get("id"),
+                "memory_total_mib": _number(_text(gpu, "fb_memory_usage/total")),
+                "ecc_mode": _text(gpu, "ecc_mode/current_ecc"),
+                "ecc_errors_uncorrected": _ecc_uncorrected(gpu),
+                "temperature_c": _number(_text(gpu, "temperature/gpu_temp")),
+                "power_limit_w": _power_limit(gpu),
+                "persistence_mode": _text(gpu, "persistence_mode"),
+                "compute_capability": compute_capability_for_name(name),
+                "architecture": _text(gpu, "product_architecture"),
+            }
+        )
     return {
         "driver_version": _text(root, "driver_version"),
         "cuda_version": _text(root, "cuda_version"),

@@ -35,15 +35,22 @@ class PerftestParseError(ValueError):
 
 def _fields(line):
     """' Link type       : Ethernet' -> {'Link type': 'Ethernet'}; two per line when tab-separated."""
-    return dict((k.strip(), v) for k, v in _FIELD.findall(line))
+    return {k.strip(): v for k, v in _FIELD.findall(line)}
 
 
 def parse_perftest(text):
     """Parse the output of a perftest bandwidth test (client or server side)."""
     if not isinstance(text, str):
         raise PerftestParseError("perftest output must be a string, got %s" % type(text).__name__)
-    result = {"test": None, "device": None, "link_type": None, "gid_index": None,
-              "connection_type": None, "unit": None, "rows": []}
+    result = {
+        "test": None,
+        "device": None,
+        "link_type": None,
+        "gid_index": None,
+        "connection_type": None,
+        "unit": None,
+        "rows": [],
+    }
     unit = None
     for line in text.splitlines():
         match = _TEST.match(line)
@@ -70,16 +77,20 @@ def parse_perftest(text):
         row = _ROW.match(line)
         if row:
             factor = _TO_GBPS[unit]
-            result["rows"].append({
-                "bytes": int(row.group(1)),
-                "iterations": int(row.group(2)),
-                # 0.00 peak means "not measured" (duration runs); kept as perftest printed it.
-                "bw_peak_gbps": float(row.group(3)) * factor,
-                "bw_avg_gbps": float(row.group(4)) * factor,
-                "msg_rate_mpps": float(row.group(5)) if row.group(5) is not None else None,
-            })
+            result["rows"].append(
+                {
+                    "bytes": int(row.group(1)),
+                    "iterations": int(row.group(2)),
+                    # 0.00 peak means "not measured" (duration runs); kept as perftest printed it.
+                    "bw_peak_gbps": float(row.group(3)) * factor,
+                    "bw_avg_gbps": float(row.group(4)) * factor,
+                    "msg_rate_mpps": float(row.group(5)) if row.group(5) is not None else None,
+                }
+            )
     if unit is None:
-        raise PerftestParseError("no perftest bandwidth table (no '#bytes #iterations BW peak[...]' header) in the output")
+        raise PerftestParseError(
+            "no perftest bandwidth table (no '#bytes #iterations BW peak[...]' header) in the output"
+        )
     if not result["rows"]:
         raise PerftestParseError("the perftest bandwidth table has no result rows (the test did not finish?)")
     return result
@@ -93,7 +104,7 @@ def parse_iperf3(text):
         try:
             data = json.loads(text)
         except (TypeError, ValueError) as exc:
-            raise PerftestParseError("iperf3 output is not JSON (run iperf3 with -J): %s" % exc)
+            raise PerftestParseError("iperf3 output is not JSON (run iperf3 with -J): %s" % exc) from exc
     if not isinstance(data, dict):
         raise PerftestParseError("iperf3 JSON must be an object, got %s" % type(data).__name__)
     if data.get("error"):
@@ -108,12 +119,14 @@ def parse_iperf3(text):
     intervals = []
     for interval in data.get("intervals") or []:
         total = interval.get("sum") or {}
-        intervals.append({
-            "start": total.get("start"),
-            "end": total.get("end"),
-            "gbps": round(total.get("bits_per_second", 0.0) / 1e9, 6),
-            "omitted": bool(total.get("omitted", False)),
-        })
+        intervals.append(
+            {
+                "start": total.get("start"),
+                "end": total.get("end"),
+                "gbps": round(total.get("bits_per_second", 0.0) / 1e9, 6),
+                "omitted": bool(total.get("omitted", False)),
+            }
+        )
     return {
         "version": start.get("version"),
         "protocol": test_start.get("protocol"),
@@ -144,7 +157,7 @@ def all_pairs_rounds(nodes):
     ring = nodes + [None] if len(nodes) % 2 else list(nodes)
     n = len(ring)
     rounds = []
-    for dummy_round in range(n - 1):
+    for _round in range(n - 1):
         pairs = []
         for i in range(n // 2):
             a, b = ring[i], ring[n - 1 - i]
@@ -164,7 +177,7 @@ def bandwidth_matrix(nodes, measurements, min_gbps):
     on the diagonal and where a pair was not measured; ``missing`` names such pairs.
     """
     nodes = list(nodes)
-    index = dict((n, i) for i, n in enumerate(nodes))
+    index = {n: i for i, n in enumerate(nodes)}
     matrix = [[None] * len(nodes) for dummy_node in nodes]
     pairs, slow = [], []
     for m in measurements:
@@ -176,7 +189,7 @@ def bandwidth_matrix(nodes, measurements, min_gbps):
         pairs.append(entry)
         if not entry["ok"]:
             slow.append(entry)
-    missing = [[a, b] for i, a in enumerate(nodes) for b in nodes[i + 1:] if matrix[index[a]][index[b]] is None]
+    missing = [[a, b] for i, a in enumerate(nodes) for b in nodes[i + 1 :] if matrix[index[a]][index[b]] is None]
     values = [p["gbps"] for p in pairs]
     return {
         "nodes": nodes,

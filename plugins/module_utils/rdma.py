@@ -119,11 +119,13 @@ def parse_ibv_devinfo(text):
             continue
         gid = _GID_LINE.match(line)
         if gid and port is not None:
-            port["gids"].append({
-                "index": int(gid.group(1)),
-                "gid": gid.group(2),
-                "type": _gid_type(gid.group(3)),
-            })
+            port["gids"].append(
+                {
+                    "index": int(gid.group(1)),
+                    "gid": gid.group(2),
+                    "type": _gid_type(gid.group(3)),
+                }
+            )
             continue
         match = _KEY_VALUE.match(line)
         if not match:
@@ -263,12 +265,14 @@ def _sysfs_gids(port_dir):
         value = _read(os.path.join(port_dir, "gids", entry))
         if not value or _ZERO_GID.match(value):
             continue
-        gids.append({
-            "index": int(entry),
-            "gid": value,
-            "type": _gid_type(_read(os.path.join(port_dir, "gid_attrs", "types", entry))),
-            "netdev": _read(os.path.join(port_dir, "gid_attrs", "ndevs", entry)),
-        })
+        gids.append(
+            {
+                "index": int(entry),
+                "gid": value,
+                "type": _gid_type(_read(os.path.join(port_dir, "gid_attrs", "types", entry))),
+                "netdev": _read(os.path.join(port_dir, "gid_attrs", "ndevs", entry)),
+            }
+        )
     gids.sort(key=lambda g: g["index"])
     return gids
 
@@ -291,34 +295,38 @@ def read_sysfs(root="/sys/class/infiniband"):
             rate = _RATE.match(_read(os.path.join(port_dir, "rate")) or "")
             gids = _sysfs_gids(port_dir)
             netdevs = [g["netdev"] for g in gids if g["netdev"]]
-            ports.append({
-                "port": int(entry),
-                "state": _sysfs_state(_read(os.path.join(port_dir, "state"))),
-                "phys_state": _sysfs_state(_read(os.path.join(port_dir, "phys_state"))),
-                "link_layer": _read(os.path.join(port_dir, "link_layer")),
-                "max_mtu": None,
-                "active_mtu": None,
-                "active_width": None,
-                "active_speed": None,
-                "sm_lid": None,
-                "port_lid": None,
-                "rate_gbps": _num(rate.group(1)) if rate else None,
-                "netdev": netdevs[0] if netdevs else None,
-                "gids": gids,
-            })
+            ports.append(
+                {
+                    "port": int(entry),
+                    "state": _sysfs_state(_read(os.path.join(port_dir, "state"))),
+                    "phys_state": _sysfs_state(_read(os.path.join(port_dir, "phys_state"))),
+                    "link_layer": _read(os.path.join(port_dir, "link_layer")),
+                    "max_mtu": None,
+                    "active_mtu": None,
+                    "active_width": None,
+                    "active_speed": None,
+                    "sm_lid": None,
+                    "port_lid": None,
+                    "rate_gbps": _num(rate.group(1)) if rate else None,
+                    "netdev": netdevs[0] if netdevs else None,
+                    "gids": gids,
+                }
+            )
         ports.sort(key=lambda p: p["port"])
-        devices.append({
-            "name": name,
-            "transport": None,
-            "fw_ver": _read(os.path.join(dev_dir, "fw_ver")),
-            "node_guid": _read(os.path.join(dev_dir, "node_guid")),
-            "sys_image_guid": _read(os.path.join(dev_dir, "sys_image_guid")),
-            "vendor_id": None,
-            "vendor_part_id": None,
-            "board_id": _read(os.path.join(dev_dir, "board_id")),
-            "phys_port_cnt": len(ports),
-            "ports": ports,
-        })
+        devices.append(
+            {
+                "name": name,
+                "transport": None,
+                "fw_ver": _read(os.path.join(dev_dir, "fw_ver")),
+                "node_guid": _read(os.path.join(dev_dir, "node_guid")),
+                "sys_image_guid": _read(os.path.join(dev_dir, "sys_image_guid")),
+                "vendor_id": None,
+                "vendor_part_id": None,
+                "board_id": _read(os.path.join(dev_dir, "board_id")),
+                "phys_port_cnt": len(ports),
+                "ports": ports,
+            }
+        )
     return devices
 
 
@@ -344,11 +352,11 @@ def merge_devices(tool_devices, sysfs_devices, ibstat=None):
     ibv_devinfo without -v has no GIDs; older rdma-core prints no GID types; only sysfs knows
     the netdev of a RoCE port. Devices only sysfs knows are appended as they are.
     """
-    by_name = dict((d["name"], d) for d in sysfs_devices or [])
+    by_name = {d["name"]: d for d in sysfs_devices or []}
     merged = []
     for device in tool_devices or []:
         sys_dev = by_name.pop(device["name"], None) or {"ports": []}
-        sys_ports = dict((p["port"], p) for p in sys_dev["ports"])
+        sys_ports = {p["port"]: p for p in sys_dev["ports"]}
         ca_ports = ((ibstat or {}).get(device["name"]) or {}).get("ports", {})
         for port in device["ports"]:
             sys_port = sys_ports.get(port["port"], {})
@@ -382,14 +390,19 @@ def port_problems(devices, expected_devices, link_layer, rate_gbps, state="PORT_
     devices = devices or []
     problems = []
     if expected_devices is not None and len(devices) != int(expected_devices):
-        problems.append("%d RDMA device(s) found (%s), expected %d" % (
-            len(devices), ", ".join(d["name"] for d in devices) or "none", int(expected_devices)))
+        problems.append(
+            "%d RDMA device(s) found (%s), expected %d"
+            % (len(devices), ", ".join(d["name"] for d in devices) or "none", int(expected_devices))
+        )
     for device in devices:
         if not device.get("ports"):
             problems.append("%s: no ports" % device["name"])
         for port in device.get("ports", []):
-            where = "%s port %s%s" % (device["name"], port["port"],
-                                      " (%s)" % port["netdev"] if port.get("netdev") else "")
+            where = "%s port %s%s" % (
+                device["name"],
+                port["port"],
+                " (%s)" % port["netdev"] if port.get("netdev") else "",
+            )
             wrong = []
             if port.get("state") != state:
                 wrong.append("state %s, expected %s" % (port.get("state"), state))
@@ -409,8 +422,7 @@ def nccl_ib_env(devices, socket_interface, debug="INFO"):
     'mlx5_10'); NCCL_IB_GID_INDEX is set only when every active RoCE port has the same RoCE v2
     index (else NCCL >= 2.21 picks one per port itself). Raises ValueError without active ports.
     """
-    active = [(d["name"], p) for d in devices or [] for p in d.get("ports", [])
-              if p.get("state") == "PORT_ACTIVE"]
+    active = [(d["name"], p) for d in devices or [] for p in d.get("ports", []) if p.get("state") == "PORT_ACTIVE"]
     if not active:
         raise ValueError("no active RDMA port: NCCL would fall back to sockets")
     env = {
@@ -420,7 +432,7 @@ def nccl_ib_env(devices, socket_interface, debug="INFO"):
         "NCCL_DEBUG": debug,
     }
     roce = [port for dummy, port in active if port.get("link_layer") == "Ethernet"]
-    indexes = set(p.get("roce_v2_gid_index") for p in roce)
+    indexes = {p.get("roce_v2_gid_index") for p in roce}
     if roce and len(indexes) == 1 and None not in indexes:
         env["NCCL_IB_GID_INDEX"] = str(indexes.pop())
     return env
@@ -428,8 +440,12 @@ def nccl_ib_env(devices, socket_interface, debug="INFO"):
 
 def _nccl_view(devices):
     """What NCCL on a node would be told: its active ports and their RoCE v2 GID index."""
-    return dict(("%s:%d" % (d["name"], p["port"]), p.get("roce_v2_gid_index"))
-                for d in devices or [] for p in d.get("ports", []) if p.get("state") == "PORT_ACTIVE")
+    return {
+        "%s:%d" % (d["name"], p["port"]): p.get("roce_v2_gid_index")
+        for d in devices or []
+        for p in d.get("ports", [])
+        if p.get("state") == "PORT_ACTIVE"
+    }
 
 
 def cluster_differences(results):
@@ -448,10 +464,18 @@ def cluster_differences(results):
     for name in names[1:]:
         view = _nccl_view(results[name].get("devices"))
         if sorted(view) != sorted(reference):
-            lines.append("%s: active ports %s, %s has %s" % (
-                name, ", ".join(sorted(view)) or "none", first, ", ".join(sorted(reference)) or "none"))
+            lines.append(
+                "%s: active ports %s, %s has %s"
+                % (name, ", ".join(sorted(view)) or "none", first, ", ".join(sorted(reference)) or "none")
+            )
         elif view != reference:
-            lines.append("%s: RoCE v2 GID index %s, %s has %s" % (
-                name, ", ".join("%s=%s" % (k, view[k]) for k in sorted(view)), first,
-                ", ".join("%s=%s" % (k, reference[k]) for k in sorted(reference))))
+            lines.append(
+                "%s: RoCE v2 GID index %s, %s has %s"
+                % (
+                    name,
+                    ", ".join("%s=%s" % (k, view[k]) for k in sorted(view)),
+                    first,
+                    ", ".join("%s=%s" % (k, reference[k]) for k in sorted(reference)),
+                )
+            )
     return lines

@@ -72,8 +72,9 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 def view(cluster):
     if not cluster:
         return {}
-    return dict(hpc_cluster_id=cluster.get("HpcClusterId"), name=cluster.get("Name"),
-                description=cluster.get("Description"))
+    return dict(
+        hpc_cluster_id=cluster.get("HpcClusterId"), name=cluster.get("Name"), description=cluster.get("Description")
+    )
 
 
 def find(module, cluster_id=None):
@@ -108,8 +109,9 @@ def main():
             params = {"Name": p["name"], "Description": p["description"]}
             cluster = params
             if not module.check_mode:
-                cluster_id, _reply = module.api.create("ecs", "CreateHpcCluster", params, "HpcClusterId",
-                                                       lambda i: find(module, i) is not None)
+                cluster_id, _reply = module.api.create(
+                    "ecs", "CreateHpcCluster", params, "HpcClusterId", lambda i: find(module, i) is not None
+                )
                 cluster = find(module, cluster_id)
         elif p["state"] == "absent" and cluster:
             changed = True

@@ -205,7 +205,9 @@ def validate(params):
     creating = params["state"] == "present" and (params["count"] or 0) > 0
     instance_type = params["instance_type"]
     if instance_type is not None and not INSTANCE_TYPE.match(instance_type):
-        errors.append("instance_type %r is not of the form ecs.<family>.<size> (e.g. ecs.sccgn6.24xlarge)" % instance_type)
+        errors.append(
+            "instance_type %r is not of the form ecs.<family>.<size> (e.g. ecs.sccgn6.24xlarge)" % instance_type
+        )
     if creating:
         for option in ("instance_type", "image_id", "vswitch_id", "security_group_id"):
             if not params[option]:
@@ -274,12 +276,15 @@ def ensure(module):
         if not module.check_mode:
             # A Pending instance cannot be deleted yet (IncorrectInstanceStatus.Initializing).
             try:
-                wait_for(lambda: [i for i in find(api, p["name"], p["tags"]) if i["InstanceId"] in extra],
-                         lambda found: all(i.get("Status") != "Pending" for i in found), p["wait_timeout"])
+                wait_for(
+                    lambda: [i for i in find(api, p["name"], p["tags"]) if i["InstanceId"] in extra],
+                    lambda found: all(i.get("Status") != "Pending" for i in found),
+                    p["wait_timeout"],
+                )
             except TimeoutError as exc:
                 module.fail_json(msg="instances %s still Pending: %s" % (", ".join(extra), exc))
             for start in range(0, len(extra), MAX_PER_CALL):
-                batch = extra[start:start + MAX_PER_CALL]
+                batch = extra[start : start + MAX_PER_CALL]
                 try:
                     api.call("ecs", "DeleteInstances", {"InstanceId": batch, "Force": True})
                 except AlicloudApiError as exc:
@@ -340,7 +345,7 @@ def main():
     instances = [instance_view(i) for i in kept]
     result = dict(changed=changed, created=created, deleted=deleted, instances=instances)
     if module._diff:
-        before = sorted(set(i["instance_id"] for i in instances) - set(created) | set(deleted))
+        before = sorted({i["instance_id"] for i in instances} - set(created) | set(deleted))
         result["diff"] = dict(
             before={"instance_ids": before},
             after={"instance_ids": sorted(set(before) - set(deleted) | set(created))},

@@ -159,8 +159,13 @@ def validate(params):
 
 
 def rule_key(rule):
-    return (rule["ip_protocol"].lower(), rule["port_range"], rule["source_cidr_ip"], rule["policy"].lower(),
-            int(rule["priority"]))
+    return (
+        rule["ip_protocol"].lower(),
+        rule["port_range"],
+        rule["source_cidr_ip"],
+        rule["policy"].lower(),
+        int(rule["priority"]),
+    )
 
 
 def rule_from_api(perm):
@@ -195,13 +200,17 @@ def find(module, group_id=None):
         return next((g for g in found if g.get("SecurityGroupId") == group_id), None)
     named = [g for g in found if g.get("SecurityGroupName") == module.params["name"]]
     if len(named) > 1:
-        module.fail_json(msg="name: %d security groups in %s are named %s"
-                         % (len(named), module.params["vpc_id"], module.params["name"]))
+        module.fail_json(
+            msg="name: %d security groups in %s are named %s"
+            % (len(named), module.params["vpc_id"], module.params["name"])
+        )
     return named[0] if named else None
 
 
 def ingress_rules(module, group_id):
-    reply = module.api.call("ecs", "DescribeSecurityGroupAttribute", {"SecurityGroupId": group_id, "Direction": "ingress"})
+    reply = module.api.call(
+        "ecs", "DescribeSecurityGroupAttribute", {"SecurityGroupId": group_id, "Direction": "ingress"}
+    )
     perms = (reply.get("Permissions") or {}).get("Permission", []) or []
     return [rule_from_api(p) for p in perms if (p.get("Direction") or "ingress") == "ingress"]
 
@@ -225,13 +234,19 @@ def present(module):
     changed = False
     if not group:
         changed = True
-        params = {"VpcId": p["vpc_id"], "SecurityGroupName": p["name"], "SecurityGroupType": "normal",
-                  "Description": p["description"], "Tag": dict(p["tags"]) or None}
+        params = {
+            "VpcId": p["vpc_id"],
+            "SecurityGroupName": p["name"],
+            "SecurityGroupType": "normal",
+            "Description": p["description"],
+            "Tag": dict(p["tags"]) or None,
+        }
         if module.check_mode:
             wanted = [dict(r) for r in p["rules"]]
             return True, {}, view({"SecurityGroupName": p["name"], "VpcId": p["vpc_id"]}, wanted)
-        group_id, _reply = module.api.create("ecs", "CreateSecurityGroup", params, "SecurityGroupId",
-                                             lambda i: find(module, i) is not None)
+        group_id, _reply = module.api.create(
+            "ecs", "CreateSecurityGroup", params, "SecurityGroupId", lambda i: find(module, i) is not None
+        )
         group = find(module, group_id)
     have = ingress_rules(module, group["SecurityGroupId"])
     before = view(group, have) if not changed else {}

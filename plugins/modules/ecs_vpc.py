@@ -136,8 +136,10 @@ def find(module, **filters):
         return vpcs[0] if vpcs else None
     named = [v for v in vpcs if v.get("VpcName") == module.params["name"]]
     if len(named) > 1:
-        module.fail_json(msg="name: %d VPCs are named %s (%s); rename or delete the extra ones"
-                         % (len(named), module.params["name"], ", ".join(v["VpcId"] for v in named)))
+        module.fail_json(
+            msg="name: %d VPCs are named %s (%s); rename or delete the extra ones"
+            % (len(named), module.params["name"], ", ".join(v["VpcId"] for v in named))
+        )
     return named[0] if named else None
 
 
@@ -146,8 +148,10 @@ def present(module):
     vpc = find(module)
     if vpc:
         if vpc.get("CidrBlock") != p["cidr_block"]:
-            module.fail_json(msg="cidr_block: VPC %s has %s, not %s; a VPC's CIDR block cannot change"
-                             % (vpc["VpcId"], vpc.get("CidrBlock"), p["cidr_block"]))
+            module.fail_json(
+                msg="cidr_block: VPC %s has %s, not %s; a VPC's CIDR block cannot change"
+                % (vpc["VpcId"], vpc.get("CidrBlock"), p["cidr_block"])
+            )
         return False, vpc
     if module.check_mode:
         return True, {"VpcName": p["name"], "CidrBlock": p["cidr_block"], "Description": p["description"]}
@@ -157,8 +161,9 @@ def present(module):
         return find(module, VpcId=vpc_id) is not None
 
     vpc_id, _reply = module.api.create("ecs", "CreateVpc", params, "VpcId", exists)
-    vpc = module.wait(lambda: find(module, VpcId=vpc_id), lambda v: v and v.get("Status") == "Available",
-                      "VPC %s" % vpc_id)
+    vpc = module.wait(
+        lambda: find(module, VpcId=vpc_id), lambda v: v and v.get("Status") == "Available", "VPC %s" % vpc_id
+    )
     return True, vpc
 
 

@@ -137,7 +137,9 @@ def find(module, vswitch_id=None):
         return next((v for v in found if v.get("VSwitchId") == vswitch_id), None)
     named = [v for v in found if v.get("VSwitchName") == module.params["name"]]
     if len(named) > 1:
-        module.fail_json(msg="name: %d VSwitches in %s are named %s" % (len(named), module.params["vpc_id"], module.params["name"]))
+        module.fail_json(
+            msg="name: %d VSwitches in %s are named %s" % (len(named), module.params["vpc_id"], module.params["name"])
+        )
     return named[0] if named else None
 
 
@@ -149,8 +151,10 @@ def check_inside_vpc(module):
     if vpc is None:
         module.fail_json(msg="vpc_id: no VPC %s in region %s" % (p["vpc_id"], module.api.region))
     if not ipaddress.ip_network(p["cidr_block"]).subnet_of(ipaddress.ip_network(vpc["CidrBlock"])):
-        module.fail_json(msg="cidr_block %s is not inside the CIDR block %s of VPC %s"
-                         % (p["cidr_block"], vpc["CidrBlock"], p["vpc_id"]))
+        module.fail_json(
+            msg="cidr_block %s is not inside the CIDR block %s of VPC %s"
+            % (p["cidr_block"], vpc["CidrBlock"], p["vpc_id"])
+        )
 
 
 def present(module):
@@ -160,17 +164,26 @@ def present(module):
     if vsw:
         for key, option in (("ZoneId", "zone_id"), ("CidrBlock", "cidr_block")):
             if vsw.get(key) != p[option]:
-                module.fail_json(msg="%s: VSwitch %s has %s, not %s; it cannot change"
-                                 % (option, vsw["VSwitchId"], vsw.get(key), p[option]))
+                module.fail_json(
+                    msg="%s: VSwitch %s has %s, not %s; it cannot change"
+                    % (option, vsw["VSwitchId"], vsw.get(key), p[option])
+                )
         return False, vsw
-    params = {"VpcId": p["vpc_id"], "ZoneId": p["zone_id"], "CidrBlock": p["cidr_block"],
-              "VSwitchName": p["name"], "Description": p["description"]}
+    params = {
+        "VpcId": p["vpc_id"],
+        "ZoneId": p["zone_id"],
+        "CidrBlock": p["cidr_block"],
+        "VSwitchName": p["name"],
+        "Description": p["description"],
+    }
     if module.check_mode:
         return True, params
-    vsw_id, _reply = module.api.create("ecs", "CreateVSwitch", params, "VSwitchId",
-                                       lambda i: find(module, i) is not None)
-    vsw = module.wait(lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available",
-                      "VSwitch %s" % vsw_id)
+    vsw_id, _reply = module.api.create(
+        "ecs", "CreateVSwitch", params, "VSwitchId", lambda i: find(module, i) is not None
+    )
+    vsw = module.wait(
+        lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available", "VSwitch %s" % vsw_id
+    )
     return True, vsw
 
 

@@ -181,19 +181,30 @@ def main():
         path = module.get_bin_path(wanted, opt_dirs=["/usr/bin", "/usr/local/nvidia/bin"])
     if path is None:
         if missing_ok:
-            module.exit_json(changed=False, nvidia_smi_found=False, driver_loaded=False, nvidia_smi_path=wanted,
-                             error="%s not found" % wanted, **_EMPTY)
-        module.fail_json(msg="%s not found: no NVIDIA driver user-space tools on this host" % wanted,
-                         nvidia_smi_found=False, driver_loaded=False)
+            module.exit_json(
+                changed=False,
+                nvidia_smi_found=False,
+                driver_loaded=False,
+                nvidia_smi_path=wanted,
+                error="%s not found" % wanted,
+                **_EMPTY,
+            )
+        module.fail_json(
+            msg="%s not found: no NVIDIA driver user-space tools on this host" % wanted,
+            nvidia_smi_found=False,
+            driver_loaded=False,
+        )
 
     rc, out, err = module.run_command([path, "-q", "-x"], environ_update={"LC_ALL": "C"})
     if rc != 0:
         message = (err or out).strip() or "exit code %d" % rc
         if missing_ok:
-            module.exit_json(changed=False, nvidia_smi_found=True, driver_loaded=False, nvidia_smi_path=path,
-                             error=message, **_EMPTY)
-        module.fail_json(msg="%s -q -x failed (rc=%d): %s" % (path, rc, message), rc=rc,
-                         nvidia_smi_found=True, driver_loaded=False)
+            module.exit_json(
+                changed=False, nvidia_smi_found=True, driver_loaded=False, nvidia_smi_path=path, error=message, **_EMPTY
+            )
+        module.fail_json(
+            msg="%s -q -x failed (rc=%d): %s" % (path, rc, message), rc=rc, nvidia_smi_found=True, driver_loaded=False
+        )
     try:
         result = nvidia_smi.parse(out)
     except nvidia_smi.NvidiaSmiParseError as exc:

@@ -166,8 +166,12 @@ def find(module, fs_id=None):
     if fs_id:
         return next((f for f in found if f.get("FileSystemId") == fs_id), None)
     want = module.params["tags"] or {}
-    named = [f for f in found if f.get("Description") == module.params["name"]
-             and all(tags_from_api(f.get("Tags"), "Key", "Value").get(k) == v for k, v in want.items())]
+    named = [
+        f
+        for f in found
+        if f.get("Description") == module.params["name"]
+        and all(tags_from_api(f.get("Tags"), "Key", "Value").get(k) == v for k, v in want.items())
+    ]
     if len(named) > 1:
         module.fail_json(msg="name: %d CPFS file systems are named %s" % (len(named), module.params["name"]))
     return named[0] if named else None
@@ -179,8 +183,10 @@ def present(module):
     if fs:
         for key, option in (("Capacity", "capacity"), ("StorageType", "storage_type"), ("ZoneId", "zone_id")):
             if str(fs.get(key)) != str(p[option]):
-                module.fail_json(msg="%s: file system %s has %s, not %s; not changed by this module"
-                                 % (option, fs["FileSystemId"], fs.get(key), p[option]))
+                module.fail_json(
+                    msg="%s: file system %s has %s, not %s; not changed by this module"
+                    % (option, fs["FileSystemId"], fs.get(key), p[option])
+                )
         return False, fs
     params = {
         "FileSystemType": "cpfs",
@@ -196,22 +202,29 @@ def present(module):
     }
     if module.check_mode:
         return True, params
-    fs_id, _reply = module.api.create("nas", "CreateFileSystem", params, "FileSystemId",
-                                      lambda i: find(module, i) is not None)
+    fs_id, _reply = module.api.create(
+        "nas", "CreateFileSystem", params, "FileSystemId", lambda i: find(module, i) is not None
+    )
     fs = find(module, fs_id)
     if p["wait"]:
-        fs = module.wait(lambda: find(module, fs_id), lambda f: f and f.get("Status") == "Running",
-                         "file system %s" % fs_id)
+        fs = module.wait(
+            lambda: find(module, fs_id), lambda f: f and f.get("Status") == "Running", "file system %s" % fs_id
+        )
     return True, fs
 
 
 def delete_mount_targets(module, fs_id):
     """A file system with mount targets cannot be deleted: delete them first and wait until gone."""
+
     def targets():
-        return module.api.paginate("nas", "DescribeMountTargets", {"FileSystemId": fs_id}, ("MountTargets", "MountTarget"))
+        return module.api.paginate(
+            "nas", "DescribeMountTargets", {"FileSystemId": fs_id}, ("MountTargets", "MountTarget")
+        )
 
     for target in targets():
-        module.delete("nas", "DeleteMountTarget", {"FileSystemId": fs_id, "MountTargetDomain": target["MountTargetDomain"]})
+        module.delete(
+            "nas", "DeleteMountTarget", {"FileSystemId": fs_id, "MountTargetDomain": target["MountTargetDomain"]}
+        )
     module.wait(targets, lambda found: not found, "mount targets of %s" % fs_id)
 
 
@@ -223,7 +236,9 @@ def absent(module):
         delete_mount_targets(module, fs["FileSystemId"])
         module.delete("nas", "DeleteFileSystem", {"FileSystemId": fs["FileSystemId"]})
         if module.params["wait"]:
-            module.wait(lambda: find(module, fs["FileSystemId"]), lambda f: f is None, "file system %s" % fs["FileSystemId"])
+            module.wait(
+                lambda: find(module, fs["FileSystemId"]), lambda f: f is None, "file system %s" % fs["FileSystemId"]
+            )
     return True, fs
 
 

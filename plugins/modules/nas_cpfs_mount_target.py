@@ -114,16 +114,23 @@ def present(module):
         return False, target
     if not p["vpc_id"]:
         module.fail_json(msg="vpc_id is required to create a mount target")
-    params = {"FileSystemId": p["file_system_id"], "NetworkType": "Vpc", "VpcId": p["vpc_id"],
-              "VSwitchId": p["vswitch_id"], "SecurityGroupId": p["security_group_id"]}
+    params = {
+        "FileSystemId": p["file_system_id"],
+        "NetworkType": "Vpc",
+        "VpcId": p["vpc_id"],
+        "VSwitchId": p["vswitch_id"],
+        "SecurityGroupId": p["security_group_id"],
+    }
     if module.check_mode:
         return True, {"VpcId": p["vpc_id"], "VswId": p["vswitch_id"]}
-    domain, _reply = module.api.create("nas", "CreateMountTarget", params, "MountTargetDomain",
-                                       lambda d: find(module, d) is not None)
+    domain, _reply = module.api.create(
+        "nas", "CreateMountTarget", params, "MountTargetDomain", lambda d: find(module, d) is not None
+    )
     target = find(module, domain)
     if p["wait"]:
-        target = module.wait(lambda: find(module, domain), lambda t: t and t.get("Status") == "Active",
-                             "mount target %s" % domain)
+        target = module.wait(
+            lambda: find(module, domain), lambda t: t and t.get("Status") == "Active", "mount target %s" % domain
+        )
     return True, target
 
 
@@ -133,7 +140,9 @@ def absent(module):
         return False, None
     if not module.check_mode:
         domain = target["MountTargetDomain"]
-        module.delete("nas", "DeleteMountTarget", {"FileSystemId": module.params["file_system_id"], "MountTargetDomain": domain})
+        module.delete(
+            "nas", "DeleteMountTarget", {"FileSystemId": module.params["file_system_id"], "MountTargetDomain": domain}
+        )
         if module.params["wait"]:
             module.wait(lambda: find(module, domain), lambda t: t is None, "mount target %s" % domain)
     return True, target
@@ -153,7 +162,9 @@ def main():
         supports_check_mode=True,
     )
     if not module.params["file_system_id"].startswith("cpfs-"):
-        module.fail_json(msg="file_system_id %r is not a CPFS file system id (cpfs-...)" % module.params["file_system_id"])
+        module.fail_json(
+            msg="file_system_id %r is not a CPFS file system id (cpfs-...)" % module.params["file_system_id"]
+        )
     module.run_state(present, absent, view, "mount_target")
 
 

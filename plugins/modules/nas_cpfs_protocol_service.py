@@ -163,8 +163,10 @@ def validate(params):
         errors.append("file_system_id %r is not a CPFS file system id (cpfs-...)" % params["file_system_id"])
     path = params["export_path"]
     if len(path) > 1024 or not EXPORT_PATH.match(path):
-        errors.append("export_path %r must start and end with '/' (the root is '/'), without spaces, at most 1024 characters"
-                      % path)
+        errors.append(
+            "export_path %r must start and end with '/' (the root is '/'), without spaces, at most 1024 characters"
+            % path
+        )
     if params["state"] == "present" and not params["vpc_id"]:
         errors.append("vpc_id is required with state=present")
     if params["throughput"] is not None and params["throughput"] <= 0:
@@ -194,26 +196,32 @@ def view(service, export):
 
 def find_service(module, service_id=None):
     p = module.params
-    found = module.api.paginate_token("nas", "DescribeProtocolService", {"FileSystemId": p["file_system_id"]},
-                                      "ProtocolServices")
+    found = module.api.paginate_token(
+        "nas", "DescribeProtocolService", {"FileSystemId": p["file_system_id"]}, "ProtocolServices"
+    )
     if service_id:
         return next((s for s in found if s.get("ProtocolServiceId") == service_id), None)
     mine = [s for s in found if s.get("VSwitchId") == p["vswitch_id"] and s.get("ProtocolType") == "NFS"]
     if len(mine) > 1:
-        module.fail_json(msg="vswitch_id: %d NFS protocol services of %s are in %s"
-                         % (len(mine), p["file_system_id"], p["vswitch_id"]))
+        module.fail_json(
+            msg="vswitch_id: %d NFS protocol services of %s are in %s"
+            % (len(mine), p["file_system_id"], p["vswitch_id"])
+        )
     return mine[0] if mine else None
 
 
 def exports_of(module, service_id):
-    found = module.api.paginate_token("nas", "DescribeProtocolMountTarget",
-                                      {"FileSystemId": module.params["file_system_id"]}, "ProtocolMountTargets")
+    found = module.api.paginate_token(
+        "nas", "DescribeProtocolMountTarget", {"FileSystemId": module.params["file_system_id"]}, "ProtocolMountTargets"
+    )
     return [e for e in found if e.get("ProtocolServiceId") == service_id]
 
 
 def find_export(module, service_id, export_id=None):
     for export in exports_of(module, service_id):
-        if export.get("ExportId") == export_id or (export_id is None and export.get("Path") == module.params["export_path"]):
+        if export.get("ExportId") == export_id or (
+            export_id is None and export.get("Path") == module.params["export_path"]
+        ):
             return export
     return None
 
@@ -225,14 +233,24 @@ def ensure_service(module):
         return False, service
     if module.check_mode:
         return True, {"VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"], "ProtocolType": "NFS"}
-    params = {"FileSystemId": p["file_system_id"], "ProtocolType": "NFS", "ProtocolSpec": "General",
-              "Throughput": p["throughput"], "VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"]}
-    service_id, _reply = module.api.create("nas", "CreateProtocolService", params, "ProtocolServiceId",
-                                           lambda i: find_service(module, i) is not None)
+    params = {
+        "FileSystemId": p["file_system_id"],
+        "ProtocolType": "NFS",
+        "ProtocolSpec": "General",
+        "Throughput": p["throughput"],
+        "VpcId": p["vpc_id"],
+        "VSwitchId": p["vswitch_id"],
+    }
+    service_id, _reply = module.api.create(
+        "nas", "CreateProtocolService", params, "ProtocolServiceId", lambda i: find_service(module, i) is not None
+    )
     service = find_service(module, service_id)
     if p["wait"]:
-        service = module.wait(lambda: find_service(module, service_id), lambda s: s and s.get("Status") == SERVICE_UP,
-                              "protocol service %s" % service_id)
+        service = module.wait(
+            lambda: find_service(module, service_id),
+            lambda s: s and s.get("Status") == SERVICE_UP,
+            "protocol service %s" % service_id,
+        )
     return True, service
 
 
@@ -242,19 +260,31 @@ def ensure_export(module, service):
     export = find_export(module, service_id) if service_id else None
     if export:
         if export.get("VSwitchId") != p["vswitch_id"]:
-            module.fail_json(msg="export_path: export %s of %s is in %s, not %s; not changed by this module"
-                             % (export["ExportId"], p["export_path"], export.get("VSwitchId"), p["vswitch_id"]))
+            module.fail_json(
+                msg="export_path: export %s of %s is in %s, not %s; not changed by this module"
+                % (export["ExportId"], p["export_path"], export.get("VSwitchId"), p["vswitch_id"])
+            )
         return False, export
     if module.check_mode:
         return True, {"Path": p["export_path"], "VSwitchId": p["vswitch_id"]}
-    params = {"FileSystemId": p["file_system_id"], "ProtocolServiceId": service_id, "Path": p["export_path"],
-              "VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"], "AccessGroupName": p["access_group_name"]}
-    export_id, _reply = module.api.create("nas", "CreateProtocolMountTarget", params, "ExportId",
-                                          lambda i: find_export(module, service_id, i) is not None)
+    params = {
+        "FileSystemId": p["file_system_id"],
+        "ProtocolServiceId": service_id,
+        "Path": p["export_path"],
+        "VpcId": p["vpc_id"],
+        "VSwitchId": p["vswitch_id"],
+        "AccessGroupName": p["access_group_name"],
+    }
+    export_id, _reply = module.api.create(
+        "nas", "CreateProtocolMountTarget", params, "ExportId", lambda i: find_export(module, service_id, i) is not None
+    )
     export = find_export(module, service_id, export_id)
     if p["wait"]:
-        export = module.wait(lambda: find_export(module, service_id, export_id), lambda e: e and e.get("Status") == EXPORT_UP,
-                             "export %s" % export_id)
+        export = module.wait(
+            lambda: find_export(module, service_id, export_id),
+            lambda e: e and e.get("Status") == EXPORT_UP,
+            "export %s" % export_id,
+        )
     return True, export
 
 
@@ -281,7 +311,9 @@ def absent(module):
             module.wait(lambda: exports_of(module, service_id), lambda found: not found, "exports of %s" % service_id)
         module.delete("nas", "DeleteProtocolService", {"ProtocolServiceId": service_id, "FileSystemId": fs_id})
         if module.params["wait"]:
-            module.wait(lambda: find_service(module, service_id), lambda s: s is None, "protocol service %s" % service_id)
+            module.wait(
+                lambda: find_service(module, service_id), lambda s: s is None, "protocol service %s" % service_id
+            )
     return True, service, export
 
 

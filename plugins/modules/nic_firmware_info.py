@@ -179,7 +179,7 @@ def main():
     if tool_path:
         path = tool_path if os.access(tool_path, os.X_OK) else None
     else:
-        for name in (_TOOLS if tool == "auto" else (tool,)):
+        for name in _TOOLS if tool == "auto" else (tool,):
             path = module.get_bin_path(name, opt_dirs=["/usr/bin", "/usr/local/bin", "/opt/mellanox/bin"])
             if path:
                 tool = name
@@ -187,18 +187,25 @@ def main():
     if path is None:
         if module.params["missing_ok"]:
             module.exit_json(changed=False, tool_found=False, tool=None, tool_path=None, device_count=0, devices=[])
-        module.fail_json(msg="no NIC firmware tool found (%s)" % (tool_path or ", ".join(_TOOLS if tool == "auto" else (tool,))))
+        module.fail_json(
+            msg="no NIC firmware tool found (%s)" % (tool_path or ", ".join(_TOOLS if tool == "auto" else (tool,)))
+        )
 
     try:
         if tool == "mstflint":
-            devices = [mellanox_fw.parse_flint_query(_run(module, [path, "-d", pci, "query"]), pci) for pci in _mellanox_functions()]
+            devices = [
+                mellanox_fw.parse_flint_query(_run(module, [path, "-d", pci, "query"]), pci)
+                for pci in _mellanox_functions()
+            ]
         else:
             out = _run(module, [path, "--query"])
             # No device: the tools print no "Device #" block (e.g. "No devices found!").
             devices = mellanox_fw.parse_fwmanager(out) if "Device #" in out else []
     except mellanox_fw.MellanoxFwParseError as exc:
         module.fail_json(msg="%s printed something unexpected: %s" % (path, exc))
-    module.exit_json(changed=False, tool_found=True, tool=tool, tool_path=path, device_count=len(devices), devices=devices)
+    module.exit_json(
+        changed=False, tool_found=True, tool=tool, tool_path=path, device_count=len(devices), devices=devices
+    )
 
 
 if __name__ == "__main__":

@@ -169,7 +169,7 @@ from ansible_collections.scc.training.plugins.module_utils import rdma
 
 def _run(module, argv):
     """Run a read-only tool; its stdout, or '' when it fails (e.g. 'No IB devices found')."""
-    rc, out, dummy = module.run_command(argv)
+    rc, out, _dummy = module.run_command(argv)
     return out if rc == 0 else ""
 
 
@@ -192,15 +192,18 @@ def main():
             devices, source = rdma.merge_devices(tool_devices, sysfs_devices, cas), "ibv_devinfo"
         elif sysfs_devices:
             # libibverbs without the provider of this NIC sees nothing; the kernel still does.
-            module.warn("ibv_devinfo lists no device but %s has %d: reporting sysfs"
-                        % (module.params["sysfs_path"], len(sysfs_devices)))
+            module.warn(
+                "ibv_devinfo lists no device but %s has %d: reporting sysfs"
+                % (module.params["sysfs_path"], len(sysfs_devices))
+            )
     rdma.annotate_gid_index(devices)
     module.exit_json(
         changed=False,
         rdma_present=bool(devices),
         source=source if devices else "none",
-        active_ports=["%s:%d" % (d["name"], p["port"]) for d in devices for p in d["ports"]
-                      if p["state"] == "PORT_ACTIVE"],
+        active_ports=[
+            "%s:%d" % (d["name"], p["port"]) for d in devices for p in d["ports"] if p["state"] == "PORT_ACTIVE"
+        ],
         devices=devices,
     )
 

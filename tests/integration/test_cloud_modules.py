@@ -16,7 +16,6 @@ import os
 import secrets
 
 import pytest
-
 from ansible.module_utils.testing import patch_module_args
 
 from lab.cloud.faults import RandomFaults
@@ -34,8 +33,9 @@ FAST = Timings(vpc=0.05, instance_pending=0.1, instance_starting=0.1, file_syste
 def emu():
     # The SDK honours HTTP(S)_PROXY: the emulator is on loopback, never behind a proxy.
     saved = {k: os.environ.pop(k) for k in list(os.environ) if k.lower() in ("http_proxy", "https_proxy", "all_proxy")}
-    with CloudEmulator(port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15),
-                       timings=FAST) as emulator:
+    with CloudEmulator(
+        port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15), timings=FAST
+    ) as emulator:
         yield emulator
     os.environ.update(saved)
 
@@ -160,12 +160,17 @@ def test_transient_faults_are_retried_for_every_action(emu):
 def network(emu):
     """A VPC, a VSwitch, a security group and an HPC cluster for the instance and CPFS tests."""
     vpc = run_module(emu, "ecs_vpc", name="t-net", cidr_block="192.168.0.0/16")["vpc"]
-    vsw = run_module(emu, "ecs_vswitch", name="t-net", vpc_id=vpc["vpc_id"], zone_id=ZONE,
-                     cidr_block="192.168.8.0/21")["vswitch"]
+    vsw = run_module(emu, "ecs_vswitch", name="t-net", vpc_id=vpc["vpc_id"], zone_id=ZONE, cidr_block="192.168.8.0/21")[
+        "vswitch"
+    ]
     sg = run_module(emu, "ecs_security_group", name="t-net", vpc_id=vpc["vpc_id"], tags=OURS)["security_group"]
     hpc = run_module(emu, "ecs_hpc_cluster", name="t-net")["hpc_cluster"]
-    return dict(vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"], security_group_id=sg["security_group_id"],
-                hpc_cluster_id=hpc["hpc_cluster_id"])
+    return dict(
+        vpc_id=vpc["vpc_id"],
+        vswitch_id=vsw["vswitch_id"],
+        security_group_id=sg["security_group_id"],
+        hpc_cluster_id=hpc["hpc_cluster_id"],
+    )
 
 
 def test_security_group_cycle_with_rules(emu, network):
@@ -174,8 +179,9 @@ def test_security_group_cycle_with_rules(emu, network):
         dict(ip_protocol="all", source_cidr_ip="192.168.8.0/21"),
     ]
     args = dict(name="t-sg", vpc_id=network["vpc_id"], tags=OURS, rules=rules)
-    created = cycle(emu, "ecs_security_group", args, dict(name="t-sg", vpc_id=network["vpc_id"], state="absent"),
-                    "security_group")
+    created = cycle(
+        emu, "ecs_security_group", args, dict(name="t-sg", vpc_id=network["vpc_id"], state="absent"), "security_group"
+    )
     assert created["security_group"]["tags"] == OURS
     assert sorted(r["port_range"] for r in created["security_group"]["rules"]) == ["-1/-1", "22/22"]
 
@@ -193,15 +199,27 @@ def test_security_group_cycle_with_rules(emu, network):
 
 
 def test_hpc_cluster_cycle(emu):
-    created = cycle(emu, "ecs_hpc_cluster", dict(name="t-hpc", description="managed-by=scc.training"),
-                    dict(name="t-hpc", state="absent"), "hpc_cluster")
+    created = cycle(
+        emu,
+        "ecs_hpc_cluster",
+        dict(name="t-hpc", description="managed-by=scc.training"),
+        dict(name="t-hpc", state="absent"),
+        "hpc_cluster",
+    )
     assert created["hpc_cluster"]["hpc_cluster_id"].startswith("hpc-")
 
 
 def instance_args(network, **extra):
-    args = dict(name="t-node", count=2, instance_type="ecs.sccgn6.24xlarge", image_id="m-scc-centos75",
-                vswitch_id=network["vswitch_id"], security_group_id=network["security_group_id"],
-                hpc_cluster_id=network["hpc_cluster_id"], tags=OURS)
+    args = dict(
+        name="t-node",
+        count=2,
+        instance_type="ecs.sccgn6.24xlarge",
+        image_id="m-scc-centos75",
+        vswitch_id=network["vswitch_id"],
+        security_group_id=network["security_group_id"],
+        hpc_cluster_id=network["hpc_cluster_id"],
+        tags=OURS,
+    )
     args.update(extra)
     return args
 
@@ -232,10 +250,17 @@ def test_instance_exact_count_cycle(emu, network):
     assert len(live(emu, "t-node")) == 1
 
     # instance_info: filters by tags, type, VPC and HPC cluster
-    info = run_module(emu, "ecs_instance_info", tags=OURS, hpc_cluster_id=network["hpc_cluster_id"],
-                      instance_type="ecs.sccgn6.24xlarge", vpc_id=network["vpc_id"])
-    assert info["changed"] is False and [i["instance_id"] for i in info["instances"]] == \
-        [i["instance_id"] for i in down["instances"]]
+    info = run_module(
+        emu,
+        "ecs_instance_info",
+        tags=OURS,
+        hpc_cluster_id=network["hpc_cluster_id"],
+        instance_type="ecs.sccgn6.24xlarge",
+        vpc_id=network["vpc_id"],
+    )
+    assert info["changed"] is False and [i["instance_id"] for i in info["instances"]] == [
+        i["instance_id"] for i in down["instances"]
+    ]
     assert run_module(emu, "ecs_instance_info", tags={"managed-by": "someone-else"})["instances"] == []
     assert run_module(emu, "ecs_instance", name="t-node", tags=OURS, state="absent")["changed"] is True
 
@@ -257,16 +282,26 @@ def test_bad_instance_input_fails_before_any_api_call(emu, network, change, opti
 
 
 def test_cpfs_and_mount_target_cycle(emu, network):
-    args = dict(name="t-cpfs", zone_id=ZONE, vpc_id=network["vpc_id"], vswitch_id=network["vswitch_id"],
-                capacity=3600, tags=OURS)
+    args = dict(
+        name="t-cpfs",
+        zone_id=ZONE,
+        vpc_id=network["vpc_id"],
+        vswitch_id=network["vswitch_id"],
+        capacity=3600,
+        tags=OURS,
+    )
     fs = cycle(emu, "nas_cpfs", args, dict(name="t-cpfs", tags=OURS, state="absent"), "file_system")
     assert fs["file_system"]["status"] == "Running" and fs["file_system"]["file_system_id"].startswith("cpfs-")
 
     fs = run_module(emu, "nas_cpfs", **args)["file_system"]
     target = dict(file_system_id=fs["file_system_id"], vpc_id=network["vpc_id"], vswitch_id=network["vswitch_id"])
-    mt = cycle(emu, "nas_cpfs_mount_target", target,
-               dict(file_system_id=fs["file_system_id"], vswitch_id=network["vswitch_id"], state="absent"),
-               "mount_target")
+    mt = cycle(
+        emu,
+        "nas_cpfs_mount_target",
+        target,
+        dict(file_system_id=fs["file_system_id"], vswitch_id=network["vswitch_id"], state="absent"),
+        "mount_target",
+    )
     assert mt["mount_target"]["status"] == "Active" and mt["mount_target"]["mount_target_domain"]
     assert run_module(emu, "nas_cpfs", name="t-cpfs", tags=OURS, state="absent")["changed"] is True
 
@@ -299,8 +334,10 @@ def test_fault_injection_never_leaves_more_instances_than_asked(emu, network, mo
     counts = {n: len(live(emu, "fi-%03d" % n)) for n in range(runs)}
     duplicates = sum(c - per_name for c in counts.values())
     kinds = sorted({kind for _action, kind in emu.faults.log})
-    print("fault injection: runs=%d failed_runs_rerun=%d faults_injected=%d kinds=%s duplicates=%d"
-          % (runs, failures, injected, ",".join(kinds), duplicates))
+    print(
+        "fault injection: runs=%d failed_runs_rerun=%d faults_injected=%d kinds=%s duplicates=%d"
+        % (runs, failures, injected, ",".join(kinds), duplicates)
+    )
     assert duplicates == 0 and set(counts.values()) == {per_name}
     assert injected >= runs and "drop_after" in kinds and failures > 0
     for n in range(runs):

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lab.cluster import Lab
 from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
+from lab.cluster import Lab
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -56,15 +56,23 @@ def cloud(tmp_path_factory, lab):
     key_id, secret = "LTAI" + secrets.token_hex(8), secrets.token_hex(15)
     timings = Timings(vpc=0.05, instance_pending=0.2, instance_starting=0.2, file_system=0.5, mount_target=0.1)
     backing = [h.address for h in lab.load()] if lab else None
-    with CloudEmulator(port=0, access_key_id=key_id, access_key_secret=secret, timings=timings,
-                       host_addresses=backing) as emu:
+    with CloudEmulator(
+        port=0, access_key_id=key_id, access_key_secret=secret, timings=timings, host_addresses=backing
+    ) as emu:
         settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
-        settings.update(scc_cloud_name="pbt", scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint,
-                        scc_cloud_image_id="m-scc-centos75", scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"})
+        settings.update(
+            scc_cloud_name="pbt",
+            scc_cloud_ecs_endpoint=emu.endpoint,
+            scc_cloud_nas_endpoint=emu.endpoint,
+            scc_cloud_image_id="m-scc-centos75",
+            scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"},
+        )
         vars_file = tmp / "cloud.yml"
         vars_file.write_text(yaml.safe_dump(settings))
         inventory = yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text())
-        inventory.update(region=settings["scc_cloud_region"], ecs_endpoint=emu.endpoint, tags=settings["scc_cloud_tags"])
+        inventory.update(
+            region=settings["scc_cloud_region"], ecs_endpoint=emu.endpoint, tags=settings["scc_cloud_tags"]
+        )
         if lab:  # how the controller reaches lab hosts: the lab's key and pinned host keys
             inventory["compose"].update(
                 ansible_ssh_private_key_file=repr(str(lab.key)),
@@ -82,13 +90,28 @@ def cloud(tmp_path_factory, lab):
             ANSIBLE_NOCOLOR="1",
             PATH="%s:%s" % (BIN, env.get("PATH", "")),
         )
-        yield dict(emu=emu, vars_file=vars_file, inventory=inventory_file, env=env, secret=secret, tmp=tmp,
-                   settings=settings, lab=lab)
+        yield dict(
+            emu=emu,
+            vars_file=vars_file,
+            inventory=inventory_file,
+            env=env,
+            secret=secret,
+            tmp=tmp,
+            settings=settings,
+            lab=lab,
+        )
 
 
 def playbook(cloud, name, *extra, vars_file=None):
-    cmd = [str(BIN / "ansible-playbook"), "-i", "localhost,", str(ROOT / "playbooks" / name),
-           "-e", "@%s" % (vars_file or cloud["vars_file"]), *extra]
+    cmd = [
+        str(BIN / "ansible-playbook"),
+        "-i",
+        "localhost,",
+        str(ROOT / "playbooks" / name),
+        "-e",
+        "@%s" % (vars_file or cloud["vars_file"]),
+        *extra,
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, env=cloud["env"], capture_output=True, text=True, check=False, timeout=300)
     return proc.returncode, proc.stdout + proc.stderr
 
@@ -136,8 +159,15 @@ def test_provision_inventory_teardown(cloud):
     assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
     assert writes(emu, mark) == []
 
-    inv = subprocess.run([str(BIN / "ansible-inventory"), "-i", str(cloud["inventory"]), "--list"], cwd=ROOT,
-                         env=cloud["env"], capture_output=True, text=True, check=False, timeout=120)
+    inv = subprocess.run(
+        [str(BIN / "ansible-inventory"), "-i", str(cloud["inventory"]), "--list"],
+        cwd=ROOT,
+        env=cloud["env"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert inv.returncode == 0, inv.stderr
     data = json.loads(inv.stdout)
     hosts = sorted(data["scc_cluster"]["hosts"])
@@ -152,10 +182,18 @@ def test_provision_inventory_teardown(cloud):
         assert hv["ansible_user"] == "root"
 
     if cloud["lab"]:  # the nodes the plugin found are real hosts: reach them over SSH
-        assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == \
-            sorted(h.address for h in cloud["lab"].load())
-        ping = subprocess.run([str(BIN / "ansible"), "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping",
-                               "-o"], cwd=ROOT, env=cloud["env"], capture_output=True, text=True, check=False, timeout=180)
+        assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == sorted(
+            h.address for h in cloud["lab"].load()
+        )
+        ping = subprocess.run(
+            [str(BIN / "ansible"), "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping", "-o"],
+            cwd=ROOT,
+            env=cloud["env"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=180,
+        )
         assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 2, ping.stdout + ping.stderr
 
     rc, out = playbook(cloud, "teardown.yml")
@@ -195,13 +233,33 @@ def test_bad_variables_fail_before_any_api_call(cloud):
 def test_secret_given_as_a_module_option_stays_out_of_vvvv_output(cloud):
     """The provision run above takes the secret from the environment; here it is a module option."""
     emu = cloud["emu"]
-    args = json.dumps(dict(access_key=emu.access_key_id, secret_key=cloud["secret"], region="cn-shanghai",
-                           ecs_endpoint=emu.endpoint))
+    args = json.dumps(
+        dict(access_key=emu.access_key_id, secret_key=cloud["secret"], region="cn-shanghai", ecs_endpoint=emu.endpoint)
+    )
     env = {k: v for k, v in cloud["env"].items() if not k.startswith("ALIBABA_CLOUD_")}
-    proc = subprocess.run([str(BIN / "ansible"), "localhost", "-c", "local", "-i", "localhost,", "-vvvv",
-                           "-e", "ansible_python_interpreter=%s" % sys.executable,
-                           "-m", "scc.training.ecs_instance_info", "-a", args],
-                          cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=120)
+    proc = subprocess.run(
+        [
+            str(BIN / "ansible"),
+            "localhost",
+            "-c",
+            "local",
+            "-i",
+            "localhost,",
+            "-vvvv",
+            "-e",
+            "ansible_python_interpreter=%s" % sys.executable,
+            "-m",
+            "scc.training.ecs_instance_info",
+            "-a",
+            args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]  # the secret reached the API: the signed call succeeded
     assert "secret_key: VALUE_SPECIFIED_IN_NO_LOG_PARAMETER" in out  # -vvvv printed the module args, masked

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from ansible.module_utils.testing import patch_module_args
 
 from lab.cloud.server import CloudEmulator
@@ -40,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def emu():
     # The SDK honours HTTP(S)_PROXY: the emulator is on loopback, never behind a proxy.
     saved = {k: os.environ.pop(k) for k in list(os.environ) if k.lower() in ("http_proxy", "https_proxy", "all_proxy")}
-    with CloudEmulator(port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15),
-                       timings=FAST) as emulator:
+    with CloudEmulator(
+        port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15), timings=FAST
+    ) as emulator:
         yield emulator
         assert emulator.internal_errors == []
     os.environ.update(saved)
@@ -50,9 +50,16 @@ def emu():
 def run_module(emu, module_name, check=False, **args):
     """Run scc.training.<name> like Ansible: args in, one JSON result out."""
     module = importlib.import_module("ansible_collections.scc.training.plugins.modules." + module_name)
-    args = {"access_key": emu.access_key_id, "secret_key": emu.access_key_secret, "region": REGION,
-            "ecs_endpoint": emu.endpoint, "nas_endpoint": emu.endpoint,
-            "_ansible_check_mode": check, "_ansible_diff": True, **args}
+    args = {
+        "access_key": emu.access_key_id,
+        "secret_key": emu.access_key_secret,
+        "region": REGION,
+        "ecs_endpoint": emu.endpoint,
+        "nas_endpoint": emu.endpoint,
+        "_ansible_check_mode": check,
+        "_ansible_diff": True,
+        **args,
+    }
     out = io.StringIO()
     with patch_module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
         module.main()
@@ -67,10 +74,19 @@ def writes(emu, since):
 def cpfs(emu):
     """A VPC, a VSwitch and a Running CPFS file system; deleted at the end (which needs no service left)."""
     vpc = run_module(emu, "ecs_vpc", name="ps-vpc", cidr_block="192.168.0.0/16")["vpc"]
-    vsw = run_module(emu, "ecs_vswitch", name="ps-vsw", vpc_id=vpc["vpc_id"], zone_id=ZONE,
-                     cidr_block="192.168.8.0/21")["vswitch"]
-    fs = run_module(emu, "nas_cpfs", name="ps-cpfs", zone_id=ZONE, vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"],
-                    capacity=3600, tags=OURS)["file_system"]
+    vsw = run_module(
+        emu, "ecs_vswitch", name="ps-vsw", vpc_id=vpc["vpc_id"], zone_id=ZONE, cidr_block="192.168.8.0/21"
+    )["vswitch"]
+    fs = run_module(
+        emu,
+        "nas_cpfs",
+        name="ps-cpfs",
+        zone_id=ZONE,
+        vpc_id=vpc["vpc_id"],
+        vswitch_id=vsw["vswitch_id"],
+        capacity=3600,
+        tags=OURS,
+    )["file_system"]
     assert fs["status"] == "Running"
     yield dict(file_system_id=fs["file_system_id"], vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"])
     assert run_module(emu, "nas_cpfs", name="ps-cpfs", tags=OURS, state="absent")["changed"] is True
@@ -95,7 +111,10 @@ def test_protocol_service_cycle(emu, cpfs):
     mark = len(emu.calls)
     predicted = run_module(emu, MODULE, check=True, **present_args(cpfs))
     assert predicted["changed"] is True and writes(emu, mark) == []
-    assert predicted["protocol_service"]["protocol_service_id"] == "" and predicted["protocol_service"]["nfs_mount_source"] == ""
+    assert (
+        predicted["protocol_service"]["protocol_service_id"] == ""
+        and predicted["protocol_service"]["nfs_mount_source"] == ""
+    )
 
     first = run_module(emu, MODULE, **present_args(cpfs))
     assert first["changed"] is True and not first.get("failed"), first
@@ -107,8 +126,9 @@ def test_protocol_service_cycle(emu, cpfs):
     assert first["diff"]["before"] == {} and first["diff"]["after"] == ps
     assert writes(emu, mark) == ["CreateProtocolService", "CreateProtocolMountTarget"]
     assert [s["ProtocolServiceId"] for s in emu.protocol_services()] == [ps["protocol_service_id"]]
-    assert [(e["ExportId"], e["Path"], e["VSwitchId"]) for e in emu.exports()] == \
-        [(ps["export_id"], "/", cpfs["vswitch_id"])]
+    assert [(e["ExportId"], e["Path"], e["VSwitchId"]) for e in emu.exports()] == [
+        (ps["export_id"], "/", cpfs["vswitch_id"])
+    ]
 
     mark = len(emu.calls)
     again = run_module(emu, MODULE, **present_args(cpfs))
@@ -137,7 +157,10 @@ def test_second_export_on_the_same_service_and_delete_takes_both(emu, cpfs):
     ps = data["protocol_service"]
     assert ps["protocol_service_id"] == root["protocol_service_id"] and ps["export_id"] != root["export_id"]
     assert ps["nfs_mount_source"].endswith(":/data/")
-    assert data["diff"]["before"]["export_id"] == "" and data["diff"]["before"]["protocol_service_id"] == ps["protocol_service_id"]
+    assert (
+        data["diff"]["before"]["export_id"] == ""
+        and data["diff"]["before"]["protocol_service_id"] == ps["protocol_service_id"]
+    )
     assert run_module(emu, MODULE, **present_args(cpfs, export_path="/data/"))["changed"] is False
     assert sorted(e["Path"] for e in emu.exports()) == ["/", "/data/"]
 
@@ -196,20 +219,45 @@ def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
     the file system (which the cloud refuses otherwise). Re-runs of both playbooks are
     test_cloud_playbooks.py's; the module's own re-runs are above: two playbook runs keep this short."""
     settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
-    settings.update(scc_cloud_name="psnfs", scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint,
-                    scc_cloud_instance_count=0, scc_cloud_vpc_cidr="10.20.0.0/16", scc_cloud_vswitch_cidr="10.20.0.0/24",
-                    scc_cloud_cpfs_protocol="cpfs-nfs", scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "psnfs"})
+    settings.update(
+        scc_cloud_name="psnfs",
+        scc_cloud_ecs_endpoint=emu.endpoint,
+        scc_cloud_nas_endpoint=emu.endpoint,
+        scc_cloud_instance_count=0,
+        scc_cloud_vpc_cidr="10.20.0.0/16",
+        scc_cloud_vswitch_cidr="10.20.0.0/24",
+        scc_cloud_cpfs_protocol="cpfs-nfs",
+        scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "psnfs"},
+    )
     vars_file = tmp_path / "cloud.yml"
     vars_file.write_text(yaml.safe_dump(settings))
     bin_dir = Path(sys.executable).parent
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update(ALIBABA_CLOUD_ACCESS_KEY_ID=emu.access_key_id, ALIBABA_CLOUD_ACCESS_KEY_SECRET=emu.access_key_secret,
-               ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_NOCOLOR="1", PATH="%s:%s" % (bin_dir, env.get("PATH", "")))
+    env.update(
+        ALIBABA_CLOUD_ACCESS_KEY_ID=emu.access_key_id,
+        ALIBABA_CLOUD_ACCESS_KEY_SECRET=emu.access_key_secret,
+        ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
+        ANSIBLE_NOCOLOR="1",
+        PATH="%s:%s" % (bin_dir, env.get("PATH", "")),
+    )
 
     def playbook(name):
-        proc = subprocess.run([str(bin_dir / "ansible-playbook"), "-i", "localhost,", str(ROOT / "playbooks" / name),
-                               "-e", "@%s" % vars_file], cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-                              timeout=300)
+        proc = subprocess.run(
+            [
+                str(bin_dir / "ansible-playbook"),
+                "-i",
+                "localhost,",
+                str(ROOT / "playbooks" / name),
+                "-e",
+                "@%s" % vars_file,
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
         out = proc.stdout + proc.stderr
         match = re.search(r"localhost\s*:\s*ok=\d+\s+changed=(\d+)\s+unreachable=0\s+failed=0", out)
         assert proc.returncode == 0 and match, out[-3000:]
@@ -228,7 +276,12 @@ def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
 
     mark = len(emu.calls)
     changed, _out = playbook("teardown.yml")
-    deletes = [a for a in writes(emu, mark) if a in ("DeleteProtocolMountTarget", "DeleteProtocolService", "DeleteFileSystem")]
+    deletes = [
+        a for a in writes(emu, mark) if a in ("DeleteProtocolMountTarget", "DeleteProtocolService", "DeleteFileSystem")
+    ]
     assert deletes == ["DeleteProtocolMountTarget", "DeleteProtocolService", "DeleteFileSystem"]
-    assert ours("protocol_services") == [] and ours("exports") == [] and emu.vpcs() == [v for v in emu.vpcs()
-                                                                                        if v["VpcId"] not in vpc_ids]
+    assert (
+        ours("protocol_services") == []
+        and ours("exports") == []
+        and emu.vpcs() == [v for v in emu.vpcs() if v["VpcId"] not in vpc_ids]
+    )

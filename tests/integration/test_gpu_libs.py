@@ -59,9 +59,15 @@ def source_vars(source, prefix_root, artifacts, shared, only=ROLES, **extra):
         if role not in only:
             out[f"{role}_cpu_only"] = True
             continue
-        out.update({f"{role}_source": source, f"{role}_cache_dir": str(CACHE),
-                    f"{role}_prefix": f"{prefix_root}/{role}",
-                    f"{role}_artifacts_path": artifacts, f"{role}_artifacts_shared": shared})
+        out.update(
+            {
+                f"{role}_source": source,
+                f"{role}_cache_dir": str(CACHE),
+                f"{role}_prefix": f"{prefix_root}/{role}",
+                f"{role}_artifacts_path": artifacts,
+                f"{role}_artifacts_shared": shared,
+            }
+        )
     out.update(extra)
     return out
 
@@ -69,15 +75,20 @@ def source_vars(source, prefix_root, artifacts, shared, only=ROLES, **extra):
 def run(lab, workdir, extravars, check=False, playbook=PLAYBOOK):
     private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
     result = ansible_runner.run(
-        private_data_dir=str(private), playbook=str(playbook), inventory=str(lab.inventory),
+        private_data_dir=str(private),
+        playbook=str(playbook),
+        inventory=str(lab.inventory),
         extravars=extravars,
-        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                 # the lab hosts' keys are pinned and must be checked.
-                 "ANSIBLE_HOST_KEY_CHECKING": "True",
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
-        cmdline="--check" if check else None, quiet=True,
+        envvars={
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+            # the lab hosts' keys are pinned and must be checked.
+            "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
+        cmdline="--check" if check else None,
+        quiet=True,
     )
     events = list(result.events)
     shutil.rmtree(private, ignore_errors=True)
@@ -85,24 +96,36 @@ def run(lab, workdir, extravars, check=False, playbook=PLAYBOOK):
 
 
 def ok_results(events, task):
-    return {e["event_data"]["host"]: e["event_data"]["res"] for e in events
-            if e["event"] == "runner_on_ok" and e["event_data"]["task"] == task}
+    return {
+        e["event_data"]["host"]: e["event_data"]["res"]
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["task"] == task
+    }
 
 
 def changed(events):
-    return [(e["event_data"]["host"], e["event_data"]["task"]) for e in events
-            if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
+    return [
+        (e["event_data"]["host"], e["event_data"]["task"])
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
+    ]
 
 
 def failed(events):
-    return [(e["event_data"]["host"], e["event_data"]["task"], e["event_data"]["res"].get("msg", ""))
-            for e in events if e["event"] == "runner_on_failed"]
+    return [
+        (e["event_data"]["host"], e["event_data"]["task"], e["event_data"]["res"].get("msg", ""))
+        for e in events
+        if e["event"] == "runner_on_failed"
+    ]
 
 
 def installed_facts(events):
     facts = {}
-    for role, task in (("cuda", "Publish what verify found"), ("cudnn", "Publish the cuDNN that verify found"),
-                       ("nccl", "Publish the NCCL that verify found")):
+    for role, task in (
+        ("cuda", "Publish what verify found"),
+        ("cudnn", "Publish the cuDNN that verify found"),
+        ("nccl", "Publish the NCCL that verify found"),
+    ):
         for host, res in ok_results(events, task).items():
             facts.setdefault(host, {})[role] = res["ansible_facts"][f"{role}_installed"]
     return facts
@@ -151,7 +174,9 @@ def mirror(tmp_path_factory):
     root = tmp_path_factory.mktemp("mirror")
     entries = []
     # The cache keeps one directory per wheel set ever fetched: the same file may lie in several.
-    wheels = {p.name: p for p in [*CACHE.glob("wheels/*/nvidia_cuda_*.whl"), *CACHE.glob("wheels/*/nvidia_cublas_*.whl")]}
+    wheels = {
+        p.name: p for p in [*CACHE.glob("wheels/*/nvidia_cuda_*.whl"), *CACHE.glob("wheels/*/nvidia_cublas_*.whl")]
+    }
     for wheel in (wheels[name] for name in sorted(wheels)):
         os.link(wheel, root / wheel.name)
         digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
@@ -171,7 +196,7 @@ def mirror(tmp_path_factory):
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     requests = []
 
-    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+    def log_message(self, format, *args):
         QuietHandler.requests.append(self.path)
 
 
@@ -180,8 +205,15 @@ def test_mirror_over_http_installs_cuda_per_host_copies(lab, workdir, mirror, tm
     assert len(json.loads((root / "manifest.json").read_text())["artifacts"]) == 4
     QuietHandler.requests.clear()
     # A controller cache of its own, so that the requests below are this test's downloads.
-    extravars = source_vars("mirror", "/opt/scc-mirror", "/opt/scc-mirror/artifacts", False, only=("cuda",),
-                            cuda_mirror=url, cuda_cache_dir=str(tmp_path / "cache"))
+    extravars = source_vars(
+        "mirror",
+        "/opt/scc-mirror",
+        "/opt/scc-mirror/artifacts",
+        False,
+        only=("cuda",),
+        cuda_mirror=url,
+        cuda_cache_dir=str(tmp_path / "cache"),
+    )
     status, events = run(lab, workdir, extravars)
     assert status == "successful", failed(events)
     # The controller fetched each file once: one manifest read and one GET per wheel, not one per host.
@@ -207,8 +239,15 @@ def test_mirror_with_a_wrong_sha256_stops_before_any_host_changes(lab, workdir, 
         os.link(root / entry["name"], bad / entry["name"])
     manifest["artifacts"][0]["sha256"] = "0" * 64
     (bad / "manifest.json").write_text(json.dumps(manifest))
-    extravars = source_vars("mirror", "/opt/scc-bad", "/opt/scc-bad/artifacts", False, only=("cuda",),
-                            cuda_mirror=str(bad), cuda_cache_dir=str(tmp_path / "cache"))
+    extravars = source_vars(
+        "mirror",
+        "/opt/scc-bad",
+        "/opt/scc-bad/artifacts",
+        False,
+        only=("cuda",),
+        cuda_mirror=str(bad),
+        cuda_cache_dir=str(tmp_path / "cache"),
+    )
     status, events = run(lab, workdir, extravars)
     assert status == "failed"
     (fail,) = failed(events)
@@ -234,6 +273,7 @@ def build_standin_wheel(directory):
     """A minimal valid wheel: scc_fixture_perseus_standin 0.0.1 providing perseus.torch.horovod."""
     import base64
     import zipfile
+
     name = "scc_fixture_perseus_standin-0.0.1-py3-none-any.whl"
     info = "scc_fixture_perseus_standin-0.0.1.dist-info"
     files = {
@@ -241,7 +281,7 @@ def build_standin_wheel(directory):
         "perseus/torch/__init__.py": "",
         "perseus/torch/horovod/__init__.py": STANDIN_MODULE,
         f"{info}/METADATA": "Metadata-Version: 2.1\nName: scc-fixture-perseus-standin\nVersion: 0.0.1\n"
-                            "Summary: FIXTURE STAND-IN for AIACC-Training (not AIACC)\n",
+        "Summary: FIXTURE STAND-IN for AIACC-Training (not AIACC)\n",
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: scc.training tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     record = []
@@ -261,12 +301,29 @@ def test_aiacc_from_mirror_imports_the_standin_with_its_environment(lab, workdir
     mirror = tmp_path / "aiacc-mirror"
     mirror.mkdir()
     wheel = build_standin_wheel(mirror)
-    (mirror / "manifest.json").write_text(json.dumps({"artifacts": [
-        {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "size": wheel.stat().st_size}]}))
-    extravars = {"scc_cpu_only": False, "aiacc_source": "mirror", "aiacc_mirror": str(mirror),
-                 "aiacc_artifact_name": wheel.name, "aiacc_venv_path": "/opt/scc-fixture-venv",
-                 "aiacc_cache_dir": str(tmp_path / "cache"), "aiacc_artifacts_path": "/mnt/cpfs/aiacc",
-                 "aiacc_artifacts_shared": True}
+    (mirror / "manifest.json").write_text(
+        json.dumps(
+            {
+                "artifacts": [
+                    {
+                        "name": wheel.name,
+                        "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
+                        "size": wheel.stat().st_size,
+                    }
+                ]
+            }
+        )
+    )
+    extravars = {
+        "scc_cpu_only": False,
+        "aiacc_source": "mirror",
+        "aiacc_mirror": str(mirror),
+        "aiacc_artifact_name": wheel.name,
+        "aiacc_venv_path": "/opt/scc-fixture-venv",
+        "aiacc_cache_dir": str(tmp_path / "cache"),
+        "aiacc_artifacts_path": "/mnt/cpfs/aiacc",
+        "aiacc_artifacts_shared": True,
+    }
     playbook = ROOT / "tests" / "integration" / "playbooks" / "aiacc.yml"
     for attempt in ("converge", "rerun", "check"):
         status, events = run(lab, workdir, extravars, check=attempt == "check", playbook=playbook)
@@ -318,6 +375,7 @@ sys.exit(subprocess.call([ptxas, "-arch=sm_" + arch, "-o", out, out + ".ptx"]))
 def wheel_members(pattern, members, into):
     """Extract members of the cached wheel matching pattern; returns their paths."""
     import zipfile
+
     # The same wheel may lie in several cached wheel sets (one directory per set of pins).
     found = sorted(CACHE.glob(f"wheels/*/{pattern}"))
     assert found, f"{pattern} is not in {CACHE} (the pypi test downloads it)"
@@ -329,10 +387,13 @@ def wheel_members(pattern, members, into):
 def build_deb(root, name, version, files, depends="", links=None):
     """One FIXTURE STAND-IN .deb named like NVIDIA's: files {path in package: source path or text}."""
     import subprocess
+
     pkg = root / "build" / name
     (pkg / "DEBIAN").mkdir(parents=True)
-    files = {f"usr/share/doc/{name}/README.fixture":
-             "FIXTURE STAND-IN built by tests/integration/test_gpu_libs.py; not NVIDIA's package.\n", **files}
+    files = {
+        f"usr/share/doc/{name}/README.fixture": "FIXTURE STAND-IN built by tests/integration/test_gpu_libs.py; not NVIDIA's package.\n",
+        **files,
+    }
     for dest, source in files.items():
         target = pkg / dest
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -350,10 +411,14 @@ def build_deb(root, name, version, files, depends="", links=None):
     (pkg / "DEBIAN" / "control").write_text(
         f"Package: {name}\nVersion: {version}\nArchitecture: amd64\nMaintainer: scc.training tests\n"
         + (f"Depends: {depends}\n" if depends else "")
-        + f"Description: FIXTURE STAND-IN for NVIDIA's {name} (test package)\n")
+        + f"Description: FIXTURE STAND-IN for NVIDIA's {name} (test package)\n"
+    )
     # Uncompressed: the payload is already-compressed shared libraries, and xz would cost minutes.
-    subprocess.run(["dpkg-deb", "--root-owner-group", "-Znone", "--build", str(pkg), str(root / f"{name}_{version}_amd64.deb")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["dpkg-deb", "--root-owner-group", "-Znone", "--build", str(pkg), str(root / f"{name}_{version}_amd64.deb")],
+        check=True,
+        capture_output=True,
+    )
     shutil.rmtree(pkg)
 
 
@@ -362,23 +427,45 @@ def sign_apt_repo(root, gnupghome):
     returns the key's fingerprint."""
     import email.utils
     import subprocess
-    packages = subprocess.run(["dpkg-scanpackages", "--multiversion", "."], cwd=root, check=True,
-                              capture_output=True, text=True).stdout
+
+    packages = subprocess.run(
+        ["dpkg-scanpackages", "--multiversion", "."], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
     (root / "Packages").write_text(packages)
     digest = hashlib.sha256(packages.encode()).hexdigest()
     (root / "Release").write_text(
         f"Origin: scc.training fixture\nLabel: scc.training fixture\nArchitectures: amd64\n"
-        f"Date: {email.utils.formatdate(usegmt=True)}\nSHA256:\n {digest} {len(packages.encode())} Packages\n")
+        f"Date: {email.utils.formatdate(usegmt=True)}\nSHA256:\n {digest} {len(packages.encode())} Packages\n"
+    )
     env = {**os.environ, "GNUPGHOME": str(gnupghome)}
     gnupghome.mkdir(mode=0o700)
-    subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "scc.training fixture repository",
-                    "rsa2048", "sign", "never"], env=env, check=True, capture_output=True)
-    subprocess.run(["gpg", "--batch", "--yes", "--clearsign", "-o", str(root / "InRelease"), str(root / "Release")],
-                   env=env, check=True, capture_output=True)
+    subprocess.run(
+        [
+            "gpg",
+            "--batch",
+            "--passphrase",
+            "",
+            "--quick-gen-key",
+            "scc.training fixture repository",
+            "rsa2048",
+            "sign",
+            "never",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        ["gpg", "--batch", "--yes", "--clearsign", "-o", str(root / "InRelease"), str(root / "Release")],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     key = subprocess.run(["gpg", "--batch", "--armor", "--export"], env=env, check=True, capture_output=True).stdout
     (root / "fixture-key.asc").write_bytes(key)
-    listing = subprocess.run(["gpg", "--batch", "--with-colons", "--list-keys"], env=env, check=True,
-                             capture_output=True, text=True).stdout
+    listing = subprocess.run(
+        ["gpg", "--batch", "--with-colons", "--list-keys"], env=env, check=True, capture_output=True, text=True
+    ).stdout
     return next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
 
 
@@ -388,25 +475,42 @@ def build_nvidia_like_repo(root, tmp):
     ptxas from the cached wheels, in the places NVIDIA's packages put them, so that verify's calls
     (cudaRuntimeGetVersion, NVRTC + ptxas, cudnnGetVersion, ncclGetVersion) are real ones. Only
     the nvcc program is a stand-in (STANDIN_NVCC)."""
-    cudart = wheel_members("nvidia_cuda_runtime_cu12-12.8.90-*.whl",
-                           ["nvidia/cuda_runtime/lib/libcudart.so.12"], tmp)
-    nvrtc = wheel_members("nvidia_cuda_nvrtc_cu12-12.8.93-*.whl",
-                          ["nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.8"], tmp)
+    cudart = wheel_members("nvidia_cuda_runtime_cu12-12.8.90-*.whl", ["nvidia/cuda_runtime/lib/libcudart.so.12"], tmp)
+    nvrtc = wheel_members(
+        "nvidia_cuda_nvrtc_cu12-12.8.93-*.whl",
+        ["nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.8"],
+        tmp,
+    )
     (ptxas,) = wheel_members("nvidia_cuda_nvcc_cu12-12.8.93-*.whl", ["nvidia/cuda_nvcc/bin/ptxas"], tmp)
     (cublaslt,) = wheel_members("nvidia_cublas_cu12-12.8.4.1-*.whl", ["nvidia/cublas/lib/libcublasLt.so.12"], tmp)
-    cudnn = wheel_members("nvidia_cudnn_cu12-9.10.2.21-*.whl",
-                          ["nvidia/cudnn/lib/libcudnn.so.9", "nvidia/cudnn/lib/libcudnn_graph.so.9"], tmp)
+    cudnn = wheel_members(
+        "nvidia_cudnn_cu12-9.10.2.21-*.whl",
+        ["nvidia/cudnn/lib/libcudnn.so.9", "nvidia/cudnn/lib/libcudnn_graph.so.9"],
+        tmp,
+    )
     (nccl,) = wheel_members("nvidia_nccl_cu12-2.27.5-*.whl", ["nvidia/nccl/lib/libnccl.so.2"], tmp)
     ptxas.chmod(0o755)
     target = "usr/local/cuda-12.8/targets/x86_64-linux/lib"
-    build_deb(root, "cuda-cudart-12-8", "12.8.90-1", {f"{target}/{p.name}": p for p in cudart},
-              links={"usr/local/cuda-12.8/lib64": "targets/x86_64-linux/lib"})
-    build_deb(root, "cuda-nvrtc-12-8", "12.8.93-1", {f"{target}/{p.name}": p for p in nvrtc},
-              depends="cuda-cudart-12-8")
-    build_deb(root, "cuda-nvcc-12-8", "12.8.93-1",
-              {"usr/local/cuda-12.8/bin/ptxas": ptxas, "usr/local/cuda-12.8/bin/nvcc": STANDIN_NVCC},
-              depends="cuda-nvrtc-12-8, python3")
-    build_deb(root, "libcublas-12-8", "12.8.4.1-1", {f"{target}/libcublasLt.so.12": cublaslt}, depends="cuda-cudart-12-8")
+    build_deb(
+        root,
+        "cuda-cudart-12-8",
+        "12.8.90-1",
+        {f"{target}/{p.name}": p for p in cudart},
+        links={"usr/local/cuda-12.8/lib64": "targets/x86_64-linux/lib"},
+    )
+    build_deb(
+        root, "cuda-nvrtc-12-8", "12.8.93-1", {f"{target}/{p.name}": p for p in nvrtc}, depends="cuda-cudart-12-8"
+    )
+    build_deb(
+        root,
+        "cuda-nvcc-12-8",
+        "12.8.93-1",
+        {"usr/local/cuda-12.8/bin/ptxas": ptxas, "usr/local/cuda-12.8/bin/nvcc": STANDIN_NVCC},
+        depends="cuda-nvrtc-12-8, python3",
+    )
+    build_deb(
+        root, "libcublas-12-8", "12.8.4.1-1", {f"{target}/libcublasLt.so.12": cublaslt}, depends="cuda-cudart-12-8"
+    )
     build_deb(root, "libcudnn9-cuda-12", "9.10.2.21-1", {f"usr/lib/x86_64-linux-gnu/{p.name}": p for p in cudnn})
     build_deb(root, "libcudnn9-dev-cuda-12", "9.10.2.21-1", {}, depends="libcudnn9-cuda-12 (= 9.10.2.21-1)")
     build_deb(root, "libnccl2", "2.27.5-1+cuda12.8", {"usr/lib/x86_64-linux-gnu/libnccl.so.2": nccl})
@@ -432,9 +536,15 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
     try:
-        extravars = {"scc_cpu_only": False, "cuda_source": "repo", "cudnn_source": "repo", "nccl_source": "repo",
-                     "cuda_repo_url": url, "cuda_repo_key_url": f"{url}/fixture-key.asc",
-                     "cuda_cache_dir": str(tmp_path / "cache")}
+        extravars = {
+            "scc_cpu_only": False,
+            "cuda_source": "repo",
+            "cudnn_source": "repo",
+            "nccl_source": "repo",
+            "cuda_repo_url": url,
+            "cuda_repo_key_url": f"{url}/fixture-key.asc",
+            "cuda_cache_dir": str(tmp_path / "cache"),
+        }
         # The default pin is NVIDIA's key: the fixture key is refused on the controller, no host changes.
         status, events = run(lab, workdir, extravars)
         assert status == "failed"
@@ -445,7 +555,7 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
             assert lab.ssh(address, "test ! -e /etc/apt/keyrings/scc-cuda.asc").returncode == 0
         # Pinned to the fixture key (written as gpg prints it in groups, lower case): accepted.
         # The packages come from the internet once per cluster: into the shared directory, once.
-        extravars["cuda_repo_key_fingerprint"] = " ".join(fingerprint[i:i + 4] for i in range(0, 40, 4)).lower()
+        extravars["cuda_repo_key_fingerprint"] = " ".join(fingerprint[i : i + 4] for i in range(0, 40, 4)).lower()
         extravars["cuda_repo_cache_path"] = "/mnt/cpfs/scc-apt"
         QuietHandler.requests.clear()
         status, events = run(lab, workdir, extravars)
@@ -453,15 +563,25 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         debs = sorted(urllib.parse.unquote(r.rsplit("/", 1)[-1]) for r in QuietHandler.requests if r.endswith(".deb"))
         assert debs == sorted(set(debs)) and len(debs) == 8, debs  # 8 packages, each fetched once
         assert sorted(p.name for p in (lab.shared / "scc-apt").glob("*.deb")) == debs
-        downloaded_on = {h for h, t in changed(events) if t == "Download the packages and what they need, on the first host that misses them"}
+        downloaded_on = {
+            h
+            for h, t in changed(events)
+            if t == "Download the packages and what they need, on the first host that misses them"
+        }
         assert len(downloaded_on) == 1, downloaded_on
         facts = installed_facts(events)
         for host in ("node1", "node2"):
             cuda = facts[host]["cuda"]
             assert cuda["runtime"]["code"] == 12080, cuda
             assert cuda["runtime"]["path"].startswith("/usr/local/cuda-12.8/"), cuda
-            assert cuda["compiler"] == "/usr/local/cuda-12.8/bin/nvcc" and cuda["cubin"] == {"elf": True, "machine": 190, "sm": 70}
-            assert cuda["cublaslt"]["code"] == 120804 and cuda["cublaslt"]["path"].startswith("/usr/local/cuda-12.8/"), cuda
+            assert cuda["compiler"] == "/usr/local/cuda-12.8/bin/nvcc" and cuda["cubin"] == {
+                "elf": True,
+                "machine": 190,
+                "sm": 70,
+            }
+            assert cuda["cublaslt"]["code"] == 120804 and cuda["cublaslt"]["path"].startswith(
+                "/usr/local/cuda-12.8/"
+            ), cuda
             assert facts[host]["cudnn"]["needs"]["libcublasLt.so.12"].startswith("/usr/local/cuda-12.8/"), facts[host]
             # /lib is /usr/lib on Debian 12 (merged /usr): the linker cache names either.
             assert facts[host]["cudnn"]["code"] == 91002
@@ -469,14 +589,24 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
             assert facts[host]["nccl"]["code"] == 22705
             assert facts[host]["nccl"]["path"].endswith("lib/x86_64-linux-gnu/libnccl.so.2"), facts[host]
         for address in addresses(lab):
-            shown = lab.ssh(address, "dpkg-query -W cuda-cudart-12-8 cuda-nvcc-12-8 cuda-nvrtc-12-8 libcublas-12-8 libcudnn9-cuda-12 "
-                                     "libcudnn9-dev-cuda-12 libnccl2 libnccl-dev g++; "
-                                     "cat /etc/apt/sources.list.d/scc-cuda.sources /etc/profile.d/scc-cuda.sh").stdout
-            for line in ("cuda-cudart-12-8\t12.8.90-1", "cuda-nvcc-12-8\t12.8.93-1", "cuda-nvrtc-12-8\t12.8.93-1",
-                         "libcublas-12-8\t12.8.4.1-1",
-                         "libcudnn9-cuda-12\t9.10.2.21-1", "libcudnn9-dev-cuda-12\t9.10.2.21-1",
-                         "libnccl2\t2.27.5-1+cuda12.8", "libnccl-dev\t2.27.5-1+cuda12.8",
-                         "Signed-By: /etc/apt/keyrings/scc-cuda.asc", "export CUDA_HOME=/usr/local/cuda-12.8"):
+            shown = lab.ssh(
+                address,
+                "dpkg-query -W cuda-cudart-12-8 cuda-nvcc-12-8 cuda-nvrtc-12-8 libcublas-12-8 libcudnn9-cuda-12 "
+                "libcudnn9-dev-cuda-12 libnccl2 libnccl-dev g++; "
+                "cat /etc/apt/sources.list.d/scc-cuda.sources /etc/profile.d/scc-cuda.sh",
+            ).stdout
+            for line in (
+                "cuda-cudart-12-8\t12.8.90-1",
+                "cuda-nvcc-12-8\t12.8.93-1",
+                "cuda-nvrtc-12-8\t12.8.93-1",
+                "libcublas-12-8\t12.8.4.1-1",
+                "libcudnn9-cuda-12\t9.10.2.21-1",
+                "libcudnn9-dev-cuda-12\t9.10.2.21-1",
+                "libnccl2\t2.27.5-1+cuda12.8",
+                "libnccl-dev\t2.27.5-1+cuda12.8",
+                "Signed-By: /etc/apt/keyrings/scc-cuda.asc",
+                "export CUDA_HOME=/usr/local/cuda-12.8",
+            ):
                 assert line in shown.splitlines(), (line, shown)
             assert "\ng++\t" in "\n" + shown, shown
         status, events = run(lab, workdir, extravars)

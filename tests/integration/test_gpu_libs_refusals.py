@@ -22,21 +22,45 @@ CASES = [
     ("aiacc-mirror", "scc.training.aiacc", {"aiacc_artifact_name": WHEEL, "aiacc_mirror": "/mnt/cpfs/mirror"}, None),
     ("cuda13-on-v100", "scc.training.cuda", {"cuda_version": "13.0"}, ["cuda_version=13.0", "9.0 to 12.9"]),
     ("cuda12.7-unknown", "scc.training.cuda", {"cuda_version": "12.7"}, ["cuda_version=12.7", "12.6, 12.8"]),
-    ("cuda12.8-driver550", "scc.training.cuda", {"nvidia_driver_branch": "550"},
-     ["cuda_version=12.8", "nvidia_driver_branch=550", "570.26"]),
-    ("cuda-wheel-of-another-version", "scc.training.cuda",
-     {"cuda_source": "pypi", "cuda_pypi_packages": ["nvidia-cuda-runtime-cu12==12.9.79"]},
-     ["cuda_pypi_packages", "12.8", "nvidia-cuda-runtime-cu12==12.9.79"]),
+    (
+        "cuda12.8-driver550",
+        "scc.training.cuda",
+        {"nvidia_driver_branch": "550"},
+        ["cuda_version=12.8", "nvidia_driver_branch=550", "570.26"],
+    ),
+    (
+        "cuda-wheel-of-another-version",
+        "scc.training.cuda",
+        {"cuda_source": "pypi", "cuda_pypi_packages": ["nvidia-cuda-runtime-cu12==12.9.79"]},
+        ["cuda_pypi_packages", "12.8", "nvidia-cuda-runtime-cu12==12.9.79"],
+    ),
     ("cudnn9.11-on-v100", "scc.training.cudnn", {"cudnn_version": "9.11.0.98"}, ["cudnn_version=9.11.0.98", "9.10.2"]),
-    ("cudnn-for-cuda13-on-v100", "scc.training.cudnn", {"cudnn_cuda_version": "13.0"},
-     ["cudnn_cuda_version=13.0", "9.0 to 12.9"]),
+    (
+        "cudnn-for-cuda13-on-v100",
+        "scc.training.cudnn",
+        {"cudnn_cuda_version": "13.0"},
+        ["cudnn_cuda_version=13.0", "9.0 to 12.9"],
+    ),
     ("cudnn-3-part-version", "scc.training.cudnn", {"cudnn_version": "9.10.2"}, ["cudnn_version W.X.Y.Z", "9.10.2"]),
     ("cudnn-mirror-without-location", "scc.training.cudnn", {"cudnn_source": "mirror"}, ["cudnn_mirror"]),
-    ("nccl2.27-for-cuda11.8", "scc.training.nccl", {"nccl_cuda_version": "11.8"},
-     ["nccl_version=2.27.5", "nccl_cuda_version=11.8", "2.21.5"]),
-    ("nccl-for-cuda13-on-v100", "scc.training.nccl", {"nccl_cuda_version": "13.0"}, ["nccl_cuda_version=13.0", "2.27.7"]),
-    ("aiacc-release-without-sha256", "scc.training.aiacc", {"aiacc_source": "release", "aiacc_artifact_name": WHEEL},
-     ["aiacc_artifact_sha256"]),
+    (
+        "nccl2.27-for-cuda11.8",
+        "scc.training.nccl",
+        {"nccl_cuda_version": "11.8"},
+        ["nccl_version=2.27.5", "nccl_cuda_version=11.8", "2.21.5"],
+    ),
+    (
+        "nccl-for-cuda13-on-v100",
+        "scc.training.nccl",
+        {"nccl_cuda_version": "13.0"},
+        ["nccl_cuda_version=13.0", "2.27.7"],
+    ),
+    (
+        "aiacc-release-without-sha256",
+        "scc.training.aiacc",
+        {"aiacc_source": "release", "aiacc_artifact_name": WHEEL},
+        ["aiacc_artifact_sha256"],
+    ),
     ("aiacc-without-artifact", "scc.training.aiacc", {"aiacc_mirror": "/mnt/cpfs/mirror"}, ["aiacc_artifact_name"]),
 ]
 
@@ -44,14 +68,19 @@ CASES = [
 def run(playbook, inventory, extravars, workdir):
     private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
     result = ansible_runner.run(
-        private_data_dir=str(private), playbook=str(playbook), inventory=str(inventory),
-        extravars=extravars, quiet=True,
-        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                 # the lab hosts' keys are pinned and must be checked.
-                 "ANSIBLE_HOST_KEY_CHECKING": "True",
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        private_data_dir=str(private),
+        playbook=str(playbook),
+        inventory=str(inventory),
+        extravars=extravars,
+        quiet=True,
+        envvars={
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+            # the lab hosts' keys are pinned and must be checked.
+            "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
     )
     events = list(result.events)
     shutil.rmtree(private, ignore_errors=True)
@@ -60,14 +89,19 @@ def run(playbook, inventory, extravars, workdir):
 
 def test_refusals_through_the_roles_validate_entry_points(tmp_path):
     inventory = tmp_path / "hosts.yml"
-    inventory.write_text(f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
-                         f"      ansible_python_interpreter: {sys.executable}\n")
+    inventory.write_text(
+        f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
+        f"      ansible_python_interpreter: {sys.executable}\n"
+    )
     cases = [{"id": c[0], "role": c[1], "vars": c[2]} for c in CASES]
     status, events = run(PLAYBOOKS / "gpu_libs_refusals.yml", inventory, {"gpu_libs_cases": cases}, tmp_path)
     assert status == "successful"
     assert not [e for e in events if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
-    outcomes = [e["event_data"]["res"]["__outcomes"] for e in events
-                if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]][-1]
+    outcomes = [
+        e["event_data"]["res"]["__outcomes"]
+        for e in events
+        if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]
+    ][-1]
     refused = 0
     for case in CASES:
         case_id, words = case[0], case[3]
@@ -85,8 +119,9 @@ def test_validate_playbook_refuses_cudnn_9_11_on_v100_without_contacting_a_host(
     # Nothing listens on this address: a task that contacted the host would be unreachable.
     inventory = tmp_path / "hosts.yml"
     inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
-    status, events = run(ROOT / "playbooks" / "validate.yml", inventory,
-                         {"cudnn_version": "9.11.0.98", "scc_cpu_only": False}, tmp_path)
+    status, events = run(
+        ROOT / "playbooks" / "validate.yml", inventory, {"cudnn_version": "9.11.0.98", "scc_cpu_only": False}, tmp_path
+    )
     assert status == "failed"
     assert not [e for e in events if e["event"] == "runner_on_unreachable"]
     messages = [e["event_data"]["res"].get("msg", "") for e in events if e["event"] == "runner_on_failed"]
@@ -98,10 +133,16 @@ def test_validate_playbook_checks_aiacc_only_when_bert_trains_with_it(tmp_path):
     inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
     # torch (the default): aiacc's variables are not asked for.
     status, events = run(ROOT / "playbooks" / "validate.yml", inventory, {"scc_cpu_only": False}, tmp_path)
-    assert status == "successful", [e["event_data"]["res"].get("msg") for e in events if e["event"] == "runner_on_failed"]
+    assert status == "successful", [
+        e["event_data"]["res"].get("msg") for e in events if e["event"] == "runner_on_failed"
+    ]
     # aiacc: prepare.yml would install it, so validate refuses the missing artifact before any host is contacted.
-    status, events = run(ROOT / "playbooks" / "validate.yml", inventory,
-                         {"scc_cpu_only": False, "bert_launch_framework": "aiacc"}, tmp_path)
+    status, events = run(
+        ROOT / "playbooks" / "validate.yml",
+        inventory,
+        {"scc_cpu_only": False, "bert_launch_framework": "aiacc"},
+        tmp_path,
+    )
     assert status == "failed"
     assert not [e for e in events if e["event"] == "runner_on_unreachable"]
     messages = [e["event_data"]["res"].get("msg", "") for e in events if e["event"] == "runner_on_failed"]

@@ -37,42 +37,116 @@ V100 = {"nvidia_driver_gpu_compute_capability": "7.0"}
 # (id, role, vars, words the refusal must contain; None = must be accepted)
 CASES = [
     ("control-580-cuda12.9-v100", "scc.training.nvidia_driver", {**V100, "nvidia_driver_cuda_version": "12.9"}, None),
-    ("cuda13-on-v100", "scc.training.nvidia_driver", {**V100, "nvidia_driver_cuda_version": "13.0"},
-     ["nvidia_driver_cuda_version=13.0", "nvidia_driver_gpu_compute_capability", "9.0 to 12.9"]),
-    ("branch590-on-v100", "scc.training.nvidia_driver", {**V100, "nvidia_driver_branch": "590"},
-     ["nvidia_driver_branch=590", "580"]),
-    ("branch535-cuda12.4", "scc.training.nvidia_driver", {**V100, "nvidia_driver_branch": "535", "nvidia_driver_cuda_version": "12.4"},
-     ["nvidia_driver_branch=535", "550.54.14", "<= 12.2"]),
-    ("branch550-cuda12.8", "scc.training.nvidia_driver", {**V100, "nvidia_driver_branch": "550", "nvidia_driver_cuda_version": "12.8"},
-     ["nvidia_driver_branch=550", "570.26"]),
-    ("branch575-cuda13-h100", "scc.training.nvidia_driver",
-     {"nvidia_driver_gpu_compute_capability": "9.0", "nvidia_driver_branch": "575", "nvidia_driver_cuda_version": "13.0"},
-     ["nvidia_driver_cuda_version=13.0", "<= 12.9"]),
-    ("branch470-on-h100", "scc.training.nvidia_driver", {"nvidia_driver_gpu_compute_capability": "9.0", "nvidia_driver_branch": "470"},
-     ["nvidia_driver_branch=470", "11.8"]),
-    ("open-modules-on-v100", "scc.training.nvidia_driver", {**V100, "nvidia_driver_kernel_modules": "open"},
-     ["nvidia_driver_kernel_modules=open", "proprietary"]),
-    ("cuda12.7-unknown", "scc.training.nvidia_driver", {**V100, "nvidia_driver_cuda_version": "12.7"},
-     ["nvidia_driver_cuda_version=12.7", "12.6, 12.8"]),
-    ("kepler-unknown", "scc.training.nvidia_driver", {"nvidia_driver_gpu_compute_capability": "3.5"},
-     ["nvidia_driver_gpu_compute_capability=3.5"]),
-    ("pin-outside-branch", "scc.training.nvidia_driver", {**V100, "nvidia_driver_version": "575.51.03"},
-     ["nvidia_driver_version", "580.95.05"]),
-    ("branch-not-3-digits", "scc.training.nvidia_driver", {**V100, "nvidia_driver_branch": "58"},
-     ["nvidia_driver_branch must be a 3-digit branch"]),
-    ("os-centos7", "scc.training.nvidia_driver",
-     {"tasks_from": "preflight", "facts": {"distribution": "CentOS", "distribution_major_version": "7",
-                                           "distribution_version": "7.9", "os_family": "RedHat"}},
-     ["CentOS 7.9 on localhost is not supported", "Alibaba Cloud Linux 3"]),
-    ("os-ubuntu18", "scc.training.nvidia_driver",
-     {"tasks_from": "preflight", "facts": {"distribution": "Ubuntu", "distribution_major_version": "18",
-                                           "distribution_version": "18.04", "os_family": "Debian"}},
-     ["Ubuntu 18.04 on localhost is not supported"]),
-    ("nic-bad-psid", "scc.training.nic_firmware", {"nic_firmware_targets": [{"psid": "ConnectX6", "version": "22.39.1002"}]},
-     ["nic_firmware_targets", "MT_0000000359"]),
-    ("nic-burn-without-image", "scc.training.nic_firmware",
-     {"nic_firmware_burn": True, "nic_firmware_targets": [{"psid": "MT_0000000359", "version": "22.39.1002"}]},
-     ["nic_firmware_burn is true", "MT_0000000359", "no image"]),
+    (
+        "cuda13-on-v100",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_cuda_version": "13.0"},
+        ["nvidia_driver_cuda_version=13.0", "nvidia_driver_gpu_compute_capability", "9.0 to 12.9"],
+    ),
+    (
+        "branch590-on-v100",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_branch": "590"},
+        ["nvidia_driver_branch=590", "580"],
+    ),
+    (
+        "branch535-cuda12.4",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_branch": "535", "nvidia_driver_cuda_version": "12.4"},
+        ["nvidia_driver_branch=535", "550.54.14", "<= 12.2"],
+    ),
+    (
+        "branch550-cuda12.8",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_branch": "550", "nvidia_driver_cuda_version": "12.8"},
+        ["nvidia_driver_branch=550", "570.26"],
+    ),
+    (
+        "branch575-cuda13-h100",
+        "scc.training.nvidia_driver",
+        {
+            "nvidia_driver_gpu_compute_capability": "9.0",
+            "nvidia_driver_branch": "575",
+            "nvidia_driver_cuda_version": "13.0",
+        },
+        ["nvidia_driver_cuda_version=13.0", "<= 12.9"],
+    ),
+    (
+        "branch470-on-h100",
+        "scc.training.nvidia_driver",
+        {"nvidia_driver_gpu_compute_capability": "9.0", "nvidia_driver_branch": "470"},
+        ["nvidia_driver_branch=470", "11.8"],
+    ),
+    (
+        "open-modules-on-v100",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_kernel_modules": "open"},
+        ["nvidia_driver_kernel_modules=open", "proprietary"],
+    ),
+    (
+        "cuda12.7-unknown",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_cuda_version": "12.7"},
+        ["nvidia_driver_cuda_version=12.7", "12.6, 12.8"],
+    ),
+    (
+        "kepler-unknown",
+        "scc.training.nvidia_driver",
+        {"nvidia_driver_gpu_compute_capability": "3.5"},
+        ["nvidia_driver_gpu_compute_capability=3.5"],
+    ),
+    (
+        "pin-outside-branch",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_version": "575.51.03"},
+        ["nvidia_driver_version", "580.95.05"],
+    ),
+    (
+        "branch-not-3-digits",
+        "scc.training.nvidia_driver",
+        {**V100, "nvidia_driver_branch": "58"},
+        ["nvidia_driver_branch must be a 3-digit branch"],
+    ),
+    (
+        "os-centos7",
+        "scc.training.nvidia_driver",
+        {
+            "tasks_from": "preflight",
+            "facts": {
+                "distribution": "CentOS",
+                "distribution_major_version": "7",
+                "distribution_version": "7.9",
+                "os_family": "RedHat",
+            },
+        },
+        ["CentOS 7.9 on localhost is not supported", "Alibaba Cloud Linux 3"],
+    ),
+    (
+        "os-ubuntu18",
+        "scc.training.nvidia_driver",
+        {
+            "tasks_from": "preflight",
+            "facts": {
+                "distribution": "Ubuntu",
+                "distribution_major_version": "18",
+                "distribution_version": "18.04",
+                "os_family": "Debian",
+            },
+        },
+        ["Ubuntu 18.04 on localhost is not supported"],
+    ),
+    (
+        "nic-bad-psid",
+        "scc.training.nic_firmware",
+        {"nic_firmware_targets": [{"psid": "ConnectX6", "version": "22.39.1002"}]},
+        ["nic_firmware_targets", "MT_0000000359"],
+    ),
+    (
+        "nic-burn-without-image",
+        "scc.training.nic_firmware",
+        {"nic_firmware_burn": True, "nic_firmware_targets": [{"psid": "MT_0000000359", "version": "22.39.1002"}]},
+        ["nic_firmware_burn is true", "MT_0000000359", "no image"],
+    ),
 ]
 
 
@@ -80,14 +154,20 @@ def run(playbook, inventory, extravars=None, check=False, workdir=None):
     """One ansible-runner run; returns (status, rc, events)."""
     private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
     result = ansible_runner.run(
-        private_data_dir=str(private), playbook=str(playbook), inventory=str(inventory),
-        extravars=extravars or {}, cmdline="--check" if check else None, quiet=True,
-        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                 # the lab hosts' keys are pinned and must be checked.
-                 "ANSIBLE_HOST_KEY_CHECKING": "True",
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        private_data_dir=str(private),
+        playbook=str(playbook),
+        inventory=str(inventory),
+        extravars=extravars or {},
+        cmdline="--check" if check else None,
+        quiet=True,
+        envvars={
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+            # the lab hosts' keys are pinned and must be checked.
+            "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
     )
     events = list(result.events)
     shutil.rmtree(private, ignore_errors=True)
@@ -95,13 +175,19 @@ def run(playbook, inventory, extravars=None, check=False, workdir=None):
 
 
 def changed(events):
-    return [(e["event_data"]["host"], e["event_data"]["task"]) for e in events
-            if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
+    return [
+        (e["event_data"]["host"], e["event_data"]["task"])
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
+    ]
 
 
 def failures(events):
-    return [(e["event_data"].get("host"), e["event_data"]["res"].get("msg", "")) for e in events
-            if e["event"] == "runner_on_failed" and not e["event_data"].get("ignore_errors")]
+    return [
+        (e["event_data"].get("host"), e["event_data"]["res"].get("msg", ""))
+        for e in events
+        if e["event"] == "runner_on_failed" and not e["event_data"].get("ignore_errors")
+    ]
 
 
 def messages(events):
@@ -110,18 +196,27 @@ def messages(events):
 
 def test_refusals_through_the_roles_validate_entry_points(tmp_path):
     inventory = tmp_path / "hosts.yml"
-    inventory.write_text(f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
-                         f"      ansible_python_interpreter: {sys.executable}\n")
+    inventory.write_text(
+        f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
+        f"      ansible_python_interpreter: {sys.executable}\n"
+    )
     cases = []
     for case in CASES:
-        entry = {"id": case[0], "role": case[1], "vars": {k: v for k, v in case[2].items() if k not in ("tasks_from", "facts")}}
+        entry = {
+            "id": case[0],
+            "role": case[1],
+            "vars": {k: v for k, v in case[2].items() if k not in ("tasks_from", "facts")},
+        }
         entry.update({k: v for k, v in case[2].items() if k in ("tasks_from", "facts")})
         cases.append(entry)
     status, rc, events = run(PLAYBOOKS / "gpu_refusals.yml", inventory, {"gpu_refusals_cases": cases}, workdir=tmp_path)
     assert (status, rc) == ("successful", 0), failures(events)
     assert changed(events) == []
-    outcomes = [e["event_data"]["res"]["__outcomes"] for e in events
-                if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]][-1]
+    outcomes = [
+        e["event_data"]["res"]["__outcomes"]
+        for e in events
+        if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]
+    ][-1]
     refused = 0
     for case in CASES:
         case_id, words = case[0], case[3]
@@ -147,8 +242,12 @@ def lab():
 
 
 def test_validate_playbook_refuses_cuda13_on_v100_before_any_host(lab, tmp_path):
-    status, rc, events = run(ROOT / "playbooks" / "validate.yml", lab.inventory,
-                             {"nvidia_driver_cuda_version": "13.0", "scc_cpu_only": False}, workdir=tmp_path)
+    status, rc, events = run(
+        ROOT / "playbooks" / "validate.yml",
+        lab.inventory,
+        {"nvidia_driver_cuda_version": "13.0", "scc_cpu_only": False},
+        workdir=tmp_path,
+    )
     assert status == "failed" and rc != 0
     assert any("nvidia_driver_cuda_version=13.0" in failure[1] for failure in failures(events)), failures(events)
     assert changed(events) == []
@@ -165,18 +264,22 @@ def test_cpu_only_lab_host_skips_with_no_change(lab, tmp_path):
 
 
 def test_no_gpu_without_cpu_only_fails_with_the_documented_message(lab, tmp_path):
-    status, rc, events = run(PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, {"scc_cpu_only": False}, workdir=tmp_path)
+    status, _rc, events = run(
+        PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, {"scc_cpu_only": False}, workdir=tmp_path
+    )
     assert status == "failed"
-    (host, msg), = failures(events)
+    ((host, msg),) = failures(events)
     assert host == "node1" and "no NVIDIA GPU on node1" in msg and "scc_cpu_only: true" in msg
     assert changed(events) == []
 
 
 def test_nic_targets_without_a_nic_fail(lab, tmp_path):
     targets = [{"psid": "MT_0000000359", "version": "22.39.1002"}]
-    status, rc, events = run(PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, {"nic_firmware_targets": targets}, workdir=tmp_path)
+    status, _rc, events = run(
+        PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, {"nic_firmware_targets": targets}, workdir=tmp_path
+    )
     assert status == "failed"
-    (host, msg), = failures(events)
+    ((_host, msg),) = failures(events)
     assert "nic_firmware_targets is set but node1 has no NVIDIA/Mellanox NIC" in msg
     assert changed(events) == []
 
@@ -186,19 +289,40 @@ def test_nic_firmware_mismatch_fails_and_check_mode_shows_it(lab, tmp_path):
     body = FIXTURE.read_text(encoding="utf-8").split("\n", 1)[1]
     script = "#!/bin/sh\n[ \"$1\" = --query ] || exit 9\ncat <<'SCC_EOF'\n" + body + "SCC_EOF\n"
     proc = subprocess.run(
-        ["ssh", "-i", str(lab.key), "-o", f"UserKnownHostsFile={lab.known_hosts}", "-o", "StrictHostKeyChecking=yes",
-         "-o", "BatchMode=yes", f"root@{ADDRESS}", f"cat > {STANDIN} && chmod 0755 {STANDIN}"],
-        input=script, capture_output=True, text=True, timeout=60, check=False)
+        [
+            "ssh",
+            "-i",
+            str(lab.key),
+            "-o",
+            f"UserKnownHostsFile={lab.known_hosts}",
+            "-o",
+            "StrictHostKeyChecking=yes",
+            "-o",
+            "BatchMode=yes",
+            f"root@{ADDRESS}",
+            f"cat > {STANDIN} && chmod 0755 {STANDIN}",
+        ],
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
-    extravars = {"nic_firmware_tool": "mlxfwmanager", "nic_firmware_tool_path": STANDIN,
-                 "nic_firmware_targets": [{"psid": "MT_0000000359", "version": "22.39.1002"}]}
+    extravars = {
+        "nic_firmware_tool": "mlxfwmanager",
+        "nic_firmware_tool_path": STANDIN,
+        "nic_firmware_targets": [{"psid": "MT_0000000359", "version": "22.39.1002"}],
+    }
     status, rc, events = run(PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, extravars, workdir=tmp_path)
     assert status == "failed"
-    (host, msg), = failures(events)
+    ((_host, msg),) = failures(events)
     assert "MT_0000000359 22.32.0498 (target 22.39.1002)" in msg and "Set nic_firmware_burn: true" in msg
     assert changed(events) == []
 
-    status, rc, events = run(PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, extravars, check=True, workdir=tmp_path)
+    status, rc, events = run(
+        PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, extravars, check=True, workdir=tmp_path
+    )
     assert (status, rc) == ("successful", 0), failures(events)
     assert "running 22.32.0498, target 22.39.1002 -> would burn (nic_firmware_burn is false)" in messages(events)
     assert changed(events) == []

@@ -18,7 +18,8 @@ from lab.cluster import Lab
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESSES = ("127.0.10.11", "127.0.10.12")
 _spec = importlib.util.spec_from_file_location(
-    "rdma_sysfs_tree", ROOT / "tests" / "unit" / "plugins" / "modules" / "rdma_sysfs_tree.py")
+    "rdma_sysfs_tree", ROOT / "tests" / "unit" / "plugins" / "modules" / "rdma_sysfs_tree.py"
+)
 _tree = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_tree)
 
@@ -60,12 +61,14 @@ def run(lab, workdir, playbook_text=None, playbook=None, extravars=None, check=F
         inventory=str(lab.inventory),
         # The lab declares scc_transport: tcp (no RDMA); these tests exercise ib_check's RDMA checks.
         extravars={"scc_transport": "rdma", **(extravars or {})},
-        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                 # the lab hosts' keys are pinned and must be checked.
-                 "ANSIBLE_HOST_KEY_CHECKING": "True",
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        envvars={
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+            # the lab hosts' keys are pinned and must be checked.
+            "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
         cmdline="--check" if check else None,
         quiet=True,
     )
@@ -75,13 +78,19 @@ def run(lab, workdir, playbook_text=None, playbook=None, extravars=None, check=F
 
 
 def _results(events, kind):
-    return {e["event_data"]["host"]: e["event_data"]["res"] for e in events
-            if e["event"] == kind and "res" in e["event_data"]}
+    return {
+        e["event_data"]["host"]: e["event_data"]["res"]
+        for e in events
+        if e["event"] == kind and "res" in e["event_data"]
+    }
 
 
 def _changed(events):
-    return [e["event_data"]["task"] for e in events
-            if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
+    return [
+        e["event_data"]["task"]
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
+    ]
 
 
 def test_rdma_info_reports_no_devices_on_lab_hosts(lab, tmp_path):
@@ -91,7 +100,12 @@ def test_rdma_info_reports_no_devices_on_lab_hosts(lab, tmp_path):
     assert sorted(results) == ["node1", "node2"]
     for res in results.values():
         assert (res["rdma_present"], res["source"], res["devices"], res["active_ports"], res["changed"]) == (
-            False, "none", [], [], False)
+            False,
+            "none",
+            [],
+            [],
+            False,
+        )
 
 
 def test_ib_check_fails_with_the_documented_message_without_rdma(lab, tmp_path):
@@ -102,7 +116,8 @@ def test_ib_check_fails_with_the_documented_message_without_rdma(lab, tmp_path):
     for host, res in failures.items():
         assert res["msg"] == (
             f"ib_check: {host} has no RDMA device (/sys/class/infiniband is missing or empty): load the "
-            "NIC's RDMA driver (mlx5_ib for ConnectX), or set ib_check_transport: tcp for a cluster without RDMA.")
+            "NIC's RDMA driver (mlx5_ib for ConnectX), or set ib_check_transport: tcp for a cluster without RDMA."
+        )
     assert _changed(events) == []
 
 
@@ -113,18 +128,26 @@ def test_ib_check_skips_when_declared_tcp(lab, tmp_path):
     for host in ("node1", "node2"):
         assert f"ib_check: skipped on {host}: ib_check_transport is tcp (no RDMA fabric declared)." in messages
     # rdma_info never ran.
-    assert not [e for e in events if e["event_data"].get("task") == "Read the RDMA devices and ports"
-                and e["event"] == "runner_on_ok"]
+    assert not [
+        e
+        for e in events
+        if e["event_data"].get("task") == "Read the RDMA devices and ports" and e["event"] == "runner_on_ok"
+    ]
 
 
 def test_bad_variable_fails_in_validate_before_any_host(lab, tmp_path):
-    status, events = run(lab, tmp_path, playbook=ROOT / "playbooks" / "validate.yml",
-                         extravars={"ib_check_transport": "roce", "scc_validate_roles": ["scc.training.ib_check"]})
+    status, events = run(
+        lab,
+        tmp_path,
+        playbook=ROOT / "playbooks" / "validate.yml",
+        extravars={"ib_check_transport": "roce", "scc_validate_roles": ["scc.training.ib_check"]},
+    )
     assert status == "failed"
     failures = _results(events, "runner_on_failed")
     # The role's argument spec (choices) or its validate.yml: either way the message names the variable.
-    assert failures and all("ib_check_transport" in res["msg"] and "roce" in res["msg"]
-                            for res in failures.values()), failures
+    assert failures and all("ib_check_transport" in res["msg"] and "roce" in res["msg"] for res in failures.values()), (
+        failures
+    )
     assert _changed(events) == []
     assert not [e for e in events if e["event_data"].get("task") == "Read the RDMA devices and ports"]
 
@@ -132,10 +155,15 @@ def test_bad_variable_fails_in_validate_before_any_host(lab, tmp_path):
 def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
     """The lab's shared directory is /mnt/cpfs on every host: a stand-in /sys/class/infiniband
     with mlx5_0 (RoCE, active, 100 Gb/s) and mlx5_1 (InfiniBand, down), from the fixtures."""
-    tree = _tree.build_tree(lab.shared / "stand-in-infiniband", "show_gids_mlx5_roce.txt",
-                            "ibstat_roce_active_ib_down.txt")
-    expect = {"ib_check_sysfs_path": "/mnt/cpfs/stand-in-infiniband", "ib_check_expected_devices": 2,
-              "ib_check_expected_link_layer": "Ethernet", "ib_check_expected_rate_gbps": 100}
+    tree = _tree.build_tree(
+        lab.shared / "stand-in-infiniband", "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt"
+    )
+    expect = {
+        "ib_check_sysfs_path": "/mnt/cpfs/stand-in-infiniband",
+        "ib_check_expected_devices": 2,
+        "ib_check_expected_link_layer": "Ethernet",
+        "ib_check_expected_rate_gbps": 100,
+    }
     try:
         status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=expect)
         assert status == "failed"
@@ -152,14 +180,19 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
         # Without the down device, the same tree passes, also in --check, and nothing changes.
         shutil.rmtree(tree / "mlx5_1")
         for check in (False, True):
-            status, events = run(lab, tmp_path, PLAY_IB_CHECK, check=check,
-                                 extravars={**expect, "ib_check_expected_devices": 1})
+            status, events = run(
+                lab, tmp_path, PLAY_IB_CHECK, check=check, extravars={**expect, "ib_check_expected_devices": 1}
+            )
             assert status == "successful", _results(events, "runner_on_failed")
             assert _changed(events) == []
-            reports = [e["event_data"]["res"]["msg"] for e in events if e["event"] == "runner_on_ok"
-                       and e["event_data"]["task"] == "Report the RDMA ports"]
+            reports = [
+                e["event_data"]["res"]["msg"]
+                for e in events
+                if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Report the RDMA ports"
+            ]
             assert sorted(reports) == [
-                f"ib_check: {h}: mlx5_0:1 active, Ethernet, 100 Gb/s (RoCE v2 GID index 1)." for h in ("node1", "node2")]
+                f"ib_check: {h}: mlx5_0:1 active, Ethernet, 100 Gb/s (RoCE v2 GID index 1)." for h in ("node1", "node2")
+            ]
     finally:
         shutil.rmtree(tree, ignore_errors=True)
 
@@ -175,9 +208,16 @@ def test_ib_check_nodes_must_match_the_first(lab, tmp_path):
             shutil.rmtree(tree / "mlx5_1")
         for sub in ("gids", "gid_attrs/types", "gid_attrs/ndevs"):
             (base / "node2" / "mlx5_0" / "ports" / "1" / sub / "1").unlink()
-        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars={
-            "ib_check_sysfs_path": "/mnt/cpfs/stand-in-per-node/{{ inventory_hostname }}",
-            "ib_check_expected_devices": 1, "ib_check_expected_rate_gbps": 100})
+        status, events = run(
+            lab,
+            tmp_path,
+            PLAY_IB_CHECK,
+            extravars={
+                "ib_check_sysfs_path": "/mnt/cpfs/stand-in-per-node/{{ inventory_hostname }}",
+                "ib_check_expected_devices": 1,
+                "ib_check_expected_rate_gbps": 100,
+            },
+        )
         assert status == "failed"
         failures = _results(events, "runner_on_failed")
         assert list(failures) == ["node1"]

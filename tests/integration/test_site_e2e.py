@@ -47,16 +47,23 @@ def cloud(lab_hosts, workdir):
     """The emulator with the cluster provision.yml made, and workdir/inventory, the inventory
     directory every run uses (the scc.training.ecs plugin finds the instances there)."""
     timings = Timings(vpc=0.05, instance_pending=0.2, instance_starting=0.2, file_system=0.5, mount_target=0.1)
-    with CloudEmulator(port=0, access_key_id=CLOUD_KEY_ID, access_key_secret=CLOUD_SECRET, timings=timings,
-                       host_addresses=[h.address for h in lab_hosts.load()]) as emu:
+    with CloudEmulator(
+        port=0,
+        access_key_id=CLOUD_KEY_ID,
+        access_key_secret=CLOUD_SECRET,
+        timings=timings,
+        host_addresses=[h.address for h in lab_hosts.load()],
+    ) as emu:
         # workdir/inventory: the plugin config and the lab's group vars (as `make demo-cloud` writes them).
         settings = write_files(lab_hosts, emu.endpoint, workdir, CLOUD_NAME)[0]
 
         status, rc, events = run(lab_hosts, workdir, "provision.yml", settings)
         assert (status, rc) == ("successful", 0), failed_tasks(events)
         nodes = [i for i in emu.store.instances.values() if i["InstanceName"] == f"{CLOUD_NAME}-node"]
-        assert sorted(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0] for i in nodes) == \
-            ["127.0.8.11", "127.0.8.12"]
+        assert sorted(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0] for i in nodes) == [
+            "127.0.8.11",
+            "127.0.8.12",
+        ]
         yield dict(emu=emu, settings=settings, instance_ids={i["InstanceId"] for i in nodes})
 
 
@@ -86,19 +93,22 @@ def run(lab, workdir, playbook, extravars=None, check=False):
             "ssh_trust_key_dir": str(lab.dir / "ssh_trust"),
             **(extravars or {}),
         },
-        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                 # the lab hosts' keys are pinned and must be checked.
-                 "ANSIBLE_HOST_KEY_CHECKING": "True",
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                 # Every stage's results (BERT, traffic, bandwidth, the cluster report) in one place.
-                 "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
-                 # The inventory plugin and the cloud modules sign their calls to the emulator.
-                 "ALIBABA_CLOUD_ACCESS_KEY_ID": CLOUD_KEY_ID,
-                 "ALIBABA_CLOUD_ACCESS_KEY_SECRET": CLOUD_SECRET,
-                 "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
-                 # ansible-runner finds ansible-playbook on PATH: the one of this venv.
-                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        envvars={
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+            # the lab hosts' keys are pinned and must be checked.
+            "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+            # Every stage's results (BERT, traffic, bandwidth, the cluster report) in one place.
+            "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
+            # The inventory plugin and the cloud modules sign their calls to the emulator.
+            "ALIBABA_CLOUD_ACCESS_KEY_ID": CLOUD_KEY_ID,
+            "ALIBABA_CLOUD_ACCESS_KEY_SECRET": CLOUD_SECRET,
+            "NO_PROXY": "127.0.0.1",
+            "no_proxy": "127.0.0.1",
+            # ansible-runner finds ansible-playbook on PATH: the one of this venv.
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
         cmdline=cmdline,
         quiet=True,
     )
@@ -150,8 +160,9 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir, c
     status, rc, events = run(lab, workdir, "site.yml", {"bert_launch_steps": 40, "bert_launch_batch_size": 8})
     assert (status, rc) == ("successful", 0), failed_tasks(events)
     # The hosts site.yml configured are the provisioned instances, named by the inventory plugin.
-    assert {e["event_data"]["host"] for e in events if e["event"] == "runner_on_ok"} - {"localhost"} == \
-        cloud["instance_ids"]
+    assert {e["event_data"]["host"] for e in events if e["event"] == "runner_on_ok"} - {"localhost"} == cloud[
+        "instance_ids"
+    ]
 
     results = sorted((workdir / "results").glob("bert-*.json"))
     assert results, "no results JSON came back to the controller"

@@ -55,13 +55,15 @@ def run(lab, workdir, playbook, extravars=None, check=False):
         playbook=str(playbook),
         inventory=str(lab.inventory),
         extravars=extravars or {},
-        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                 # the lab hosts' keys are pinned and must be checked.
-                 "ANSIBLE_HOST_KEY_CHECKING": "True",
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                 "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
-                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        envvars={
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+            # the lab hosts' keys are pinned and must be checked.
+            "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+            "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
         cmdline="--check" if check else None,
         quiet=True,
     )
@@ -71,13 +73,19 @@ def run(lab, workdir, playbook, extravars=None, check=False):
 
 
 def changed(events):
-    return [(e["event_data"]["host"], e["event_data"]["task"]) for e in events
-            if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
+    return [
+        (e["event_data"]["host"], e["event_data"]["task"])
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
+    ]
 
 
 def failed(events):
-    return [(e["event_data"].get("host"), e["event_data"].get("task"), e["event_data"]["res"].get("msg", ""))
-            for e in events if e["event"] == "runner_on_failed"]
+    return [
+        (e["event_data"].get("host"), e["event_data"].get("task"), e["event_data"]["res"].get("msg", ""))
+        for e in events
+        if e["event"] == "runner_on_failed"
+    ]
 
 
 def test_verify_measures_all_pairs_samples_traffic_and_reports(lab, workdir):
@@ -90,7 +98,11 @@ def test_verify_measures_all_pairs_samples_traffic_and_reports(lab, workdir):
     assert matrix["nodes"] == nodes and matrix["ok"] is True
     # 3 nodes: 3 rounds of one pair (one node sits out each round), every pair exactly once.
     assert [len(r) for r in matrix["rounds"]] == [1, 1, 1]
-    assert sorted(sorted([p["client"], p["server"]]) for p in matrix["pairs"]) == [["node1", "node2"], ["node1", "node3"], ["node2", "node3"]]
+    assert sorted(sorted([p["client"], p["server"]]) for p in matrix["pairs"]) == [
+        ["node1", "node2"],
+        ["node1", "node3"],
+        ["node2", "node3"],
+    ]
     assert matrix["missing"] == [] and matrix["min_gbps"] == 1.0
     for p in matrix["pairs"]:
         # Each client really talked to its server's own address, and measured more than the threshold.

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import DEFAULT_TYPE_VALIDATORS
 
@@ -29,10 +28,26 @@ ENTRY_POINTS = ("main", "validate")
 # Keys ansible accepts for an option in a role argument spec (ansible-core 2.19,
 # ansible/modules/validate_argument_spec.py + module argument_spec keys).
 OPTION_KEYS = {
-    "type", "elements", "default", "choices", "required", "description", "options",
-    "aliases", "no_log", "apply_defaults", "required_if", "required_together",
-    "required_one_of", "required_by", "mutually_exclusive", "version_added",
-    "deprecated_aliases", "removed_in_version", "removed_at_date", "fallback",
+    "type",
+    "elements",
+    "default",
+    "choices",
+    "required",
+    "description",
+    "options",
+    "aliases",
+    "no_log",
+    "apply_defaults",
+    "required_if",
+    "required_together",
+    "required_one_of",
+    "required_by",
+    "mutually_exclusive",
+    "version_added",
+    "deprecated_aliases",
+    "removed_in_version",
+    "removed_at_date",
+    "fallback",
 }
 
 

@@ -36,8 +36,15 @@ TIMEOUT = 300
 # ansible-galaxy's own always-ignored patterns and directory names
 # (ansible/galaxy/collection/__init__.py, _build_files_manifest_walk, ansible-core 2.19).
 _GALAXY_DEFAULT_IGNORES = [
-    "MANIFEST.json", "FILES.json", "galaxy.yml", "galaxy.yaml", ".git", "*.pyc", "*.retry",
-    "tests/output", f"{NAMESPACE}-{NAME}-*.tar.gz",
+    "MANIFEST.json",
+    "FILES.json",
+    "galaxy.yml",
+    "galaxy.yaml",
+    ".git",
+    "*.pyc",
+    "*.retry",
+    "tests/output",
+    f"{NAMESPACE}-{NAME}-*.tar.gz",
 ]
 _GALAXY_IGNORE_DIRS = {"CVS", ".bzr", ".hg", ".git", ".svn", "__pycache__", ".tox"}
 
@@ -49,7 +56,13 @@ def _tool(name: str) -> str:
 
 def _run(cmd, cwd, env=None, check=True):
     proc = subprocess.run(
-        [str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        [str(c) for c in cmd],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
     )
     if check and proc.returncode != 0:
         pytest.fail(
@@ -63,7 +76,9 @@ def _git_files() -> list[str]:
     """Files of a clean checkout: tracked (still present) + untracked not ignored, without lab state."""
     out = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
     ).stdout.decode()
     files = []
     for rel in sorted(set(filter(None, out.split("\0")))):
@@ -138,8 +153,11 @@ def members(artifact):
 @pytest.fixture(scope="module")
 def installed(env, artifact, members):
     tarball = artifact / f"{NAMESPACE}-{NAME}-{VERSION}.tar.gz"
-    _run([_tool("ansible-galaxy"), "collection", "install", "--offline", "-p", env["collections"], tarball],
-         cwd=env["cwd"], env=env["env"])
+    _run(
+        [_tool("ansible-galaxy"), "collection", "install", "--offline", "-p", env["collections"], tarball],
+        cwd=env["cwd"],
+        env=env["env"],
+    )
     root = env["collections"] / "ansible_collections" / NAMESPACE / NAME
     assert (root / "MANIFEST.json").is_file(), f"install left no {root}/MANIFEST.json"
     return env
@@ -151,6 +169,7 @@ def _doc_list(env, plugin_type: str) -> dict:
 
 
 # --- the artifact -------------------------------------------------------------------------
+
 
 def test_artifact_is_named_from_galaxy_yml(artifact):
     names = sorted(p.name for p in artifact.iterdir())
@@ -177,17 +196,27 @@ def test_build_ignore_covers_local_state():
     top = sorted(p.name for p in ROOT.iterdir())
     ignored_top = set(
         subprocess.run(
-            ["git", "check-ignore", "--", *top], cwd=ROOT, capture_output=True, text=True, check=False,
+            ["git", "check-ignore", "--", *top],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
         ).stdout.split()
     )
     # Whole top-level entries git ignores, plus lab directories (git may not ignore those).
     flagged_top = ignored_top | {t for t in top if t.startswith(".lab")}
     candidates = sorted(flagged_top)
     # Ignored paths deeper in the tree (e.g. molecule/*/.molecule), outside the entries above.
-    nested = subprocess.run(
-        ["git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
-        cwd=ROOT, capture_output=True, check=True,
-    ).stdout.decode().split("\0")
+    nested = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     candidates += sorted(
         {p.rstrip("/") for p in nested if "/" in p.rstrip("/") and p.split("/", 1)[0] not in flagged_top}
     )
@@ -200,11 +229,14 @@ def test_build_ignore_covers_local_state():
 
 # --- the installed collection, alone -------------------------------------------------------
 
+
 def test_ansible_doc_lists_every_module(installed):
     modules_dir = ROOT / "plugins" / "modules"
-    expected = sorted(
-        f"{FQCN}.{p.stem}" for p in modules_dir.glob("*.py") if p.name != "__init__.py"
-    ) if modules_dir.is_dir() else []
+    expected = (
+        sorted(f"{FQCN}.{p.stem}" for p in modules_dir.glob("*.py") if p.name != "__init__.py")
+        if modules_dir.is_dir()
+        else []
+    )
     listed = sorted(_doc_list(installed, "module"))
     assert listed == expected
 
@@ -214,8 +246,11 @@ def test_ansible_doc_documents_mpi_hostfile_filter(installed):
         pytest.skip("plugins/filter/mpi.py does not exist yet")
     if not (ROOT / "plugins" / "filter" / "mpi_hostfile.yml").is_file():
         pytest.skip("plugins/filter/mpi_hostfile.yml (the filter's doc sidecar) does not exist yet")
-    proc = _run([_tool("ansible-doc"), "-t", "filter", f"{FQCN}.mpi_hostfile", "--json"],
-                cwd=installed["cwd"], env=installed["env"])
+    proc = _run(
+        [_tool("ansible-doc"), "-t", "filter", f"{FQCN}.mpi_hostfile", "--json"],
+        cwd=installed["cwd"],
+        env=installed["env"],
+    )
     doc = json.loads(proc.stdout)
     entry = doc.get(f"{FQCN}.mpi_hostfile")
     assert entry and entry.get("doc"), f"ansible-doc returned no documentation: {proc.stdout[:500]}"
@@ -231,5 +266,8 @@ def test_ansible_doc_lists_every_role(installed):
 def test_site_playbook_syntax_check(installed):
     if not (ROOT / "playbooks" / "site.yml").is_file():
         pytest.skip("playbooks/site.yml does not exist yet")
-    _run([_tool("ansible-playbook"), f"{FQCN}.site", "--syntax-check", "-i", "localhost,"],
-         cwd=installed["cwd"], env=installed["env"])
+    _run(
+        [_tool("ansible-playbook"), f"{FQCN}.site", "--syntax-check", "-i", "localhost,"],
+        cwd=installed["cwd"],
+        env=installed["env"],
+    )

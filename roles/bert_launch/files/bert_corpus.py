@@ -33,12 +33,43 @@ _SYLLABLES = (
 _TOWN_SUFFIX = ["ton", "ford", "mouth", "wick", "by", "stead", "haven", "bridge", "field", "port"]
 _COLOURS = ["grey", "green", "brown", "clear", "dark", "silver", "golden", "pale"]
 _GOODS = [
-    "wool", "salt", "timber", "grain", "copper", "iron", "cloth", "glass", "paper", "wine",
-    "cheese", "leather", "rope", "pottery", "tea", "honey", "tin", "silk", "oil", "flour",
+    "wool",
+    "salt",
+    "timber",
+    "grain",
+    "copper",
+    "iron",
+    "cloth",
+    "glass",
+    "paper",
+    "wine",
+    "cheese",
+    "leather",
+    "rope",
+    "pottery",
+    "tea",
+    "honey",
+    "tin",
+    "silk",
+    "oil",
+    "flour",
 ]
 _TRADES = [
-    "weavers", "smiths", "millers", "potters", "coopers", "masons", "tanners", "brewers",
-    "carpenters", "glassmakers", "printers", "ropemakers", "dyers", "bakers", "fishers",
+    "weavers",
+    "smiths",
+    "millers",
+    "potters",
+    "coopers",
+    "masons",
+    "tanners",
+    "brewers",
+    "carpenters",
+    "glassmakers",
+    "printers",
+    "ropemakers",
+    "dyers",
+    "bakers",
+    "fishers",
 ]
 _BUILDINGS = ["bridge", "market", "mill", "harbour", "library", "school", "tower", "hall", "chapel"]
 _SEASONS = ["spring", "summer", "autumn", "winter"]
@@ -108,12 +139,10 @@ def _town_sentences(w: World, rng: random.Random, town: str) -> tuple[list[str],
 def _river_sentences(w: World, rng: random.Random, river: str) -> tuple[list[str], str]:
     sea = w.river_sea[river]
     towns = w.towns_on(river)
-    out = [f"The {river} is a {w.river_colour[river]} river that flows {w.river_direction[river]} "
-           f"into the {sea}."]
+    out = [f"The {river} is a {w.river_colour[river]} river that flows {w.river_direction[river]} into the {sea}."]
     if len(towns) >= 2:
         a, b = rng.sample(towns, 2)
-        out.append(f"Boats on the {river} sail from {a} to {b} in "
-                   f"{rng.choice(_NUMBER_WORDS)} days.")
+        out.append(f"Boats on the {river} sail from {a} to {b} in {rng.choice(_NUMBER_WORDS)} days.")
         nxt = b
     elif towns:
         nxt = towns[0]

@@ -56,12 +56,30 @@ from typing import Any, Mapping, Sequence
 # Model sizes. tiny is the lab's (CPU) size; base and large are BERT's (Devlin et al. 2019).
 # learning_rate is the default used when --learning-rate is not given.
 MODEL_SIZES: dict[str, dict[str, Any]] = {
-    "tiny": {"num_layers": 2, "hidden_size": 128, "num_heads": 2, "intermediate_size": 512,
-             "vocab_size": 1024, "learning_rate": 1e-3},
-    "base": {"num_layers": 12, "hidden_size": 768, "num_heads": 12, "intermediate_size": 3072,
-             "vocab_size": 30522, "learning_rate": 1e-4},
-    "large": {"num_layers": 24, "hidden_size": 1024, "num_heads": 16, "intermediate_size": 4096,
-              "vocab_size": 30522, "learning_rate": 1e-4},
+    "tiny": {
+        "num_layers": 2,
+        "hidden_size": 128,
+        "num_heads": 2,
+        "intermediate_size": 512,
+        "vocab_size": 1024,
+        "learning_rate": 1e-3,
+    },
+    "base": {
+        "num_layers": 12,
+        "hidden_size": 768,
+        "num_heads": 12,
+        "intermediate_size": 3072,
+        "vocab_size": 30522,
+        "learning_rate": 1e-4,
+    },
+    "large": {
+        "num_layers": 24,
+        "hidden_size": 1024,
+        "num_heads": 16,
+        "intermediate_size": 4096,
+        "vocab_size": 30522,
+        "learning_rate": 1e-4,
+    },
 }
 MAX_POSITION_EMBEDDINGS = 512
 SEQ_LEN_MIN = 16
@@ -95,54 +113,74 @@ EXIT_NON_FINITE = 3
 # instances, sampling. Only mask_tokens and pack_instances need torch, and import it lazily.
 # --------------------------------------------------------------------------------------------
 
+
 def build_parser() -> argparse.ArgumentParser:
     env = os.environ
     p = argparse.ArgumentParser(description="BERT pretraining benchmark (mpirun + DDP or Horovod)")
-    p.add_argument("--framework", choices=sorted(FRAMEWORK_MODULES), default="torch",
-                   help="torch: torch.distributed + DistributedDataParallel; horovod: "
-                        "horovod.torch; aiacc: perseus.torch.horovod (AIACC-Training)")
+    p.add_argument(
+        "--framework",
+        choices=sorted(FRAMEWORK_MODULES),
+        default="torch",
+        help="torch: torch.distributed + DistributedDataParallel; horovod: "
+        "horovod.torch; aiacc: perseus.torch.horovod (AIACC-Training)",
+    )
     p.add_argument("--model-size", choices=sorted(MODEL_SIZES), default="tiny")
     p.add_argument("--num-layers", type=int, help="override the size table")
     p.add_argument("--hidden-size", type=int, help="override the size table")
     p.add_argument("--num-heads", type=int, help="override the size table")
     p.add_argument("--intermediate-size", type=int, help="override the size table")
-    p.add_argument("--vocab-size", type=int,
-                   help="WordPiece vocabulary to train; the model's embedding is padded to it "
-                        "when the corpus yields fewer pieces (default: from the size table)")
+    p.add_argument(
+        "--vocab-size",
+        type=int,
+        help="WordPiece vocabulary to train; the model's embedding is padded to it "
+        "when the corpus yields fewer pieces (default: from the size table)",
+    )
     p.add_argument("--seq-len", type=int, default=128)
     p.add_argument("--batch-size", type=int, default=8, help="sequences per rank per step")
     p.add_argument("--steps", type=int, default=30)
-    p.add_argument("--warmup-steps", type=int, default=5,
-                   help="first steps left out of the throughput measurement")
-    p.add_argument("--lr-warmup-steps", type=int, default=None,
-                   help="linear learning-rate warm-up (default: 10%% of --steps)")
-    p.add_argument("--learning-rate", type=float, default=None,
-                   help="peak AdamW learning rate (default: from the size table)")
+    p.add_argument("--warmup-steps", type=int, default=5, help="first steps left out of the throughput measurement")
+    p.add_argument(
+        "--lr-warmup-steps", type=int, default=None, help="linear learning-rate warm-up (default: 10%% of --steps)"
+    )
+    p.add_argument(
+        "--learning-rate", type=float, default=None, help="peak AdamW learning rate (default: from the size table)"
+    )
     p.add_argument("--mlm-probability", type=float, default=0.15)
     p.add_argument("--seed", type=int, default=1234)
-    p.add_argument("--corpus",
-                   default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.txt"),
-                   help="text file: one sentence per line, a blank line between documents")
-    p.add_argument("--vocab", default=None,
-                   help="use this vocab.txt instead of training one on the corpus")
+    p.add_argument(
+        "--corpus",
+        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus.txt"),
+        help="text file: one sentence per line, a blank line between documents",
+    )
+    p.add_argument("--vocab", default=None, help="use this vocab.txt instead of training one on the corpus")
     p.add_argument("--output-dir", required=True, help="rank 0 writes results.json here")
     p.add_argument("--run-id", default=env.get("SCC_TRAINING_RUN_ID", ""))
-    p.add_argument("--backend", choices=["auto", "nccl", "gloo"], default="auto",
-                   help="torch.distributed backend (--framework torch only): auto is nccl "
-                        "on CUDA devices, gloo on CPUs")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "nccl", "gloo"],
+        default="auto",
+        help="torch.distributed backend (--framework torch only): auto is nccl on CUDA devices, gloo on CPUs",
+    )
     p.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
-    p.add_argument("--precision", choices=["auto", "fp32", "fp16", "bf16"], default="auto",
-                   help="auto: bf16 on GPUs with compute capability >= 8.0, fp16 (with loss "
-                        "scaling) on older GPUs such as V100, fp32 on CPUs")
-    p.add_argument("--threads", type=int, default=0,
-                   help="torch intra-op threads per rank on CPU (0: cores / ranks on the node)")
+    p.add_argument(
+        "--precision",
+        choices=["auto", "fp32", "fp16", "bf16"],
+        default="auto",
+        help="auto: bf16 on GPUs with compute capability >= 8.0, fp16 (with loss "
+        "scaling) on older GPUs such as V100, fp32 on CPUs",
+    )
+    p.add_argument(
+        "--threads", type=int, default=0, help="torch intra-op threads per rank on CPU (0: cores / ranks on the node)"
+    )
     p.add_argument("--master-addr", default=env.get("MASTER_ADDR", ""))
     p.add_argument("--master-port", type=int, default=int(env.get("MASTER_PORT", "29500")))
-    p.add_argument("--init-timeout", type=int, default=300,
-                   help="seconds to wait for every rank to join the process group")
+    p.add_argument(
+        "--init-timeout", type=int, default=300, help="seconds to wait for every rank to join the process group"
+    )
     p.add_argument("--log-every", type=int, default=10)
-    p.add_argument("--peak-tflops", type=float, default=None,
-                   help="peak TFLOP/s of one device, overriding the built-in table")
+    p.add_argument(
+        "--peak-tflops", type=float, default=None, help="peak TFLOP/s of one device, overriding the built-in table"
+    )
     return p
 
 
@@ -154,11 +192,12 @@ def check_args(args: argparse.Namespace) -> list[str]:
     if args.batch_size < 1:
         errors.append(f"--batch-size must be >= 1 (got {args.batch_size})")
     if not SEQ_LEN_MIN <= args.seq_len <= SEQ_LEN_MAX:
-        errors.append(f"--seq-len must be within [{SEQ_LEN_MIN}, {SEQ_LEN_MAX}] "
-                      f"(got {args.seq_len})")
+        errors.append(f"--seq-len must be within [{SEQ_LEN_MIN}, {SEQ_LEN_MAX}] (got {args.seq_len})")
     if args.warmup_steps < 0 or (args.steps >= 1 and args.warmup_steps >= args.steps):
-        errors.append(f"--warmup-steps must be >= 0 and < --steps, leaving a step to measure "
-                      f"(got {args.warmup_steps} with --steps {args.steps})")
+        errors.append(
+            f"--warmup-steps must be >= 0 and < --steps, leaving a step to measure "
+            f"(got {args.warmup_steps} with --steps {args.steps})"
+        )
     if args.lr_warmup_steps is not None and args.lr_warmup_steps < 0:
         errors.append(f"--lr-warmup-steps must be >= 0 (got {args.lr_warmup_steps})")
     if args.learning_rate is not None and not args.learning_rate > 0:
@@ -172,8 +211,10 @@ def check_args(args: argparse.Namespace) -> list[str]:
     if args.log_every < 1:
         errors.append(f"--log-every must be >= 1 (got {args.log_every})")
     if args.framework != "torch" and args.backend != "auto":
-        errors.append(f"--backend applies to --framework torch only (got --backend "
-                      f"{args.backend} with --framework {args.framework})")
+        errors.append(
+            f"--backend applies to --framework torch only (got --backend "
+            f"{args.backend} with --framework {args.framework})"
+        )
     for name in ("num_layers", "hidden_size", "num_heads", "intermediate_size", "vocab_size"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -200,14 +241,12 @@ def model_config(size: str, overrides: Any = None) -> dict[str, Any]:
     if size not in MODEL_SIZES:
         raise ValueError(f"--model-size must be one of {sorted(MODEL_SIZES)} (got {size!r})")
     cfg = dict(MODEL_SIZES[size])
-    for key in ("num_layers", "hidden_size", "num_heads", "intermediate_size", "vocab_size",
-                "learning_rate"):
+    for key in ("num_layers", "hidden_size", "num_heads", "intermediate_size", "vocab_size", "learning_rate"):
         value = getattr(overrides, key, None) if overrides is not None else None
         if value is not None:
             cfg[key] = value
     if cfg["hidden_size"] % cfg["num_heads"]:
-        raise ValueError(f"--hidden-size ({cfg['hidden_size']}) must be a multiple of "
-                         f"--num-heads ({cfg['num_heads']})")
+        raise ValueError(f"--hidden-size ({cfg['hidden_size']}) must be a multiple of --num-heads ({cfg['num_heads']})")
     return cfg
 
 
@@ -227,8 +266,14 @@ def bert_config(cfg: Mapping[str, Any], vocab_size: int):
     )
 
 
-def parameter_count(layers: int, hidden: int, intermediate: int, vocab: int,
-                    positions: int = MAX_POSITION_EMBEDDINGS, type_vocab: int = 2) -> int:
+def parameter_count(
+    layers: int,
+    hidden: int,
+    intermediate: int,
+    vocab: int,
+    positions: int = MAX_POSITION_EMBEDDINGS,
+    type_vocab: int = 2,
+) -> int:
     """Trainable parameters of BertForPreTraining (decoder weight tied to word embeddings)."""
     h, i = hidden, intermediate
     embeddings = (vocab + positions + type_vocab) * h + 2 * h
@@ -239,8 +284,9 @@ def parameter_count(layers: int, hidden: int, intermediate: int, vocab: int,
     return embeddings + layers * layer + pooler + mlm_head + nsp_head
 
 
-def model_flops(layers: int, hidden: int, intermediate: int, vocab: int, seq_len: int,
-                global_batch: int) -> dict[str, float]:
+def model_flops(
+    layers: int, hidden: int, intermediate: int, vocab: int, seq_len: int, global_batch: int
+) -> dict[str, float]:
     """Model FLOPs of one training step over the global batch (formula: module docstring)."""
     h, i, s = hidden, intermediate, seq_len
     matmul_params = layers * (4 * h * h + 2 * h * i) + h * h + h * vocab
@@ -280,10 +326,11 @@ def rank_info(environ: Mapping[str, str]) -> dict[str, int]:
     else:
         rank, world, local_rank, local_size = 0, 1, 0, 1
     if not (world >= 1 and 0 <= rank < world and 0 <= local_rank < local_size):
-        raise ValueError(f"inconsistent rank environment: rank={rank} world_size={world} "
-                         f"local_rank={local_rank} local_size={local_size}")
-    return {"rank": rank, "world_size": world, "local_rank": local_rank,
-            "local_size": local_size}
+        raise ValueError(
+            f"inconsistent rank environment: rank={rank} world_size={world} "
+            f"local_rank={local_rank} local_size={local_size}"
+        )
+    return {"rank": rank, "world_size": world, "local_rank": local_rank, "local_size": local_size}
 
 
 def hosts_summary(rank_records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -291,8 +338,7 @@ def hosts_summary(rank_records: Sequence[Mapping[str, Any]]) -> list[dict[str, A
     hosts: dict[str, list[int]] = {}
     for rec in sorted(rank_records, key=lambda r: r["rank"]):
         hosts.setdefault(rec["host"], []).append(rec["rank"])
-    return [{"host": host, "ranks": ranks, "num_ranks": len(ranks)}
-            for host, ranks in hosts.items()]
+    return [{"host": host, "ranks": ranks, "num_ranks": len(ranks)} for host, ranks in hosts.items()]
 
 
 def read_documents(path: str) -> list[list[str]]:
@@ -318,8 +364,9 @@ def truncate_pair(a: list[int], b: list[int], max_tokens: int, rng) -> None:
             longer.pop()
 
 
-def create_instances(documents: Sequence[Sequence[Sequence[int]]], seq_len: int, rng,
-                     short_seq_prob: float = 0.1) -> list[tuple[list[int], list[int], int]]:
+def create_instances(
+    documents: Sequence[Sequence[Sequence[int]]], seq_len: int, rng, short_seq_prob: float = 0.1
+) -> list[tuple[list[int], list[int], int]]:
     """Next-sentence instances (tokens_a, tokens_b, label) from tokenised documents.
 
     BERT's create_pretraining_data algorithm: fill a chunk of sentences up to the target
@@ -380,17 +427,30 @@ def pack_instances(instances, seq_len: int, cls_id: int, sep_id: int, pad_id: in
         ids = [cls_id] + list(a) + [sep_id] + list(b) + [sep_id]
         length = len(ids)
         input_ids[row, :length] = torch.tensor(ids)
-        token_type[row, len(a) + 2:length] = 1
+        token_type[row, len(a) + 2 : length] = 1
         attention[row, :length] = 1
-        special[row, 1:len(a) + 1] = False
-        special[row, len(a) + 2:length - 1] = False
+        special[row, 1 : len(a) + 1] = False
+        special[row, len(a) + 2 : length - 1] = False
         labels[row] = label
-    return {"input_ids": input_ids, "token_type_ids": token_type, "attention_mask": attention,
-            "special_mask": special, "nsp_labels": labels}
+    return {
+        "input_ids": input_ids,
+        "token_type_ids": token_type,
+        "attention_mask": attention,
+        "special_mask": special,
+        "nsp_labels": labels,
+    }
 
 
-def mask_tokens(input_ids, special_mask, *, mask_id: int, vocab_size: int, generator,
-                probability: float = 0.15, random_low: int = len(SPECIAL_TOKENS)):
+def mask_tokens(
+    input_ids,
+    special_mask,
+    *,
+    mask_id: int,
+    vocab_size: int,
+    generator,
+    probability: float = 0.15,
+    random_low: int = len(SPECIAL_TOKENS),
+):
     """BERT's masked-LM corruption: (inputs, labels), labels IGNORE_INDEX where not predicted.
 
     Each non-special token is chosen with `probability`; of the chosen, 80% become [MASK], 10%
@@ -420,8 +480,7 @@ def mask_tokens(input_ids, special_mask, *, mask_id: int, vocab_size: int, gener
     return inputs, labels
 
 
-def batch_indices(step: int, rank: int, batch_size: int, world_size: int, num_instances: int,
-                  seed: int) -> list[int]:
+def batch_indices(step: int, rank: int, batch_size: int, world_size: int, num_instances: int, seed: int) -> list[int]:
     """Instance indices of one rank's batch: consecutive slices of per-epoch permutations.
 
     Within a step the ranks' batches are disjoint whenever the global batch fits in the data.
@@ -457,6 +516,7 @@ def finite_or_none(values: Sequence[float]) -> list[float | None]:
 # The run
 # --------------------------------------------------------------------------------------------
 
+
 def _log(rank: int, message: str) -> None:
     if rank == 0:
         print(f"[pretrain_bert] {message}", flush=True)
@@ -466,8 +526,9 @@ def _train_vocab(corpus: str, vocab_size: int) -> list[str]:
     from tokenizers import BertWordPieceTokenizer
 
     tokenizer = BertWordPieceTokenizer(lowercase=True)
-    tokenizer.train([corpus], vocab_size=vocab_size, min_frequency=2,
-                    special_tokens=list(SPECIAL_TOKENS), show_progress=False)
+    tokenizer.train(
+        [corpus], vocab_size=vocab_size, min_frequency=2, special_tokens=list(SPECIAL_TOKENS), show_progress=False
+    )
     vocab = tokenizer.get_vocab()
     return [token for token, unused in sorted(vocab.items(), key=lambda kv: kv[1])]
 
@@ -536,26 +597,28 @@ class HorovodComm:
 
     def _to_tensor(self, obj: Any):
         import pickle
+
         import torch
 
         return torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8)
 
     def all_gather_object(self, obj: Any) -> list[Any]:
         import pickle
+
         import torch
 
         data = self._to_tensor(obj)
-        sizes = self.hvd.allgather(torch.tensor([data.numel()], dtype=torch.int64),
-                                   name="object_sizes").tolist()
+        sizes = self.hvd.allgather(torch.tensor([data.numel()], dtype=torch.int64), name="object_sizes").tolist()
         gathered = self.hvd.allgather(data, name="objects")
         out, offset = [], 0
         for size in sizes:
-            out.append(pickle.loads(gathered[offset:offset + size].numpy().tobytes()))
+            out.append(pickle.loads(gathered[offset : offset + size].numpy().tobytes()))
             offset += size
         return out
 
     def broadcast_object(self, obj: Any) -> Any:
         import pickle
+
         import torch
 
         data = self._to_tensor(obj) if self.hvd.rank() == 0 else None
@@ -585,11 +648,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import importlib
 
+    import tokenizers
     import torch
     import torch.distributed as dist
     import torch.nn.functional as F
     import transformers
-    import tokenizers
     from tokenizers import BertWordPieceTokenizer
     from torch.nn.parallel import DistributedDataParallel
 
@@ -602,8 +665,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             hvd = importlib.import_module(FRAMEWORK_MODULES[args.framework])
         except ImportError as exc:
-            print(f"pretrain_bert: --framework {args.framework} needs the module "
-                  f"{FRAMEWORK_MODULES[args.framework]} in this python ({exc})", file=sys.stderr)
+            print(
+                f"pretrain_bert: --framework {args.framework} needs the module "
+                f"{FRAMEWORK_MODULES[args.framework]} in this python ({exc})",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         hvd.init()
         rank, world = hvd.rank(), hvd.size()
@@ -620,13 +686,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("pretrain_bert: --device cuda, but torch sees no CUDA device", file=sys.stderr)
             return EXIT_USAGE
         # Horovod's examples pin local rank N to GPU N; mpirun's --map-by keeps it in range.
-        torch.cuda.set_device(local_rank if hvd is not None else
-                              local_rank % torch.cuda.device_count())
+        torch.cuda.set_device(local_rank if hvd is not None else local_rank % torch.cuda.device_count())
         device = torch.device("cuda", torch.cuda.current_device())
         device_name = torch.cuda.get_device_name(device)
         capability = torch.cuda.get_device_capability(device)
-        precision = args.precision if args.precision != "auto" else (
-            "bf16" if capability >= (8, 0) else "fp16")
+        precision = args.precision if args.precision != "auto" else ("bf16" if capability >= (8, 0) else "fp16")
     else:
         device = torch.device("cpu")
         device_name = platform.processor() or platform.machine() or "cpu"
@@ -645,27 +709,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         master_addr = args.master_addr or ("127.0.0.1" if world == 1 else "")
         if not master_addr:
-            print("pretrain_bert: --master-addr (or MASTER_ADDR) is required with more than one "
-                  "rank", file=sys.stderr)
+            print("pretrain_bert: --master-addr (or MASTER_ADDR) is required with more than one rank", file=sys.stderr)
             return EXIT_USAGE
         host_part = f"[{master_addr}]" if ":" in master_addr else master_addr
         master = f"{master_addr}:{args.master_port}"
         dist.init_process_group(
-            backend=backend, init_method=f"tcp://{host_part}:{args.master_port}", rank=rank,
-            world_size=world, timeout=_dt.timedelta(seconds=args.init_timeout))
+            backend=backend,
+            init_method=f"tcp://{host_part}:{args.master_port}",
+            rank=rank,
+            world_size=world,
+            timeout=_dt.timedelta(seconds=args.init_timeout),
+        )
         comm = TorchComm(dist, world)
-    _log(rank, f"world_size={world} framework={args.framework} backend={backend} "
-               f"device={device.type} ({device_name}) precision={precision}")
+    _log(
+        rank,
+        f"world_size={world} framework={args.framework} backend={backend} "
+        f"device={device.type} ({device_name}) precision={precision}",
+    )
 
-    records = comm.all_gather_object({"rank": rank, "local_rank": local_rank,
-                                      "host": socket.gethostname(), "device": device_name})
+    records = comm.all_gather_object(
+        {"rank": rank, "local_rank": local_rank, "host": socket.gethostname(), "device": device_name}
+    )
     hosts = hosts_summary(records)
 
     # Vocabulary: rank 0 trains (or reads) it, every rank receives the same list.
     cfg = model_config(args.model_size, args)
     vocab_tokens: list[str] = comm.broadcast_object(
-        (_read_vocab(args.vocab) if args.vocab else _train_vocab(args.corpus, cfg["vocab_size"]))
-        if rank == 0 else None)
+        (_read_vocab(args.vocab) if args.vocab else _train_vocab(args.corpus, cfg["vocab_size"])) if rank == 0 else None
+    )
     vocab = {token: index for index, token in enumerate(vocab_tokens)}
     tokenizer = BertWordPieceTokenizer(vocab=vocab, lowercase=True)
     ids = {token: vocab[token] for token in SPECIAL_TOKENS}
@@ -691,25 +762,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     params = sum(p.numel() for p in model.parameters())
     # torch: DDP averages the gradients in backward. Horovod: its DistributedOptimizer does,
     # and every rank starts from rank 0's parameters and optimizer state.
-    net = model if hvd is not None else DistributedDataParallel(
-        model, device_ids=[device.index] if use_cuda else None)
+    net = model if hvd is not None else DistributedDataParallel(model, device_ids=[device.index] if use_cuda else None)
     lr = cfg["learning_rate"]
-    lr_warmup = args.lr_warmup_steps if args.lr_warmup_steps is not None else max(
-        1, args.steps // 10)
-    optimizer = torch.optim.AdamW(net.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6,
-                                  weight_decay=0.01, **({"fused": True} if use_cuda else {}))
+    lr_warmup = args.lr_warmup_steps if args.lr_warmup_steps is not None else max(1, args.steps // 10)
+    optimizer = torch.optim.AdamW(
+        net.parameters(),
+        lr=lr,
+        betas=(0.9, 0.999),
+        eps=1e-6,
+        weight_decay=0.01,
+        **({"fused": True} if use_cuda else {}),
+    )
     if hvd is not None:
         optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters())
         hvd.broadcast_parameters(model.state_dict(), root_rank=0)
         hvd.broadcast_optimizer_state(optimizer, root_rank=0)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: lr_factor(s, lr_warmup, args.steps))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_factor(s, lr_warmup, args.steps))
     autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
     scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16" and use_cuda)
-    _log(rank, f"model={args.model_size} layers={cfg['num_layers']} hidden={cfg['hidden_size']} "
-               f"heads={cfg['num_heads']} params={params} vocab={model_vocab} "
-               f"instances={len(instances)} seq_len={args.seq_len} "
-               f"global_batch={args.batch_size * world} lr={lr}")
+    _log(
+        rank,
+        f"model={args.model_size} layers={cfg['num_layers']} hidden={cfg['hidden_size']} "
+        f"heads={cfg['num_heads']} params={params} vocab={model_vocab} "
+        f"instances={len(instances)} seq_len={args.seq_len} "
+        f"global_batch={args.batch_size * world} lr={lr}",
+    )
 
     losses = torch.zeros((args.steps, 3), dtype=torch.float32, device=device)
     reported = torch.zeros((0, 3))
@@ -721,7 +798,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         comm.barrier()
 
     def reduce_losses(upto: int) -> torch.Tensor:
-        chunk = comm.allreduce_sum(losses[reported.shape[0]:upto].clone())
+        chunk = comm.allreduce_sum(losses[reported.shape[0] : upto].clone())
         return torch.cat([reported, (chunk / world).cpu()])
 
     status = "ok"
@@ -730,22 +807,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.warmup_steps == 0:
         t_start = time.perf_counter()
     for step in range(args.steps):
-        index = torch.tensor(batch_indices(step, rank, args.batch_size, world, len(instances),
-                                           args.seed))
+        index = torch.tensor(batch_indices(step, rank, args.batch_size, world, len(instances), args.seed))
         inputs, labels = mask_tokens(
-            data["input_ids"][index], data["special_mask"][index], mask_id=ids["[MASK]"],
-            vocab_size=len(vocab_tokens), generator=mask_generator,
-            probability=args.mlm_probability)
+            data["input_ids"][index],
+            data["special_mask"][index],
+            mask_id=ids["[MASK]"],
+            vocab_size=len(vocab_tokens),
+            generator=mask_generator,
+            probability=args.mlm_probability,
+        )
         inputs = inputs.to(device, non_blocking=True)
         labels = labels.to(device, non_blocking=True)
         token_type = data["token_type_ids"][index].to(device, non_blocking=True)
         attention = data["attention_mask"][index].to(device, non_blocking=True)
         nsp_labels = data["nsp_labels"][index].to(device, non_blocking=True)
-        with torch.autocast(device.type, dtype=autocast_dtype or torch.float32,
-                            enabled=autocast_dtype is not None):
+        with torch.autocast(device.type, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None):
             out = net(input_ids=inputs, token_type_ids=token_type, attention_mask=attention)
-            mlm_loss = F.cross_entropy(out.prediction_logits.reshape(-1, model_vocab).float(),
-                                       labels.reshape(-1), ignore_index=IGNORE_INDEX)
+            mlm_loss = F.cross_entropy(
+                out.prediction_logits.reshape(-1, model_vocab).float(), labels.reshape(-1), ignore_index=IGNORE_INDEX
+            )
             nsp_loss = F.cross_entropy(out.seq_relationship_logits.float(), nsp_labels)
             loss = mlm_loss + nsp_loss
         scaler.scale(loss).backward()
@@ -770,8 +850,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (step + 1) % args.log_every == 0 or step + 1 == args.steps:
             reported = reduce_losses(step + 1)
             last = reported[-1].tolist()
-            _log(rank, f"step {step + 1}/{args.steps} loss={last[0]:.4f} "
-                       f"mlm={last[1]:.4f} nsp={last[2]:.4f}")
+            _log(rank, f"step {step + 1}/{args.steps} loss={last[0]:.4f} mlm={last[1]:.4f} nsp={last[2]:.4f}")
             if not torch.isfinite(reported).all():
                 status = "non_finite_loss"
                 break
@@ -781,12 +860,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     measured = steps_done - args.warmup_steps
 
     global_batch = args.batch_size * world
-    flops = model_flops(cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"],
-                        model_vocab, args.seq_len, global_batch)
+    flops = model_flops(
+        cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], model_vocab, args.seq_len, global_batch
+    )
     ok = status == "ok" and measured > 0 and elapsed > 0
     steps_per_s = measured / elapsed if ok else None
-    peak = (args.peak_tflops * 1e12 if args.peak_tflops else
-            peak_flops(device_name, precision) if use_cuda else None)
+    peak = args.peak_tflops * 1e12 if args.peak_tflops else peak_flops(device_name, precision) if use_cuda else None
     achieved = flops["per_step"] * steps_per_s if steps_per_s else None
     loss_list = reported[:, 0].tolist()
     results = {
@@ -805,10 +884,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "device_name": device_name,
         "precision": precision,
         "master": master,
-        "model": {"size": args.model_size, "num_layers": cfg["num_layers"],
-                  "hidden_size": cfg["hidden_size"], "num_heads": cfg["num_heads"],
-                  "intermediate_size": cfg["intermediate_size"], "vocab_size": model_vocab,
-                  "tokenizer_vocab_size": len(vocab_tokens), "params": params},
+        "model": {
+            "size": args.model_size,
+            "num_layers": cfg["num_layers"],
+            "hidden_size": cfg["hidden_size"],
+            "num_heads": cfg["num_heads"],
+            "intermediate_size": cfg["intermediate_size"],
+            "vocab_size": model_vocab,
+            "tokenizer_vocab_size": len(vocab_tokens),
+            "params": params,
+        },
         "seq_len": args.seq_len,
         "per_rank_batch": args.batch_size,
         "global_batch": global_batch,
@@ -838,11 +923,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "peak_flops_per_device": peak,
             "mfu": achieved / (peak * world) if achieved and peak else None,
         },
-        "data": {"corpus": os.path.abspath(args.corpus), "corpus_sha256": _sha256(args.corpus),
-                 "documents": len(tokenised), "instances": len(instances)},
-        "versions": {"python": platform.python_version(), "torch": torch.__version__,
-                     "transformers": transformers.__version__,
-                     "tokenizers": tokenizers.__version__},
+        "data": {
+            "corpus": os.path.abspath(args.corpus),
+            "corpus_sha256": _sha256(args.corpus),
+            "documents": len(tokenised),
+            "instances": len(instances),
+        },
+        "versions": {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "tokenizers": tokenizers.__version__,
+        },
     }
     if rank == 0:
         os.makedirs(args.output_dir, exist_ok=True)
@@ -850,9 +942,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             handle.write("\n".join(vocab_tokens) + "\n")
         _write_json(os.path.join(args.output_dir, "results.json"), results)
         tput = results["throughput"]
-        _log(rank, f"status={status} loss {results['loss_first']} -> {results['loss_last']} "
-                   f"sequences/s={tput['sequences_per_s']} tokens/s={tput['tokens_per_s']} "
-                   f"mfu={results['flops']['mfu']}")
+        _log(
+            rank,
+            f"status={status} loss {results['loss_first']} -> {results['loss_last']} "
+            f"sequences/s={tput['sequences_per_s']} tokens/s={tput['tokens_per_s']} "
+            f"mfu={results['flops']['mfu']}",
+        )
     comm.close()
     return EXIT_OK if status == "ok" else EXIT_NON_FINITE
 

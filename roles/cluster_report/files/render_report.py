@@ -60,13 +60,29 @@ def nodes_section(report):
     rows = []
     for n in report["nodes"]:
         gpu, rdma, cpfs, ssh = n["gpu"], n["rdma"], n["cpfs"], n["ssh"]
-        gpus = esc(gpu["count"]) + ("<br>" + "<br>".join(esc(line) for line in gpu["nvidia_smi"]) if gpu["nvidia_smi"] else
-                                    ' <span class="na">(no nvidia-smi)</span>')
-        ports = "<br>".join("%s %s %s %s" % (esc(p["port"]), esc(p["state"]), esc(p["link_layer"]),
-                                             esc("%s Gb/s" % p["rate_gbps"] if p["rate_gbps"] is not None else ""))
-                            for p in rdma["ports"]) or '<span class="na">no RDMA device</span>'
-        fs = ("%s %s (%s)" % (verdict(True, "mounted"), esc(cpfs["source"]), esc(cpfs["fstype"])) if cpfs["mounted"]
-              else verdict(False, no="NOT MOUNTED"))
+        gpus = esc(gpu["count"]) + (
+            "<br>" + "<br>".join(esc(line) for line in gpu["nvidia_smi"])
+            if gpu["nvidia_smi"]
+            else ' <span class="na">(no nvidia-smi)</span>'
+        )
+        ports = (
+            "<br>".join(
+                "%s %s %s %s"
+                % (
+                    esc(p["port"]),
+                    esc(p["state"]),
+                    esc(p["link_layer"]),
+                    esc("%s Gb/s" % p["rate_gbps"] if p["rate_gbps"] is not None else ""),
+                )
+                for p in rdma["ports"]
+            )
+            or '<span class="na">no RDMA device</span>'
+        )
+        fs = (
+            "%s %s (%s)" % (verdict(True, "mounted"), esc(cpfs["source"]), esc(cpfs["fstype"]))
+            if cpfs["mounted"]
+            else verdict(False, no="NOT MOUNTED")
+        )
         ssh_cell = ("%s &rarr; %s" % (verdict(ssh["ok"]), esc(ssh["target"]))) if ssh["target"] else verdict(None)
         rows.append([esc(n["host"]), gpus, ports, esc(cpfs["path"]) + " " + fs, ssh_cell])
     return "<h2>Nodes</h2>" + table(["node", "GPUs", "RDMA ports", "shared filesystem", "SSH to next node"], rows)
@@ -78,12 +94,27 @@ def bandwidth_section(report, directory):
         return out[0] + '<p class="na">not measured in this run</p>'
     for tool, b in sorted(report["bandwidth"].items()):
         s = b["summary"]
-        out.append("<h3>%s %s</h3>" % (esc(b["tool"]), verdict(b["ok"], "all pairs above threshold", "pairs below threshold")))
-        out.append("<p>%d pairs in %d rounds; min %.2f, mean %.2f, max %.2f Gb/s; threshold %.2f Gb/s = %s &times; %s Gb/s (%s)</p>"
-                   % (s["pairs"], len(b["rounds"]), s["min"] or 0, s["mean"] or 0, s["max"] or 0, b["min_gbps"],
-                      esc(b["min_fraction"]), esc(b["link_rate_gbps"]), esc(b["link_rate_source"])))
-        rows = [[esc(p["round"]), esc(p["client"]), esc(p["server"]), "%.2f" % p["gbps"], verdict(p["ok"])]
-                for p in sorted(b["pairs"], key=lambda p: (int(p["round"]), p["client"]))]
+        out.append(
+            "<h3>%s %s</h3>" % (esc(b["tool"]), verdict(b["ok"], "all pairs above threshold", "pairs below threshold"))
+        )
+        out.append(
+            "<p>%d pairs in %d rounds; min %.2f, mean %.2f, max %.2f Gb/s; threshold %.2f Gb/s = %s &times; %s Gb/s (%s)</p>"
+            % (
+                s["pairs"],
+                len(b["rounds"]),
+                s["min"] or 0,
+                s["mean"] or 0,
+                s["max"] or 0,
+                b["min_gbps"],
+                esc(b["min_fraction"]),
+                esc(b["link_rate_gbps"]),
+                esc(b["link_rate_source"]),
+            )
+        )
+        rows = [
+            [esc(p["round"]), esc(p["client"]), esc(p["server"]), "%.2f" % p["gbps"], verdict(p["ok"])]
+            for p in sorted(b["pairs"], key=lambda p: (int(p["round"]), p["client"]))
+        ]
         out.append(table(["round", "client", "server", "Gb/s", ""], rows))
         if b["missing"]:
             out.append('<p class="bad">not measured: %s</p>' % esc(", ".join("-".join(m) for m in b["missing"])))
@@ -96,8 +127,11 @@ def traffic_section(report, directory):
     if not t:
         return '<h2>Traffic</h2><p class="na">not sampled in this run</p>'
     rows = traffic_rows(t)
-    return ("<h2>Traffic during the checks (tx+rx)</h2>" + table(["node", "counter", "peak Gb/s", "mean Gb/s", "intervals"], rows)
-            + image(directory, "traffic.png"))
+    return (
+        "<h2>Traffic during the checks (tx+rx)</h2>"
+        + table(["node", "counter", "peak Gb/s", "mean Gb/s", "intervals"], rows)
+        + image(directory, "traffic.png")
+    )
 
 
 def traffic_rows(traffic):
@@ -106,7 +140,9 @@ def traffic_rows(traffic):
     for node, data in sorted(traffic["nodes"].items()):
         for name, c in sorted(data["counters"].items()):
             if c["peak_gbps"] >= 0.001:
-                rows.append([esc(node), esc(name), "%.3f" % c["peak_gbps"], "%.3f" % c["mean_gbps"], esc(len(c["series"]))])
+                rows.append(
+                    [esc(node), esc(name), "%.3f" % c["peak_gbps"], "%.3f" % c["mean_gbps"], esc(len(c["series"]))]
+                )
     return rows
 
 
@@ -119,7 +155,7 @@ def training(directory):
     path = max(runs, key=os.path.getmtime)
     with open(path) as f:
         r = json.load(f)
-    run_id = r.get("run_id") or os.path.basename(path)[len("bert-"):-len(".json")]
+    run_id = r.get("run_id") or os.path.basename(path)[len("bert-") : -len(".json")]
     traffic_name = "traffic-bert-%s" % run_id
     traffic_path = os.path.join(directory, traffic_name + ".json")
     traffic = None
@@ -148,9 +184,17 @@ def training(directory):
         "nccl": nccl,
         "traffic_file": traffic_name + ".json" if traffic is not None else None,
         "traffic_plot": traffic_name + ".png",
-        "traffic": ({node: {name: {"peak_gbps": c["peak_gbps"], "mean_gbps": c["mean_gbps"]}
-                            for name, c in data["counters"].items()}
-                     for node, data in traffic["nodes"].items()} if traffic is not None else None),
+        "traffic": (
+            {
+                node: {
+                    name: {"peak_gbps": c["peak_gbps"], "mean_gbps": c["mean_gbps"]}
+                    for name, c in data["counters"].items()
+                }
+                for node, data in traffic["nodes"].items()
+            }
+            if traffic is not None
+            else None
+        ),
     }
 
 
@@ -166,7 +210,10 @@ def nccl_text(t):
     devices = [d["name"] if isinstance(d, dict) else str(d) for d in n.get("ib_devices") or []]
     if devices:
         text += " on " + ", ".join(devices)
-    return text + ", %s channel(s), connections %s" % (n.get("channels"), json.dumps(n.get("connections") or {}, sort_keys=True))
+    return text + ", %s channel(s), connections %s" % (
+        n.get("channels"),
+        json.dumps(n.get("connections") or {}, sort_keys=True),
+    )
 
 
 def number(value, fmt):
@@ -178,8 +225,16 @@ def training_section(t, directory):
         return '<h2>Training</h2><p class="na">no BERT results (bert-*.json) next to this report</p>'
     hosts = ", ".join("%s &times;%s" % (esc(h["host"]), esc(h["num_ranks"])) for h in t["hosts"])
     rows = [
-        ["run", "%s (%s), %s" % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"])))],
-        ["model", "BERT %s, %s on %s, %s steps" % (esc(t["model_size"]), esc(t["backend"]), esc(t["device"]), esc(t["steps"]))],
+        [
+            "run",
+            "%s (%s), %s"
+            % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"]))),
+        ],
+        [
+            "model",
+            "BERT %s, %s on %s, %s steps"
+            % (esc(t["model_size"]), esc(t["backend"]), esc(t["device"]), esc(t["steps"])),
+        ],
         ["world size", esc(t["world_size"])],
         ["hosts", "%s: %s" % (esc(t["num_hosts"]), hosts)],
         ["sequences/s", number(t["sequences_per_s"], "%.1f")],
@@ -187,8 +242,11 @@ def training_section(t, directory):
         ["loss", "%s &rarr; %s" % (number(t["loss_first"], "%.3f"), number(t["loss_last"], "%.3f"))],
         ["NCCL transport", esc(nccl_text(t))],
     ]
-    out = ["<h2>Training: BERT run %s</h2>" % esc(t["run_id"]), table(None, rows),
-           "<h3>Traffic during the training (tx+rx)</h3>"]
+    out = [
+        "<h2>Training: BERT run %s</h2>" % esc(t["run_id"]),
+        table(None, rows),
+        "<h3>Traffic during the training (tx+rx)</h3>",
+    ]
     if t["traffic_file"] is None:
         out.append('<p class="na">not sampled during this run (%s.json not found)</p>' % esc(t["traffic_plot"][:-4]))
     else:
@@ -201,28 +259,49 @@ def training_section(t, directory):
 def render(report, directory):
     nodes = report["nodes"]
     cards = [
-        ("nodes", "%d reached%s" % (len(nodes), (", not reached: " + ", ".join(report["not_reached"])) if report["not_reached"] else "")),
+        (
+            "nodes",
+            "%d reached%s"
+            % (len(nodes), (", not reached: " + ", ".join(report["not_reached"])) if report["not_reached"] else ""),
+        ),
         ("GPUs", str(sum(int(n["gpu"]["count"]) for n in nodes))),
-        ("RDMA", "%d of %d nodes have an active port" % (sum(1 for n in nodes if n["rdma"]["active_ports"]), len(nodes))),
+        (
+            "RDMA",
+            "%d of %d nodes have an active port" % (sum(1 for n in nodes if n["rdma"]["active_ports"]), len(nodes)),
+        ),
         ("shared filesystem", "%d of %d mounted" % (sum(1 for n in nodes if n["cpfs"]["mounted"]), len(nodes))),
-        ("SSH ring", "%d of %d OK" % (sum(1 for n in nodes if n["ssh"]["ok"]), sum(1 for n in nodes if n["ssh"]["ok"] is not None))),
+        (
+            "SSH ring",
+            "%d of %d OK"
+            % (sum(1 for n in nodes if n["ssh"]["ok"]), sum(1 for n in nodes if n["ssh"]["ok"] is not None)),
+        ),
     ]
-    for tool, b in sorted((report.get("bandwidth") or {}).items()):
+    for _tool, b in sorted((report.get("bandwidth") or {}).items()):
         cards.append((b["tool"], "OK" if b["ok"] else "%d pairs below threshold" % len(b["below_threshold"])))
     t = report.get("training")
     if t:
         transport = (t["nccl"] or {}).get("transport") or "none (%s)" % t["backend"]
-        cards.append(("BERT", "%s tokens/s on %s ranks, NCCL %s" % (number(t["tokens_per_s"], "%.0f"), t["world_size"], transport)))
-    return "\n".join([
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Cluster report</title><style>%s</style></head><body>" % CSS,
-        "<h1>Cluster report: %s</h1><p class='sub'>generated %s</p>" % (esc(report["group"]), esc(report["generated_at"])),
-        "<div class='cards'>%s</div>" % "".join("<div class='card'><b>%s</b><br>%s</div>" % (esc(k), esc(v)) for k, v in cards),
-        nodes_section(report),
-        bandwidth_section(report, directory),
-        traffic_section(report, directory),
-        training_section(report.get("training"), directory),
-        "</body></html>",
-    ])
+        cards.append(
+            (
+                "BERT",
+                "%s tokens/s on %s ranks, NCCL %s" % (number(t["tokens_per_s"], "%.0f"), t["world_size"], transport),
+            )
+        )
+    return "\n".join(
+        [
+            "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Cluster report</title><style>%s</style></head><body>"
+            % CSS,
+            "<h1>Cluster report: %s</h1><p class='sub'>generated %s</p>"
+            % (esc(report["group"]), esc(report["generated_at"])),
+            "<div class='cards'>%s</div>"
+            % "".join("<div class='card'><b>%s</b><br>%s</div>" % (esc(k), esc(v)) for k, v in cards),
+            nodes_section(report),
+            bandwidth_section(report, directory),
+            traffic_section(report, directory),
+            training_section(report.get("training"), directory),
+            "</body></html>",
+        ]
+    )
 
 
 def main(argv):

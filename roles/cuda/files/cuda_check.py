@@ -79,9 +79,11 @@ def nvrtc_ptx(major, arch):
 def cubin_header(path):
     with open(path, "rb") as handle:
         head = handle.read(64)
-    return {"elf": head[:4] == b"\x7fELF",
-            "machine": struct.unpack_from("<H", head, 18)[0],
-            "sm": struct.unpack_from("<I", head, 48)[0] & 0xFF}
+    return {
+        "elf": head[:4] == b"\x7fELF",
+        "machine": struct.unpack_from("<H", head, 18)[0],
+        "sm": struct.unpack_from("<I", head, 48)[0] & 0xFF,
+    }
 
 
 def main():

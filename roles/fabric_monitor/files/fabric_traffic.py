@@ -33,11 +33,13 @@ def rates(samples_by_node):
                     if tx < ptx or rx < prx:
                         continue
                     series = counters.setdefault("%s:%s" % (kind, name), {"series": []})["series"]
-                    series.append({
-                        "t": round(cur["t"] - t0, 3),
-                        "tx_gbps": (tx - ptx) * 8 / dt / 1e9,
-                        "rx_gbps": (rx - prx) * 8 / dt / 1e9,
-                    })
+                    series.append(
+                        {
+                            "t": round(cur["t"] - t0, 3),
+                            "tx_gbps": (tx - ptx) * 8 / dt / 1e9,
+                            "rx_gbps": (rx - prx) * 8 / dt / 1e9,
+                        }
+                    )
         for counter in counters.values():
             totals = [p["tx_gbps"] + p["rx_gbps"] for p in counter["series"]]
             counter["peak_gbps"] = max(totals) if totals else 0.0
@@ -59,7 +61,9 @@ def plot(result, out_path):
             if counter["peak_gbps"] < 0.001:
                 continue
             ts = [p["t"] for p in counter["series"]]
-            ax.plot(ts, [p["tx_gbps"] + p["rx_gbps"] for p in counter["series"]], marker=".", label="%s %s" % (node, name))
+            ax.plot(
+                ts, [p["tx_gbps"] + p["rx_gbps"] for p in counter["series"]], marker=".", label="%s %s" % (node, name)
+            )
     ax.set_xlabel("seconds since the first sample")
     ax.set_ylabel("tx + rx, Gb/s")
     ax.set_title("Fabric traffic per node and counter")

@@ -36,33 +36,42 @@ KEY_VERSION = 1
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache-dir", required=True)
-    parser.add_argument("--requirement", action="append", default=[], required=True,
-                        help="a pinned requirement, name==version (repeat)")
+    parser.add_argument(
+        "--requirement", action="append", default=[], required=True, help="a pinned requirement, name==version (repeat)"
+    )
     parser.add_argument("--constraints", required=True, help="constraints (lock) file")
     parser.add_argument("--python-version", required=True, help="e.g. 3.11")
     parser.add_argument("--implementation", default="cp")
-    parser.add_argument("--platform", action="append", default=[], required=True,
-                        help="a wheel platform tag (repeat), e.g. manylinux_2_28_x86_64")
+    parser.add_argument(
+        "--platform",
+        action="append",
+        default=[],
+        required=True,
+        help="a wheel platform tag (repeat), e.g. manylinux_2_28_x86_64",
+    )
     parser.add_argument("--tag", default="", help="a readable prefix for the directory name")
-    parser.add_argument("--pip-arg", action="append", default=[],
-                        help="an extra pip download argument (repeat), e.g. --index-url=URL")
+    parser.add_argument(
+        "--pip-arg", action="append", default=[], help="an extra pip download argument (repeat), e.g. --index-url=URL"
+    )
     parser.add_argument("--python", default=sys.executable, help="the Python whose pip downloads")
-    parser.add_argument("--check", action="store_true",
-                        help="only report whether a download is needed")
+    parser.add_argument("--check", action="store_true", help="only report whether a download is needed")
     return parser.parse_args(argv)
 
 
 def wheelhouse_key(requirements, constraints_text, python_version, implementation, platforms, pip_args):
     """The hash that names a wheelhouse: same inputs, same directory, same files."""
-    material = json.dumps({
-        "v": KEY_VERSION,
-        "requirements": sorted(r.strip() for r in requirements),
-        "constraints": constraints_text,
-        "python_version": python_version,
-        "implementation": implementation,
-        "platforms": sorted(platforms),
-        "pip_args": list(pip_args),
-    }, sort_keys=True)
+    material = json.dumps(
+        {
+            "v": KEY_VERSION,
+            "requirements": sorted(r.strip() for r in requirements),
+            "constraints": constraints_text,
+            "python_version": python_version,
+            "implementation": implementation,
+            "platforms": sorted(platforms),
+            "pip_args": list(pip_args),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
@@ -129,19 +138,30 @@ def used_wheels(pip_output):
         line = line.strip()
         for prefix in ("Saved ", "File was already downloaded "):
             if line.startswith(prefix) and line.endswith(".whl"):
-                names.add(os.path.basename(line[len(prefix):].strip()))
+                names.add(os.path.basename(line[len(prefix) :].strip()))
     return names
 
 
 def pip_download_command(args, directory):
-    cmd = [args.python, "-m", "pip", "download",
-           "--only-binary=:all:",
-           "--python-version", args.python_version,
-           "--implementation", args.implementation,
-           "--dest", directory,
-           "--requirement", os.path.join(directory, REQUIREMENTS),
-           "--constraint", os.path.join(directory, CONSTRAINTS),
-           "--progress-bar", "off"]
+    cmd = [
+        args.python,
+        "-m",
+        "pip",
+        "download",
+        "--only-binary=:all:",
+        "--python-version",
+        args.python_version,
+        "--implementation",
+        args.implementation,
+        "--dest",
+        directory,
+        "--requirement",
+        os.path.join(directory, REQUIREMENTS),
+        "--constraint",
+        os.path.join(directory, CONSTRAINTS),
+        "--progress-bar",
+        "off",
+    ]
     for platform in args.platform:
         cmd += ["--platform", platform]
     cmd += list(args.pip_arg)
@@ -152,13 +172,13 @@ def main(argv=None):
     args = parse_args(argv)
     with open(args.constraints, encoding="utf-8") as handle:
         constraints_text = handle.read()
-    key = wheelhouse_key(args.requirement, constraints_text, args.python_version,
-                         args.implementation, args.platform, args.pip_arg)
+    key = wheelhouse_key(
+        args.requirement, constraints_text, args.python_version, args.implementation, args.platform, args.pip_arg
+    )
     name = (args.tag + "-" if args.tag else "") + key[:12]
     cache_dir = os.path.abspath(os.path.expanduser(args.cache_dir))
     directory = os.path.join(cache_dir, name)
-    result = {"changed": False, "wheelhouse": directory, "key": key,
-              "bytes_downloaded": 0, "files": []}
+    result = {"changed": False, "wheelhouse": directory, "key": key, "bytes_downloaded": 0, "files": []}
 
     os.makedirs(cache_dir, exist_ok=True)
     # Two playbooks filling the same wheelhouse at once wait for each other, then the second
@@ -180,8 +200,7 @@ def fill(args, key, cache_dir, directory, constraints_text, result):
         return 0
 
     os.makedirs(directory, exist_ok=True)
-    write_text(os.path.join(directory, REQUIREMENTS),
-               "".join(r.strip() + "\n" for r in args.requirement))
+    write_text(os.path.join(directory, REQUIREMENTS), "".join(r.strip() + "\n" for r in args.requirement))
     write_text(os.path.join(directory, CONSTRAINTS), constraints_text)
     before = list_wheels(directory)
     started = time.time()
@@ -189,8 +208,7 @@ def fill(args, key, cache_dir, directory, constraints_text, result):
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
     seconds = round(time.time() - started, 1)
     if proc.returncode != 0:
-        result.update(failed=True, rc=proc.returncode, cmd=cmd, msg="pip download failed",
-                      output=proc.stdout[-4000:])
+        result.update(failed=True, rc=proc.returncode, cmd=cmd, msg="pip download failed", output=proc.stdout[-4000:])
         print(json.dumps(result))
         return 1
 
@@ -200,16 +218,33 @@ def fill(args, key, cache_dir, directory, constraints_text, result):
     used = sorted(n for n in used_wheels(proc.stdout) if n in after) or sorted(after)
     wheels = [{"name": n, "size": after[n], "sha256": sha256_of(os.path.join(directory, n))} for n in used]
     bytes_downloaded = sum(after[n] for n in fetched)
-    write_json(os.path.join(directory, MANIFEST), {
-        "key": key, "python_version": args.python_version, "implementation": args.implementation,
-        "platforms": args.platform, "requirements": args.requirement, "pip_args": args.pip_arg,
-        "wheels": wheels,
-    })
-    stats = {"bytes_downloaded": bytes_downloaded, "files": fetched, "wheelhouse": directory,
-             "seconds": seconds, "time": int(started)}
+    write_json(
+        os.path.join(directory, MANIFEST),
+        {
+            "key": key,
+            "python_version": args.python_version,
+            "implementation": args.implementation,
+            "platforms": args.platform,
+            "requirements": args.requirement,
+            "pip_args": args.pip_arg,
+            "wheels": wheels,
+        },
+    )
+    stats = {
+        "bytes_downloaded": bytes_downloaded,
+        "files": fetched,
+        "wheelhouse": directory,
+        "seconds": seconds,
+        "time": int(started),
+    }
     write_json(os.path.join(cache_dir, STATS), stats)
-    result.update(changed=True, bytes_downloaded=bytes_downloaded, files=fetched,
-                  wheels=[w["name"] for w in wheels], seconds=seconds)
+    result.update(
+        changed=True,
+        bytes_downloaded=bytes_downloaded,
+        files=fetched,
+        wheels=[w["name"] for w in wheels],
+        seconds=seconds,
+    )
     print(json.dumps(result))
     return 0
 

@@ -15,15 +15,18 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the Agg backend)
-from matplotlib.patches import Rectangle  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
 
 
 def draw(data, out_path):
     nodes = data["nodes"]
     n = len(nodes)
     matrix = [[float("nan") if v is None else v for v in row] for row in data["matrix_gbps"]]
-    vmax = max(data.get("link_rate_gbps") or 0, max((v for row in data["matrix_gbps"] for v in row if v is not None), default=1))
+    vmax = max(
+        data.get("link_rate_gbps") or 0,
+        max((v for row in data["matrix_gbps"] for v in row if v is not None), default=1),
+    )
     size = max(4.0, 1.0 + 0.7 * n)
     fig, ax = plt.subplots(figsize=(size + 1.5, size))
     image = ax.imshow(matrix, cmap="viridis", vmin=0, vmax=vmax)
@@ -34,13 +37,23 @@ def draw(data, out_path):
             value = data["matrix_gbps"][i][j]
             if value is None:
                 continue
-            ax.text(j, i, "%.1f" % value, ha="center", va="center",
-                    color="white" if value < 0.6 * vmax else "black", fontsize=9)
+            ax.text(
+                j,
+                i,
+                "%.1f" % value,
+                ha="center",
+                va="center",
+                color="white" if value < 0.6 * vmax else "black",
+                fontsize=9,
+            )
             if value < data["min_gbps"]:
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2.5))
     fig.colorbar(image, ax=ax, label="Gb/s")
-    ax.set_title("%s bandwidth per node pair (Gb/s)\nthreshold %.2f Gb/s = %s x %s Gb/s link"
-                 % (data.get("tool", ""), data["min_gbps"], data.get("min_fraction"), data.get("link_rate_gbps")), fontsize=10)
+    ax.set_title(
+        "%s bandwidth per node pair (Gb/s)\nthreshold %.2f Gb/s = %s x %s Gb/s link"
+        % (data.get("tool", ""), data["min_gbps"], data.get("min_fraction"), data.get("link_rate_gbps")),
+        fontsize=10,
+    )
     fig.tight_layout()
     fig.savefig(out_path, dpi=100)
     plt.close(fig)

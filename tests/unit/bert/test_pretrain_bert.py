@@ -40,23 +40,37 @@ def _args(*extra):
 
 # ---- model-size table and BertConfig ---------------------------------------------------------
 
-@pytest.mark.parametrize("size, layers, hidden, heads, inter", [
-    ("tiny", 2, 128, 2, 512),
-    ("base", 12, 768, 12, 3072),
-    ("large", 24, 1024, 16, 4096),
-])
+
+@pytest.mark.parametrize(
+    "size, layers, hidden, heads, inter",
+    [
+        ("tiny", 2, 128, 2, 512),
+        ("base", 12, 768, 12, 3072),
+        ("large", 24, 1024, 16, 4096),
+    ],
+)
 def test_size_table(size, layers, hidden, heads, inter):
     cfg = pb.model_config(size)
-    assert (cfg["num_layers"], cfg["hidden_size"], cfg["num_heads"],
-            cfg["intermediate_size"]) == (layers, hidden, heads, inter)
+    assert (cfg["num_layers"], cfg["hidden_size"], cfg["num_heads"], cfg["intermediate_size"]) == (
+        layers,
+        hidden,
+        heads,
+        inter,
+    )
     bc = pb.bert_config(cfg, 1000)
-    assert (bc.num_hidden_layers, bc.hidden_size, bc.num_attention_heads,
-            bc.intermediate_size, bc.vocab_size) == (layers, hidden, heads, inter, 1000)
+    assert (bc.num_hidden_layers, bc.hidden_size, bc.num_attention_heads, bc.intermediate_size, bc.vocab_size) == (
+        layers,
+        hidden,
+        heads,
+        inter,
+        1000,
+    )
 
 
 def test_overrides_apply_and_none_keeps_table():
-    cfg = pb.model_config("base", _args("--num-layers", "3", "--hidden-size", "96",
-                                        "--num-heads", "4", "--learning-rate", "0.01"))
+    cfg = pb.model_config(
+        "base", _args("--num-layers", "3", "--hidden-size", "96", "--num-heads", "4", "--learning-rate", "0.01")
+    )
     assert (cfg["num_layers"], cfg["hidden_size"], cfg["num_heads"]) == (3, 96, 4)
     assert cfg["intermediate_size"] == 3072 and cfg["learning_rate"] == 0.01
     assert pb.model_config("base", _args()) == pb.MODEL_SIZES["base"]
@@ -71,13 +85,16 @@ def test_unknown_size_and_bad_heads():
 
 # ---- parameter and FLOP counts -----------------------------------------------------------------
 
-@pytest.mark.parametrize("layers, hidden, heads, inter, vocab", [
-    (2, 128, 2, 512, 1024),
-    (3, 96, 4, 200, 777),
-])
+
+@pytest.mark.parametrize(
+    "layers, hidden, heads, inter, vocab",
+    [
+        (2, 128, 2, 512, 1024),
+        (3, 96, 4, 200, 777),
+    ],
+)
 def test_parameter_count_matches_the_model(layers, hidden, heads, inter, vocab):
-    cfg = {"num_layers": layers, "hidden_size": hidden, "num_heads": heads,
-           "intermediate_size": inter}
+    cfg = {"num_layers": layers, "hidden_size": hidden, "num_heads": heads, "intermediate_size": inter}
     model = transformers.BertForPreTraining(pb.bert_config(cfg, vocab))
     actual = sum(p.numel() for p in model.parameters())
     assert pb.parameter_count(layers, hidden, inter, vocab) == actual
@@ -104,39 +121,45 @@ def test_model_flops_scaling_and_6nd_approximation():
     approx = 6 * pb.parameter_count(12, 768, 3072, 30522) * 128
     assert abs(one - approx) / approx < 0.10
     # The attention term grows with the square of the sequence length.
-    att = [pb.model_flops(12, 768, 3072, 30522, s, 1)["attention_per_token"] * s
-           for s in (128, 256)]
+    att = [pb.model_flops(12, 768, 3072, 30522, s, 1)["attention_per_token"] * s for s in (128, 256)]
     assert att[1] == 4 * att[0]
 
 
-@pytest.mark.parametrize("name, precision, expected", [
-    ("Tesla V100-SXM2-32GB", "fp16", 125e12),
-    ("Tesla V100-SXM2-16GB", "bf16", None),
-    ("NVIDIA A100-SXM4-80GB", "bf16", 312e12),
-    ("NVIDIA H100 80GB HBM3", "bf16", 989e12),
-    ("NVIDIA H200", "bf16", 989e12),
-    ("NVIDIA GeForce RTX 3090", "bf16", None),
-    ("x86_64", "fp32", None),
-])
+@pytest.mark.parametrize(
+    "name, precision, expected",
+    [
+        ("Tesla V100-SXM2-32GB", "fp16", 125e12),
+        ("Tesla V100-SXM2-16GB", "bf16", None),
+        ("NVIDIA A100-SXM4-80GB", "bf16", 312e12),
+        ("NVIDIA H100 80GB HBM3", "bf16", 989e12),
+        ("NVIDIA H200", "bf16", 989e12),
+        ("NVIDIA GeForce RTX 3090", "bf16", None),
+        ("x86_64", "fp32", None),
+    ],
+)
 def test_peak_flops(name, precision, expected):
     assert pb.peak_flops(name, precision) == expected
 
 
 # ---- argument validation --------------------------------------------------------------------
 
-@pytest.mark.parametrize("extra, option", [
-    (["--steps", "0"], "--steps"),
-    (["--batch-size", "0"], "--batch-size"),
-    (["--seq-len", "8"], "--seq-len"),
-    (["--seq-len", "1024"], "--seq-len"),
-    (["--steps", "5", "--warmup-steps", "5"], "--warmup-steps"),
-    (["--warmup-steps", "-1"], "--warmup-steps"),
-    (["--learning-rate", "0"], "--learning-rate"),
-    (["--mlm-probability", "1.0"], "--mlm-probability"),
-    (["--master-port", "70000"], "--master-port"),
-    (["--num-layers", "0"], "--num-layers"),
-    (["--hidden-size", "100", "--num-heads", "3"], "--num-heads"),
-])
+
+@pytest.mark.parametrize(
+    "extra, option",
+    [
+        (["--steps", "0"], "--steps"),
+        (["--batch-size", "0"], "--batch-size"),
+        (["--seq-len", "8"], "--seq-len"),
+        (["--seq-len", "1024"], "--seq-len"),
+        (["--steps", "5", "--warmup-steps", "5"], "--warmup-steps"),
+        (["--warmup-steps", "-1"], "--warmup-steps"),
+        (["--learning-rate", "0"], "--learning-rate"),
+        (["--mlm-probability", "1.0"], "--mlm-probability"),
+        (["--master-port", "70000"], "--master-port"),
+        (["--num-layers", "0"], "--num-layers"),
+        (["--hidden-size", "100", "--num-heads", "3"], "--num-heads"),
+    ],
+)
 def test_bad_arguments_name_the_option(extra, option, capsys):
     errors = pb.check_args(_args(*extra))
     assert errors and any(option in e for e in errors)
@@ -157,10 +180,16 @@ def test_good_arguments_and_bad_choice():
 
 # ---- ranks and hosts -------------------------------------------------------------------------
 
+
 def test_rank_info_openmpi():
-    env = {"OMPI_COMM_WORLD_RANK": "5", "OMPI_COMM_WORLD_SIZE": "16",
-           "OMPI_COMM_WORLD_LOCAL_RANK": "5", "OMPI_COMM_WORLD_LOCAL_SIZE": "8",
-           "RANK": "0", "WORLD_SIZE": "1"}
+    env = {
+        "OMPI_COMM_WORLD_RANK": "5",
+        "OMPI_COMM_WORLD_SIZE": "16",
+        "OMPI_COMM_WORLD_LOCAL_RANK": "5",
+        "OMPI_COMM_WORLD_LOCAL_SIZE": "8",
+        "RANK": "0",
+        "WORLD_SIZE": "1",
+    }
     assert pb.rank_info(env) == {"rank": 5, "world_size": 16, "local_rank": 5, "local_size": 8}
 
 
@@ -176,8 +205,12 @@ def test_rank_info_inconsistent():
 
 
 def test_hosts_summary():
-    records = [{"rank": 2, "host": "node2"}, {"rank": 0, "host": "node1"},
-               {"rank": 3, "host": "node2"}, {"rank": 1, "host": "node1"}]
+    records = [
+        {"rank": 2, "host": "node2"},
+        {"rank": 0, "host": "node1"},
+        {"rank": 3, "host": "node2"},
+        {"rank": 1, "host": "node1"},
+    ]
     assert pb.hosts_summary(records) == [
         {"host": "node1", "ranks": [0, 1], "num_ranks": 2},
         {"host": "node2", "ranks": [2, 3], "num_ranks": 2},
@@ -185,6 +218,7 @@ def test_hosts_summary():
 
 
 # ---- masking ---------------------------------------------------------------------------------
+
 
 def _batch(rows=64, cols=128, vocab=1000):
     g = torch.Generator().manual_seed(0)
@@ -199,8 +233,9 @@ def _batch(rows=64, cols=128, vocab=1000):
 
 def test_mask_tokens_rates_and_specials():
     ids, special = _batch(rows=256)
-    inputs, labels = pb.mask_tokens(ids, special, mask_id=4, vocab_size=1000,
-                                    generator=torch.Generator().manual_seed(1))
+    inputs, labels = pb.mask_tokens(
+        ids, special, mask_id=4, vocab_size=1000, generator=torch.Generator().manual_seed(1)
+    )
     chosen = labels != pb.IGNORE_INDEX
     assert not (chosen & special).any()
     assert torch.equal(inputs[special], ids[special])
@@ -222,20 +257,25 @@ def test_mask_tokens_rates_and_specials():
 def test_mask_tokens_every_row_predicts_something_and_is_deterministic():
     ids, special = _batch(rows=200, cols=16)
     special[:, 2:] = True  # one maskable token per row: most rows would draw nothing
-    a = pb.mask_tokens(ids, special, mask_id=4, vocab_size=1000,
-                       generator=torch.Generator().manual_seed(3), probability=0.01)
-    b = pb.mask_tokens(ids, special, mask_id=4, vocab_size=1000,
-                       generator=torch.Generator().manual_seed(3), probability=0.01)
+    a = pb.mask_tokens(
+        ids, special, mask_id=4, vocab_size=1000, generator=torch.Generator().manual_seed(3), probability=0.01
+    )
+    b = pb.mask_tokens(
+        ids, special, mask_id=4, vocab_size=1000, generator=torch.Generator().manual_seed(3), probability=0.01
+    )
     assert ((a[1] != pb.IGNORE_INDEX).sum(dim=1) == 1).all()
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
 
 
 # ---- instances, packing, sampling ------------------------------------------------------------
 
+
 def _documents(n_docs=20, seed=0):
     rng = random.Random(seed)
-    return [[[rng.randint(5, 99) for unused in range(rng.randint(3, 12))]
-             for unused in range(rng.randint(2, 10))] for unused in range(n_docs)]
+    return [
+        [[rng.randint(5, 99) for unused in range(rng.randint(3, 12))] for unused in range(rng.randint(2, 10))]
+        for unused in range(n_docs)
+    ]
 
 
 def test_create_and_pack_instances():
@@ -251,11 +291,12 @@ def test_create_and_pack_instances():
         ids = packed["input_ids"][row]
         length = len(a) + len(b) + 3
         assert ids[0] == 2 and ids[len(a) + 1] == 3 and ids[length - 1] == 3
-        assert ids[1:len(a) + 1].tolist() == a
+        assert ids[1 : len(a) + 1].tolist() == a
         assert (ids[length:] == 0).all()
         assert packed["attention_mask"][row].sum() == length
         assert packed["token_type_ids"][row].tolist() == (
-            [0] * (len(a) + 2) + [1] * (len(b) + 1) + [0] * (seq_len - length))
+            [0] * (len(a) + 2) + [1] * (len(b) + 1) + [0] * (seq_len - length)
+        )
         assert (~packed["special_mask"][row]).sum() == len(a) + len(b)
         assert packed["nsp_labels"][row] == label
 
@@ -270,7 +311,7 @@ def test_continuation_instances_follow_the_document():
 
 
 def _contains(seq, sub):
-    return any(seq[i:i + len(sub)] == sub for i in range(len(seq) - len(sub) + 1))
+    return any(seq[i : i + len(sub)] == sub for i in range(len(seq) - len(sub) + 1))
 
 
 def test_batch_indices_disjoint_and_cover_an_epoch():
@@ -295,6 +336,7 @@ def test_lr_factor():
 
 # ---- the corpus ------------------------------------------------------------------------------
 
+
 def test_shipped_corpus_is_the_generated_one_and_small():
     shipped = (FILES / "corpus.txt").read_text(encoding="utf-8")
     assert shipped == corpus.generate()
@@ -306,6 +348,7 @@ def test_shipped_corpus_is_the_generated_one_and_small():
 
 # ---- one real run, one process -----------------------------------------------------------------
 
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -313,12 +356,28 @@ def _free_port():
 
 
 def test_single_process_run_writes_results(tmp_path, monkeypatch):
-    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE",
-                "MASTER_ADDR"):
+    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR"):
         monkeypatch.delenv(var, raising=False)
-    rc = pb.main(["--output-dir", str(tmp_path), "--steps", "3", "--warmup-steps", "1",
-                  "--seq-len", "32", "--batch-size", "2", "--threads", "1",
-                  "--master-port", str(_free_port()), "--run-id", "unit"])
+    rc = pb.main(
+        [
+            "--output-dir",
+            str(tmp_path),
+            "--steps",
+            "3",
+            "--warmup-steps",
+            "1",
+            "--seq-len",
+            "32",
+            "--batch-size",
+            "2",
+            "--threads",
+            "1",
+            "--master-port",
+            str(_free_port()),
+            "--run-id",
+            "unit",
+        ]
+    )
     assert rc == pb.EXIT_OK
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["status"] == "ok" and results["run_id"] == "unit"
@@ -334,15 +393,30 @@ def test_single_process_run_writes_results(tmp_path, monkeypatch):
 
 
 def test_non_finite_loss_exits_3_and_still_reports(tmp_path, monkeypatch):
-    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE",
-                "MASTER_ADDR"):
+    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR"):
         monkeypatch.delenv(var, raising=False)
     real = torch.nn.functional.cross_entropy
-    monkeypatch.setattr(torch.nn.functional, "cross_entropy",
-                        lambda *a, **k: real(*a, **k) * float("nan"))
-    rc = pb.main(["--output-dir", str(tmp_path), "--steps", "4", "--warmup-steps", "1",
-                  "--seq-len", "32", "--batch-size", "2", "--threads", "1", "--log-every", "2",
-                  "--master-port", str(_free_port())])
+    monkeypatch.setattr(torch.nn.functional, "cross_entropy", lambda *a, **k: real(*a, **k) * float("nan"))
+    rc = pb.main(
+        [
+            "--output-dir",
+            str(tmp_path),
+            "--steps",
+            "4",
+            "--warmup-steps",
+            "1",
+            "--seq-len",
+            "32",
+            "--batch-size",
+            "2",
+            "--threads",
+            "1",
+            "--log-every",
+            "2",
+            "--master-port",
+            str(_free_port()),
+        ]
+    )
     assert rc == pb.EXIT_NON_FINITE
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["status"] == "non_finite_loss"

@@ -54,21 +54,56 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
     log = out_dir / "standin.log"
     procs = []
     for rank in range(2):
-        env = dict(os.environ, PYTHONPATH=str(STANDIN), MASTER_ADDR="127.0.0.1",
-                   MASTER_PORT=str(port), SCC_HVD_STANDIN_LOG=str(log),
-                   OMPI_COMM_WORLD_RANK=str(rank), OMPI_COMM_WORLD_SIZE="2",
-                   OMPI_COMM_WORLD_LOCAL_RANK=str(rank), OMPI_COMM_WORLD_LOCAL_SIZE="2",
-                   OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
-        procs.append(subprocess.Popen(
-            [sys.executable, str(FILES / "pretrain_bert.py"), "--framework", framework,
-             "--output-dir", str(out_dir), "--steps", str(STEPS), "--warmup-steps", "1",
-             "--seq-len", "32", "--batch-size", "2", "--threads", "1", "--log-every", "2",
-             "--run-id", framework, "--corpus", str(corpus), "--vocab", str(vocab)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        env = dict(
+            os.environ,
+            PYTHONPATH=str(STANDIN),
+            MASTER_ADDR="127.0.0.1",
+            MASTER_PORT=str(port),
+            SCC_HVD_STANDIN_LOG=str(log),
+            OMPI_COMM_WORLD_RANK=str(rank),
+            OMPI_COMM_WORLD_SIZE="2",
+            OMPI_COMM_WORLD_LOCAL_RANK=str(rank),
+            OMPI_COMM_WORLD_LOCAL_SIZE="2",
+            OMP_NUM_THREADS="1",
+            TOKENIZERS_PARALLELISM="false",
+        )
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    str(FILES / "pretrain_bert.py"),
+                    "--framework",
+                    framework,
+                    "--output-dir",
+                    str(out_dir),
+                    "--steps",
+                    str(STEPS),
+                    "--warmup-steps",
+                    "1",
+                    "--seq-len",
+                    "32",
+                    "--batch-size",
+                    "2",
+                    "--threads",
+                    "1",
+                    "--log-every",
+                    "2",
+                    "--run-id",
+                    framework,
+                    "--corpus",
+                    str(corpus),
+                    "--vocab",
+                    str(vocab),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+        )
     outputs = [p.communicate(timeout=240)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], "\n".join(outputs)
-    events = [[json.loads(line) for line in Path(f"{log}.{rank}").read_text().splitlines()]
-              for rank in range(2)]
+    events = [[json.loads(line) for line in Path(f"{log}.{rank}").read_text().splitlines()] for rank in range(2)]
     return json.loads((out_dir / "results.json").read_text()), events
 
 
@@ -76,15 +111,35 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
 def torch_run(tmp_path_factory, small_corpus):
     """The results schema of a one-process torch (DDP) run, and the vocabulary it trained."""
     tmp = tmp_path_factory.mktemp("torch")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE")
+    }
     old = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)
     try:
-        rc = pb.main(["--output-dir", str(tmp), "--steps", "2", "--warmup-steps", "1",
-                      "--seq-len", "32", "--batch-size", "2", "--threads", "1",
-                      "--master-port", str(_free_port()), "--corpus", str(small_corpus)])
+        rc = pb.main(
+            [
+                "--output-dir",
+                str(tmp),
+                "--steps",
+                "2",
+                "--warmup-steps",
+                "1",
+                "--seq-len",
+                "32",
+                "--batch-size",
+                "2",
+                "--threads",
+                "1",
+                "--master-port",
+                str(_free_port()),
+                "--corpus",
+                str(small_corpus),
+            ]
+        )
     finally:
         os.environ.clear()
         os.environ.update(old)
@@ -95,10 +150,13 @@ def torch_run(tmp_path_factory, small_corpus):
     return keys, tmp / "vocab.txt"
 
 
-@pytest.mark.parametrize("framework, module", [
-    ("horovod", "horovod.torch"),
-    ("aiacc", "perseus.torch.horovod"),
-])
+@pytest.mark.parametrize(
+    "framework, module",
+    [
+        ("horovod", "horovod.torch"),
+        ("aiacc", "perseus.torch.horovod"),
+    ],
+)
 def test_horovod_api_path_two_ranks(framework, module, tmp_path, torch_run, small_corpus):
     torch_keys, vocab = torch_run
     results, events = _run_two_ranks(framework, tmp_path, small_corpus, vocab)
@@ -114,8 +172,13 @@ def test_horovod_api_path_two_ranks(framework, module, tmp_path, torch_run, smal
     assert results["master"] is None  # Horovod does its own rendezvous
 
     params = results["model"]["params"]
-    n_tensors = len(list(__import__("transformers").BertForPreTraining(
-        pb.bert_config(pb.model_config("tiny"), results["model"]["vocab_size"])).parameters()))
+    n_tensors = len(
+        list(
+            __import__("transformers")
+            .BertForPreTraining(pb.bert_config(pb.model_config("tiny"), results["model"]["vocab_size"]))
+            .parameters()
+        )
+    )
     for rank, log in enumerate(events):
         kinds = [e["event"] for e in log]
         # The module asked for, initialised once, before any collective.
@@ -135,8 +198,7 @@ def test_horovod_api_path_two_ranks(framework, module, tmp_path, torch_run, smal
         assert kinds.count("step") == kinds.count("synchronize") == STEPS
         assert "step_after_synchronize_without_skip" not in kinds
         # The loss metrics are summed across ranks with hvd.allreduce.
-        assert any(e["event"] == "allreduce" and e["name"] == "metrics" and e["op"] == "Sum"
-                   for e in log)
+        assert any(e["event"] == "allreduce" and e["name"] == "metrics" and e["op"] == "Sum" for e in log)
     assert params > 0
     # Averaged gradients from rank 0's start: both ranks hold the same weights after every step.
     checksums = [[e["checksum"] for e in log if e["event"] == "step"] for log in events]
@@ -154,8 +216,7 @@ def test_missing_framework_module_exits_2_naming_it(tmp_path, capsys, monkeypatc
 
 
 def test_backend_applies_to_torch_only():
-    args = pb.build_parser().parse_args(["--output-dir", "x", "--framework", "aiacc",
-                                         "--backend", "nccl"])
+    args = pb.build_parser().parse_args(["--output-dir", "x", "--framework", "aiacc", "--backend", "nccl"])
     assert any("--backend applies to --framework torch only" in e for e in pb.check_args(args))
     args = pb.build_parser().parse_args(["--output-dir", "x", "--framework", "aiacc"])
     assert pb.check_args(args) == []

@@ -7,13 +7,31 @@ import time
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ServerException
 from aliyunsdkecs.request.v20140526 import (
-    AuthorizeSecurityGroupRequest, CreateHpcClusterRequest, CreateSecurityGroupRequest, CreateVpcRequest,
-    CreateVSwitchRequest, DeleteHpcClusterRequest, DeleteInstanceRequest, DeleteInstancesRequest,
-    DeleteSecurityGroupRequest, DeleteVpcRequest, DeleteVSwitchRequest, DescribeHpcClustersRequest,
+    AuthorizeSecurityGroupRequest,
+    CreateHpcClusterRequest,
+    CreateSecurityGroupRequest,
+    CreateVpcRequest,
+    CreateVSwitchRequest,
+    DeleteHpcClusterRequest,
+    DeleteInstanceRequest,
+    DeleteInstancesRequest,
+    DeleteSecurityGroupRequest,
+    DeleteVpcRequest,
+    DeleteVSwitchRequest,
+    DescribeHpcClustersRequest,
+    DescribeInstancesRequest,
     DescribeInstanceTypesRequest,
-    DescribeInstancesRequest, DescribeSecurityGroupAttributeRequest, DescribeSecurityGroupsRequest,
-    DescribeVpcsRequest, DescribeVSwitchesRequest, ListTagResourcesRequest, RevokeSecurityGroupRequest,
-    RunInstancesRequest, StartInstanceRequest, StopInstanceRequest, StopInstancesRequest, TagResourcesRequest,
+    DescribeSecurityGroupAttributeRequest,
+    DescribeSecurityGroupsRequest,
+    DescribeVpcsRequest,
+    DescribeVSwitchesRequest,
+    ListTagResourcesRequest,
+    RevokeSecurityGroupRequest,
+    RunInstancesRequest,
+    StartInstanceRequest,
+    StopInstanceRequest,
+    StopInstancesRequest,
+    TagResourcesRequest,
     UntagResourcesRequest,
 )
 
@@ -45,17 +63,35 @@ def acs(emu):
 def net(acs):
     """A VPC, a vSwitch, a security group and an HPC cluster."""
     vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16", VpcName="scc")["VpcId"]
-    vsw = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b",
-               CidrBlock="10.0.1.0/24", VSwitchName="scc")["VSwitchId"]
-    sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc, SecurityGroupName="scc",
-              Tags=[{"Key": "owner", "Value": "scc.training"}])["SecurityGroupId"]
+    vsw = call(
+        acs,
+        CreateVSwitchRequest.CreateVSwitchRequest,
+        VpcId=vpc,
+        ZoneId="cn-shanghai-b",
+        CidrBlock="10.0.1.0/24",
+        VSwitchName="scc",
+    )["VSwitchId"]
+    sg = call(
+        acs,
+        CreateSecurityGroupRequest.CreateSecurityGroupRequest,
+        VpcId=vpc,
+        SecurityGroupName="scc",
+        Tags=[{"Key": "owner", "Value": "scc.training"}],
+    )["SecurityGroupId"]
     hpc = call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="scc")["HpcClusterId"]
     return {"vpc": vpc, "vsw": vsw, "sg": sg, "hpc": hpc}
 
 
 def run(acs, net, **extra):
-    params = dict(ImageId="centos_7_5_scc", InstanceType=SCC, VSwitchId=net["vsw"], SecurityGroupId=net["sg"],
-                  HpcClusterId=net["hpc"], InstanceName="node", Amount=1)
+    params = dict(
+        ImageId="centos_7_5_scc",
+        InstanceType=SCC,
+        VSwitchId=net["vsw"],
+        SecurityGroupId=net["sg"],
+        HpcClusterId=net["hpc"],
+        InstanceName="node",
+        Amount=1,
+    )
     params.update(extra)
     return call(acs, RunInstancesRequest.RunInstancesRequest, **params)["InstanceIdSets"]["InstanceIdSet"]
 
@@ -69,11 +105,16 @@ def error(fn, *args, **kwargs) -> ServerException:
 def test_vpc_and_vswitch_create_describe_delete(acs, emu, net):
     vswitches = call(acs, DescribeVSwitchesRequest.DescribeVSwitchesRequest, VpcId=net["vpc"])["VSwitches"]["VSwitch"]
     assert [(v["VSwitchId"], v["CidrBlock"], v["ZoneId"], v["Status"]) for v in vswitches] == [
-        (net["vsw"], "10.0.1.0/24", "cn-shanghai-b", "Available")]
+        (net["vsw"], "10.0.1.0/24", "cn-shanghai-b", "Available")
+    ]
     vpc = call(acs, DescribeVpcsRequest.DescribeVpcsRequest, VpcId=net["vpc"])["Vpcs"]["Vpc"][0]
     assert vpc["VSwitchIds"]["VSwitchId"] == [net["vsw"]]
     # A VPC with a vSwitch cannot go; the vSwitch first, the security group, then the VPC.
-    assert error(call, acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"]).get_error_code().startswith("DependencyViolation")
+    assert (
+        error(call, acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
+        .get_error_code()
+        .startswith("DependencyViolation")
+    )
     call(acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=net["vsw"])
     call(acs, DeleteSecurityGroupRequest.DeleteSecurityGroupRequest, SecurityGroupId=net["sg"])
     call(acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
@@ -84,36 +125,66 @@ def test_vpc_and_vswitch_create_describe_delete(acs, emu, net):
 
 @pytest.mark.parametrize("cidr", ["10.1.0.0/24", "10.0.0.0/8", "not-a-cidr"])
 def test_vswitch_cidr_must_lie_inside_the_vpc(acs, emu, net, cidr):
-    err = error(call, acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=net["vpc"], ZoneId="cn-shanghai-b",
-                CidrBlock=cidr)
+    err = error(
+        call, acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=net["vpc"], ZoneId="cn-shanghai-b", CidrBlock=cidr
+    )
     assert (err.get_http_status(), err.get_error_code()) == (400, "InvalidCidrBlock.Malformed")
     assert len(emu.vswitches()) == 1
 
 
 def test_vswitch_overlap_and_public_vpc_cidr_refused(acs, net):
-    err = error(call, acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=net["vpc"], ZoneId="cn-shanghai-b",
-                CidrBlock="10.0.1.128/25")
+    err = error(
+        call,
+        acs,
+        CreateVSwitchRequest.CreateVSwitchRequest,
+        VpcId=net["vpc"],
+        ZoneId="cn-shanghai-b",
+        CidrBlock="10.0.1.128/25",
+    )
     assert err.get_error_code() == "InvalidCIDRBlock.Overlapped"
-    assert error(call, acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="8.8.0.0/16").get_error_code() == "InvalidCidrBlock.Malformed"
+    assert (
+        error(call, acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="8.8.0.0/16").get_error_code()
+        == "InvalidCidrBlock.Malformed"
+    )
 
 
 def test_security_group_rules_authorize_idempotent_and_revoke(acs, emu, net):
     rule = dict(SecurityGroupId=net["sg"], IpProtocol="tcp", PortRange="22/22", SourceCidrIp="10.0.0.0/16")
     call(acs, AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest, **rule)
     call(acs, AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest, **rule)  # same rule: not added twice
-    call(acs, AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest, SecurityGroupId=net["sg"],
-         IpProtocol="all", PortRange="-1/-1", SourceGroupId=net["sg"])
-    attr = call(acs, DescribeSecurityGroupAttributeRequest.DescribeSecurityGroupAttributeRequest, SecurityGroupId=net["sg"])
+    call(
+        acs,
+        AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest,
+        SecurityGroupId=net["sg"],
+        IpProtocol="all",
+        PortRange="-1/-1",
+        SourceGroupId=net["sg"],
+    )
+    attr = call(
+        acs, DescribeSecurityGroupAttributeRequest.DescribeSecurityGroupAttributeRequest, SecurityGroupId=net["sg"]
+    )
     rules = attr["Permissions"]["Permission"]
     assert [(r["IpProtocol"], r["PortRange"], r["SourceCidrIp"], r["SourceGroupId"], r["Policy"]) for r in rules] == [
-        ("TCP", "22/22", "10.0.0.0/16", "", "Accept"), ("ALL", "-1/-1", "", net["sg"], "Accept")]
+        ("TCP", "22/22", "10.0.0.0/16", "", "Accept"),
+        ("ALL", "-1/-1", "", net["sg"], "Accept"),
+    ]
     call(acs, RevokeSecurityGroupRequest.RevokeSecurityGroupRequest, **rule)
     assert len(emu.security_groups()[0]["Permissions"]["Permission"]) == 1
-    bad = error(call, acs, AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest, SecurityGroupId=net["sg"],
-                IpProtocol="tcp", PortRange="0/70000", SourceCidrIp="0.0.0.0/0")
+    bad = error(
+        call,
+        acs,
+        AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest,
+        SecurityGroupId=net["sg"],
+        IpProtocol="tcp",
+        PortRange="0/70000",
+        SourceCidrIp="0.0.0.0/0",
+    )
     assert bad.get_error_code() == "InvalidPortRange.Malformed"
-    tagged = call(acs, DescribeSecurityGroupsRequest.DescribeSecurityGroupsRequest,
-                  Tags=[{"Key": "owner", "Value": "scc.training"}])["SecurityGroups"]["SecurityGroup"]
+    tagged = call(
+        acs,
+        DescribeSecurityGroupsRequest.DescribeSecurityGroupsRequest,
+        Tags=[{"Key": "owner", "Value": "scc.training"}],
+    )["SecurityGroups"]["SecurityGroup"]
     assert [g["SecurityGroupId"] for g in tagged] == [net["sg"]]
     assert tagged[0]["Tags"]["Tag"] == [{"TagKey": "owner", "TagValue": "scc.training"}]
 
@@ -133,8 +204,9 @@ def test_instances_state_machine_and_attributes(acs, emu, net):
     deadline = time.monotonic() + 5
     seen = []
     while time.monotonic() < deadline:
-        status = call(acs, DescribeInstancesRequest.DescribeInstancesRequest,
-                      InstanceIds=json.dumps([iid]))["Instances"]["Instance"][0]["Status"]
+        status = call(acs, DescribeInstancesRequest.DescribeInstancesRequest, InstanceIds=json.dumps([iid]))[
+            "Instances"
+        ]["Instance"][0]["Status"]
         if not seen or seen[-1] != status:
             seen.append(status)
         if status == "Running":
@@ -143,14 +215,21 @@ def test_instances_state_machine_and_attributes(acs, emu, net):
     assert seen[-1] == "Running" and set(seen) <= {"Pending", "Starting", "Running"}
     inst = emu.instances()[0]
     assert (inst["InstanceType"], inst["InstanceTypeFamily"], inst["GPUAmount"], inst["GPUSpec"]) == (
-        SCC, "ecs.sccgn6", 8, "NVIDIA V100")
+        SCC,
+        "ecs.sccgn6",
+        8,
+        "NVIDIA V100",
+    )
     assert inst["HpcClusterId"] == net["hpc"] and inst["ZoneId"] == "cn-shanghai-b"
     private = inst["VpcAttributes"]["PrivateIpAddress"]["IpAddress"]
     assert len(private) == 1 and private[0].startswith("10.0.1.")
     assert len(inst["RdmaIpAddress"]["IpAddress"]) == 1
     assert inst["Tags"]["Tag"] == [{"TagKey": "scc-cluster", "TagValue": "bert"}]
     # Running needs Force to delete; stopped it goes without.
-    assert error(call, acs, DeleteInstanceRequest.DeleteInstanceRequest, InstanceId=iid).get_error_code() == "IncorrectInstanceStatus"
+    assert (
+        error(call, acs, DeleteInstanceRequest.DeleteInstanceRequest, InstanceId=iid).get_error_code()
+        == "IncorrectInstanceStatus"
+    )
     call(acs, StopInstanceRequest.StopInstanceRequest, InstanceId=iid)
     assert emu.instances()[0]["Status"] == "Stopping"
     time.sleep(0.08)
@@ -169,15 +248,18 @@ def test_a_pending_instance_cannot_be_deleted(acs, net):
     assert (err.get_http_status(), err.get_error_code()) == (403, "IncorrectInstanceStatus.Initializing")
 
 
-@pytest.mark.parametrize("extra,status,code", [
-    ({"HpcClusterId": None}, 400, "InvalidHpcClusterId.Necessary"),
-    ({"HpcClusterId": "hpc-doesnotexist"}, 404, "InvalidHpcClusterId.NotFound"),
-    ({"InstanceType": "ecs.g6.large"}, 400, "InvalidHpcClusterId.Unnecessary"),
-    ({"InstanceType": "ecs.nosuch.large"}, 400, "InvalidInstanceType.ValueNotSupported"),
-    ({"Amount": 101}, 400, "InvalidParameter"),
-    ({"ZoneId": "cn-shanghai-c"}, 400, "InvalidParameter.Mismatch"),
-    ({"SecurityGroupId": "sg-doesnotexist"}, 404, "InvalidSecurityGroupId.NotFound"),
-])
+@pytest.mark.parametrize(
+    "extra,status,code",
+    [
+        ({"HpcClusterId": None}, 400, "InvalidHpcClusterId.Necessary"),
+        ({"HpcClusterId": "hpc-doesnotexist"}, 404, "InvalidHpcClusterId.NotFound"),
+        ({"InstanceType": "ecs.g6.large"}, 400, "InvalidHpcClusterId.Unnecessary"),
+        ({"InstanceType": "ecs.nosuch.large"}, 400, "InvalidInstanceType.ValueNotSupported"),
+        ({"Amount": 101}, 400, "InvalidParameter"),
+        ({"ZoneId": "cn-shanghai-c"}, 400, "InvalidParameter.Mismatch"),
+        ({"SecurityGroupId": "sg-doesnotexist"}, 404, "InvalidSecurityGroupId.NotFound"),
+    ],
+)
 def test_run_instances_checks_before_creating(acs, emu, net, extra, status, code):
     params = {k: v for k, v in extra.items() if v is not None}
     if extra.get("HpcClusterId", "") is None:
@@ -193,8 +275,13 @@ def test_amount_pagination_and_filters(acs, emu, net):
     assert len(ids) == 12 and len(set(ids)) == 12
     seen = []
     for number in (1, 2, 3):
-        reply = call(acs, DescribeInstancesRequest.DescribeInstancesRequest, PageNumber=number, PageSize=5,
-                     Tags=[{"Key": "scc-cluster", "Value": "bert"}])
+        reply = call(
+            acs,
+            DescribeInstancesRequest.DescribeInstancesRequest,
+            PageNumber=number,
+            PageSize=5,
+            Tags=[{"Key": "scc-cluster", "Value": "bert"}],
+        )
         assert (reply["TotalCount"], reply["PageNumber"], reply["PageSize"]) == (12, number, 5)
         seen += [i["InstanceId"] for i in reply["Instances"]["Instance"]]
     assert seen == ids
@@ -214,7 +301,10 @@ def test_amount_pagination_and_filters(acs, emu, net):
         if not token:
             break
     assert len(walked) == 13 and len(set(walked)) == 13
-    assert error(call, acs, DescribeInstancesRequest.DescribeInstancesRequest, PageSize=101).get_error_code() == "InvalidParameter"
+    assert (
+        error(call, acs, DescribeInstancesRequest.DescribeInstancesRequest, PageSize=101).get_error_code()
+        == "InvalidParameter"
+    )
 
 
 def test_dry_run_checks_and_changes_nothing(acs, emu, net):
@@ -243,11 +333,17 @@ def test_client_token_replays_the_first_reply_and_refuses_other_parameters(acs, 
 
 def test_tags_added_listed_and_filtered(acs, emu, net):
     [a, b] = run(acs, net, Amount=2)
-    call(acs, TagResourcesRequest.TagResourcesRequest, ResourceType="instance", ResourceIds=[a],
-         Tags=[{"Key": "role", "Value": "head"}])
+    call(
+        acs,
+        TagResourcesRequest.TagResourcesRequest,
+        ResourceType="instance",
+        ResourceIds=[a],
+        Tags=[{"Key": "role", "Value": "head"}],
+    )
     listed = call(acs, ListTagResourcesRequest.ListTagResourcesRequest, ResourceType="instance", ResourceIds=[a, b])
     assert listed["TagResources"]["TagResource"] == [
-        {"ResourceType": "instance", "ResourceId": a, "TagKey": "role", "TagValue": "head"}]
+        {"ResourceType": "instance", "ResourceId": a, "TagKey": "role", "TagValue": "head"}
+    ]
     only = call(acs, DescribeInstancesRequest.DescribeInstancesRequest, Tags=[{"Key": "role"}])
     assert [i["InstanceId"] for i in only["Instances"]["Instance"]] == [a]
 
@@ -265,8 +361,9 @@ def test_instances_backed_by_lab_hosts():
     with CloudEmulator(access_key_id="k", access_key_secret="s", timings=FAST, host_addresses=hosts) as emu:
         acs = client(emu, auto_retry=False)
         vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-        vsw = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b",
-                   CidrBlock="10.0.1.0/24")["VSwitchId"]
+        vsw = call(
+            acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.1.0/24"
+        )["VSwitchId"]
         sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc)["SecurityGroupId"]
         hpc = call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="c")["HpcClusterId"]
         net = {"vsw": vsw, "sg": sg, "hpc": hpc}
@@ -287,7 +384,11 @@ def test_describe_instance_types_reports_the_scc_gpus(acs):
     reply = call(acs, DescribeInstanceTypesRequest.DescribeInstanceTypesRequest, InstanceTypess=[SCC])
     [row] = reply["InstanceTypes"]["InstanceType"]
     assert (row["InstanceTypeFamily"], row["CpuCoreCount"], row["GPUAmount"], row["GPUSpec"]) == (
-        "ecs.sccgn6", 96, 8, "NVIDIA V100")
+        "ecs.sccgn6",
+        96,
+        8,
+        "NVIDIA V100",
+    )
 
 
 def test_a_vswitch_in_use_cannot_be_deleted(acs, emu, net):
@@ -308,8 +409,13 @@ def test_an_emulator_bug_is_a_500_with_its_traceback_kept(acs, emu, monkeypatch)
 
 
 def test_a_full_vswitch_refuses_the_whole_call(acs, emu, net):
-    small = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=net["vpc"], ZoneId="cn-shanghai-b",
-                 CidrBlock="10.0.2.0/29")["VSwitchId"]  # 8 addresses, 4 reserved: 2 SCC instances fit
+    small = call(
+        acs,
+        CreateVSwitchRequest.CreateVSwitchRequest,
+        VpcId=net["vpc"],
+        ZoneId="cn-shanghai-b",
+        CidrBlock="10.0.2.0/29",
+    )["VSwitchId"]  # 8 addresses, 4 reserved: 2 SCC instances fit
     err = error(run, acs, {**net, "vsw": small}, Amount=3)
     assert (err.get_http_status(), err.get_error_code()) == (403, "InvalidVSwitchId.IpNotEnough")
     assert emu.instances() == []

@@ -5,7 +5,11 @@ import time
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
 from aliyunsdkecs.request.v20140526 import (
-    CreateHpcClusterRequest, CreateSecurityGroupRequest, CreateVpcRequest, CreateVSwitchRequest, DescribeVpcsRequest,
+    CreateHpcClusterRequest,
+    CreateSecurityGroupRequest,
+    CreateVpcRequest,
+    CreateVSwitchRequest,
+    DescribeVpcsRequest,
     RunInstancesRequest,
 )
 
@@ -21,8 +25,12 @@ def without_proxies(monkeypatch):
 
 @pytest.fixture
 def emu():
-    with CloudEmulator(port=0, access_key_id="LTAI-test", access_key_secret="secret",
-                       timings=Timings(instance_pending=0.01, instance_starting=0.01)) as emulator:
+    with CloudEmulator(
+        port=0,
+        access_key_id="LTAI-test",
+        access_key_secret="secret",
+        timings=Timings(instance_pending=0.01, instance_starting=0.01),
+    ) as emulator:
         yield emulator
 
 
@@ -34,19 +42,23 @@ def acs(emu):
 @pytest.fixture
 def run_params(acs):
     vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-    vsw = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b",
-               CidrBlock="10.0.0.0/20")["VSwitchId"]
+    vsw = call(
+        acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.0.0/20"
+    )["VSwitchId"]
     sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc)["SecurityGroupId"]
     hpc = call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="c")["HpcClusterId"]
     return dict(ImageId="img", InstanceType="ecs.sccgn6.24xlarge", VSwitchId=vsw, SecurityGroupId=sg, HpcClusterId=hpc)
 
 
-@pytest.mark.parametrize("kind,status,code", [
-    ("throttling", 400, "Throttling"),
-    ("throttling_user", 400, "Throttling.User"),
-    ("unavailable", 503, "ServiceUnavailable"),
-    ("internal", 500, "InternalError"),
-])
+@pytest.mark.parametrize(
+    "kind,status,code",
+    [
+        ("throttling", 400, "Throttling"),
+        ("throttling_user", 400, "Throttling.User"),
+        ("unavailable", 503, "ServiceUnavailable"),
+        ("internal", 500, "InternalError"),
+    ],
+)
 def test_error_faults_have_the_real_status_and_apply_nothing(acs, emu, kind, status, code):
     emu.inject(kind, action="CreateVpc")
     with pytest.raises(ServerException) as err:
@@ -87,7 +99,10 @@ def test_drop_before_applies_nothing(acs, emu, run_params):
         call(acs, RunInstancesRequest.RunInstancesRequest, **run_params)
     assert emu.instances() == []
     assert {k: emu.calls[-1][k] for k in ("action", "status", "fault")} == {
-        "action": "RunInstances", "status": None, "fault": "drop_before"}
+        "action": "RunInstances",
+        "status": None,
+        "fault": "drop_before",
+    }
 
 
 def test_slow_reply_arrives_late_or_times_out_after_applying(emu):

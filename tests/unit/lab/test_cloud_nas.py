@@ -6,9 +6,17 @@ import pytest
 from aliyunsdkcore.acs_exception.exceptions import ServerException
 from aliyunsdkecs.request.v20140526 import CreateVpcRequest, CreateVSwitchRequest
 from aliyunsdknas.request.v20170626 import (
-    CreateFileSystemRequest, CreateMountTargetRequest, CreateProtocolMountTargetRequest, CreateProtocolServiceRequest,
-    DeleteFileSystemRequest, DeleteMountTargetRequest, DeleteProtocolMountTargetRequest, DeleteProtocolServiceRequest,
-    DescribeFileSystemsRequest, DescribeMountTargetsRequest, DescribeProtocolMountTargetRequest,
+    CreateFileSystemRequest,
+    CreateMountTargetRequest,
+    CreateProtocolMountTargetRequest,
+    CreateProtocolServiceRequest,
+    DeleteFileSystemRequest,
+    DeleteMountTargetRequest,
+    DeleteProtocolMountTargetRequest,
+    DeleteProtocolServiceRequest,
+    DescribeFileSystemsRequest,
+    DescribeMountTargetsRequest,
+    DescribeProtocolMountTargetRequest,
     DescribeProtocolServiceRequest,
 )
 
@@ -38,14 +46,23 @@ def acs(emu):
 @pytest.fixture
 def net(acs):
     vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-    vsw = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b",
-               CidrBlock="10.0.1.0/24")["VSwitchId"]
+    vsw = call(
+        acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.1.0/24"
+    )["VSwitchId"]
     return {"vpc": vpc, "vsw": vsw}
 
 
 def create_cpfs(acs, net, **extra):
-    params = dict(FileSystemType="cpfs", ProtocolType="cpfs", StorageType="advance_100", Capacity=3600,
-                  ZoneId="cn-shanghai-b", VpcId=net["vpc"], VSwitchId=net["vsw"], Description="bert")
+    params = dict(
+        FileSystemType="cpfs",
+        ProtocolType="cpfs",
+        StorageType="advance_100",
+        Capacity=3600,
+        ZoneId="cn-shanghai-b",
+        VpcId=net["vpc"],
+        VSwitchId=net["vsw"],
+        Description="bert",
+    )
     params.update(extra)
     return call(acs, CreateFileSystemRequest.CreateFileSystemRequest, **params)
 
@@ -69,7 +86,12 @@ def test_cpfs_file_system_pending_to_running_then_deleted(acs, emu, net):
     described = call(acs, DescribeFileSystemsRequest.DescribeFileSystemsRequest, FileSystemId=fs_id)
     fs = described["FileSystems"]["FileSystem"][0]
     assert (fs["FileSystemType"], fs["ProtocolType"], fs["StorageType"], fs["Capacity"], fs["Status"]) == (
-        "cpfs", "cpfs", "advance_100", 3600, "Pending")
+        "cpfs",
+        "cpfs",
+        "advance_100",
+        3600,
+        "Pending",
+    )
     assert fs["Tags"]["Tag"] == [{"Key": "owner", "Value": "scc.training"}]
     wait(lambda: emu.file_systems()[0]["Status"] == "Running")
     call(acs, DeleteFileSystemRequest.DeleteFileSystemRequest, FileSystemId=fs_id)
@@ -78,12 +100,15 @@ def test_cpfs_file_system_pending_to_running_then_deleted(acs, emu, net):
     assert (err.get_http_status(), err.get_error_code()) == (404, "InvalidFileSystem.NotFound")
 
 
-@pytest.mark.parametrize("extra,name", [
-    ({"FileSystemType": "nosuch"}, "FileSystemType"),
-    ({"StorageType": "fast"}, "StorageType"),
-    ({"Capacity": 0}, "Capacity"),
-    ({"ZoneId": "cn-shanghai-c"}, None),
-])
+@pytest.mark.parametrize(
+    "extra,name",
+    [
+        ({"FileSystemType": "nosuch"}, "FileSystemType"),
+        ({"StorageType": "fast"}, "StorageType"),
+        ({"Capacity": 0}, "Capacity"),
+        ({"ZoneId": "cn-shanghai-c"}, None),
+    ],
+)
 def test_bad_file_system_parameters_create_nothing(acs, emu, net, extra, name):
     err = error(create_cpfs, acs, net, **extra)
     assert err.get_http_status() == 400
@@ -101,7 +126,10 @@ def test_client_token_on_nas_create(acs, emu, net):
     first = create_cpfs(acs, net, ClientToken="cpfs-0001")
     assert create_cpfs(acs, net, ClientToken="cpfs-0001")["FileSystemId"] == first["FileSystemId"]
     assert len(emu.file_systems()) == 1
-    assert error(create_cpfs, acs, net, ClientToken="cpfs-0001", Capacity=7200).get_error_code() == "IdempotentParameterMismatch"
+    assert (
+        error(create_cpfs, acs, net, ClientToken="cpfs-0001", Capacity=7200).get_error_code()
+        == "IdempotentParameterMismatch"
+    )
 
 
 def test_mount_target_needs_a_running_file_system(acs, emu, net):
@@ -114,9 +142,12 @@ def test_mount_target_needs_a_running_file_system(acs, emu, net):
     wait(lambda: emu.mount_targets()[0]["Status"] == "Active")
     listed = call(acs, DescribeMountTargetsRequest.DescribeMountTargetsRequest, FileSystemId=fs_id)
     assert [(m["MountTargetDomain"], m["VswId"], m["Status"]) for m in listed["MountTargets"]["MountTarget"]] == [
-        (domain, net["vsw"], "Active")]
+        (domain, net["vsw"], "Active")
+    ]
     # The file system cannot go while it has a mount target.
-    assert error(call, acs, DeleteFileSystemRequest.DeleteFileSystemRequest, FileSystemId=fs_id).get_http_status() == 403
+    assert (
+        error(call, acs, DeleteFileSystemRequest.DeleteFileSystemRequest, FileSystemId=fs_id).get_http_status() == 403
+    )
     call(acs, DeleteMountTargetRequest.DeleteMountTargetRequest, FileSystemId=fs_id, MountTargetDomain=domain)
     assert emu.mount_targets() == []
     call(acs, DeleteFileSystemRequest.DeleteFileSystemRequest, FileSystemId=fs_id)
@@ -125,18 +156,45 @@ def test_mount_target_needs_a_running_file_system(acs, emu, net):
 def test_nfs_protocol_service_and_export(acs, emu, net):
     fs_id = create_cpfs(acs, net)["FileSystemId"]
     wait(lambda: emu.file_systems()[0]["Status"] == "Running")
-    ps_id = call(acs, CreateProtocolServiceRequest.CreateProtocolServiceRequest, FileSystemId=fs_id,
-                 ProtocolType="NFS", ProtocolSpec="General", VpcId=net["vpc"], VSwitchId=net["vsw"])["ProtocolServiceId"]
+    ps_id = call(
+        acs,
+        CreateProtocolServiceRequest.CreateProtocolServiceRequest,
+        FileSystemId=fs_id,
+        ProtocolType="NFS",
+        ProtocolSpec="General",
+        VpcId=net["vpc"],
+        VSwitchId=net["vsw"],
+    )["ProtocolServiceId"]
     services = call(acs, DescribeProtocolServiceRequest.DescribeProtocolServiceRequest, FileSystemId=fs_id)
     assert [p["ProtocolServiceId"] for p in services["ProtocolServices"]] == [ps_id]
-    export_id = call(acs, CreateProtocolMountTargetRequest.CreateProtocolMountTargetRequest, FileSystemId=fs_id,
-                     ProtocolServiceId=ps_id, Path="/", VpcId=net["vpc"], VSwitchId=net["vsw"])["ExportId"]
+    export_id = call(
+        acs,
+        CreateProtocolMountTargetRequest.CreateProtocolMountTargetRequest,
+        FileSystemId=fs_id,
+        ProtocolServiceId=ps_id,
+        Path="/",
+        VpcId=net["vpc"],
+        VSwitchId=net["vsw"],
+    )["ExportId"]
     wait(lambda: emu.exports()[0]["Status"] == "ACTIVE")
     exports = call(acs, DescribeProtocolMountTargetRequest.DescribeProtocolMountTargetRequest, FileSystemId=fs_id)
     assert [(e["ExportId"], e["Path"]) for e in exports["ProtocolMountTargets"]] == [(export_id, "/")]
-    assert error(call, acs, DeleteProtocolServiceRequest.DeleteProtocolServiceRequest, FileSystemId=fs_id,
-                 ProtocolServiceId=ps_id).get_http_status() == 403
-    call(acs, DeleteProtocolMountTargetRequest.DeleteProtocolMountTargetRequest, FileSystemId=fs_id,
-         ProtocolServiceId=ps_id, ExportId=export_id)
+    assert (
+        error(
+            call,
+            acs,
+            DeleteProtocolServiceRequest.DeleteProtocolServiceRequest,
+            FileSystemId=fs_id,
+            ProtocolServiceId=ps_id,
+        ).get_http_status()
+        == 403
+    )
+    call(
+        acs,
+        DeleteProtocolMountTargetRequest.DeleteProtocolMountTargetRequest,
+        FileSystemId=fs_id,
+        ProtocolServiceId=ps_id,
+        ExportId=export_id,
+    )
     call(acs, DeleteProtocolServiceRequest.DeleteProtocolServiceRequest, FileSystemId=fs_id, ProtocolServiceId=ps_id)
     assert emu.protocol_services() == [] and emu.exports() == []

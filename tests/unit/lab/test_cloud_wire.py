@@ -13,7 +13,11 @@ from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerExcept
 from aliyunsdkcore.auth.credentials import StsTokenCredential
 from aliyunsdkcore.client import AcsClient
 from aliyunsdkecs.request.v20140526 import (
-    CreateSecurityGroupRequest, CreateVpcRequest, CreateVSwitchRequest, DescribeInstancesRequest, DescribeVpcsRequest,
+    CreateSecurityGroupRequest,
+    CreateVpcRequest,
+    CreateVSwitchRequest,
+    DescribeInstancesRequest,
+    DescribeVpcsRequest,
     RunInstancesRequest,
 )
 
@@ -84,9 +88,18 @@ def test_error_body_shape_and_request_id(emu):
 
 
 def test_replayed_nonce_and_stale_timestamp_are_refused(emu):
-    params = {"Action": "DescribeVpcs", "Version": "2014-05-26", "RegionId": "cn-shanghai", "Format": "JSON",
-              "AccessKeyId": KEY_ID, "SignatureMethod": "HMAC-SHA1", "SignatureType": "", "SignatureVersion": "1.0",
-              "SignatureNonce": "n-1", "Timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    params = {
+        "Action": "DescribeVpcs",
+        "Version": "2014-05-26",
+        "RegionId": "cn-shanghai",
+        "Format": "JSON",
+        "AccessKeyId": KEY_ID,
+        "SignatureMethod": "HMAC-SHA1",
+        "SignatureType": "",
+        "SignatureVersion": "1.0",
+        "SignatureNonce": "n-1",
+        "Timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     params["Signature"] = wire.sign("POST", params, SECRET)
     assert emu.handle("POST", dict(params))[0] == 200
     assert emu.handle("POST", dict(params))[1]["Code"] == "SignatureNonceUsed"
@@ -97,7 +110,7 @@ def test_replayed_nonce_and_stale_timestamp_are_refused(emu):
 
 @pytest.mark.parametrize("address", ["0.0.0.0", "10.1.2.3", "127.0.14.11", "::1"])
 def test_listens_on_127_0_0_1_only(address):
-    with pytest.raises(ValueError, match="loopback 127.0.0.1 only"):
+    with pytest.raises(ValueError, match=r"loopback 127\.0\.0\.1 only"):
         CloudEmulator(address=address, access_key_id=KEY_ID, access_key_secret=SECRET)
 
 
@@ -105,22 +118,39 @@ def test_cli_serves_with_environment_credentials_and_lab_backed_instances(tmp_pa
     # A recorded lab (state.json only: no host is started or contacted).
     Lab(tmp_path).save([HostState("node1", "127.0.14.11", 1, 2, "0"), HostState("node2", "127.0.14.12", 3, 4, "0")])
     env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
-    proc = subprocess.Popen([sys.executable, "-m", "lab", "cloud", "--port", "0", "--back-with-lab", str(tmp_path)],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lab", "cloud", "--port", "0", "--back-with-lab", str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         assert line.startswith("cloud emulator listening on http://127.0.0.1:")
-        served = types.SimpleNamespace(endpoint=line.rsplit("//", 1)[1].strip(), access_key_id=KEY_ID,
-                                       access_key_secret=SECRET)
+        served = types.SimpleNamespace(
+            endpoint=line.rsplit("//", 1)[1].strip(), access_key_id=KEY_ID, access_key_secret=SECRET
+        )
         acs = client(served, region="cn-beijing", auto_retry=False)
         vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-        vsw = call(acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-beijing-h",
-                   CidrBlock="10.0.1.0/24")["VSwitchId"]
+        vsw = call(
+            acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-beijing-h", CidrBlock="10.0.1.0/24"
+        )["VSwitchId"]
         sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc)["SecurityGroupId"]
-        call(acs, RunInstancesRequest.RunInstancesRequest, ImageId="img", InstanceType="ecs.g6.large", VSwitchId=vsw,
-             SecurityGroupId=sg, Amount=2)
+        call(
+            acs,
+            RunInstancesRequest.RunInstancesRequest,
+            ImageId="img",
+            InstanceType="ecs.g6.large",
+            VSwitchId=vsw,
+            SecurityGroupId=sg,
+            Amount=2,
+        )
         listed = call(acs, DescribeInstancesRequest.DescribeInstancesRequest)["Instances"]["Instance"]
-        assert sorted(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0] for i in listed) == ["127.0.14.11", "127.0.14.12"]
+        assert sorted(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0] for i in listed) == [
+            "127.0.14.11",
+            "127.0.14.12",
+        ]
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
@@ -128,8 +158,15 @@ def test_cli_serves_with_environment_credentials_and_lab_backed_instances(tmp_pa
 
 def test_cli_refuses_a_non_loopback_address():
     env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
-    done = subprocess.run([sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert done.returncode == 2
     assert "loopback" in done.stderr
 
@@ -143,13 +180,16 @@ def test_client_error_when_nothing_listens():
 
 def test_sts_credentials_need_the_security_token():
     with CloudEmulator(access_key_id="STS.key", access_key_secret=SECRET, security_token="token-1") as emu:
+
         def describe(acs):
             request = DescribeVpcsRequest.DescribeVpcsRequest()  # fresh: the STS signer adds to it
             request.set_endpoint(emu.endpoint)
             return json.loads(acs.do_action_with_exception(request))
 
         def sts(token):
-            return AcsClient(region_id="cn-shanghai", credential=StsTokenCredential("STS.key", SECRET, token), auto_retry=False)
+            return AcsClient(
+                region_id="cn-shanghai", credential=StsTokenCredential("STS.key", SECRET, token), auto_retry=False
+            )
 
         assert describe(sts("token-1"))["TotalCount"] == 0
         with pytest.raises(ServerException) as err:

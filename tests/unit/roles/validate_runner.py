@@ -18,14 +18,21 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_cluster") -> dict:
     """Return {case: None if it passed, else the failure message}."""
-    inventory = {group: {"hosts": {name: {"ansible_connection": "local", **vars_}
-                                   for name, vars_ in cases.items()}}}
+    inventory = {group: {"hosts": {name: {"ansible_connection": "local", **vars_} for name, vars_ in cases.items()}}}
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
-    playbook = [{
-        "name": "Validate", "hosts": group, "gather_facts": False,
-        "tasks": [{"name": "Validate", "ansible.builtin.include_role":
-                   {"name": f"scc.training.{role}", "tasks_from": "validate"}}],
-    }]
+    playbook = [
+        {
+            "name": "Validate",
+            "hosts": group,
+            "gather_facts": False,
+            "tasks": [
+                {
+                    "name": "Validate",
+                    "ansible.builtin.include_role": {"name": f"scc.training.{role}", "tasks_from": "validate"},
+                }
+            ],
+        }
+    ]
     (tmp_path / "play.yml").write_text(yaml.safe_dump(playbook))
     private = tmp_path / "runner"
     private.mkdir(exist_ok=True)
@@ -33,16 +40,18 @@ def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_clust
         private_data_dir=str(private),
         playbook=str(tmp_path / "play.yml"),
         inventory=str(tmp_path / "inventory.yml"),
-        envvars={"ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-                 # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-                 # the lab hosts' keys are pinned and must be checked.
-                 "ANSIBLE_HOST_KEY_CHECKING": "True",
-                 "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-                 "ANSIBLE_FORKS": "8",
-                 "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"},
+        envvars={
+            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
+            # the lab hosts' keys are pinned and must be checked.
+            "ANSIBLE_HOST_KEY_CHECKING": "True",
+            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+            "ANSIBLE_FORKS": "8",
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        },
         quiet=True,
     )
-    result = {name: None for name in cases}
+    result = dict.fromkeys(cases)
     for event in runner.events:
         if event["event"] == "runner_on_failed":
             data = event["event_data"]

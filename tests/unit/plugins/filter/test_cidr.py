@@ -1,7 +1,6 @@
 """cidr_within: the check provision.yml makes before any API call."""
 
 import pytest
-
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter.cidr import cidr_within

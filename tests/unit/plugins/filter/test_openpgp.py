@@ -21,18 +21,25 @@ def keys(tmp_path_factory):
     env = {**os.environ, "GNUPGHOME": str(home)}
 
     def gpg(*args):
-        return subprocess.run(["gpg", "--batch", "--passphrase", "", *args], env=env, check=True,
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["gpg", "--batch", "--passphrase", "", *args], env=env, check=True, capture_output=True, text=True
+        ).stdout
 
     made = {}
     for uid, algo in (("rsa key <rsa@example.invalid>", "rsa2048"), ("ed key <ed@example.invalid>", "ed25519")):
         gpg("--quick-gen-key", uid, algo, "sign", "never")
         # A subkey too: its fingerprint must not be reported.
-        primary = [line.split(":")[9] for line in gpg("--with-colons", "--list-keys", uid).splitlines()
-                   if line.startswith("fpr:")][0]
+        primary = next(
+            line.split(":")[9]
+            for line in gpg("--with-colons", "--list-keys", uid).splitlines()
+            if line.startswith("fpr:")
+        )
         gpg("--quick-add-key", primary, "rsa2048" if algo == "rsa2048" else "cv25519", "encr", "never")
-        fprs = [line.split(":")[9] for line in gpg("--with-colons", "--list-keys", uid).splitlines()
-                if line.startswith("fpr:")]
+        fprs = [
+            line.split(":")[9]
+            for line in gpg("--with-colons", "--list-keys", uid).splitlines()
+            if line.startswith("fpr:")
+        ]
         made[algo] = {"primary": primary, "subkeys": fprs[1:], "armored": gpg("--armor", "--export", uid)}
     made["both"] = gpg("--armor", "--export")
     return made
@@ -46,12 +53,15 @@ def test_primary_fingerprint_matches_gpg_and_subkeys_are_left_out(keys, algo):
 
 
 def test_every_primary_key_of_a_file_in_order(keys):
-    assert sorted(openpgp_fingerprints(keys["both"])) == sorted([keys["rsa2048"]["primary"], keys["ed25519"]["primary"]])
+    assert sorted(openpgp_fingerprints(keys["both"])) == sorted(
+        [keys["rsa2048"]["primary"], keys["ed25519"]["primary"]]
+    )
 
 
 def test_armor_headers_and_surrounding_text_are_ignored(keys):
     text = keys["rsa2048"]["armored"].replace(
-        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nComment: a comment\n\n", 1)
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\n", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nComment: a comment\n\n", 1
+    )
     assert openpgp_fingerprints("some prose before the key\n" + text + "\nand after") == [keys["rsa2048"]["primary"]]
 
 
@@ -67,8 +77,8 @@ def test_a_truncated_key_is_refused(keys):
     lines = [line for line in keys["rsa2048"]["armored"].splitlines() if not line.startswith("=")]
     end = lines.index("-----END PGP PUBLIC KEY BLOCK-----")
     # Drop body lines in the middle (keeping valid base64): a packet now runs past the end.
-    truncated = lines[:3] + lines[end - 1:]
-    with pytest.raises(AnsibleFilterError, match="truncated|not a packet header|not supported"):
+    truncated = lines[:3] + lines[end - 1 :]
+    with pytest.raises(AnsibleFilterError, match=r"truncated|not a packet header|not supported"):
         openpgp_fingerprints("\n".join(truncated))
 
 

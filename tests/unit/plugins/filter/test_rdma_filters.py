@@ -22,8 +22,10 @@ def test_registered_names():
         "rdma_cluster_differences": rdma.rdma_cluster_differences,
         "nccl_ib_env": rdma.nccl_ib_env,
     }
-    assert nccl.FilterModule().filters() == {"parse_nccl_log": nccl.parse_nccl_log,
-                                             "parse_nccl_tests": nccl.parse_nccl_tests}
+    assert nccl.FilterModule().filters() == {
+        "parse_nccl_log": nccl.parse_nccl_log,
+        "parse_nccl_tests": nccl.parse_nccl_tests,
+    }
 
 
 def test_filters_on_fixtures():
@@ -35,17 +37,21 @@ def test_filters_on_fixtures():
     assert log["transport"] == "Socket"
     # The Azure device at 1024 MTU is active but no rate is known from ibv_devinfo alone.
     assert rdma.rdma_port_problems(devices, 1, "Ethernet", 25) == [
-        "rdmaP23800p0s2 port 1: rate None Gb/s, expected 25 Gb/s"]
+        "rdmaP23800p0s2 port 1: rate None Gb/s, expected 25 Gb/s"
+    ]
 
 
-@pytest.mark.parametrize("func, arg, name", [
-    (rdma.parse_ibv_devinfo, ["hca_id: x"], "parse_ibv_devinfo"),
-    (rdma.parse_ibstat, None, "parse_ibstat"),
-    (rdma.rdma_port_problems, {"devices": []}, "rdma_port_problems"),
-    (rdma.rdma_cluster_differences, [{"devices": []}], "rdma_cluster_differences"),
-    (nccl.parse_nccl_log, 42, "parse_nccl_log"),
-    (nccl.parse_nccl_tests, b"# Avg bus bandwidth : 1", "parse_nccl_tests"),
-])
+@pytest.mark.parametrize(
+    "func, arg, name",
+    [
+        (rdma.parse_ibv_devinfo, ["hca_id: x"], "parse_ibv_devinfo"),
+        (rdma.parse_ibstat, None, "parse_ibstat"),
+        (rdma.rdma_port_problems, {"devices": []}, "rdma_port_problems"),
+        (rdma.rdma_cluster_differences, [{"devices": []}], "rdma_cluster_differences"),
+        (nccl.parse_nccl_log, 42, "parse_nccl_log"),
+        (nccl.parse_nccl_tests, b"# Avg bus bandwidth : 1", "parse_nccl_tests"),
+    ],
+)
 def test_wrong_input_type(func, arg, name):
     with pytest.raises(AnsibleFilterError, match=name):
         func(arg)

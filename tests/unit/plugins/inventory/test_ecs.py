@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from ansible.errors import AnsibleError
 from ansible.inventory.data import InventoryData
 from ansible.parsing.dataloader import DataLoader
@@ -32,9 +31,16 @@ class FakeSdkClient:
         params = dict(request.get_query_params())
         self.requests.append(params)
         size, number = int(params["PageSize"]), int(params["PageNumber"])
-        page = self.items[(number - 1) * size:number * size]
-        return json.dumps({"TotalCount": len(self.items), "PageNumber": number, "PageSize": size,
-                           "RequestId": "R", "Instances": {"Instance": page}}).encode()
+        page = self.items[(number - 1) * size : number * size]
+        return json.dumps(
+            {
+                "TotalCount": len(self.items),
+                "PageNumber": number,
+                "PageSize": size,
+                "RequestId": "R",
+                "Instances": {"Instance": page},
+            }
+        ).encode()
 
 
 def make_plugin(monkeypatch, **options):
@@ -48,10 +54,28 @@ def make_plugin(monkeypatch, **options):
         self._client = fake
 
     monkeypatch.setattr(_alicloud.AlicloudApi, "__init__", init)
-    defaults = dict(access_key="AK", secret_key="SK", security_token=None, region="cn-hangzhou", ecs_endpoint="127.0.0.1:1",
-                    connect_timeout=5, read_timeout=30, api_retries=0, tags={}, instance_types=[], vpc_id=None,
-                    hpc_cluster_id=None, statuses=["Running"], hostnames="instance_id", compose={}, groups={},
-                    keyed_groups=[], strict=True, leading_separator=True, use_extra_vars=False)
+    defaults = dict(
+        access_key="AK",
+        secret_key="SK",
+        security_token=None,
+        region="cn-hangzhou",
+        ecs_endpoint="127.0.0.1:1",
+        connect_timeout=5,
+        read_timeout=30,
+        api_retries=0,
+        tags={},
+        instance_types=[],
+        vpc_id=None,
+        hpc_cluster_id=None,
+        statuses=["Running"],
+        hostnames="instance_id",
+        compose={},
+        groups={},
+        keyed_groups=[],
+        strict=True,
+        leading_separator=True,
+        use_extra_vars=False,
+    )
     defaults.update(options)
     plugin = InventoryModule()
     plugin.get_option = lambda name: defaults[name]
@@ -61,8 +85,11 @@ def make_plugin(monkeypatch, **options):
 
 
 def test_running_instances_become_hosts_with_addresses_and_gpus(monkeypatch):
-    plugin, fake = make_plugin(monkeypatch, keyed_groups=[{"key": trust_as_template("ecs_instance_type"), "prefix": "type"}],
-                               groups={"gpu": trust_as_template("ecs_gpu_count > 0")})  # as read from the file
+    plugin, fake = make_plugin(
+        monkeypatch,
+        keyed_groups=[{"key": trust_as_template("ecs_instance_type"), "prefix": "type"}],
+        groups={"gpu": trust_as_template("ecs_gpu_count > 0")},
+    )  # as read from the file
     plugin._populate(plugin._fetch())
     data = reply()["Instances"]["Instance"]
     running = {i["InstanceId"]: i for i in data if i["Status"] == "Running"}
@@ -80,8 +107,12 @@ def test_running_instances_become_hosts_with_addresses_and_gpus(monkeypatch):
 
 def test_tag_and_type_filters(monkeypatch):
     data = reply()["Instances"]["Instance"]
-    tagged = [i for i in data if {"TagKey": "ack.aliyun.com", "TagValue": "cc780733e93b8433299c2da47d66e98b4"}
-              in (i.get("Tags") or {}).get("Tag", [])]
+    tagged = [
+        i
+        for i in data
+        if {"TagKey": "ack.aliyun.com", "TagValue": "cc780733e93b8433299c2da47d66e98b4"}
+        in (i.get("Tags") or {}).get("Tag", [])
+    ]
     assert tagged
     plugin, fake = make_plugin(monkeypatch, tags={"ack.aliyun.com": "cc780733e93b8433299c2da47d66e98b4"}, statuses=[])
     plugin._populate(plugin._fetch())

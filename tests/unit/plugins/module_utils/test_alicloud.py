@@ -9,8 +9,10 @@ def test_client_token_is_derived_from_the_request_only():
     params = {"InstanceType": "ecs.sccgn6.24xlarge", "Amount": 2, "Tag": {"a": "1"}}
     token = ali.client_token("RunInstances", params)
     # the same request gives the same token, whatever the dict order and volatile fields
-    again = ali.client_token("RunInstances", {"Tag": {"a": "1"}, "Amount": 2, "InstanceType": "ecs.sccgn6.24xlarge",
-                                              "ClientToken": "old", "DryRun": True})
+    again = ali.client_token(
+        "RunInstances",
+        {"Tag": {"a": "1"}, "Amount": 2, "InstanceType": "ecs.sccgn6.24xlarge", "ClientToken": "old", "DryRun": True},
+    )
     assert token == again
     assert token.startswith("scc-") and len(token) == ali.CLIENT_TOKEN_LENGTH and token.isascii()
     # any change of the request, the action or the generation gives another token
@@ -54,8 +56,14 @@ def test_flatten_params_rpc_form():
         {"Tag": {"b": "2", "a": "1"}, "InstanceId": ["i-1", "i-2"], "Force": True, "Skip": None, "Amount": 2}
     )
     assert flat == {
-        "Tag.1.Key": "a", "Tag.1.Value": "1", "Tag.2.Key": "b", "Tag.2.Value": "2",
-        "InstanceId.1": "i-1", "InstanceId.2": "i-2", "Force": "true", "Amount": 2,
+        "Tag.1.Key": "a",
+        "Tag.1.Value": "1",
+        "Tag.2.Key": "b",
+        "Tag.2.Value": "2",
+        "InstanceId.1": "i-1",
+        "InstanceId.2": "i-2",
+        "Force": "true",
+        "Amount": 2,
     }
 
 
@@ -82,8 +90,9 @@ class _FakeSdkClient:
 
 def _api(script, retries=3):
     sleeps = []
-    api = ali.AlicloudApi("AKID", "SECRET", "cn-shanghai", ecs_endpoint="127.0.0.1:1", api_retries=retries,
-                          sleep=sleeps.append)
+    api = ali.AlicloudApi(
+        "AKID", "SECRET", "cn-shanghai", ecs_endpoint="127.0.0.1:1", api_retries=retries, sleep=sleeps.append
+    )
     api._client = _FakeSdkClient(script)
     return api, sleeps
 
@@ -91,11 +100,13 @@ def _api(script, retries=3):
 def test_call_retries_transient_errors_with_the_same_client_token():
     from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
 
-    api, sleeps = _api([
-        ServerException("Throttling", "Request was denied due to request throttling.", 400, "R-1"),
-        ClientException("SDK.HttpError", "connection reset"),
-        b'{"RequestId": "R-3", "VpcId": "vpc-1"}',
-    ])
+    api, sleeps = _api(
+        [
+            ServerException("Throttling", "Request was denied due to request throttling.", 400, "R-1"),
+            ClientException("SDK.HttpError", "connection reset"),
+            b'{"RequestId": "R-3", "VpcId": "vpc-1"}',
+        ]
+    )
     reply = api.call("ecs", "CreateVpc", {"CidrBlock": "192.168.0.0/16"}, client_token_generation=0)
     assert reply["VpcId"] == "vpc-1"
     tokens = {r["ClientToken"] for r in api._client.requests}
@@ -120,8 +131,7 @@ def test_call_fails_at_once_on_a_permanent_error_and_gives_up_after_the_bound():
 
 def test_create_moves_to_the_next_token_when_the_old_result_is_gone():
     api = _api([b'{"VpcId": "vpc-deleted"}', b'{"VpcId": "vpc-new"}'])[0]
-    vpc_id, _reply = api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId",
-                                lambda i: i == "vpc-new")
+    vpc_id, _reply = api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId", lambda i: i == "vpc-new")
     assert vpc_id == "vpc-new"
     first, second = (r["ClientToken"] for r in api._client.requests)
     assert first == ali.client_token("CreateVpc", {"CidrBlock": "10.0.0.0/8"}, 0)
@@ -136,10 +146,12 @@ def test_missing_credentials_and_region_are_named():
 
 
 def test_paginate_token_follows_next_token_and_reads_both_list_shapes():
-    api = _api([
-        b'{"NextToken": "2", "ProtocolServices": [{"ProtocolServiceId": "ptc-1"}, {"ProtocolServiceId": "ptc-2"}]}',
-        b'{"NextToken": "", "ProtocolServices": {"ProtocolService": [{"ProtocolServiceId": "ptc-3"}]}}',
-    ])[0]
+    api = _api(
+        [
+            b'{"NextToken": "2", "ProtocolServices": [{"ProtocolServiceId": "ptc-1"}, {"ProtocolServiceId": "ptc-2"}]}',
+            b'{"NextToken": "", "ProtocolServices": {"ProtocolService": [{"ProtocolServiceId": "ptc-3"}]}}',
+        ]
+    )[0]
     found = api.paginate_token("nas", "DescribeProtocolService", {"FileSystemId": "cpfs-1"}, "ProtocolServices")
     assert [s["ProtocolServiceId"] for s in found] == ["ptc-1", "ptc-2", "ptc-3"]
     first, second = api._client.requests

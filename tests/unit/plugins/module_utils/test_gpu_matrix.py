@@ -13,29 +13,72 @@ V100 = "7.0"
 
 # Impossible combinations: (stack, words every problem text must contain). Each must be refused.
 IMPOSSIBLE = [
-    pytest.param({"cuda": "13.0", "compute_capability": V100}, ["cuda_version=13.0", "7.0", "9.0 to 12.9"], id="cuda13-on-v100"),
-    pytest.param({"cuda": "13.0", "gpu_name": "Tesla V100-SXM2-16GB"}, ["cuda_version=13.0", "7.0"], id="cuda13-on-v100-by-name"),
-    pytest.param({"driver": "535", "cuda": "12.4"}, ["cuda_version=12.4", "nvidia_driver_branch=535", "<= 12.2"], id="driver535-cuda12.4"),
-    pytest.param({"driver": "550.54.14", "cuda": "12.8"}, ["570.26", "nvidia_driver_branch=550.54.14"], id="driver550-cuda12.8"),
+    pytest.param(
+        {"cuda": "13.0", "compute_capability": V100}, ["cuda_version=13.0", "7.0", "9.0 to 12.9"], id="cuda13-on-v100"
+    ),
+    pytest.param(
+        {"cuda": "13.0", "gpu_name": "Tesla V100-SXM2-16GB"}, ["cuda_version=13.0", "7.0"], id="cuda13-on-v100-by-name"
+    ),
+    pytest.param(
+        {"driver": "535", "cuda": "12.4"},
+        ["cuda_version=12.4", "nvidia_driver_branch=535", "<= 12.2"],
+        id="driver535-cuda12.4",
+    ),
+    pytest.param(
+        {"driver": "550.54.14", "cuda": "12.8"}, ["570.26", "nvidia_driver_branch=550.54.14"], id="driver550-cuda12.8"
+    ),
     pytest.param({"driver": "575", "cuda": "13.0"}, ["cuda_version=13.0", "<= 12.9"], id="driver575-cuda13"),
-    pytest.param({"driver": "590", "compute_capability": V100}, ["nvidia_driver_branch=590", "580"], id="driver590-on-v100"),
-    pytest.param({"driver": "470", "compute_capability": "9.0"}, ["nvidia_driver_branch=470", "11.8", "520.61.05"], id="driver470-on-h100"),
+    pytest.param(
+        {"driver": "590", "compute_capability": V100}, ["nvidia_driver_branch=590", "580"], id="driver590-on-v100"
+    ),
+    pytest.param(
+        {"driver": "470", "compute_capability": "9.0"},
+        ["nvidia_driver_branch=470", "11.8", "520.61.05"],
+        id="driver470-on-h100",
+    ),
     pytest.param({"cuda": "11.8", "compute_capability": "10.0"}, ["cuda_version=11.8", "12.8"], id="cuda11.8-on-b200"),
-    pytest.param({"cuda": "12.9", "cudnn": "8.7.0"}, ["cudnn_version=8.7.0", "CUDA 11.x", "cudnn 8.8.0"], id="cudnn8.7-cuda12"),
-    pytest.param({"cuda": "12.9", "cudnn": "9.12.0", "compute_capability": V100}, ["cudnn_version=9.12.0", "7.0", "9.10.2"], id="cudnn9.12-on-v100"),
-    pytest.param({"cuda": "11.8", "cudnn": "9.12.0"}, ["cudnn_version=9.12.0", "cuda_version=11.8"], id="cudnn9.12-cuda11"),
+    pytest.param(
+        {"cuda": "12.9", "cudnn": "8.7.0"}, ["cudnn_version=8.7.0", "CUDA 11.x", "cudnn 8.8.0"], id="cudnn8.7-cuda12"
+    ),
+    pytest.param(
+        {"cuda": "12.9", "cudnn": "9.12.0", "compute_capability": V100},
+        ["cudnn_version=9.12.0", "7.0", "9.10.2"],
+        id="cudnn9.12-on-v100",
+    ),
+    pytest.param(
+        {"cuda": "11.8", "cudnn": "9.12.0"}, ["cudnn_version=9.12.0", "cuda_version=11.8"], id="cudnn9.12-cuda11"
+    ),
     pytest.param({"cuda": "13.0", "cudnn": "9.10.2"}, ["cudnn_version=9.10.2", "cudnn 9.12.0"], id="cudnn9.10-cuda13"),
-    pytest.param({"cuda": "12.4", "nccl": "2.27.7", "compute_capability": "9.0", "driver": "580", "kernel_modules": "open"}, [], id="ok-control"),
-    pytest.param({"cuda": "11.8", "nccl": "2.23.4"}, ["nccl_version=2.23.4", "cuda_version=11.8", "2.7.3 to 2.21.5"], id="nccl2.23-cuda11"),
+    pytest.param(
+        {"cuda": "12.4", "nccl": "2.27.7", "compute_capability": "9.0", "driver": "580", "kernel_modules": "open"},
+        [],
+        id="ok-control",
+    ),
+    pytest.param(
+        {"cuda": "11.8", "nccl": "2.23.4"},
+        ["nccl_version=2.23.4", "cuda_version=11.8", "2.7.3 to 2.21.5"],
+        id="nccl2.23-cuda11",
+    ),
     pytest.param({"cuda": "13.0", "nccl": "2.26.2"}, ["nccl_version=2.26.2", "2.27.7"], id="nccl2.26-cuda13"),
     pytest.param({"cuda": "12.9", "nccl": "2.12.12"}, ["nccl_version=2.12.12", "no build"], id="nccl-too-old"),
     pytest.param({"cuda": "12.7"}, ["cuda_version=12.7", "12.6, 12.8"], id="cuda12.7-does-not-exist"),
     pytest.param({"driver": "418"}, ["nvidia_driver_branch=418", "older"], id="driver-older-than-matrix"),
-    pytest.param({"compute_capability": "3.5"}, ["scc_gpu_compute_capability=3.5", "not in the version matrix"], id="kepler-unknown"),
-    pytest.param({"gpu_name": "Mystery GPU 9000"}, ["Mystery GPU 9000", "scc_gpu_compute_capability"], id="unknown-gpu-name"),
-    pytest.param({"kernel_modules": "open", "compute_capability": V100},
-                 ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"], id="open-modules-on-v100"),
-    pytest.param({"kernel_modules": "nouveau"}, ["nvidia_driver_kernel_modules='nouveau'"], id="unknown-module-flavour"),
+    pytest.param(
+        {"compute_capability": "3.5"},
+        ["scc_gpu_compute_capability=3.5", "not in the version matrix"],
+        id="kepler-unknown",
+    ),
+    pytest.param(
+        {"gpu_name": "Mystery GPU 9000"}, ["Mystery GPU 9000", "scc_gpu_compute_capability"], id="unknown-gpu-name"
+    ),
+    pytest.param(
+        {"kernel_modules": "open", "compute_capability": V100},
+        ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"],
+        id="open-modules-on-v100",
+    ),
+    pytest.param(
+        {"kernel_modules": "nouveau"}, ["nvidia_driver_kernel_modules='nouveau'"], id="unknown-module-flavour"
+    ),
     pytest.param({"cuda": "twelve"}, ["cuda_version='twelve'", "not a version"], id="not-a-version"),
 ]
 
@@ -58,7 +101,9 @@ def test_at_least_ten_refusals():
 
 
 def test_sccgn6_default_stack_is_valid_and_resolved():
-    result = m.check_stack({"driver": "580", "cuda": "12.9", "cudnn": "9.10.2.21", "nccl": "2.27.7-1", "compute_capability": V100})
+    result = m.check_stack(
+        {"driver": "580", "cuda": "12.9", "cudnn": "9.10.2.21", "nccl": "2.27.7-1", "compute_capability": V100}
+    )
     assert result["problems"] == []
     r = result["resolved"]
     assert r["compute_capability"] == ["7.0"]
@@ -71,24 +116,56 @@ def test_sccgn6_default_stack_is_valid_and_resolved():
     assert r["nccl_cuda_majors"] == ["12", "13"]
 
 
-@pytest.mark.parametrize("driver, cuda_max", [
-    ("450", "11.0"), ("470", "11.4"), ("525", "12.0"), ("535", "12.2"), ("550", "12.4"),
-    ("570", "12.8"), ("575", "12.9"), ("580", "13.0"), ("590", "13.1"), ("595", "13.2"),
-    ("535.54.03", "12.2"), ("535.54.02", "12.1"), ("570.25", "12.6"), ("440", None),
-])
+@pytest.mark.parametrize(
+    "driver, cuda_max",
+    [
+        ("450", "11.0"),
+        ("470", "11.4"),
+        ("525", "12.0"),
+        ("535", "12.2"),
+        ("550", "12.4"),
+        ("570", "12.8"),
+        ("575", "12.9"),
+        ("580", "13.0"),
+        ("590", "13.1"),
+        ("595", "13.2"),
+        ("535.54.03", "12.2"),
+        ("535.54.02", "12.1"),
+        ("570.25", "12.6"),
+        ("440", None),
+    ],
+)
 def test_driver_branch_to_highest_cuda(driver, cuda_max):
     assert m.cuda_max_for_driver(driver) == cuda_max
 
 
-@pytest.mark.parametrize("name, cc", [
-    ("Tesla V100-SXM2-16GB", "7.0"), ("Tesla V100-PCIE-32GB", "7.0"), ("Tesla V100S-PCIE-32GB", "7.0"),
-    ("NVIDIA A100-SXM4-80GB", "8.0"), ("A100-SXM4-40GB", "8.0"), ("NVIDIA A10", "8.6"), ("NVIDIA A10G", "8.6"),
-    ("Tesla T4", "7.5"), ("NVIDIA H100 80GB HBM3", "9.0"), ("NVIDIA H800", "9.0"), ("NVIDIA L40S", "8.9"),
-    ("Tesla P100-PCIE-16GB", "6.0"), ("Tesla P4", "6.1"), ("NVIDIA B200", "10.0"), ("NVIDIA GeForce RTX 3090", "8.6"),
-    ("NVIDIA RTX 5000 Ada Generation", "8.9"), ("NVIDIA RTX 2000 Ada Generation", "8.9"),
-    ("NVIDIA GeForce RTX 5090", "12.0"), ("NVIDIA GeForce RTX 2080 Ti", "7.5"), ("NVIDIA B300", "10.3"),
-    ("Quadro P2000", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "name, cc",
+    [
+        ("Tesla V100-SXM2-16GB", "7.0"),
+        ("Tesla V100-PCIE-32GB", "7.0"),
+        ("Tesla V100S-PCIE-32GB", "7.0"),
+        ("NVIDIA A100-SXM4-80GB", "8.0"),
+        ("A100-SXM4-40GB", "8.0"),
+        ("NVIDIA A10", "8.6"),
+        ("NVIDIA A10G", "8.6"),
+        ("Tesla T4", "7.5"),
+        ("NVIDIA H100 80GB HBM3", "9.0"),
+        ("NVIDIA H800", "9.0"),
+        ("NVIDIA L40S", "8.9"),
+        ("Tesla P100-PCIE-16GB", "6.0"),
+        ("Tesla P4", "6.1"),
+        ("NVIDIA B200", "10.0"),
+        ("NVIDIA GeForce RTX 3090", "8.6"),
+        ("NVIDIA RTX 5000 Ada Generation", "8.9"),
+        ("NVIDIA RTX 2000 Ada Generation", "8.9"),
+        ("NVIDIA GeForce RTX 5090", "12.0"),
+        ("NVIDIA GeForce RTX 2080 Ti", "7.5"),
+        ("NVIDIA B300", "10.3"),
+        ("Quadro P2000", None),
+        ("", None),
+    ],
+)
 def test_compute_capability_by_name(name, cc):
     assert m.compute_capability_for_name(name) == cc
 
@@ -112,7 +189,9 @@ def test_empty_values_are_not_checked():
 
 
 def test_messages_name_the_callers_variables():
-    result = m.check_stack({"cuda": "13.0", "compute_capability": "7.0"}, names={"cuda": "mycuda", "compute_capability": "mycc"})
+    result = m.check_stack(
+        {"cuda": "13.0", "compute_capability": "7.0"}, names={"cuda": "mycuda", "compute_capability": "mycc"}
+    )
     assert "mycuda=13.0" in result["problems"][0] and "(mycc)" in result["problems"][0]
 
 

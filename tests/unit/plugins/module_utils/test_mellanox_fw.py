@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.nic_firmware import FilterModule, nic_firmware_compare, parse_nic_firmware
+from ansible_collections.scc.training.plugins.filter.nic_firmware import (
+    FilterModule,
+    nic_firmware_compare,
+    parse_nic_firmware,
+)
 from ansible_collections.scc.training.plugins.module_utils import mellanox_fw as m
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -36,9 +40,11 @@ def test_mlxfwmanager_connectx6dx_with_update_log_after_it():
     assert dev["device_type"] == "ConnectX6DX" and dev["part_number"] == "MCX623106AN-CDA_Ax"
     assert dev["psid"] == "MT_0000000359" and dev["device"] == "/dev/mst/mt4125_pciconf0"
     assert (dev["fw_current"], dev["fw_available"]) == ("22.32.0498", "22.32.0498")
-    assert dev["versions"] == {"FW": {"current": "22.32.0498", "available": "22.32.0498"},
-                               "PXE": {"current": "3.6.0500", "available": "3.6.0500"},
-                               "UEFI": {"current": "14.25.0015", "available": "14.25.0015"}}
+    assert dev["versions"] == {
+        "FW": {"current": "22.32.0498", "available": "22.32.0498"},
+        "PXE": {"current": "3.6.0500", "available": "3.6.0500"},
+        "UEFI": {"current": "14.25.0015", "available": "14.25.0015"},
+    }
     assert dev["status"] == "Forced update required"
     assert dev["base_mac"] == "0c42a17d22d4" and dev["description"].startswith("ConnectX-6 Dx EN adapter card")
 
@@ -58,21 +64,27 @@ def test_mstflint_query_connectx5():
     assert dev["base_guid"] == "e41d2d0300e70f8e" and dev["base_mac"] == "e41d2de70f8e"
 
 
-@pytest.mark.parametrize("func, text, match", [
-    (m.parse_fwmanager, "No devices found!", "Device #N"),
-    (m.parse_fwmanager, "Device #1:\n  Device Type: ConnectX5\n", "no PSID"),
-    (m.parse_flint_query, "-E- Cannot open Device: 0000:06:00.0", "FW Version"),
-])
+@pytest.mark.parametrize(
+    "func, text, match",
+    [
+        (m.parse_fwmanager, "No devices found!", "Device #N"),
+        (m.parse_fwmanager, "Device #1:\n  Device Type: ConnectX5\n", "no PSID"),
+        (m.parse_flint_query, "-E- Cannot open Device: 0000:06:00.0", "FW Version"),
+    ],
+)
 def test_bad_output_is_an_error(func, text, match):
     with pytest.raises(m.MellanoxFwParseError, match=match):
         func(text)
 
 
 def test_compare_per_psid():
-    devices = m.parse_fwmanager(_read("mlxfwmanager-connectx6dx-forced-update.txt")) + \
-        m.parse_fwmanager(_read("mlxup-connectx5-no-matching-image.txt"))
-    plan = m.compare(devices, [{"psid": "MT_0000000359", "version": "22.39.1002"},
-                               {"psid": "MT_0000000158", "version": "16.24.4020"}])
+    devices = m.parse_fwmanager(_read("mlxfwmanager-connectx6dx-forced-update.txt")) + m.parse_fwmanager(
+        _read("mlxup-connectx5-no-matching-image.txt")
+    )
+    plan = m.compare(
+        devices,
+        [{"psid": "MT_0000000359", "version": "22.39.1002"}, {"psid": "MT_0000000158", "version": "16.24.4020"}],
+    )
     assert [(p["psid"], p["current"], p["target"], p["action"]) for p in plan] == [
         ("MT_0000000359", "22.32.0498", "22.39.1002", "burn"),
         ("MT_0000000158", "16.24.4020", "16.24.4020", "ok"),
@@ -82,7 +94,9 @@ def test_compare_per_psid():
 
 def test_filters_wrap_the_same_parsers():
     filters = FilterModule().filters()
-    assert filters["parse_nic_firmware"] is parse_nic_firmware and filters["nic_firmware_compare"] is nic_firmware_compare
+    assert (
+        filters["parse_nic_firmware"] is parse_nic_firmware and filters["nic_firmware_compare"] is nic_firmware_compare
+    )
     text = _read("mlxup-connectx5-no-matching-image.txt")
     assert parse_nic_firmware(text) == m.parse_fwmanager(text)
     assert parse_nic_firmware(_read("mstflint-query-connectx5.txt"), "mstflint")[0]["fw_current"] == "16.28.2006"
@@ -95,11 +109,28 @@ def test_filters_wrap_the_same_parsers():
 def _run_module(args):
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_LOCALHOST_WARNING="0")
     proc = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "ansible"), "localhost", "-o", "-c", "local", "-m", "scc.training.nic_firmware_info",
-         "-a", json.dumps(args), "-e", "ansible_python_interpreter=" + str(ROOT / ".venv" / "bin" / "python")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
-    line = [x for x in proc.stdout.splitlines() if x.startswith("localhost | ")][0]
-    status, result = line[len("localhost | "):].split(" => ", 1)
+        [
+            str(ROOT / ".venv" / "bin" / "ansible"),
+            "localhost",
+            "-o",
+            "-c",
+            "local",
+            "-m",
+            "scc.training.nic_firmware_info",
+            "-a",
+            json.dumps(args),
+            "-e",
+            "ansible_python_interpreter=" + str(ROOT / ".venv" / "bin" / "python"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("localhost | "))
+    status, result = line[len("localhost | ") :].split(" => ", 1)
     result = json.loads(result)
     result["failed"] = status.startswith("FAILED")
     return result
@@ -108,7 +139,10 @@ def _run_module(args):
 def test_nic_firmware_info_module(tmp_path):
     # A stand-in mlxfwmanager (this machine has no ConnectX NIC) that prints a real published query.
     fake = tmp_path / "mlxfwmanager"
-    fake.write_text('#!/bin/sh\n[ "$1" = "--query" ] || exit 9\ntail -n +2 "%s"\n' % (FIXTURES / "mlxfwmanager-connectx6dx-forced-update.txt"))
+    fake.write_text(
+        '#!/bin/sh\n[ "$1" = "--query" ] || exit 9\ntail -n +2 "%s"\n'
+        % (FIXTURES / "mlxfwmanager-connectx6dx-forced-update.txt")
+    )
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
     r = _run_module({"tool": "mlxfwmanager", "tool_path": str(fake)})
     assert r["failed"] is False, r

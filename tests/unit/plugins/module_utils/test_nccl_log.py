@@ -85,10 +85,12 @@ def test_old_nccl_infiniband_init_without_using_network_line():
 
 
 def test_intra_node_only_and_gdr_and_mpirun_prefix():
-    log = "\n".join([
-        "[1,0]<stdout>:n1:10:20 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read",
-        "[1,1]<stdout>:n1:11:21 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via SHM/direct/direct",
-    ])
+    log = "\n".join(
+        [
+            "[1,0]<stdout>:n1:10:20 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read",
+            "[1,1]<stdout>:n1:11:21 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via SHM/direct/direct",
+        ]
+    )
     r = parse_nccl_log(log)
     assert r["transport"] == "P2P/SHM"
     assert r["connections"] == {"P2P": 1, "SHM": 1}
@@ -104,5 +106,5 @@ def test_no_nccl_lines():
 
 
 def test_warnings_are_collected_once():
-    log = ("h:1:2 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12\n" * 2)
+    log = "h:1:2 [0] transport/net_ib.cc:839 NCCL WARN NET/IB : Got completion with error 12\n" * 2
     assert parse_nccl_log(log)["warnings"] == ["NET/IB : Got completion with error 12"]

@@ -22,8 +22,15 @@ def test_all_reduce_two_nodes_sweep():
     assert len(rows) == 31
     assert [row["size_bytes"] for row in rows[:3]] == [8, 16, 32]
     assert rows[-1] == {
-        "size_bytes": 8589934592, "count": 2147483648, "type": "float", "redop": "sum", "root": -1,
-        "time_us": 47535.0, "algbw_gbs": 180.71, "busbw_gbs": 338.82, "wrong": 0,
+        "size_bytes": 8589934592,
+        "count": 2147483648,
+        "type": "float",
+        "redop": "sum",
+        "root": -1,
+        "time_us": 47535.0,
+        "algbw_gbs": 180.71,
+        "busbw_gbs": 338.82,
+        "wrong": 0,
         "in_place": {"time_us": 47743.0, "algbw_gbs": 179.92, "busbw_gbs": 337.35, "wrong": 0},
     }
     assert (r["avg_busbw_gbs"], r["out_of_bounds"], r["passed"]) == (70.742, 0, True)
@@ -33,7 +40,12 @@ def test_old_layout_with_values_out_of_bounds():
     r = parse("nccl_tests_all_gather_v100_out_of_bounds_37.txt")
     (row,) = r["rows"]
     assert (row["size_bytes"], row["count"], row["type"], row["redop"], row["root"]) == (
-        4294967296, 134217728, "float", None, None)
+        4294967296,
+        134217728,
+        "float",
+        None,
+        None,
+    )
     assert (row["busbw_gbs"], row["wrong"], row["in_place"]["busbw_gbs"]) == (129.05, 1.0, 128.84)
     assert (r["avg_busbw_gbs"], r["out_of_bounds"], r["passed"]) == (128.942, 2, False)
 

@@ -18,8 +18,20 @@ from ansible_collections.scc.training.plugins.module_utils import nvidia_smi
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "tests" / "fixtures" / "nvidia_smi"
-KEYS = {"index", "name", "uuid", "pci_bus_id", "memory_total_mib", "ecc_mode", "ecc_errors_uncorrected",
-        "temperature_c", "power_limit_w", "persistence_mode", "compute_capability", "architecture"}
+KEYS = {
+    "index",
+    "name",
+    "uuid",
+    "pci_bus_id",
+    "memory_total_mib",
+    "ecc_mode",
+    "ecc_errors_uncorrected",
+    "temperature_c",
+    "power_limit_w",
+    "persistence_mode",
+    "compute_capability",
+    "architecture",
+}
 
 
 def _read(name):
@@ -39,10 +51,18 @@ def test_v100s_eight_gpus_driver_460():
     first = r["gpus"][0]
     assert set(first) == KEYS
     assert first == {
-        "index": 0, "name": "Tesla V100S-PCIE-32GB", "uuid": "GPU-76098dc1-d3bc-9a1b-7ea6-f7b48837829e",
-        "pci_bus_id": "00000000:00:0D.0", "memory_total_mib": 32510, "ecc_mode": "Enabled",
-        "ecc_errors_uncorrected": 0, "temperature_c": 66, "power_limit_w": 250.0,
-        "persistence_mode": "Disabled", "compute_capability": "7.0", "architecture": None,
+        "index": 0,
+        "name": "Tesla V100S-PCIE-32GB",
+        "uuid": "GPU-76098dc1-d3bc-9a1b-7ea6-f7b48837829e",
+        "pci_bus_id": "00000000:00:0D.0",
+        "memory_total_mib": 32510,
+        "ecc_mode": "Enabled",
+        "ecc_errors_uncorrected": 0,
+        "temperature_c": 66,
+        "power_limit_w": 250.0,
+        "persistence_mode": "Disabled",
+        "compute_capability": "7.0",
+        "architecture": None,
     }
     assert len({g["uuid"] for g in r["gpus"]}) == 8
     assert len({g["pci_bus_id"] for g in r["gpus"]}) == 8
@@ -56,7 +76,7 @@ def test_v100_uncorrected_count_is_the_volatile_double_bit_total():
     volatile = text.index("<volatile>")
     dbit = text.index("<double_bit>", volatile)
     total = text.index("<total>0</total>", dbit)
-    changed = text[:total] + "<total>3</total>" + text[total + len("<total>0</total>"):]
+    changed = text[:total] + "<total>3</total>" + text[total + len("<total>0</total>") :]
     r = nvidia_smi.parse(changed)
     assert r["gpus"][0]["ecc_errors_uncorrected"] == 3
     assert r["gpus"][1]["ecc_errors_uncorrected"] == 0
@@ -80,11 +100,14 @@ def test_rtx3080_driver_595_na_fields_become_none():
     assert g["compute_capability"] == "8.6" and g["memory_total_mib"] == 10240 and g["temperature_c"] == 27
 
 
-@pytest.mark.parametrize("text, match", [
-    ("", "empty output"),
-    ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.", "not XML"),
-    ("<?xml version='1.0'?><other/>", "expected <nvidia_smi_log>"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("", "empty output"),
+        ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.", "not XML"),
+        ("<?xml version='1.0'?><other/>", "expected <nvidia_smi_log>"),
+    ],
+)
 def test_bad_output_is_an_error(text, match):
     with pytest.raises(nvidia_smi.NvidiaSmiParseError, match=match):
         nvidia_smi.parse(text)
@@ -104,11 +127,28 @@ def _run_module(args):
     """Run scc.training.gpu_info through ansible (localhost, local connection); return its result."""
     env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_LOCALHOST_WARNING="0")
     proc = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "ansible"), "localhost", "-o", "-c", "local", "-m", "scc.training.gpu_info",
-         "-a", json.dumps(args), "-e", "ansible_python_interpreter=" + str(ROOT / ".venv" / "bin" / "python")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
-    line = [x for x in proc.stdout.splitlines() if x.startswith("localhost | ")][0]
-    status, result = line[len("localhost | "):].split(" => ", 1)
+        [
+            str(ROOT / ".venv" / "bin" / "ansible"),
+            "localhost",
+            "-o",
+            "-c",
+            "local",
+            "-m",
+            "scc.training.gpu_info",
+            "-a",
+            json.dumps(args),
+            "-e",
+            "ansible_python_interpreter=" + str(ROOT / ".venv" / "bin" / "python"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("localhost | "))
+    status, result = line[len("localhost | ") :].split(" => ", 1)
     result = json.loads(result)
     result["failed"] = status.startswith("FAILED")  # the one-line output carries it in the status word
     return result
@@ -129,7 +169,9 @@ def test_gpu_info_module(tmp_path):
     assert r["changed"] is False and r["driver_loaded"] is True and r["nvidia_smi_path"] == fake
     assert r["gpu_count"] == 8 and r["gpus"][7]["index"] == 7 and r["driver_version"] == "460.73.01"
 
-    broken = _fake_smi(tmp_path, "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\"\nexit 9\n")
+    broken = _fake_smi(
+        tmp_path, "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\"\nexit 9\n"
+    )
     r = _run_module({"nvidia_smi_path": broken})
     assert r["failed"] is True and "couldn't communicate" in r["msg"]
     r = _run_module({"nvidia_smi_path": broken, "missing_ok": True})

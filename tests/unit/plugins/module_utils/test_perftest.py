@@ -8,8 +8,8 @@ import itertools
 import pathlib
 
 import pytest
-
 from ansible.errors import AnsibleFilterError
+
 from ansible_collections.scc.training.plugins.filter import perftest as perftest_filters
 from ansible_collections.scc.training.plugins.module_utils import perftest
 
@@ -28,12 +28,23 @@ def fixture(name, strip_header=False):
 def test_ib_write_bw_roce_size_sweep_in_gbits():
     result = perftest_filters.parse_perftest(fixture("ib_write_bw_roce_sweep_gbits.txt"))
     assert result["test"] == "RDMA_Write BW Test"
-    assert (result["device"], result["link_type"], result["gid_index"], result["connection_type"]) == ("mlx5_0", "Ethernet", 5, "RC")
+    assert (result["device"], result["link_type"], result["gid_index"], result["connection_type"]) == (
+        "mlx5_0",
+        "Ethernet",
+        5,
+        "RC",
+    )
     assert result["unit"] == "Gb/sec"
     rows = result["rows"]
-    assert [r["bytes"] for r in rows] == [2 ** k for k in range(1, 24)]
+    assert [r["bytes"] for r in rows] == [2**k for k in range(1, 24)]
     assert all(r["iterations"] == 5000 for r in rows)
-    assert rows[0] == {"bytes": 2, "iterations": 5000, "bw_peak_gbps": 0.11, "bw_avg_gbps": 0.11, "msg_rate_mpps": 6.897101}
+    assert rows[0] == {
+        "bytes": 2,
+        "iterations": 5000,
+        "bw_peak_gbps": 0.11,
+        "bw_avg_gbps": 0.11,
+        "msg_rate_mpps": 6.897101,
+    }
     assert rows[-1]["bytes"] == 8388608 and rows[-1]["bw_avg_gbps"] == 92.39
     assert max(r["bw_peak_gbps"] for r in rows) == 92.46
 
@@ -43,26 +54,38 @@ def test_ib_write_bw_duration_run_without_peak():
     assert result["test"] == "RDMA_Write Post List BW Test"
     # Tab-separated header fields (two per line) are read too.
     assert (result["device"], result["link_type"], result["gid_index"]) == ("ib0", "Ethernet", 2)
-    assert result["rows"] == [{"bytes": 8, "iterations": 224958464, "bw_peak_gbps": 0.0, "bw_avg_gbps": 0.48,
-                               "msg_rate_mpps": 7.498617}]
+    assert result["rows"] == [
+        {"bytes": 8, "iterations": 224958464, "bw_peak_gbps": 0.0, "bw_avg_gbps": 0.48, "msg_rate_mpps": 7.498617}
+    ]
 
 
 def test_mb_per_sec_is_converted_to_gbps():
     result = perftest.parse_perftest(fixture("ib_atomic_bw_pib_mbytes.txt"))
     assert result["test"] == "Atomic CMP_AND_SWAP BW Test"
-    assert (result["device"], result["link_type"], result["gid_index"], result["unit"]) == ("pib_1", "IB", None, "MB/sec")
+    assert (result["device"], result["link_type"], result["gid_index"], result["unit"]) == (
+        "pib_1",
+        "IB",
+        None,
+        "MB/sec",
+    )
     (row,) = result["rows"]
     # perftest's MB/sec is bytes/s / 2^20: 1.67 MB/s = 1.67 * 8 * 1048576 / 1e9 Gb/s.
     assert row["bw_avg_gbps"] == pytest.approx(1.67 * 8 * 1048576 / 1e9, rel=1e-6)
     assert row["bw_peak_gbps"] == pytest.approx(1.70 * 8 * 1048576 / 1e9, rel=1e-6)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "no perftest bandwidth table"),
-    ("Couldn't connect to 127.0.11.12:18515\nUnable to init the socket connection\n", "no perftest bandwidth table"),
-    # The table header printed, then the client died: no rows.
-    (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n", "no result rows"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "no perftest bandwidth table"),
+        (
+            "Couldn't connect to 127.0.11.12:18515\nUnable to init the socket connection\n",
+            "no perftest bandwidth table",
+        ),
+        # The table header printed, then the client died: no rows.
+        (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n", "no result rows"),
+    ],
+)
 def test_parse_perftest_rejects_output_without_results(text, message):
     with pytest.raises(AnsibleFilterError, match=message):
         perftest_filters.parse_perftest(text)
@@ -75,7 +98,12 @@ def test_parse_perftest_rejects_non_text():
 
 def test_iperf3_json_client_output():
     result = perftest_filters.parse_iperf3(fixture("iperf3_tcp_gcp_to_ibm_syd.txt", strip_header=True))
-    assert (result["version"], result["protocol"], result["streams"], result["duration_s"]) == ("iperf 3.9", "TCP", 1, 10)
+    assert (result["version"], result["protocol"], result["streams"], result["duration_s"]) == (
+        "iperf 3.9",
+        "TCP",
+        1,
+        10,
+    )
     assert (result["local_host"], result["remote_host"]) == ("10.56.0.12", "168.1.194.92")
     assert result["sent_gbps"] == pytest.approx(0.048235, abs=1e-6)
     assert result["received_gbps"] == pytest.approx(0.047758, abs=1e-6)
@@ -86,12 +114,17 @@ def test_iperf3_json_client_output():
     assert result["intervals"][3]["gbps"] == pytest.approx(0.0629, abs=1e-4)
 
 
-@pytest.mark.parametrize("data, message", [
-    ("not json", "not JSON"),
-    ('{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}',
-     "unable to connect to server"),
-    ('{"start": {}, "intervals": [], "end": {}}', "no end.sum_sent"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ("not json", "not JSON"),
+        (
+            '{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}',
+            "unable to connect to server",
+        ),
+        ('{"start": {}, "intervals": [], "end": {}}', "no end.sum_sent"),
+    ],
+)
 def test_iperf3_errors(data, message):
     with pytest.raises(AnsibleFilterError, match=message):
         perftest_filters.parse_iperf3(data)
@@ -135,7 +168,9 @@ def test_bandwidth_matrix_threshold_and_missing():
     assert result["missing"] == [["n2", "n3"]]
     assert result["summary"] == {"pairs": 2, "min": 9.0, "max": 23.5, "mean": 16.25}
     assert result["ok"] is False
-    complete = perftest_filters.bandwidth_matrix(measurements + [{"client": "n2", "server": "n3", "gbps": 21}], ["n1", "n2", "n3"], 5)
+    complete = perftest_filters.bandwidth_matrix(
+        measurements + [{"client": "n2", "server": "n3", "gbps": 21}], ["n1", "n2", "n3"], 5
+    )
     assert complete["ok"] is True and complete["missing"] == [] and complete["below_threshold"] == []
     with pytest.raises(AnsibleFilterError, match="not in"):
         perftest_filters.bandwidth_matrix([{"client": "x", "server": "n1", "gbps": 1}], ["n1"], 1)

@@ -47,8 +47,18 @@ def test_ibv_devinfo_verbose_skips_capability_lines():
     assert port["active_speed"] == "2.5 Gbps"
     assert port["gids"] == [{"index": 0, "gid": "fe80:0000:0000:0000:7cfe:9003:00a5:95c2", "type": None}]
     # "max_mr_size", "Unknown flags: ..." and the like did not leak into the device.
-    assert set(devices[0]) == {"name", "transport", "fw_ver", "node_guid", "sys_image_guid", "vendor_id",
-                               "vendor_part_id", "board_id", "phys_port_cnt", "ports"}
+    assert set(devices[0]) == {
+        "name",
+        "transport",
+        "fw_ver",
+        "node_guid",
+        "sys_image_guid",
+        "vendor_id",
+        "vendor_part_id",
+        "board_id",
+        "phys_port_cnt",
+        "ports",
+    }
 
 
 def test_ibv_devinfo_verbose_roce_soft_rxe():
@@ -57,7 +67,11 @@ def test_ibv_devinfo_verbose_roce_soft_rxe():
     assert device["board_id"] is None
     (port,) = device["ports"]
     assert (port["state"], port["link_layer"], port["active_mtu"], port["max_mtu"]) == (
-        "PORT_ACTIVE", "Ethernet", 1024, 4096)
+        "PORT_ACTIVE",
+        "Ethernet",
+        1024,
+        4096,
+    )
     assert port["phys_state"] == "LINK_UP"
     assert [g["index"] for g in port["gids"]] == [0, 1]
     assert port["gids"][1]["gid"] == "0000:0000:0000:0000:0000:ffff:0a0b:0bfb"
@@ -86,13 +100,26 @@ def test_ibstat_roce_active_and_ib_down():
     assert cas["mlx5_0"]["ca_type"] == "MT4115"
     assert cas["mlx5_0"]["firmware_version"] == "12.28.1002"
     assert cas["mlx5_0"]["number_of_ports"] == 1
-    assert cas["mlx5_0"]["ports"] == {1: {
-        "state": "Active", "physical_state": "LinkUp", "rate_gbps": 100, "base_lid": 0, "lmc": 0,
-        "sm_lid": 0, "capability_mask": "0x00010000", "port_guid": "0x268a07fffeb1bc04",
-        "link_layer": "Ethernet"}}
+    assert cas["mlx5_0"]["ports"] == {
+        1: {
+            "state": "Active",
+            "physical_state": "LinkUp",
+            "rate_gbps": 100,
+            "base_lid": 0,
+            "lmc": 0,
+            "sm_lid": 0,
+            "capability_mask": "0x00010000",
+            "port_guid": "0x268a07fffeb1bc04",
+            "link_layer": "Ethernet",
+        }
+    }
     down = cas["mlx5_1"]["ports"][1]
     assert (down["state"], down["physical_state"], down["rate_gbps"], down["link_layer"]) == (
-        "Down", "Disabled", 10, "InfiniBand")
+        "Down",
+        "Disabled",
+        10,
+        "InfiniBand",
+    )
     assert isinstance(down["rate_gbps"], int)
 
 
@@ -111,18 +138,31 @@ def test_ibstat_fractional_rate_and_states():
     assert rdma.normalise_ibstat_state("Down") == "PORT_DOWN"
 
 
-@pytest.mark.parametrize("gids, expected", [
-    # show_gids_mlx5_macvlan_index7.txt, mlx5_0: v2 with IPv4 is 7, not the usual 3.
-    ([{"index": 4, "gid": "fe80:0000:0000:0000:c025:a1ff:fe31:2e81", "type": "RoCE v1"},
-      {"index": 5, "gid": "fe80:0000:0000:0000:c025:a1ff:fe31:2e81", "type": "RoCE v2"},
-      {"index": 6, "gid": "0000:0000:0000:0000:0000:ffff:0a9c:8184", "type": "RoCE v1"},
-      {"index": 7, "gid": "0000:0000:0000:0000:0000:ffff:0a9c:8184", "type": "RoCE v2"}], 7),
-    # show_gids_mlx5_roce.txt, mlx5_0: only link-local GIDs, the v2 one is 1.
-    ([{"index": 0, "gid": "fe80:0000:0000:0000:268a:07ff:feb1:bc04", "type": "RoCE v1"},
-      {"index": 1, "gid": "fe80:0000:0000:0000:268a:07ff:feb1:bc04", "type": "RoCE v2"}], 1),
-    ([{"index": 0, "gid": "fe80:0000:0000:0000:248a:0703:00b1:bc05", "type": None}], None),
-    ([], None),
-])
+@pytest.mark.parametrize(
+    "gids, expected",
+    [
+        # show_gids_mlx5_macvlan_index7.txt, mlx5_0: v2 with IPv4 is 7, not the usual 3.
+        (
+            [
+                {"index": 4, "gid": "fe80:0000:0000:0000:c025:a1ff:fe31:2e81", "type": "RoCE v1"},
+                {"index": 5, "gid": "fe80:0000:0000:0000:c025:a1ff:fe31:2e81", "type": "RoCE v2"},
+                {"index": 6, "gid": "0000:0000:0000:0000:0000:ffff:0a9c:8184", "type": "RoCE v1"},
+                {"index": 7, "gid": "0000:0000:0000:0000:0000:ffff:0a9c:8184", "type": "RoCE v2"},
+            ],
+            7,
+        ),
+        # show_gids_mlx5_roce.txt, mlx5_0: only link-local GIDs, the v2 one is 1.
+        (
+            [
+                {"index": 0, "gid": "fe80:0000:0000:0000:268a:07ff:feb1:bc04", "type": "RoCE v1"},
+                {"index": 1, "gid": "fe80:0000:0000:0000:268a:07ff:feb1:bc04", "type": "RoCE v2"},
+            ],
+            1,
+        ),
+        ([{"index": 0, "gid": "fe80:0000:0000:0000:248a:0703:00b1:bc05", "type": None}], None),
+        ([], None),
+    ],
+)
 def test_roce_v2_gid_index(gids, expected):
     assert rdma.roce_v2_gid_index(gids) == expected
 
@@ -130,10 +170,32 @@ def test_roce_v2_gid_index(gids, expected):
 def _devices_sccgn6_like():
     """Two one-port RoCE devices as rdma_info returns them (values from the fixtures' formats)."""
     return [
-        {"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet",
-                                      "rate_gbps": 25, "netdev": "eth1", "roce_v2_gid_index": 3}]},
-        {"name": "mlx5_1", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet",
-                                      "rate_gbps": 25, "netdev": "eth2", "roce_v2_gid_index": 3}]},
+        {
+            "name": "mlx5_0",
+            "ports": [
+                {
+                    "port": 1,
+                    "state": "PORT_ACTIVE",
+                    "link_layer": "Ethernet",
+                    "rate_gbps": 25,
+                    "netdev": "eth1",
+                    "roce_v2_gid_index": 3,
+                }
+            ],
+        },
+        {
+            "name": "mlx5_1",
+            "ports": [
+                {
+                    "port": 1,
+                    "state": "PORT_ACTIVE",
+                    "link_layer": "Ethernet",
+                    "rate_gbps": 25,
+                    "netdev": "eth2",
+                    "roce_v2_gid_index": 3,
+                }
+            ],
+        },
     ]
 
 
@@ -144,8 +206,12 @@ def test_port_problems_none_when_as_expected():
 def test_port_problems_one_line_per_bad_port_and_the_count():
     devices = _devices_sccgn6_like()
     devices[1]["ports"][0].update(state="PORT_DOWN", rate_gbps=10)
-    devices.append({"name": "mlx5_2", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "InfiniBand",
-                                                 "rate_gbps": 25, "netdev": None}]})
+    devices.append(
+        {
+            "name": "mlx5_2",
+            "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 25, "netdev": None}],
+        }
+    )
     assert rdma.port_problems(devices, 2, "Ethernet", 25) == [
         "3 RDMA device(s) found (mlx5_0, mlx5_1, mlx5_2), expected 2",
         "mlx5_1 port 1 (eth2): state PORT_DOWN, expected PORT_ACTIVE; rate 10 Gb/s, expected 25 Gb/s",
@@ -180,8 +246,12 @@ def test_nccl_ib_env_roce():
 def test_nccl_ib_env_leaves_out_down_ports_and_differing_gid_indexes():
     devices = _devices_sccgn6_like()
     devices[0]["ports"][0]["roce_v2_gid_index"] = 7
-    devices.append({"name": "mlx5_10", "ports": [{"port": 1, "state": "PORT_DOWN", "link_layer": "Ethernet",
-                                                  "roce_v2_gid_index": 3}]})
+    devices.append(
+        {
+            "name": "mlx5_10",
+            "ports": [{"port": 1, "state": "PORT_DOWN", "link_layer": "Ethernet", "roce_v2_gid_index": 3}],
+        }
+    )
     env = rdma.nccl_ib_env(devices, "bond0")
     assert env["NCCL_IB_HCA"] == "=mlx5_0:1,mlx5_1:1"
     assert "NCCL_IB_GID_INDEX" not in env
@@ -218,8 +288,12 @@ def test_cluster_differences_names_each_differing_node_once():
     node3[1]["ports"][0]["state"] = "PORT_DOWN"
     node4 = _devices_sccgn6_like()
     node4[0]["name"] = "mlx5_2"
-    results = {"node1": _result(_devices_sccgn6_like()), "node2": _result(node2), "node3": _result(node3),
-               "node4": _result(node4)}
+    results = {
+        "node1": _result(_devices_sccgn6_like()),
+        "node2": _result(node2),
+        "node3": _result(node3),
+        "node4": _result(node4),
+    }
     assert rdma.cluster_differences(results) == [
         "node2: RoCE v2 GID index mlx5_0:1=5, mlx5_1:1=3, node1 has mlx5_0:1=3, mlx5_1:1=3",
         "node3: active ports mlx5_0:1, node1 has mlx5_0:1, mlx5_1:1",

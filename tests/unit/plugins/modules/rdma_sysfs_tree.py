@@ -17,7 +17,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[4] / ".collections"))
 
-from ansible_collections.scc.training.plugins.module_utils import rdma  # noqa: E402
+from ansible_collections.scc.training.plugins.module_utils import rdma
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "rdma"
 _STATE = {"Active": "4: ACTIVE", "Down": "1: DOWN"}

@@ -2,12 +2,26 @@
 
 import pytest
 
-from ansible_collections.scc.training.plugins.modules import ecs_instance, ecs_security_group, ecs_vpc, ecs_vswitch, nas_cpfs
+from ansible_collections.scc.training.plugins.modules import (
+    ecs_instance,
+    ecs_security_group,
+    ecs_vpc,
+    ecs_vswitch,
+    nas_cpfs,
+)
 
 GOOD_INSTANCE = dict(
-    name="bert-node", count=2, state="present", instance_type="ecs.sccgn6.24xlarge", image_id="m-1",
-    vswitch_id="vsw-1", security_group_id="sg-1", hpc_cluster_id="hpc-1", deployment_set_id=None,
-    system_disk_size=100, tags={"managed-by": "scc.training"},
+    name="bert-node",
+    count=2,
+    state="present",
+    instance_type="ecs.sccgn6.24xlarge",
+    image_id="m-1",
+    vswitch_id="vsw-1",
+    security_group_id="sg-1",
+    hpc_cluster_id="hpc-1",
+    deployment_set_id=None,
+    system_disk_size=100,
+    tags={"managed-by": "scc.training"},
 )
 
 
@@ -50,7 +64,11 @@ def test_vswitch_and_security_group_and_cpfs_checks():
     rule = dict(ip_protocol="all", port_range="22/22", source_cidr_ip="10.0.0.0/8", policy="accept", priority=1)
     errors = ecs_security_group.validate(dict(rules=[rule], tags={}))
     assert errors and "rules[1].port_range" in errors[0]
-    errors = ecs_security_group.validate(dict(rules=[dict(rule, ip_protocol="tcp", source_cidr_ip="10.0.0.1/8")], tags={}))
+    errors = ecs_security_group.validate(
+        dict(rules=[dict(rule, ip_protocol="tcp", source_cidr_ip="10.0.0.1/8")], tags={})
+    )
     assert errors and "rules[1].source_cidr_ip" in errors[0]
-    errors = nas_cpfs.validate(dict(name="cpfs", zone_id="z", vpc_id="v", vswitch_id="s", capacity=100, state="present", tags={}))
+    errors = nas_cpfs.validate(
+        dict(name="cpfs", zone_id="z", vpc_id="v", vswitch_id="s", capacity=100, state="present", tags={})
+    )
     assert errors and "capacity" in errors[0]

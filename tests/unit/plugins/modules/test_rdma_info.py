@@ -15,7 +15,8 @@ from ansible_collections.scc.training.plugins.module_utils import rdma
 from ansible_collections.scc.training.plugins.modules import rdma_info
 
 _spec = importlib.util.spec_from_file_location(
-    "rdma_sysfs_tree", pathlib.Path(__file__).resolve().parent / "rdma_sysfs_tree.py")
+    "rdma_sysfs_tree", pathlib.Path(__file__).resolve().parent / "rdma_sysfs_tree.py"
+)
 _tree = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_tree)
 build_tree = _tree.build_tree
@@ -28,15 +29,27 @@ def test_read_sysfs_roce_and_ib_ports(tmp_path):
     assert [d["name"] for d in devices] == ["mlx5_0", "mlx5_1"]
     roce = devices[0]["ports"][0]
     assert (roce["port"], roce["state"], roce["phys_state"], roce["link_layer"], roce["rate_gbps"]) == (
-        1, "PORT_ACTIVE", "LinkUp", "Ethernet", 100)
+        1,
+        "PORT_ACTIVE",
+        "LinkUp",
+        "Ethernet",
+        100,
+    )
     assert roce["netdev"] == "ens11f0"
     assert [(g["index"], g["type"], g["netdev"]) for g in roce["gids"]] == [
-        (0, "RoCE v1", "ens11f0"), (1, "RoCE v2", "ens11f0")]
+        (0, "RoCE v1", "ens11f0"),
+        (1, "RoCE v2", "ens11f0"),
+    ]
     assert roce["roce_v2_gid_index"] == 1
     assert devices[0]["fw_ver"] == "12.28.1002"
     ib = devices[1]["ports"][0]
     assert (ib["state"], ib["link_layer"], ib["rate_gbps"], ib["netdev"], ib["roce_v2_gid_index"]) == (
-        "PORT_DOWN", "InfiniBand", 10, None, None)
+        "PORT_DOWN",
+        "InfiniBand",
+        10,
+        None,
+        None,
+    )
 
 
 def test_read_sysfs_skips_unset_gids_and_finds_index_7(tmp_path):
@@ -56,8 +69,10 @@ def test_read_sysfs_absent_or_empty(tmp_path):
 
 def test_merge_completes_ibv_devinfo_from_sysfs_and_ibstat(tmp_path):
     # ibv_devinfo without -v has no GIDs or rate: sysfs (and ibstat) fill them in.
-    tool = [{"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet", "gids": []}]},
-            {"name": "mlx5_1", "ports": [{"port": 1, "state": "PORT_DOWN", "link_layer": "InfiniBand", "gids": []}]}]
+    tool = [
+        {"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet", "gids": []}]},
+        {"name": "mlx5_1", "ports": [{"port": 1, "state": "PORT_DOWN", "link_layer": "InfiniBand", "gids": []}]},
+    ]
     root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_roce.txt")
     cas = rdma.parse_ibstat((FIXTURES / "ibstat_roce_active_ib_down.txt").read_text())
     merged = rdma.annotate_gid_index(rdma.merge_devices(tool, rdma.read_sysfs(str(root)), cas))

@@ -7,33 +7,42 @@ from tests.unit.roles.validate_runner import run_validate
 
 CASES = {
     "ok_default_torch": ({}, None),
-    "ok_torch_gloo_cpu_only": ({"bert_launch_backend": "gloo", "scc_cpu_only": True,
-                                "bert_launch_transport": "tcp"}, None),
-    "ok_horovod_cpu_only": ({"bert_launch_framework": "horovod", "scc_cpu_only": True,
-                             "bert_launch_transport": "tcp"}, None),
+    "ok_torch_gloo_cpu_only": (
+        {"bert_launch_backend": "gloo", "scc_cpu_only": True, "bert_launch_transport": "tcp"},
+        None,
+    ),
+    "ok_horovod_cpu_only": (
+        {"bert_launch_framework": "horovod", "scc_cpu_only": True, "bert_launch_transport": "tcp"},
+        None,
+    ),
     "ok_aiacc_gpus": ({"bert_launch_framework": "aiacc", "scc_cpu_only": False}, None),
     "bad_framework": ({"bert_launch_framework": "deepspeed"}, "bert_launch_framework"),
-    "bad_aiacc_cpu_only": ({"bert_launch_framework": "aiacc", "scc_cpu_only": True},
-                           "bert_launch_cpu_only"),
-    "bad_aiacc_cpu_only_role_var": ({"bert_launch_framework": "aiacc", "bert_launch_cpu_only": True},
-                                    "bert_launch_framework aiacc needs GPUs"),
-    "bad_horovod_backend": ({"bert_launch_framework": "horovod", "bert_launch_backend": "nccl"},
-                            "bert_launch_backend"),
+    "bad_aiacc_cpu_only": ({"bert_launch_framework": "aiacc", "scc_cpu_only": True}, "bert_launch_cpu_only"),
+    "bad_aiacc_cpu_only_role_var": (
+        {"bert_launch_framework": "aiacc", "bert_launch_cpu_only": True},
+        "bert_launch_framework aiacc needs GPUs",
+    ),
+    "bad_horovod_backend": ({"bert_launch_framework": "horovod", "bert_launch_backend": "nccl"}, "bert_launch_backend"),
     "bad_rdma_gloo": ({"bert_launch_backend": "gloo", "bert_launch_transport": "rdma"}, "bert_launch_transport"),
-    "bad_rdma_horovod_cpu_only": ({"bert_launch_framework": "horovod", "scc_cpu_only": True,
-                                   "bert_launch_transport": "rdma"}, "bert_launch_cpu_only true"),
+    "bad_rdma_horovod_cpu_only": (
+        {"bert_launch_framework": "horovod", "scc_cpu_only": True, "bert_launch_transport": "rdma"},
+        "bert_launch_cpu_only true",
+    ),
     "bad_rdma_torch_auto_cpu_only": ({"scc_cpu_only": True, "scc_transport": "rdma"}, "set scc_transport"),
-    "ok_rdma_horovod_gpus": ({"bert_launch_framework": "horovod", "scc_cpu_only": False,
-                              "bert_launch_transport": "rdma"}, None),
-    "bad_aiacc_env_file": ({"bert_launch_framework": "aiacc", "bert_launch_aiacc_env_file": "aiacc.env"},
-                           "bert_launch_aiacc_env_file"),
+    "ok_rdma_horovod_gpus": (
+        {"bert_launch_framework": "horovod", "scc_cpu_only": False, "bert_launch_transport": "rdma"},
+        None,
+    ),
+    "bad_aiacc_env_file": (
+        {"bert_launch_framework": "aiacc", "bert_launch_aiacc_env_file": "aiacc.env"},
+        "bert_launch_aiacc_env_file",
+    ),
 }
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    return run_validate("bert_launch", {k: v[0] for k, v in CASES.items()},
-                        tmp_path_factory.mktemp("bl_validate"))
+    return run_validate("bert_launch", {k: v[0] for k, v in CASES.items()}, tmp_path_factory.mktemp("bl_validate"))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

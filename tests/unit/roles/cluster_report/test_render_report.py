@@ -18,21 +18,46 @@ def load(path):
 
 
 def matrix():
-    pairs = [{"round": "1", "client": "n2", "server": "n3", "gbps": 23.1, "ok": True},
-             {"round": "2", "client": "n1", "server": "n3", "gbps": 7.5, "ok": False},
-             {"round": "3", "client": "n1", "server": "n2", "gbps": 22.9, "ok": True}]
-    return {"tool": "ib_write_bw", "nodes": ["n1", "n2", "n3"], "matrix_gbps": [[None, 22.9, 7.5], [22.9, None, 23.1], [7.5, 23.1, None]],
-            "pairs": pairs, "below_threshold": [pairs[1]], "missing": [], "min_gbps": 20.0, "min_fraction": 0.8,
-            "link_rate_gbps": 25.0, "link_rate_source": "detected (rdma_info rate_gbps)", "rounds": [[["n2", "n3"]], [["n1", "n3"]], [["n1", "n2"]]],
-            "summary": {"pairs": 3, "min": 7.5, "max": 23.1, "mean": 17.83}, "ok": False}
+    pairs = [
+        {"round": "1", "client": "n2", "server": "n3", "gbps": 23.1, "ok": True},
+        {"round": "2", "client": "n1", "server": "n3", "gbps": 7.5, "ok": False},
+        {"round": "3", "client": "n1", "server": "n2", "gbps": 22.9, "ok": True},
+    ]
+    return {
+        "tool": "ib_write_bw",
+        "nodes": ["n1", "n2", "n3"],
+        "matrix_gbps": [[None, 22.9, 7.5], [22.9, None, 23.1], [7.5, 23.1, None]],
+        "pairs": pairs,
+        "below_threshold": [pairs[1]],
+        "missing": [],
+        "min_gbps": 20.0,
+        "min_fraction": 0.8,
+        "link_rate_gbps": 25.0,
+        "link_rate_source": "detected (rdma_info rate_gbps)",
+        "rounds": [[["n2", "n3"]], [["n1", "n3"]], [["n1", "n2"]]],
+        "summary": {"pairs": 3, "min": 7.5, "max": 23.1, "mean": 17.83},
+        "ok": False,
+    }
 
 
 def node(host, mounted=True, ssh_ok=True):
-    return {"host": host, "gpu": {"count": 8, "nvidia_smi": ["0, Tesla V100-SXM2-32GB, 470.82.01, Enabled, 0"], "checked": True},
-            "rdma": {"present": True, "source": "ibv_devinfo", "active_ports": ["mlx5_0:1"],
-                     "ports": [{"port": "mlx5_0:1", "state": "PORT_ACTIVE", "link_layer": "Ethernet", "rate_gbps": 25.0}]},
-            "cpfs": {"path": "/mnt/cpfs", "mounted": mounted, "source": "cpfs-x@tcp:/x" if mounted else None, "fstype": "lustre" if mounted else None},
-            "ssh": {"target": "n2", "ok": ssh_ok, "detail": ""}}
+    return {
+        "host": host,
+        "gpu": {"count": 8, "nvidia_smi": ["0, Tesla V100-SXM2-32GB, 470.82.01, Enabled, 0"], "checked": True},
+        "rdma": {
+            "present": True,
+            "source": "ibv_devinfo",
+            "active_ports": ["mlx5_0:1"],
+            "ports": [{"port": "mlx5_0:1", "state": "PORT_ACTIVE", "link_layer": "Ethernet", "rate_gbps": 25.0}],
+        },
+        "cpfs": {
+            "path": "/mnt/cpfs",
+            "mounted": mounted,
+            "source": "cpfs-x@tcp:/x" if mounted else None,
+            "fstype": "lustre" if mounted else None,
+        },
+        "ssh": {"target": "n2", "ok": ssh_ok, "detail": ""},
+    }
 
 
 def test_heatmap_and_report_page(tmp_path):
@@ -42,9 +67,14 @@ def test_heatmap_and_report_page(tmp_path):
     assert heatmap.main(["x", str(tmp_path / "m.json"), str(tmp_path / "bandwidth-rdma.png")]) == 0
     assert (tmp_path / "bandwidth-rdma.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    report = {"generated_at": "2026-12-02T00:00:00Z", "group": "scc_cluster", "not_reached": ["n4"],
-              "nodes": [node("n1"), node("n2", mounted=False, ssh_ok=False), node("n3")],
-              "bandwidth": {"rdma": matrix()}, "traffic": {}}
+    report = {
+        "generated_at": "2026-12-02T00:00:00Z",
+        "group": "scc_cluster",
+        "not_reached": ["n4"],
+        "nodes": [node("n1"), node("n2", mounted=False, ssh_ok=False), node("n3")],
+        "bandwidth": {"rdma": matrix()},
+        "traffic": {},
+    }
     (tmp_path / "r.json").write_text(json.dumps(report))
     assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
     page = (tmp_path / "r.html").read_text()
@@ -65,11 +95,21 @@ def test_heatmap_and_report_page(tmp_path):
 
 def bert_results(run_id, nccl="absent"):
     """The shape bert_launch writes to the controller (bert-<run_id>.json), trimmed to what the report reads."""
-    r = {"run_id": run_id, "status": "ok", "world_size": 4, "num_hosts": 2,
-         "hosts": [{"host": "n1", "ranks": [0, 1], "num_ranks": 2}, {"host": "n2", "ranks": [2, 3], "num_ranks": 2}],
-         "backend": "nccl", "device": "cuda", "model": {"size": "base", "params": 110e6}, "steps": 20,
-         "loss": [7.9, 7.1], "loss_first": 7.9, "loss_last": 7.1,
-         "throughput": {"sequences_per_s": 812.4, "tokens_per_s": 103987.2, "step_time_s": 0.3, "measured_steps": 10}}
+    r = {
+        "run_id": run_id,
+        "status": "ok",
+        "world_size": 4,
+        "num_hosts": 2,
+        "hosts": [{"host": "n1", "ranks": [0, 1], "num_ranks": 2}, {"host": "n2", "ranks": [2, 3], "num_ranks": 2}],
+        "backend": "nccl",
+        "device": "cuda",
+        "model": {"size": "base", "params": 110e6},
+        "steps": 20,
+        "loss": [7.9, 7.1],
+        "loss_first": 7.9,
+        "loss_last": 7.1,
+        "throughput": {"sequences_per_s": 812.4, "tokens_per_s": 103987.2, "step_time_s": 0.3, "measured_steps": 10},
+    }
     if nccl != "absent":
         r["nccl"] = nccl
     return r
@@ -81,22 +121,44 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
     # An older run (gloo, no NCCL) and the newest one (NCCL over RoCE); only the newest is reported.
     old, new = tmp_path / "bert-20261201T000000Z-aaaa.json", tmp_path / "bert-20261202T000000Z-bbbb.json"
     old.write_text(json.dumps(dict(bert_results("20261201T000000Z-aaaa", nccl=None), backend="gloo")))
-    nccl = {"transport": "IB", "roce": True, "ib_devices": [{"name": "mlx5_0", "port": 1}, {"name": "mlx5_1", "port": 1}],
-            "channels": 4, "connections": {"NET/IB": 8}, "lines": 120}
+    nccl = {
+        "transport": "IB",
+        "roce": True,
+        "ib_devices": [{"name": "mlx5_0", "port": 1}, {"name": "mlx5_1", "port": 1}],
+        "channels": 4,
+        "connections": {"NET/IB": 8},
+        "lines": 120,
+    }
     new.write_text(json.dumps(bert_results("20261202T000000Z-bbbb", nccl=nccl)))
     os.utime(old, (1000, 1000))
     os.utime(new, (2000, 2000))
     # The traffic sampled during the newest run, as train_bert.yml names it: 3 Gb/s on node n2's port.
     samples = tmp_path / "traffic-bert-20261202T000000Z-bbbb-samples.json"
-    samples.write_text(json.dumps({"n1": [{"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
-                                          {"t": 1, "ib": {"mlx5_0:1": [250_000_000, 125_000_000]}, "net": {}}],
-                                   "n2": [{"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
-                                          {"t": 1, "ib": {"mlx5_0:1": [125_000_000, 250_000_000]}, "net": {}}]}))
+    samples.write_text(
+        json.dumps(
+            {
+                "n1": [
+                    {"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
+                    {"t": 1, "ib": {"mlx5_0:1": [250_000_000, 125_000_000]}, "net": {}},
+                ],
+                "n2": [
+                    {"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
+                    {"t": 1, "ib": {"mlx5_0:1": [125_000_000, 250_000_000]}, "net": {}},
+                ],
+            }
+        )
+    )
     base = str(tmp_path / "traffic-bert-20261202T000000Z-bbbb")
     assert traffic.main(["x", str(samples), base + ".json", base + ".png"]) == 0
 
-    report = {"generated_at": "2026-12-02T00:00:00Z", "group": "scc_cluster", "not_reached": [],
-              "nodes": [node("n1"), node("n2")], "bandwidth": {}, "traffic": {}}
+    report = {
+        "generated_at": "2026-12-02T00:00:00Z",
+        "group": "scc_cluster",
+        "not_reached": [],
+        "nodes": [node("n1"), node("n2")],
+        "bandwidth": {},
+        "traffic": {},
+    }
     (tmp_path / "r.json").write_text(json.dumps(report))
     assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
 
@@ -105,10 +167,13 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
     assert t["run_id"] == "20261202T000000Z-bbbb" and t["results_file"] == new.name
     assert (t["world_size"], t["num_hosts"], t["tokens_per_s"]) == (4, 2, 103987.2)
     assert [h["host"] for h in t["hosts"]] == ["n1", "n2"] and t["nccl"]["transport"] == "IB"
-    assert t["traffic"]["n1"]["ib:mlx5_0:1"]["peak_gbps"] == 3.0 and t["traffic_file"] == "traffic-bert-20261202T000000Z-bbbb.json"
+    assert (
+        t["traffic"]["n1"]["ib:mlx5_0:1"]["peak_gbps"] == 3.0
+        and t["traffic_file"] == "traffic-bert-20261202T000000Z-bbbb.json"
+    )
     # ... and the page shows it, with the training traffic plot embedded.
     page = (tmp_path / "r.html").read_text()
-    section = page[page.index("Training: BERT run 20261202T000000Z-bbbb"):]
+    section = page[page.index("Training: BERT run 20261202T000000Z-bbbb") :]
     assert "20261201T000000Z-aaaa" not in page
     assert "<td>world size</td><td>4</td>" in section and "n1 &times;2, n2 &times;2" in section
     assert "<td>sequences/s</td><td>812.4</td>" in section and "<td>tokens/s</td><td>103987</td>" in section
@@ -122,7 +187,14 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
 
 def test_report_says_when_nccl_did_not_run_and_traffic_was_not_sampled(tmp_path):
     render = load(ROLES / "cluster_report" / "files" / "render_report.py")
-    report = {"generated_at": "x", "group": "g", "not_reached": [], "nodes": [node("n1")], "bandwidth": {}, "traffic": {}}
+    report = {
+        "generated_at": "x",
+        "group": "g",
+        "not_reached": [],
+        "nodes": [node("n1")],
+        "bandwidth": {},
+        "traffic": {},
+    }
     (tmp_path / "r.json").write_text(json.dumps(report))
     # No BERT results: the key is null and the page says so.
     assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0

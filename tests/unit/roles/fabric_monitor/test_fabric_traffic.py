@@ -49,8 +49,24 @@ def test_sampler_reads_this_machines_counters_and_stops_on_the_stop_file(tmp_pat
     stop.write_text("")  # already there: exactly one sample, then exit
     counter = Path("/sys/class/net/lo/statistics/tx_bytes")
     before = int(counter.read_text())
-    proc = subprocess.run([sys.executable, str(FILES / "fabric_sample.py"), "--interval", "0.1", "--stop-file", str(stop),
-                           "--out", str(out), "--interfaces", "lo"], capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(FILES / "fabric_sample.py"),
+            "--interval",
+            "0.1",
+            "--stop-file",
+            str(stop),
+            "--out",
+            str(out),
+            "--interfaces",
+            "lo",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     (line,) = out.read_text().splitlines()
     sample = json.loads(line)
@@ -64,8 +80,16 @@ def test_sampler_reads_this_machines_counters_and_stops_on_the_stop_file(tmp_pat
 def test_plot_writes_a_png(tmp_path):
     traffic = load("fabric_traffic")
     samples = tmp_path / "s.json"
-    samples.write_text(json.dumps({"n1": [{"t": 0, "ib": {}, "net": {"lo": [0, 0]}},
-                                          {"t": 1, "ib": {}, "net": {"lo": [125_000_000, 125_000_000]}}]}))
+    samples.write_text(
+        json.dumps(
+            {
+                "n1": [
+                    {"t": 0, "ib": {}, "net": {"lo": [0, 0]}},
+                    {"t": 1, "ib": {}, "net": {"lo": [125_000_000, 125_000_000]}},
+                ]
+            }
+        )
+    )
     assert traffic.main(["x", str(samples), str(tmp_path / "t.json"), str(tmp_path / "t.png")]) == 0
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     result = json.loads((tmp_path / "t.json").read_text())
@@ -77,13 +101,17 @@ def test_validate_takes_a_results_name_and_rejects_a_path(tmp_path):
     a name with a slash or a space would write outside fabric_monitor_results_dir or break the command."""
     from tests.unit.roles.validate_runner import run_validate
 
-    results = run_validate("fabric_monitor", {
-        "default": {},
-        "per_run": {"fabric_monitor_results_name": "traffic-bert-20261202T163000Z-0a1b"},
-        "slash": {"fabric_monitor_results_name": "../traffic"},
-        "space": {"fabric_monitor_results_name": "traffic bert"},
-        "empty": {"fabric_monitor_results_name": ""},
-    }, tmp_path)
+    results = run_validate(
+        "fabric_monitor",
+        {
+            "default": {},
+            "per_run": {"fabric_monitor_results_name": "traffic-bert-20261202T163000Z-0a1b"},
+            "slash": {"fabric_monitor_results_name": "../traffic"},
+            "space": {"fabric_monitor_results_name": "traffic bert"},
+            "empty": {"fabric_monitor_results_name": ""},
+        },
+        tmp_path,
+    )
     assert results["default"] is None and results["per_run"] is None, results
     for case in ("slash", "space", "empty"):
         assert results[case] is not None and "fabric_monitor_results_name" in results[case], (case, results[case])

@@ -47,15 +47,25 @@ def run(wf, capsys, tmp_path, fake, *extra):
     constraints = tmp_path / "constraints.txt"
     if not constraints.exists():
         constraints.write_text("torch==2.13.0\ntqdm==4.70.1\n")
-    argv = ["--cache-dir", str(tmp_path / "cache"), "--constraints", str(constraints),
-            "--requirement=torch==2.13.0", "--python-version=3.11",
-            "--platform=manylinux_2_28_x86_64", "--tag=cp311-x86_64", "--python", str(fake), *extra]
+    argv = [
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--constraints",
+        str(constraints),
+        "--requirement=torch==2.13.0",
+        "--python-version=3.11",
+        "--platform=manylinux_2_28_x86_64",
+        "--tag=cp311-x86_64",
+        "--python",
+        str(fake),
+        *extra,
+    ]
     rc = wf.main(argv)
     return rc, json.loads(capsys.readouterr().out)
 
 
 def test_first_fill_downloads_and_records_stats(wf, capsys, tmp_path, fake_pip):
-    fake, unused = fake_pip
+    fake, _unused = fake_pip
     rc, out = run(wf, capsys, tmp_path, fake)
     assert rc == 0 and out["changed"] is True
     assert out["bytes_downloaded"] == 320
@@ -81,10 +91,10 @@ def test_second_fill_runs_no_pip(wf, capsys, tmp_path, fake_pip):
 
 
 def test_missing_wheel_refills_only_that_file(wf, capsys, tmp_path, fake_pip):
-    fake, unused = fake_pip
-    unused, first = run(wf, capsys, tmp_path, fake)
+    fake, _unused = fake_pip
+    _rc, first = run(wf, capsys, tmp_path, fake)
     os.remove(Path(first["wheelhouse"]) / "tqdm-4.70.1-py3-none-any.whl")
-    rc, out = run(wf, capsys, tmp_path, fake)
+    _rc, out = run(wf, capsys, tmp_path, fake)
     assert out["changed"] is True and out["files"] == ["tqdm-4.70.1-py3-none-any.whl"]
     assert out["bytes_downloaded"] == 20
 
@@ -105,10 +115,21 @@ def test_key_changes_with_inputs(wf):
 
 
 def test_pip_command_is_binary_only_and_passes_extra_args(wf, tmp_path):
-    args = wf.parse_args(["--cache-dir", "c", "--constraints", "k", "--requirement=torch==2.13.0",
-                          "--python-version=3.11", "--platform=manylinux_2_28_x86_64",
-                          "--platform=manylinux2014_x86_64", "--pip-arg=--index-url=https://example.invalid/simple",
-                          "--python", "py"])
+    args = wf.parse_args(
+        [
+            "--cache-dir",
+            "c",
+            "--constraints",
+            "k",
+            "--requirement=torch==2.13.0",
+            "--python-version=3.11",
+            "--platform=manylinux_2_28_x86_64",
+            "--platform=manylinux2014_x86_64",
+            "--pip-arg=--index-url=https://example.invalid/simple",
+            "--python",
+            "py",
+        ]
+    )
     cmd = wf.pip_download_command(args, "D")
     assert cmd[:4] == ["py", "-m", "pip", "download"]
     assert "--only-binary=:all:" in cmd

@@ -7,8 +7,16 @@ from tests.unit.roles.validate_runner import run_validate
 CASES = {
     "ok_rdma_detect": ({}, None),
     "ok_tcp_declared": ({"rdma_bandwidth_mode": "tcp", "rdma_bandwidth_link_rate_gbps": 25}, None),
-    "ok_both": ({"rdma_bandwidth_mode": "both", "rdma_bandwidth_link_rate_gbps": 25.0, "rdma_bandwidth_gid_index": 3,
-                 "rdma_bandwidth_device": "mlx5_0", "rdma_bandwidth_min_fraction": 1}, None),
+    "ok_both": (
+        {
+            "rdma_bandwidth_mode": "both",
+            "rdma_bandwidth_link_rate_gbps": 25.0,
+            "rdma_bandwidth_gid_index": 3,
+            "rdma_bandwidth_device": "mlx5_0",
+            "rdma_bandwidth_min_fraction": 1,
+        },
+        None,
+    ),
     "bad_mode": ({"rdma_bandwidth_mode": "ib"}, "rdma_bandwidth_mode"),
     "bad_tcp_without_rate": ({"rdma_bandwidth_mode": "tcp"}, "rdma_bandwidth_link_rate_gbps"),
     "bad_rate_negative": ({"rdma_bandwidth_link_rate_gbps": -25}, "rdma_bandwidth_link_rate_gbps"),

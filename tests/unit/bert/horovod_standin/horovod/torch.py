@@ -43,11 +43,18 @@ def init():
     env = os.environ
     rank_ = int(env["OMPI_COMM_WORLD_RANK"])
     size_ = int(env["OMPI_COMM_WORLD_SIZE"])
-    _STATE.update(rank=rank_, local_rank=int(env.get("OMPI_COMM_WORLD_LOCAL_RANK", rank_)),
-                  local_size=int(env.get("OMPI_COMM_WORLD_LOCAL_SIZE", size_)))
+    _STATE.update(
+        rank=rank_,
+        local_rank=int(env.get("OMPI_COMM_WORLD_LOCAL_RANK", rank_)),
+        local_size=int(env.get("OMPI_COMM_WORLD_LOCAL_SIZE", size_)),
+    )
     dist.init_process_group(
-        "gloo", init_method=f"tcp://{env['MASTER_ADDR']}:{env['MASTER_PORT']}", rank=rank_,
-        world_size=size_, timeout=datetime.timedelta(seconds=120))
+        "gloo",
+        init_method=f"tcp://{env['MASTER_ADDR']}:{env['MASTER_PORT']}",
+        rank=rank_,
+        world_size=size_,
+        timeout=datetime.timedelta(seconds=120),
+    )
     _record("init", module=_STATE["module"], size=size_)
 
 
@@ -90,11 +97,11 @@ def allgather(tensor, name=None):
     dist.all_gather(all_rows, rows)
     longest = max(int(r.item()) for r in all_rows)
     padded = torch.zeros((longest,) + tuple(tensor.shape[1:]), dtype=tensor.dtype)
-    padded[:tensor.shape[0]] = tensor
+    padded[: tensor.shape[0]] = tensor
     parts = [torch.zeros_like(padded) for unused in range(size())]
     dist.all_gather(parts, padded)
     _record("allgather", name=name)
-    return torch.cat([p[:int(r.item())] for p, r in zip(parts, all_rows)])
+    return torch.cat([p[: int(r.item())] for p, r in zip(parts, all_rows)])
 
 
 def broadcast(tensor, root_rank, name=None):
@@ -106,7 +113,7 @@ def broadcast(tensor, root_rank, name=None):
 
 def broadcast_parameters(params, root_rank):
     items = sorted(params.items()) if hasattr(params, "items") else list(params)
-    for unused, value in items:
+    for _name, value in items:
         with torch.no_grad():
             dist.broadcast(value, src=root_rank)
     _record("broadcast_parameters", root_rank=root_rank, count=len(items))
@@ -173,7 +180,7 @@ class _DistributedOptimizer:
         return result
 
 
-def DistributedOptimizer(optimizer, named_parameters=None, **unused):  # noqa: N802 (Horovod's name)
+def DistributedOptimizer(optimizer, named_parameters=None, **unused):
     named = list(named_parameters or [])
     names = [name for name, unused_param in named]
     if len(set(names)) != len(names):
@@ -182,10 +189,10 @@ def DistributedOptimizer(optimizer, named_parameters=None, **unused):  # noqa: N
     params = [p for g in optimizer.param_groups for p in g["params"]]
     missing = [p for p in params if id(p) not in covered]
     if named and missing:
-        raise ValueError(f"stand-in DistributedOptimizer: {len(missing)} parameter(s) of the "
-                         f"optimizer are not in named_parameters")
+        raise ValueError(
+            f"stand-in DistributedOptimizer: {len(missing)} parameter(s) of the optimizer are not in named_parameters"
+        )
     base = type(optimizer)
     optimizer.__class__ = type(base.__name__, (_DistributedOptimizer, base), {})
-    _record("DistributedOptimizer", optimizer=base.__name__, named_parameters=len(named),
-            params=len(params))
+    _record("DistributedOptimizer", optimizer=base.__name__, named_parameters=len(named), params=len(params))
     return optimizer

@@ -4,7 +4,7 @@ It is NOT AIACC: it re-exports the horovod.torch stand-in, which runs on torch.d
 and records that the script imported it under AIACC's module name.
 """
 
-from horovod.torch import *  # noqa: F401,F403  pylint: disable=wildcard-import,unused-wildcard-import
+from horovod.torch import *  # noqa: F403  pylint: disable=wildcard-import,unused-wildcard-import
 from horovod.torch import _set_module_name
 
 _set_module_name(__name__)
