@@ -13,13 +13,15 @@ SCENARIOS := cpfs_mount hosts_file ssh_trust mpi_hostfile openmpi python_env ber
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps demo demo-cloud test lint format unit sanity molecule integration bench lab-up lab-down clean
+.PHONY: help venv lab-deps demo demo-cloud test lint format docs ee unit sanity molecule integration bench lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
 	@echo "make demo-cloud  the same, its hosts from provision.yml on the cloud emulator (scc.training.ecs inventory)"
 	@echo "make test   set up everything and run every test (lint, unit, sanity, molecule, end-to-end)"
 	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts"
+	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
+	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -31,10 +33,11 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 
 venv: $(BIN)/.installed
 
-# The lab needs root, debootstrap (first run only) and unshare.
-lab-deps:
-	@command -v debootstrap >/dev/null && command -v ssh >/dev/null || \
-	  { apt-get update -qq && apt-get install -y -qq debootstrap openssh-client >/dev/null; }
+# The system packages of bindep.txt: the controller's, the lab's (root, debootstrap on the first
+# run, unshare) and the tests'. bindep -b lists the missing ones (Debian/Ubuntu: apt installs them).
+lab-deps: venv
+	@missing="$$($(BIN)/bindep -b lab test)" || \
+	  { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; }
 
 lab-up: venv lab-deps
 	$(BIN)/python -m lab --dir $(LAB_DIR) up --hosts $(LAB_HOSTS)
@@ -55,11 +58,31 @@ lint: venv
 	$(BIN)/ansible-lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/antsibull-changelog lint
+	@mkdir -p .cache && $(BIN)/antsibull-changelog generate --output .cache/CHANGELOG.md --output-format md && \
+	  cmp -s .cache/CHANGELOG.md CHANGELOG.md || \
+	  { echo "CHANGELOG.md is not what changelogs/changelog.yaml generates: run make docs" >&2; exit 1; }
+	$(BIN)/python tools/role_readme.py --check
 
 # Rewrites the Python files as `make lint` wants them.
 format: venv
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# What is generated, never edited by hand: each role README's variable table (from its
+# meta/argument_specs.yml) and CHANGELOG.md (from changelogs/changelog.yaml). `make lint` fails
+# when either is stale.
+docs: venv
+	$(BIN)/python tools/role_readme.py
+	$(BIN)/antsibull-changelog generate
+
+# The execution environment (execution-environment.yml): the collection built from this checkout,
+# then ansible-builder's build context; `podman build -t scc-training-ee .cache/ee/context` builds it.
+ee: venv
+	rm -rf .cache/ee && mkdir -p .cache/ee
+	$(BIN)/ansible-galaxy collection build --output-path .cache/ee .
+	mv .cache/ee/scc-training-*.tar.gz .cache/ee/scc-training.tar.gz
+	$(BIN)/ansible-builder create --file execution-environment.yml --context .cache/ee/context --output-filename Containerfile
 
 # The BERT script's tests run in their own process: importing ansible patches sys.intern,
 # which torch's compiler stack refuses.
@@ -70,12 +93,14 @@ unit: venv
 sanity: venv
 	bash tests/sanity/run.sh $(BIN)/python
 
+# Every scenario's shared settings are molecule's base config, .config/molecule/config.yml; named
+# here because molecule finds it by itself only where .git is a directory (not in a git worktree).
 molecule: venv lab-deps
 	@set -e; $(BIN)/python -m lab --dir $(MOLECULE_LAB_DIR) up --hosts 3 --first-address $(MOLECULE_FIRST_ADDRESS); \
 	trap '$(BIN)/python -m lab --dir $(MOLECULE_LAB_DIR) down' EXIT; \
 	for s in $(SCENARIOS); do \
 	  if [ -d molecule/$$s ]; then echo "== molecule $$s"; \
-	    SCC_LAB_DIR=$(MOLECULE_LAB_DIR) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/molecule test -s $$s; fi; \
+	    SCC_LAB_DIR=$(MOLECULE_LAB_DIR) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/molecule --base-config $(CURDIR)/.config/molecule/config.yml test -s $$s; fi; \
 	done
 
 integration: venv lab-deps

@@ -26,7 +26,7 @@ import yaml
 
 from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
-from lab.cluster import Lab
+from tests.lab_runner import lab_up
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -42,12 +42,8 @@ def lab():
     if os.geteuid() != 0:
         yield None
         return
-    lab = Lab(ROOT / ".lab-cloud")
-    lab.up(2, LAB_FIRST_ADDRESS, log=lambda *_: None)
-    try:
+    with lab_up(ROOT / ".lab-cloud", 2, LAB_FIRST_ADDRESS) as lab:
         yield lab
-    finally:
-        lab.down(log=lambda *_: None)
 
 
 @pytest.fixture(scope="module")
@@ -102,17 +98,32 @@ def cloud(tmp_path_factory, lab):
         )
 
 
+def cli(env, tool, *args, timeout=120):
+    """An ansible command line of this venv, run from the repo root as a user runs it."""
+    return subprocess.run(
+        [str(BIN / tool), *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
+
+
 def playbook(cloud, name, *extra, vars_file=None):
-    cmd = [
-        str(BIN / "ansible-playbook"),
+    vars_file = vars_file or cloud["vars_file"]
+    proc = cli(
+        cloud["env"],
+        "ansible-playbook",
         "-i",
         "localhost,",
-        str(ROOT / "playbooks" / name),
+        ROOT / "playbooks" / name,
         "-e",
-        "@%s" % (vars_file or cloud["vars_file"]),
+        f"@{vars_file}",
         *extra,
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, env=cloud["env"], capture_output=True, text=True, check=False, timeout=300)
+        timeout=300,
+    )
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -159,15 +170,7 @@ def test_provision_inventory_teardown(cloud):
     assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
     assert writes(emu, mark) == []
 
-    inv = subprocess.run(
-        [str(BIN / "ansible-inventory"), "-i", str(cloud["inventory"]), "--list"],
-        cwd=ROOT,
-        env=cloud["env"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    inv = cli(cloud["env"], "ansible-inventory", "-i", cloud["inventory"], "--list")
     assert inv.returncode == 0, inv.stderr
     data = json.loads(inv.stdout)
     hosts = sorted(data["scc_cluster"]["hosts"])
@@ -185,13 +188,15 @@ def test_provision_inventory_teardown(cloud):
         assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == sorted(
             h.address for h in cloud["lab"].load()
         )
-        ping = subprocess.run(
-            [str(BIN / "ansible"), "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping", "-o"],
-            cwd=ROOT,
-            env=cloud["env"],
-            capture_output=True,
-            text=True,
-            check=False,
+        ping = cli(
+            cloud["env"],
+            "ansible",
+            "-i",
+            cloud["inventory"],
+            "scc_cluster",
+            "-m",
+            "ansible.builtin.ping",
+            "-o",
             timeout=180,
         )
         assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 2, ping.stdout + ping.stderr
@@ -237,28 +242,21 @@ def test_secret_given_as_a_module_option_stays_out_of_vvvv_output(cloud):
         dict(access_key=emu.access_key_id, secret_key=cloud["secret"], region="cn-shanghai", ecs_endpoint=emu.endpoint)
     )
     env = {k: v for k, v in cloud["env"].items() if not k.startswith("ALIBABA_CLOUD_")}
-    proc = subprocess.run(
-        [
-            str(BIN / "ansible"),
-            "localhost",
-            "-c",
-            "local",
-            "-i",
-            "localhost,",
-            "-vvvv",
-            "-e",
-            "ansible_python_interpreter=%s" % sys.executable,
-            "-m",
-            "scc.training.ecs_instance_info",
-            "-a",
-            args,
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+    proc = cli(
+        env,
+        "ansible",
+        "localhost",
+        "-c",
+        "local",
+        "-i",
+        "localhost,",
+        "-vvvv",
+        "-e",
+        f"ansible_python_interpreter={sys.executable}",
+        "-m",
+        "scc.training.ecs_instance_info",
+        "-a",
+        args,
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]  # the secret reached the API: the signed call succeeded

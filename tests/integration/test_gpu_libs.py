@@ -19,16 +19,13 @@ import http.server
 import json
 import os
 import shutil
-import sys
-import tempfile
 import threading
 import urllib.parse
 from pathlib import Path
 
-import ansible_runner
 import pytest
 
-from lab.cluster import Lab
+from tests.lab_runner import changed, failed, lab_fixture, ok_results, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "gpu_libs.yml"
@@ -39,14 +36,7 @@ ROLES = ("cuda", "cudnn", "nccl")
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    lab = Lab(tmp_path_factory.mktemp("gpu-libs") / "lab")
-    lab.up(2, ADDRESS, log=lambda *_: None)
-    try:
-        yield lab
-    finally:
-        lab.down(log=lambda *_: None)
+lab = lab_fixture(2, ADDRESS, name="gpu-libs")
 
 
 def addresses(lab):
@@ -73,50 +63,17 @@ def source_vars(source, prefix_root, artifacts, shared, only=ROLES, **extra):
 
 
 def run(lab, workdir, extravars, check=False, playbook=PLAYBOOK):
-    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
-    result = ansible_runner.run(
-        private_data_dir=str(private),
-        playbook=str(playbook),
-        inventory=str(lab.inventory),
-        extravars=extravars,
-        envvars={
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-            # the lab hosts' keys are pinned and must be checked.
-            "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        },
-        cmdline="--check" if check else None,
-        quiet=True,
-    )
-    events = list(result.events)
-    shutil.rmtree(private, ignore_errors=True)
-    return result.status, events
+    """(status, events) of one run on the lab's hosts."""
+    status, _rc, events = run_playbook(playbook, lab.inventory, workdir, extravars, check=check)
+    return status, events
 
 
-def ok_results(events, task):
-    return {
-        e["event_data"]["host"]: e["event_data"]["res"]
-        for e in events
-        if e["event"] == "runner_on_ok" and e["event_data"]["task"] == task
-    }
-
-
-def changed(events):
-    return [
-        (e["event_data"]["host"], e["event_data"]["task"])
-        for e in events
-        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
-    ]
-
-
-def failed(events):
-    return [
-        (e["event_data"]["host"], e["event_data"]["task"], e["event_data"]["res"].get("msg", ""))
-        for e in events
-        if e["event"] == "runner_on_failed"
-    ]
+def assert_unchanged_on_rerun_and_check(lab, workdir, extravars):
+    """On converged hosts: a re-run and a --check run succeed and change nothing."""
+    for check in (False, True):
+        status, events = run(lab, workdir, extravars, check=check)
+        assert status == "successful", (check, failed(events))
+        assert changed(events) == [], check
 
 
 def installed_facts(events):
@@ -159,13 +116,7 @@ def test_pypi_wheels_install_real_libraries_once_then_rerun_unchanged(lab, workd
     copied_on = {h for h, t in changed(events) if t.startswith("Copy the checked artifacts")}
     assert copied_on <= {"node1"}
 
-    status, events = run(lab, workdir, extravars)
-    assert status == "successful", failed(events)
-    assert changed(events) == []
-
-    status, events = run(lab, workdir, extravars, check=True)
-    assert status == "successful", failed(events)
-    assert changed(events) == []
+    assert_unchanged_on_rerun_and_check(lab, workdir, extravars)
 
 
 @pytest.fixture(scope="module")
@@ -609,12 +560,7 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
             ):
                 assert line in shown.splitlines(), (line, shown)
             assert "\ng++\t" in "\n" + shown, shown
-        status, events = run(lab, workdir, extravars)
-        assert status == "successful", failed(events)
-        assert changed(events) == []
-        status, events = run(lab, workdir, extravars, check=True)
-        assert status == "successful", failed(events)
-        assert changed(events) == []
+        assert_unchanged_on_rerun_and_check(lab, workdir, extravars)
 
         # nvidia_driver's apt pin: without it cuda-drivers-580 would pull the 590 driver (no Volta).
         simulate = "apt-get install -s -o Debug::NoLocking=1 cuda-drivers-580"

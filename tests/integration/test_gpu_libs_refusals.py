@@ -2,13 +2,9 @@
 before any host is contacted), each with a message naming the variables; the defaults pass.
 Plus playbooks/validate.yml refusing cuDNN 9.11 on V100 for a host that does not even exist."""
 
-import os
-import shutil
-import sys
-import tempfile
 from pathlib import Path
 
-import ansible_runner
+from tests.lab_runner import assert_outcomes, changed, failed, localhost_inventory, run_playbook, unreachable
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOKS = Path(__file__).resolve().parent / "playbooks"
@@ -66,53 +62,18 @@ CASES = [
 
 
 def run(playbook, inventory, extravars, workdir):
-    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
-    result = ansible_runner.run(
-        private_data_dir=str(private),
-        playbook=str(playbook),
-        inventory=str(inventory),
-        extravars=extravars,
-        quiet=True,
-        envvars={
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-            # the lab hosts' keys are pinned and must be checked.
-            "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        },
-    )
-    events = list(result.events)
-    shutil.rmtree(private, ignore_errors=True)
-    return result.status, events
+    status, _rc, events = run_playbook(playbook, inventory, workdir, extravars)
+    return status, events
 
 
 def test_refusals_through_the_roles_validate_entry_points(tmp_path):
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text(
-        f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
-        f"      ansible_python_interpreter: {sys.executable}\n"
-    )
     cases = [{"id": c[0], "role": c[1], "vars": c[2]} for c in CASES]
-    status, events = run(PLAYBOOKS / "gpu_libs_refusals.yml", inventory, {"gpu_libs_cases": cases}, tmp_path)
+    status, events = run(
+        PLAYBOOKS / "gpu_libs_refusals.yml", localhost_inventory(tmp_path), {"gpu_libs_cases": cases}, tmp_path
+    )
     assert status == "successful"
-    assert not [e for e in events if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")]
-    outcomes = [
-        e["event_data"]["res"]["__outcomes"]
-        for e in events
-        if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]
-    ][-1]
-    refused = 0
-    for case in CASES:
-        case_id, words = case[0], case[3]
-        outcome = outcomes[case_id]
-        if words is None:
-            assert outcome == "accepted", (case_id, outcome)
-            continue
-        for word in words:
-            assert word in outcome, (case_id, word, outcome)
-        refused += 1
-    assert refused >= 10
+    assert changed(events) == []
+    assert_outcomes(CASES, events, min_refused=10)
 
 
 def test_validate_playbook_refuses_cudnn_9_11_on_v100_without_contacting_a_host(tmp_path):
@@ -123,8 +84,8 @@ def test_validate_playbook_refuses_cudnn_9_11_on_v100_without_contacting_a_host(
         ROOT / "playbooks" / "validate.yml", inventory, {"cudnn_version": "9.11.0.98", "scc_cpu_only": False}, tmp_path
     )
     assert status == "failed"
-    assert not [e for e in events if e["event"] == "runner_on_unreachable"]
-    messages = [e["event_data"]["res"].get("msg", "") for e in events if e["event"] == "runner_on_failed"]
+    assert not unreachable(events)
+    messages = [msg for _host, _task, msg in failed(events)]
     assert any("cudnn_version=9.11.0.98" in m for m in messages), messages
 
 
@@ -133,9 +94,7 @@ def test_validate_playbook_checks_aiacc_only_when_bert_trains_with_it(tmp_path):
     inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
     # torch (the default): aiacc's variables are not asked for.
     status, events = run(ROOT / "playbooks" / "validate.yml", inventory, {"scc_cpu_only": False}, tmp_path)
-    assert status == "successful", [
-        e["event_data"]["res"].get("msg") for e in events if e["event"] == "runner_on_failed"
-    ]
+    assert status == "successful", failed(events)
     # aiacc: prepare.yml would install it, so validate refuses the missing artifact before any host is contacted.
     status, events = run(
         ROOT / "playbooks" / "validate.yml",
@@ -144,6 +103,6 @@ def test_validate_playbook_checks_aiacc_only_when_bert_trains_with_it(tmp_path):
         tmp_path,
     )
     assert status == "failed"
-    assert not [e for e in events if e["event"] == "runner_on_unreachable"]
-    messages = [e["event_data"]["res"].get("msg", "") for e in events if e["event"] == "runner_on_failed"]
+    assert not unreachable(events)
+    messages = [msg for _host, _task, msg in failed(events)]
     assert any("aiacc_artifact_name" in m for m in messages), messages

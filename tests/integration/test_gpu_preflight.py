@@ -12,18 +12,22 @@
   failure, and in --check the difference is shown without failing or changing anything.
 """
 
-import json
 import os
-import shutil
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
-import ansible_runner
 import pytest
 
-from lab.cluster import Lab
+from tests.lab_runner import (
+    assert_outcomes,
+    changed,
+    failed,
+    gathered_facts,
+    lab_fixture,
+    localhost_inventory,
+    ok_messages,
+    run_playbook,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOKS = Path(__file__).resolve().parent / "playbooks"
@@ -152,54 +156,14 @@ CASES = [
 
 def run(playbook, inventory, extravars=None, check=False, workdir=None):
     """One ansible-runner run; returns (status, rc, events)."""
-    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
-    result = ansible_runner.run(
-        private_data_dir=str(private),
-        playbook=str(playbook),
-        inventory=str(inventory),
-        extravars=extravars or {},
-        cmdline="--check" if check else None,
-        quiet=True,
-        envvars={
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-            # the lab hosts' keys are pinned and must be checked.
-            "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        },
-    )
-    events = list(result.events)
-    shutil.rmtree(private, ignore_errors=True)
-    return result.status, result.rc, events
-
-
-def changed(events):
-    return [
-        (e["event_data"]["host"], e["event_data"]["task"])
-        for e in events
-        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
-    ]
+    return run_playbook(playbook, inventory, workdir, extravars, check=check)
 
 
 def failures(events):
-    return [
-        (e["event_data"].get("host"), e["event_data"]["res"].get("msg", ""))
-        for e in events
-        if e["event"] == "runner_on_failed" and not e["event_data"].get("ignore_errors")
-    ]
-
-
-def messages(events):
-    return " ".join(json.dumps(e["event_data"].get("res", {})) for e in events if e["event"] == "runner_on_ok")
+    return [(host, msg) for host, _task, msg in failed(events)]
 
 
 def test_refusals_through_the_roles_validate_entry_points(tmp_path):
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text(
-        f"all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
-        f"      ansible_python_interpreter: {sys.executable}\n"
-    )
     cases = []
     for case in CASES:
         entry = {
@@ -209,36 +173,15 @@ def test_refusals_through_the_roles_validate_entry_points(tmp_path):
         }
         entry.update({k: v for k, v in case[2].items() if k in ("tasks_from", "facts")})
         cases.append(entry)
-    status, rc, events = run(PLAYBOOKS / "gpu_refusals.yml", inventory, {"gpu_refusals_cases": cases}, workdir=tmp_path)
+    status, rc, events = run(
+        PLAYBOOKS / "gpu_refusals.yml", localhost_inventory(tmp_path), {"gpu_refusals_cases": cases}, workdir=tmp_path
+    )
     assert (status, rc) == ("successful", 0), failures(events)
     assert changed(events) == []
-    outcomes = [
-        e["event_data"]["res"]["__outcomes"]
-        for e in events
-        if e["event"] == "runner_on_ok" and "__outcomes" in e["event_data"]["res"]
-    ][-1]
-    refused = 0
-    for case in CASES:
-        case_id, words = case[0], case[3]
-        outcome = outcomes[case_id]
-        if words is None:
-            assert outcome == "accepted", (case_id, outcome)
-            continue
-        assert outcome != "accepted", case_id
-        for word in words:
-            assert word in outcome, (case_id, word, outcome)
-        refused += 1
-    assert refused >= 10
+    assert_outcomes(CASES, events, min_refused=10)
 
 
-@pytest.fixture(scope="module")
-def lab():
-    lab = Lab(ROOT / ".lab-issue3a")
-    lab.up(1, ADDRESS, log=lambda *_: None)
-    try:
-        yield lab
-    finally:
-        lab.down(log=lambda *_: None)
+lab = lab_fixture(1, ADDRESS, directory=ROOT / ".lab-issue3a")
 
 
 def test_validate_playbook_refuses_cuda13_on_v100_before_any_host(lab, tmp_path):
@@ -251,7 +194,7 @@ def test_validate_playbook_refuses_cuda13_on_v100_before_any_host(lab, tmp_path)
     assert status == "failed" and rc != 0
     assert any("nvidia_driver_cuda_version=13.0" in failure[1] for failure in failures(events)), failures(events)
     assert changed(events) == []
-    assert not [e for e in events if e["event_data"].get("task") == "Gathering Facts"]
+    assert not gathered_facts(events)
 
 
 def test_cpu_only_lab_host_skips_with_no_change(lab, tmp_path):
@@ -260,7 +203,7 @@ def test_cpu_only_lab_host_skips_with_no_change(lab, tmp_path):
         status, rc, events = run(PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, check=check, workdir=tmp_path)
         assert (status, rc) == ("successful", 0), failures(events)
         assert changed(events) == []
-        assert "no NVIDIA/Mellanox NIC found on node1" in messages(events)
+        assert "no NVIDIA/Mellanox NIC found on node1" in ok_messages(events)
 
 
 def test_no_gpu_without_cpu_only_fails_with_the_documented_message(lab, tmp_path):
@@ -324,5 +267,5 @@ def test_nic_firmware_mismatch_fails_and_check_mode_shows_it(lab, tmp_path):
         PLAYBOOKS / "gpu_preflight_lab.yml", lab.inventory, extravars, check=True, workdir=tmp_path
     )
     assert (status, rc) == ("successful", 0), failures(events)
-    assert "running 22.32.0498, target 22.39.1002 -> would burn (nic_firmware_burn is false)" in messages(events)
+    assert "running 22.32.0498, target 22.39.1002 -> would burn (nic_firmware_burn is false)" in ok_messages(events)
     assert changed(events) == []

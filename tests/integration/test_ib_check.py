@@ -6,14 +6,12 @@ from real published show_gids + ibstat outputs) ib_check passes, or fails naming
 import importlib.util
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-import ansible_runner
 import pytest
 
-from lab.cluster import Lab
+from tests.lab_runner import changed, lab_fixture, results_by_host, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESSES = ("127.0.10.11", "127.0.10.12")
@@ -42,61 +40,24 @@ PLAY_IB_CHECK = """
 """
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    lab = Lab(tmp_path_factory.mktemp("ibcheck") / "lab")
-    lab.up(len(ADDRESSES), ADDRESSES[0], log=lambda *_: None)
-    yield lab
-    lab.down(log=lambda *_: None)
+lab = lab_fixture(len(ADDRESSES), ADDRESSES[0], name="ibcheck")
 
 
 def run(lab, workdir, playbook_text=None, playbook=None, extravars=None, check=False):
-    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
+    """(status, events) of one run on the lab's hosts; playbook_text is written to a file first."""
     if playbook_text is not None:
-        playbook = private / "play.yml"
+        playbook = Path(tempfile.mkdtemp(dir=workdir, prefix="play-")) / "play.yml"
         playbook.write_text(playbook_text)
-    result = ansible_runner.run(
-        private_data_dir=str(private),
-        playbook=str(playbook),
-        inventory=str(lab.inventory),
-        # The lab declares scc_transport: tcp (no RDMA); these tests exercise ib_check's RDMA checks.
-        extravars={"scc_transport": "rdma", **(extravars or {})},
-        envvars={
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-            # the lab hosts' keys are pinned and must be checked.
-            "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        },
-        cmdline="--check" if check else None,
-        quiet=True,
-    )
-    events = list(result.events)
-    shutil.rmtree(private, ignore_errors=True)
-    return result.status, events
-
-
-def _results(events, kind):
-    return {
-        e["event_data"]["host"]: e["event_data"]["res"]
-        for e in events
-        if e["event"] == kind and "res" in e["event_data"]
-    }
-
-
-def _changed(events):
-    return [
-        e["event_data"]["task"]
-        for e in events
-        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
-    ]
+    # The lab declares scc_transport: tcp (no RDMA); these tests exercise ib_check's RDMA checks.
+    extravars = {"scc_transport": "rdma", **(extravars or {})}
+    status, _rc, events = run_playbook(playbook, lab.inventory, workdir, extravars, check=check)
+    return status, events
 
 
 def test_rdma_info_reports_no_devices_on_lab_hosts(lab, tmp_path):
     status, events = run(lab, tmp_path, PLAY_RDMA_INFO)
     assert status == "successful"
-    results = _results(events, "runner_on_ok")
+    results = results_by_host(events, "runner_on_ok")
     assert sorted(results) == ["node1", "node2"]
     for res in results.values():
         assert (res["rdma_present"], res["source"], res["devices"], res["active_ports"], res["changed"]) == (
@@ -111,14 +72,14 @@ def test_rdma_info_reports_no_devices_on_lab_hosts(lab, tmp_path):
 def test_ib_check_fails_with_the_documented_message_without_rdma(lab, tmp_path):
     status, events = run(lab, tmp_path, PLAY_IB_CHECK)
     assert status == "failed"
-    failures = _results(events, "runner_on_failed")
+    failures = results_by_host(events, "runner_on_failed")
     assert sorted(failures) == ["node1", "node2"]
     for host, res in failures.items():
         assert res["msg"] == (
             f"ib_check: {host} has no RDMA device (/sys/class/infiniband is missing or empty): load the "
             "NIC's RDMA driver (mlx5_ib for ConnectX), or set ib_check_transport: tcp for a cluster without RDMA."
         )
-    assert _changed(events) == []
+    assert changed(events) == []
 
 
 def test_ib_check_skips_when_declared_tcp(lab, tmp_path):
@@ -143,12 +104,12 @@ def test_bad_variable_fails_in_validate_before_any_host(lab, tmp_path):
         extravars={"ib_check_transport": "roce", "scc_validate_roles": ["scc.training.ib_check"]},
     )
     assert status == "failed"
-    failures = _results(events, "runner_on_failed")
+    failures = results_by_host(events, "runner_on_failed")
     # The role's argument spec (choices) or its validate.yml: either way the message names the variable.
     assert failures and all("ib_check_transport" in res["msg"] and "roce" in res["msg"] for res in failures.values()), (
         failures
     )
-    assert _changed(events) == []
+    assert changed(events) == []
     assert not [e for e in events if e["event_data"].get("task") == "Read the RDMA devices and ports"]
 
 
@@ -167,7 +128,7 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
     try:
         status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=expect)
         assert status == "failed"
-        failures = _results(events, "runner_on_failed")
+        failures = results_by_host(events, "runner_on_failed")
         assert sorted(failures) == ["node1", "node2"]
         for host, res in failures.items():
             assert res["msg"] == [
@@ -183,8 +144,8 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
             status, events = run(
                 lab, tmp_path, PLAY_IB_CHECK, check=check, extravars={**expect, "ib_check_expected_devices": 1}
             )
-            assert status == "successful", _results(events, "runner_on_failed")
-            assert _changed(events) == []
+            assert status == "successful", results_by_host(events, "runner_on_failed")
+            assert changed(events) == []
             reports = [
                 e["event_data"]["res"]["msg"]
                 for e in events
@@ -219,12 +180,12 @@ def test_ib_check_nodes_must_match_the_first(lab, tmp_path):
             },
         )
         assert status == "failed"
-        failures = _results(events, "runner_on_failed")
+        failures = results_by_host(events, "runner_on_failed")
         assert list(failures) == ["node1"]
         assert failures["node1"]["msg"] == [
             "ib_check: the nodes differ from node1 (NCCL would be given its ports):",
             "node2: RoCE v2 GID index mlx5_0:1=None, node1 has mlx5_0:1=1",
         ]
-        assert _changed(events) == []
+        assert changed(events) == []
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lab.cluster import Lab
+from tests.lab_runner import lab_up
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
@@ -18,9 +18,8 @@ def ssh(lab, address, command):
 
 
 def test_up_isolates_hosts_and_down_leaves_nothing(tmp_path):
-    lab = Lab(tmp_path / "lab")
-    states = lab.up(2, "127.0.9.11", log=lambda *_: None)
-    try:
+    with lab_up(tmp_path / "lab", 2, "127.0.9.11") as lab:
+        states = lab.load()
         assert [s.name for s in states] == ["node1", "node2"]
         names = {ssh(lab, s.address, "hostname").strip() for s in states}
         assert names == {"node1", "node2"}
@@ -34,8 +33,6 @@ def test_up_isolates_hosts_and_down_leaves_nothing(tmp_path):
         # Private /etc: a change on one host does not show on the other.
         ssh(lab, states[0].address, "echo x > /etc/only-node1")
         assert ssh(lab, states[1].address, "test -e /etc/only-node1 && echo yes || echo no").strip() == "no"
-    finally:
-        lab.down(log=lambda *_: None)
     for s in states:
         assert not Path(f"/proc/{s.init_pid}").exists() or s.init_pid not in _pids_with_marker()
     mounts = Path("/proc/self/mountinfo").read_text()

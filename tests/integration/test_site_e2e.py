@@ -9,18 +9,14 @@ changed=0 (also in --check); teardown.yml leaves nothing of ours in the cloud.""
 import json
 import os
 import secrets
-import shutil
-import sys
-import tempfile
 from pathlib import Path
 
-import ansible_runner
 import pytest
 
 from lab.cloud.demo import write_files
 from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
-from lab.cluster import Lab
+from tests.lab_runner import changed, failed, gathered_facts, lab_fixture, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOKS = ROOT / "playbooks"
@@ -31,15 +27,8 @@ CLOUD_NAME = "e2e"
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
 
-@pytest.fixture(scope="module")
-def lab_hosts(tmp_path_factory):
-    """The two lab hosts (127.0.8.11-12) that back the emulator's instances."""
-    lab = Lab(tmp_path_factory.mktemp("e2e") / "lab")
-    lab.up(2, "127.0.8.11", log=lambda *_: None)
-    try:
-        yield lab
-    finally:
-        lab.down(log=lambda *_: None)
+# The two lab hosts (127.0.8.11-12) that back the emulator's instances.
+lab_hosts = lab_fixture(2, "127.0.8.11", name="e2e")
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +47,7 @@ def cloud(lab_hosts, workdir):
         settings = write_files(lab_hosts, emu.endpoint, workdir, CLOUD_NAME)[0]
 
         status, rc, events = run(lab_hosts, workdir, "provision.yml", settings)
-        assert (status, rc) == ("successful", 0), failed_tasks(events)
+        assert (status, rc) == ("successful", 0), failed(events)
         nodes = [i for i in emu.store.instances.values() if i["InstanceName"] == f"{CLOUD_NAME}-node"]
         assert sorted(i["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0] for i in nodes) == [
             "127.0.8.11",
@@ -80,25 +69,15 @@ def workdir(tmp_path_factory):
 
 def run(lab, workdir, playbook, extravars=None, check=False):
     """One ansible-runner run; returns (status, rc, events)."""
-    cmdline = "--check" if check else None
-    # A fresh private_data_dir per run: ansible-runner keeps env/extravars from earlier runs.
-    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
-    result = ansible_runner.run(
-        private_data_dir=str(private),
-        playbook=str(PLAYBOOKS / playbook),
+    return run_playbook(
+        PLAYBOOKS / playbook,
         # The hosts come from the scc.training.ecs plugin (see the cloud fixture), not lab.inventory.
-        inventory=str(workdir / "inventory"),
-        extravars={
-            # The cluster key pair belongs to this lab, not to the controller user's ~/.ssh.
-            "ssh_trust_key_dir": str(lab.dir / "ssh_trust"),
-            **(extravars or {}),
-        },
+        workdir / "inventory",
+        workdir,
+        # The cluster key pair belongs to this lab, not to the controller user's ~/.ssh.
+        {"ssh_trust_key_dir": str(lab.dir / "ssh_trust"), **(extravars or {})},
+        check=check,
         envvars={
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-            # the lab hosts' keys are pinned and must be checked.
-            "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
             # Every stage's results (BERT, traffic, bandwidth, the cluster report) in one place.
             "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
             # The inventory plugin and the cloud modules sign their calls to the emulator.
@@ -106,32 +85,8 @@ def run(lab, workdir, playbook, extravars=None, check=False):
             "ALIBABA_CLOUD_ACCESS_KEY_SECRET": CLOUD_SECRET,
             "NO_PROXY": "127.0.0.1",
             "no_proxy": "127.0.0.1",
-            # ansible-runner finds ansible-playbook on PATH: the one of this venv.
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
         },
-        cmdline=cmdline,
-        quiet=True,
     )
-    # The artifacts of each run are large (every event); keep only the last one.
-    events = list(result.events)
-    shutil.rmtree(private, ignore_errors=True)
-    return result.status, result.rc, events
-
-
-def changed_tasks(events):
-    return [
-        (e["event_data"]["host"], e["event_data"]["task"])
-        for e in events
-        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
-    ]
-
-
-def failed_tasks(events):
-    return [
-        (e["event_data"].get("host"), e["event_data"].get("task"), e["event_data"]["res"].get("msg", ""))
-        for e in events
-        if e["event"] == "runner_on_failed" and not e["event_data"].get("ignore_errors")
-    ]
 
 
 @pytest.mark.parametrize(
@@ -145,12 +100,12 @@ def failed_tasks(events):
 def test_bad_input_fails_before_any_host_is_touched(lab, workdir, extravars, variable):
     status, rc, events = run(lab, workdir, "site.yml", extravars)
     assert status == "failed" and rc != 0
-    failures = failed_tasks(events)
+    failures = failed(events)
     assert failures, "the run failed without a failed task"
     assert any(variable in json.dumps(f) for f in failures), failures
     # Nothing changed anywhere, and the failing play never gathered facts on a host.
-    assert changed_tasks(events) == []
-    assert not [e for e in events if e["event_data"].get("task") == "Gathering Facts"]
+    assert changed(events) == []
+    assert not gathered_facts(events)
     for address in ("127.0.8.11", "127.0.8.12"):
         assert lab.ssh(address, "test ! -e /etc/scc-training").returncode == 0
 
@@ -158,7 +113,7 @@ def test_bad_input_fails_before_any_host_is_touched(lab, workdir, extravars, var
 def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir, cloud):
     # A short run: enough steps for the loss to fall, few enough for CI on 2 cores.
     status, rc, events = run(lab, workdir, "site.yml", {"bert_launch_steps": 40, "bert_launch_batch_size": 8})
-    assert (status, rc) == ("successful", 0), failed_tasks(events)
+    assert (status, rc) == ("successful", 0), failed(events)
     # The hosts site.yml configured are the provisioned instances, named by the inventory plugin.
     assert {e["event_data"]["host"] for e in events if e["event"] == "runner_on_ok"} - {"localhost"} == cloud[
         "instance_ids"
@@ -180,16 +135,16 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir, c
     # The configuration stages are idempotent: a second run changes nothing ...
     for playbook in ("prepare.yml", "cluster.yml"):
         status, rc, events = run(lab, workdir, playbook)
-        assert (status, rc) == ("successful", 0), failed_tasks(events)
-        assert changed_tasks(events) == [], f"{playbook} re-run changed tasks"
+        assert (status, rc) == ("successful", 0), failed(events)
+        assert changed(events) == [], f"{playbook} re-run changed tasks"
     # ... and --check on the converged cluster predicts no change and reports no error.
     status, rc, events = run(lab, workdir, "site.yml", check=True)
-    assert (status, rc) == ("successful", 0), failed_tasks(events)
-    assert changed_tasks(events) == []
+    assert (status, rc) == ("successful", 0), failed(events)
+    assert changed(events) == []
 
     # teardown.yml deletes every resource provision.yml made: nothing of ours is left in the cloud.
     status, rc, events = run(lab, workdir, "teardown.yml", cloud["settings"])
-    assert (status, rc) == ("successful", 0), failed_tasks(events)
+    assert (status, rc) == ("successful", 0), failed(events)
     store = cloud["emu"].store
     for table in ("instances", "file_systems", "mount_targets", "security_groups", "hpc_clusters", "vswitches", "vpcs"):
         assert list(getattr(store, table).values()) == [], table

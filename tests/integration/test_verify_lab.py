@@ -6,15 +6,11 @@ import base64
 import json
 import os
 import re
-import shutil
-import sys
-import tempfile
 from pathlib import Path
 
-import ansible_runner
 import pytest
 
-from lab.cluster import Lab
+from tests.lab_runner import changed, failed, lab_fixture, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESSES = ("127.0.11.21", "127.0.11.22", "127.0.11.23")
@@ -35,12 +31,7 @@ LAB_VARS = {
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    lab = Lab(tmp_path_factory.mktemp("verify") / "lab")
-    lab.up(3, ADDRESSES[0], log=lambda *_: None)
-    yield lab
-    lab.down(log=lambda *_: None)
+lab = lab_fixture(3, ADDRESSES[0], name="verify")
 
 
 @pytest.fixture(scope="module")
@@ -49,43 +40,9 @@ def workdir(tmp_path_factory):
 
 
 def run(lab, workdir, playbook, extravars=None, check=False):
-    private = Path(tempfile.mkdtemp(dir=workdir, prefix="run-"))
-    result = ansible_runner.run(
-        private_data_dir=str(private),
-        playbook=str(playbook),
-        inventory=str(lab.inventory),
-        extravars=extravars or {},
-        envvars={
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-            # the lab hosts' keys are pinned and must be checked.
-            "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-            "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        },
-        cmdline="--check" if check else None,
-        quiet=True,
-    )
-    events = list(result.events)
-    shutil.rmtree(private, ignore_errors=True)
-    return result.status, result.rc, events
-
-
-def changed(events):
-    return [
-        (e["event_data"]["host"], e["event_data"]["task"])
-        for e in events
-        if e["event"] == "runner_on_ok" and e["event_data"]["res"].get("changed")
-    ]
-
-
-def failed(events):
-    return [
-        (e["event_data"].get("host"), e["event_data"].get("task"), e["event_data"]["res"].get("msg", ""))
-        for e in events
-        if e["event"] == "runner_on_failed"
-    ]
+    """(status, rc, events) of one run; every stage's results go to workdir/results."""
+    envvars = {"SCC_TRAINING_RESULTS_DIR": str(workdir / "results")}
+    return run_playbook(playbook, lab.inventory, workdir, extravars, check=check, envvars=envvars)
 
 
 def test_verify_measures_all_pairs_samples_traffic_and_reports(lab, workdir):

@@ -30,7 +30,20 @@ GALAXY = yaml.safe_load((ROOT / "galaxy.yml").read_text(encoding="utf-8"))
 NAMESPACE, NAME, VERSION = GALAXY["namespace"], GALAXY["name"], str(GALAXY["version"])
 FQCN = f"{NAMESPACE}.{NAME}"
 # Never in the artifact: development-only trees (DEVELOPING.md, galaxy.yml build_ignore).
-MUST_NOT_SHIP = ("lab", "tests", "molecule", ".ci", ".github", ".venv", ".collections", ".cache", ".ansible", "bench")
+MUST_NOT_SHIP = (
+    "lab",
+    "tests",
+    "molecule",
+    "tools",
+    ".ci",
+    ".config",
+    ".github",
+    ".venv",
+    ".collections",
+    ".cache",
+    ".ansible",
+    "bench",
+)
 TIMEOUT = 300
 
 # ansible-galaxy's own always-ignored patterns and directory names
@@ -188,6 +201,15 @@ def test_artifact_holds_the_collection(members):
     for role in sorted(p.name for p in (ROOT / "roles").iterdir() if p.is_dir()):
         assert any(m.startswith(f"roles/{role}/") for m in members), f"roles/{role} missing from the artifact"
     assert not [m for m in members if m.endswith(".pyc") or "/__pycache__" in m], "bytecode in the artifact"
+
+
+def test_artifact_ships_what_ecosystem_tools_read(members):
+    """antsibull-changelog's changelog.yaml (the Ansible package reads it from the artifact), and
+    the requirements ansible-builder takes from an installed collection; not the unreleased
+    changelog fragments."""
+    for shipped in ("changelogs/changelog.yaml", "requirements.txt", "bindep.txt"):
+        assert shipped in members, f"{shipped} missing from the artifact"
+    assert not [m for m in members if m.startswith("changelogs/fragments")], "changelog fragments in the artifact"
 
 
 def test_build_ignore_covers_local_state():

@@ -2,18 +2,21 @@
 
 Each case is an inventory host (connection local, never contacted: validate.yml only asserts on
 variables) carrying the case's variables; its events tell which hosts failed and why.
+
+A test module declares its cases and takes the fixture and the test from `validate_tests`:
+
+    CASES = {"ok_default": ({}, None), "bad_mode": ({"x_mode": "ib"}, "x_mode")}
+    results, test_validate = validate_tests("x", CASES)
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
-import ansible_runner
+import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.lab_runner import failed, run_playbook, unreachable
 
 
 def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_cluster") -> dict:
@@ -34,29 +37,31 @@ def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_clust
         }
     ]
     (tmp_path / "play.yml").write_text(yaml.safe_dump(playbook))
-    private = tmp_path / "runner"
-    private.mkdir(exist_ok=True)
-    runner = ansible_runner.run(
-        private_data_dir=str(private),
-        playbook=str(tmp_path / "play.yml"),
-        inventory=str(tmp_path / "inventory.yml"),
-        envvars={
-            "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-            # ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise;
-            # the lab hosts' keys are pinned and must be checked.
-            "ANSIBLE_HOST_KEY_CHECKING": "True",
-            "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-            "ANSIBLE_FORKS": "8",
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        },
-        quiet=True,
-    )
+    run = run_playbook(tmp_path / "play.yml", tmp_path / "inventory.yml", tmp_path, envvars={"ANSIBLE_FORKS": "8"})
+    assert not unreachable(run.events), f"validate contacted a host: {unreachable(run.events)}"
     result = dict.fromkeys(cases)
-    for event in runner.events:
-        if event["event"] == "runner_on_failed":
-            data = event["event_data"]
-            if result[data["host"]] is None:
-                result[data["host"]] = data["res"].get("msg", "")
-    unreached = [e for e in runner.events if e["event"] == "runner_on_unreachable"]
-    assert not unreached, f"validate contacted a host: {unreached}"
+    for host, _task, msg in failed(run.events):
+        if result[host] is None:
+            result[host] = msg
     return result
+
+
+def validate_tests(role: str, cases: dict):
+    """The module fixture `results` (every case judged in one run) and the test `test_validate`,
+    one per case: cases maps a case name to (variables, None if they must pass, else a text the
+    failure message must contain, such as the variable's name)."""
+
+    @pytest.fixture(scope="module")
+    def results(tmp_path_factory):
+        return run_validate(role, {name: case[0] for name, case in cases.items()}, tmp_path_factory.mktemp(role))
+
+    @pytest.mark.parametrize("case", sorted(cases))
+    def test_validate(results, case):
+        expected = cases[case][1]
+        if expected is None:
+            assert results[case] is None, f"{case} should pass, failed with: {results[case]}"
+        else:
+            assert results[case] is not None, f"{case} should fail on {expected}"
+            assert expected in results[case], f"{case}: message does not name {expected}: {results[case]}"
+
+    return results, test_validate

@@ -1,9 +1,7 @@
 """bert_launch's validate.yml for the framework choice: good inputs pass, bad ones fail naming
 the variables, and no host is contacted (one ansible-playbook run for every case)."""
 
-import pytest
-
-from tests.unit.roles.validate_runner import run_validate
+from tests.unit.roles.validate_runner import validate_tests
 
 CASES = {
     "ok_default_torch": ({}, None),
@@ -40,16 +38,4 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    return run_validate("bert_launch", {k: v[0] for k, v in CASES.items()}, tmp_path_factory.mktemp("bl_validate"))
-
-
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_validate(results, case):
-    expected = CASES[case][1]
-    if expected is None:
-        assert results[case] is None, f"{case} should pass, failed with: {results[case]}"
-    else:
-        assert results[case] is not None, f"{case} should fail on {expected}"
-        assert expected in results[case], f"{case}: message does not name {expected}: {results[case]}"
+results, test_validate = validate_tests("bert_launch", CASES)
