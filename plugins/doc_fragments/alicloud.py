@@ -1,14 +1,44 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Shared documentation of the Alibaba Cloud connection options and attributes."""
+"""Shared documentation of the Alibaba Cloud connection options, the state options and attributes."""
 
 from __future__ import annotations
 
+# The options the modules and the inventory plugin document alike (plugins/module_utils/_alicloud.py).
+_CALL_OPTIONS = r"""
+  connect_timeout:
+    description: Seconds to wait for a connection to the API endpoint.
+    type: int
+    default: 5
+  read_timeout:
+    description: Seconds to wait for an API reply.
+    type: int
+    default: 30
+  api_retries:
+    description:
+      - How many times one API call is retried on throttling, server errors (HTTP 5xx) and
+        connection errors, with jittered exponential backoff. Other errors fail at once.
+      - Create calls carry a C(ClientToken) derived from the request, so a retry, in this run
+        or a later one, never creates a second resource.
+    type: int
+    default: 6
+requirements:
+  - aliyun-python-sdk-core
+"""
+
+_ACTION_GROUP = r"""
+  action_group:
+    support: full
+    membership: [scc.training.alicloud]
+    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
+"""
+
 
 class ModuleDocFragment:
-    # The connection options of every module (plugins/module_utils/_alicloud.py).
-    DOCUMENTATION = r"""
+    # The connection options of every module.
+    DOCUMENTATION = (
+        r"""
 options:
   access_key:
     description:
@@ -43,60 +73,64 @@ options:
     description:
       - NAS API endpoint, as O(ecs_endpoint). Defaults to C(nas.<region>.aliyuncs.com).
       - Falls back to E(ALIBABA_CLOUD_NAS_ENDPOINT).
-    type: str
-  connect_timeout:
-    description: Seconds to wait for a connection to the API endpoint.
-    type: int
-    default: 5
-  read_timeout:
-    description: Seconds to wait for an API reply.
-    type: int
-    default: 30
-  api_retries:
-    description:
-      - How many times one API call is retried on throttling, server errors (HTTP 5xx) and
-        connection errors, with jittered exponential backoff. Other errors fail at once.
-      - Create calls carry a C(ClientToken) derived from the request, so a retry, in this run
-        or a later one, never creates a second resource.
-    type: int
-    default: 6
-requirements:
-  - aliyun-python-sdk-core
+    type: str"""
+        + _CALL_OPTIONS
+        + r"""
 notes:
   - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
     every ECS and NAS action.
 """
+    )
 
-    ATTRIBUTES = r"""
+    # A module that creates and deletes one kind of resource (state_options() in _alicloud.py).
+    STATE = (
+        r"""
+options:
+  state:
+    description:
+      - Whether the resource exists. V(absent) deletes it; deleting what is already gone is no change.
+    type: str
+    choices: [present, absent]
+    default: present
 attributes:
   check_mode:
     support: full
     description: Predicts the change and makes no write call.
   diff_mode:
     support: full
-    description: Shows the resource before and after.
-  action_group:
-    support: full
-    membership: [scc.training.alicloud]
-    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
+    description: Shows the resource before and after."""
+        + _ACTION_GROUP
+    )
+
+    # Its wait options; each module sets the default of wait_timeout (how long its resource takes).
+    WAIT = r"""
+options:
+  wait:
+    description:
+      - Wait until a created resource is ready and, where the cloud deletes in the background,
+        until a deleted one is gone. The module's description says what ready means.
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait; the task fails after that.
+    type: int
 """
 
-    INFO_ATTRIBUTES = r"""
+    INFO_ATTRIBUTES = (
+        r"""
 attributes:
   check_mode:
     support: full
     description: Read-only; runs the same in check mode.
   diff_mode:
     support: N/A
-    description: Reads only.
-  action_group:
-    support: full
-    membership: [scc.training.alicloud]
-    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
-"""
+    description: Reads only."""
+        + _ACTION_GROUP
+    )
 
-    # The connection options of the inventory plugin (same names, with env and ini entries).
-    PLUGINS = r"""
+    # The connection options of the inventory plugin (same names, with env entries).
+    PLUGINS = (
+        r"""
 options:
   access_key:
     description: AccessKey ID.
@@ -128,19 +162,6 @@ options:
       - ECS API endpoint, C(host[:port]) or a URL. Defaults to C(ecs.<region>.aliyuncs.com).
     type: str
     env:
-      - name: ALIBABA_CLOUD_ECS_ENDPOINT
-  connect_timeout:
-    description: Seconds to wait for a connection to the API endpoint.
-    type: int
-    default: 5
-  read_timeout:
-    description: Seconds to wait for an API reply.
-    type: int
-    default: 30
-  api_retries:
-    description: Retries of one API call on throttling, HTTP 5xx and connection errors (jittered backoff).
-    type: int
-    default: 6
-requirements:
-  - aliyun-python-sdk-core
-"""
+      - name: ALIBABA_CLOUD_ECS_ENDPOINT"""
+        + _CALL_OPTIONS
+    )

@@ -345,87 +345,223 @@ def wait_for(fetch, done, timeout, interval=0.25, max_interval=15.0, sleep=time.
         interval = min(max_interval, interval * 2)
 
 
-class AlicloudModule(AnsibleModule):
-    """AnsibleModule with the shared connection options and ``api`` / ``fail_api``."""
+# ---------------------------------------------------------------------------------------------
+# Finding resources: one listing helper for every kind
 
-    def __init__(self, argument_spec, **kwargs):
-        spec = alicloud_argument_spec()
-        spec.update(argument_spec)
-        super().__init__(argument_spec=spec, **kwargs)
-        if not HAS_SDK:
-            self.fail_json(msg=missing_required_lib("aliyun-python-sdk-core"), exception=str(SDK_IMPORT_ERROR))
-        self._api = None
 
-    @property
-    def api(self):
-        if self._api is None:
-            p = self.params
-            try:
-                self._api = AlicloudApi(
-                    p["access_key"],
-                    p["secret_key"],
-                    p["region"],
-                    security_token=p["security_token"],
-                    ecs_endpoint=p["ecs_endpoint"],
-                    nas_endpoint=p["nas_endpoint"],
-                    connect_timeout=p["connect_timeout"],
-                    read_timeout=p["read_timeout"],
-                    api_retries=p["api_retries"],
-                )
-            except AlicloudApiError as exc:
-                self.fail_api(exc)
-        return self._api
+class ResourceKind:
+    """How one kind of resource is listed, created and deleted: all that ``find_all`` needs to know.
 
-    def run_state(self, present, absent, view, key):
-        """Dispatch on ``state`` for a module that manages one resource, then exit with it.
+    ``items`` is the path to the list in a Describe reply; ``token_paged`` listings page with
+    NextToken instead of PageNumber. ``id_param`` asks the server for one id (a name ending in
+    ``Ids`` takes a JSON list); without it the id is matched here. ``parent`` is the scope key the
+    delete call needs as well (a NAS file system's children). ``gone`` is the error code part that
+    means "already deleted".
+    """
 
-        ``present(module)`` / ``absent(module)`` return ``(changed, resource)`` (``absent`` the
-        resource as it was); ``view(resource)`` is what the module returns under ``key``.
-        """
-        try:
-            if self.params["state"] == "present":
-                changed, resource = present(self)
-                before, after = ({} if changed else view(resource)), view(resource)
-            else:
-                changed, resource = absent(self)
-                before, after, resource = view(resource), {}, None
-        except AlicloudApiError as exc:
-            self.fail_api(exc)
-        result = {"changed": changed, key: view(resource)}
-        if self._diff:
-            result["diff"] = dict(before=before, after=after)
-        self.exit_json(**result)
+    def __init__(self, what, plural, product, describe, items, id_field, **extra):
+        self.what, self.plural, self.product, self.describe = what, plural, product, describe
+        self.items, self.id_field = items, id_field
+        self.id_param = extra.pop("id_param", None)
+        self.token_paged = extra.pop("token_paged", False)
+        self.server_tags = extra.pop("server_tags", False)
+        self.fixed = extra.pop("fixed", {})
+        self.create = extra.pop("create", None)
+        self.delete = extra.pop("delete", None)
+        self.gone = extra.pop("gone", "NotFound")
+        self.parent = extra.pop("parent", None)
+        if extra:
+            raise TypeError("unknown ResourceKind fields: %s" % ", ".join(sorted(extra)))
 
-    def wait(self, fetch, done, what):
-        """``wait_for`` within the module's ``wait_timeout``; a timeout fails the module naming ``what``."""
-        try:
-            return wait_for(fetch, done, self.params["wait_timeout"])
-        except TimeoutError as exc:
-            self.fail_json(msg="%s: %s" % (what, exc))
-        return None  # not reached: fail_json exits
 
-    def delete(self, product, action, params, gone="NotFound"):
-        """Call a delete ``action`` unless in check mode. An error whose code contains ``gone``
-        (the resource is already deleted) is not one: another run got there first."""
-        if self.check_mode:
-            return
-        try:
-            self.api.call(product, action, params)
-        except AlicloudApiError as exc:
-            if gone not in exc.code:
-                raise
+VPC = ResourceKind(
+    "VPC", "VPCs", "ecs", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
+    create="CreateVpc", delete="DeleteVpc", gone="InvalidVpcId.NotFound",
+)  # fmt: skip
+VSWITCH = ResourceKind(
+    "VSwitch", "VSwitches", "ecs", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
+    create="CreateVSwitch", delete="DeleteVSwitch", gone="InvalidVSwitchId.NotFound",
+)  # fmt: skip
+SECURITY_GROUP = ResourceKind(
+    "security group", "security groups", "ecs", "DescribeSecurityGroups", ("SecurityGroups", "SecurityGroup"),
+    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True,
+    create="CreateSecurityGroup", delete="DeleteSecurityGroup",
+)  # fmt: skip
+HPC_CLUSTER = ResourceKind(
+    "HPC cluster", "HPC clusters", "ecs", "DescribeHpcClusters", ("HpcClusters", "HpcCluster"), "HpcClusterId",
+    id_param="HpcClusterIds", create="CreateHpcCluster", delete="DeleteHpcCluster",
+)  # fmt: skip
+INSTANCE = ResourceKind(
+    "instance", "instances", "ecs", "DescribeInstances", ("Instances", "Instance"), "InstanceId",
+    id_param="InstanceIds", server_tags=True,
+)  # fmt: skip
+CPFS = ResourceKind(
+    "CPFS file system", "CPFS file systems", "nas", "DescribeFileSystems", ("FileSystems", "FileSystem"),
+    "FileSystemId", id_param="FileSystemId", fixed={"FileSystemType": "cpfs"},
+    create="CreateFileSystem", delete="DeleteFileSystem",
+)  # fmt: skip
+MOUNT_TARGET = ResourceKind(
+    "mount target", "mount targets", "nas", "DescribeMountTargets", ("MountTargets", "MountTarget"),
+    "MountTargetDomain", parent="FileSystemId", create="CreateMountTarget", delete="DeleteMountTarget",
+)  # fmt: skip
+PROTOCOL_SERVICE = ResourceKind(
+    "protocol service", "protocol services", "nas", "DescribeProtocolService", ("ProtocolServices",),
+    "ProtocolServiceId", token_paged=True, parent="FileSystemId",
+    create="CreateProtocolService", delete="DeleteProtocolService",
+)  # fmt: skip
+EXPORT = ResourceKind(
+    "export", "exports", "nas", "DescribeProtocolMountTarget", ("ProtocolMountTargets",), "ExportId",
+    token_paged=True, parent="FileSystemId", create="CreateProtocolMountTarget", delete="DeleteProtocolMountTarget",
+)  # fmt: skip
 
-    def fail_api(self, exc, msg=None, **result):
-        """fail_json with the cloud's error code, message and request id."""
-        detail = exc.to_result()
-        text = "%s failed: %s: %s" % (exc.action, exc.code, exc.message)
-        if exc.request_id:
-            text += " (RequestId %s)" % exc.request_id
-        self.fail_json(msg="%s: %s" % (msg, text) if msg else text, error=detail, **result)
+
+class AmbiguousMatch(Exception):
+    """More than one resource fits what should name exactly one."""
+
+    def __init__(self, kind, criteria, matches):
+        self.ids = [m.get(kind.id_field) for m in matches]
+        wanted = ", ".join("%s=%s" % item for item in sorted(criteria.items())) or "the filters"
+        super().__init__(
+            "%d %s match %s (%s); rename or delete the extra ones, this module will not guess"
+            % (len(matches), kind.plural, wanted, ", ".join(map(str, self.ids)))
+        )
+
+
+def find_all(api, kind, scope=None, where=None, tags=None, resource_id=None):
+    """Every ``kind`` in ``scope`` (server-side filters) whose fields equal ``where`` and which
+    carries all ``tags`` (and is ``resource_id``, when given), read over every page, oldest first."""
+    params = {k: v for k, v in dict(kind.fixed, **(scope or {})).items() if v is not None}
+    wanted = {k: v for k, v in (where or {}).items() if v is not None}
+    if resource_id is not None:
+        wanted[kind.id_field] = resource_id
+        if kind.id_param:
+            params[kind.id_param] = json.dumps([resource_id]) if kind.id_param.endswith("Ids") else resource_id
+    if tags and kind.server_tags:
+        params["Tag"] = dict(tags)
+    if kind.token_paged:
+        found = api.paginate_token(kind.product, kind.describe, params, kind.items[0])
+    else:
+        found = api.paginate(kind.product, kind.describe, params, kind.items)
+    matches = [
+        item
+        for item in found
+        if all(item.get(k) == v for k, v in wanted.items())
+        and all(tags_from_api(item.get("Tags")).get(k) == v for k, v in (tags or {}).items())
+    ]
+    return sorted(matches, key=lambda i: (i.get("CreationTime") or i.get("CreateTime") or "", i.get(kind.id_field)))
+
+
+def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
+    """The one ``kind`` that ``find_all`` matches, or None; AmbiguousMatch when several do."""
+    matches = find_all(api, kind, scope, where, tags, resource_id)
+    if len(matches) > 1:
+        criteria = dict(scope or {}, **{k: v for k, v in (where or {}).items() if v is not None})
+        criteria.update(("tag:%s" % k, v) for k, v in (tags or {}).items())
+        raise AmbiguousMatch(kind, criteria, matches)
+    return matches[0] if matches else None
 
 
 # ---------------------------------------------------------------------------------------------
-# Shared views of ECS objects (modules and the inventory plugin return the same shape)
+# Views: the snake_case dicts a state module and its info module both return
+
+
+def vpc_view(vpc):
+    if not vpc:
+        return {}
+    return dict(
+        vpc_id=vpc.get("VpcId"),
+        vpc_name=vpc.get("VpcName"),
+        cidr_block=vpc.get("CidrBlock"),
+        status=vpc.get("Status"),
+        description=vpc.get("Description"),
+        vswitch_ids=list((vpc.get("VSwitchIds") or {}).get("VSwitchId", []) or []),
+    )
+
+
+def vswitch_view(vsw):
+    if not vsw:
+        return {}
+    return dict(
+        vswitch_id=vsw.get("VSwitchId"),
+        vswitch_name=vsw.get("VSwitchName"),
+        vpc_id=vsw.get("VpcId"),
+        zone_id=vsw.get("ZoneId"),
+        cidr_block=vsw.get("CidrBlock"),
+        status=vsw.get("Status"),
+        description=vsw.get("Description"),
+    )
+
+
+def hpc_cluster_view(cluster):
+    if not cluster:
+        return {}
+    return dict(
+        hpc_cluster_id=cluster.get("HpcClusterId"), name=cluster.get("Name"), description=cluster.get("Description")
+    )
+
+
+def rule_key(rule):
+    """What tells two ingress rules apart (the description does not)."""
+    return (
+        rule["ip_protocol"].lower(),
+        rule["port_range"],
+        rule["source_cidr_ip"],
+        rule["policy"].lower(),
+        int(rule["priority"]),
+    )
+
+
+def rule_from_api(perm):
+    return dict(
+        ip_protocol=perm.get("IpProtocol", "").lower(),
+        port_range=perm.get("PortRange"),
+        source_cidr_ip=perm.get("SourceCidrIp"),
+        policy=(perm.get("Policy") or "accept").lower(),
+        priority=int(perm.get("Priority") or 1),
+        description=perm.get("Description") or None,
+    )
+
+
+def with_ingress_rules(api, group):
+    """The group with its ingress rules (``IngressRules``, in the form of the module's ``rules``)."""
+    reply = api.call(
+        "ecs", "DescribeSecurityGroupAttribute", {"SecurityGroupId": group["SecurityGroupId"], "Direction": "ingress"}
+    )
+    perms = (reply.get("Permissions") or {}).get("Permission", []) or []
+    rules = [rule_from_api(p) for p in perms if (p.get("Direction") or "ingress") == "ingress"]
+    return dict(group, IngressRules=rules)
+
+
+def security_group_view(group):
+    if not group:
+        return {}
+    return dict(
+        security_group_id=group.get("SecurityGroupId"),
+        security_group_name=group.get("SecurityGroupName"),
+        vpc_id=group.get("VpcId"),
+        description=group.get("Description"),
+        tags=tags_from_api(group.get("Tags")),
+        rules=sorted(group.get("IngressRules") or [], key=rule_key),
+    )
+
+
+def file_system_view(fs):
+    if not fs:
+        return {}
+    targets = (fs.get("MountTargets") or {}).get("MountTarget", []) or []
+    return dict(
+        file_system_id=fs.get("FileSystemId"),
+        description=fs.get("Description"),
+        file_system_type=fs.get("FileSystemType"),
+        status=fs.get("Status"),
+        capacity=fs.get("Capacity"),
+        storage_type=fs.get("StorageType"),
+        zone_id=fs.get("ZoneId"),
+        vpc_id=fs.get("VpcId"),
+        mount_targets=[t.get("MountTargetDomain") for t in targets],
+        tags=tags_from_api(fs.get("Tags")),
+    )
+
 
 INSTANCE_GONE = ("Deleted", "Released")
 
@@ -464,11 +600,141 @@ def instance_view(inst):
     )
 
 
-def describe_instances(api, filters=None, tags=None):
-    """Every instance matching the server-side filters and ALL ``tags`` (paginated)."""
-    params = dict(filters or {})
-    if tags:
-        params["Tag"] = dict(tags)
-    found = api.paginate("ecs", "DescribeInstances", params, ("Instances", "Instance"))
-    wanted = dict(tags or {})
-    return [i for i in found if all(tags_from_api(i.get("Tags")).get(k) == v for k, v in wanted.items())]
+# ---------------------------------------------------------------------------------------------
+# The module wrapper
+
+
+def state_options(wait_timeout=None):
+    """The ``state`` option of a module that creates and deletes (doc fragment
+    scc.training.alicloud.state); with a default ``wait_timeout``, also ``wait`` and
+    ``wait_timeout`` (scc.training.alicloud.wait)."""
+    spec = dict(state=dict(type="str", default="present", choices=["present", "absent"]))
+    if wait_timeout is not None:
+        spec.update(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=wait_timeout))
+    return spec
+
+
+class AlicloudModule(AnsibleModule):
+    """AnsibleModule with the shared connection options, ``api`` and the steps every module shares.
+
+    Every module supports check mode: state modules predict and make no write call.
+    """
+
+    def __init__(self, argument_spec, **kwargs):
+        spec = alicloud_argument_spec()
+        spec.update(argument_spec)
+        kwargs.setdefault("supports_check_mode", True)
+        super().__init__(argument_spec=spec, **kwargs)
+        if not HAS_SDK:
+            self.fail_json(msg=missing_required_lib("aliyun-python-sdk-core"), exception=str(SDK_IMPORT_ERROR))
+        self._api = None
+
+    @property
+    def api(self):
+        if self._api is None:
+            p = self.params
+            try:
+                self._api = AlicloudApi(
+                    p["access_key"],
+                    p["secret_key"],
+                    p["region"],
+                    security_token=p["security_token"],
+                    ecs_endpoint=p["ecs_endpoint"],
+                    nas_endpoint=p["nas_endpoint"],
+                    connect_timeout=p["connect_timeout"],
+                    read_timeout=p["read_timeout"],
+                    api_retries=p["api_retries"],
+                )
+            except AlicloudApiError as exc:
+                self.fail_api(exc)
+        return self._api
+
+    def run_state(self, present, absent, view, key=None, diff_view=None):
+        """Dispatch on ``state`` and exit with the outcome: how every state module's ``main()`` ends.
+
+        ``present(module)`` and ``absent(module)`` return ``(changed, before, after)``: the resource
+        as found (None when there was none) and as left (None once deleted); in check mode, as
+        predicted. The result carries ``view(after)`` under ``key`` (merged into the result when
+        ``key`` is None); with --diff, ``diff_view`` (default ``view``) of before and after.
+        """
+        step = present if self.params["state"] == "present" else absent
+        try:
+            changed, before, after = step(self)
+        except AlicloudApiError as exc:
+            self.fail_api(exc)
+        result = {key: view(after)} if key else dict(view(after))
+        if self._diff:
+            shown = diff_view or view
+            result["diff"] = dict(before=shown(before), after=shown(after))
+        self.exit_json(changed=changed, **result)
+
+    def run_info(self, kind, key, view, scope=None, where=None, tags=None):
+        """Exit with every ``kind`` that matches, oldest first, each as ``view(item)`` shows it, under ``key``."""
+        try:
+            found = [view(item) for item in find_all(self.api, kind, scope, where, tags)]
+        except AlicloudApiError as exc:
+            self.fail_api(exc)
+        self.exit_json(changed=False, **{key: found})
+
+    def find_one(self, kind, option="name", scope=None, where=None, tags=None, resource_id=None):
+        """``find_one``; when several match, fail naming ``option``, the option that should tell them apart."""
+        try:
+            return find_one(self.api, kind, scope, where, tags, resource_id)
+        except AmbiguousMatch as exc:
+            self.fail_json(msg="%s: %s" % (option, exc), matches=exc.ids)
+        return None  # not reached: fail_json exits
+
+    def create(self, kind, params, scope=None, ready=None):
+        """Create one ``kind`` with a request-derived ClientToken and return it as listed in ``scope``:
+        with ``ready`` (a Status) and the module's ``wait`` (true where it has none), once it has it."""
+
+        def fetch(resource_id):
+            return self.find_one(kind, scope=scope, resource_id=resource_id)
+
+        resource_id, _reply = self.api.create(
+            kind.product, kind.create, params, kind.id_field, lambda i: fetch(i) is not None
+        )
+        if ready and self.params.get("wait", True):
+            return self.wait(
+                lambda: fetch(resource_id),
+                lambda found: found and found.get("Status") == ready,
+                "%s %s" % (kind.what, resource_id),
+            )
+        return fetch(resource_id)
+
+    def remove(self, kind, resource, scope=None, wait_gone=False):
+        """Delete ``resource`` unless in check mode. Already gone is no error: another run got there
+        first. With ``wait_gone`` and the module's ``wait``, return once it is no longer listed."""
+        if self.check_mode:
+            return
+        resource_id = resource[kind.id_field]
+        params = {kind.id_field: resource_id}
+        if kind.parent:
+            params[kind.parent] = scope[kind.parent]
+        try:
+            self.api.call(kind.product, kind.delete, params)
+        except AlicloudApiError as exc:
+            if kind.gone not in exc.code:
+                raise
+        if wait_gone and self.params["wait"]:
+            self.wait(
+                lambda: self.find_one(kind, scope=scope, resource_id=resource_id),
+                lambda found: found is None,
+                "%s %s" % (kind.what, resource_id),
+            )
+
+    def wait(self, fetch, done, what):
+        """``wait_for`` within the module's ``wait_timeout``; a timeout fails the module naming ``what``."""
+        try:
+            return wait_for(fetch, done, self.params["wait_timeout"])
+        except TimeoutError as exc:
+            self.fail_json(msg="%s: %s" % (what, exc))
+        return None  # not reached: fail_json exits
+
+    def fail_api(self, exc, msg=None, **result):
+        """fail_json with the cloud's error code, message and request id."""
+        detail = exc.to_result()
+        text = "%s failed: %s: %s" % (exc.action, exc.code, exc.message)
+        if exc.request_id:
+            text += " (RequestId %s)" % exc.request_id
+        self.fail_json(msg="%s: %s" % (msg, text) if msg else text, error=detail, **result)

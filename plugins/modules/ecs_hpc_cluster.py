@@ -13,6 +13,9 @@ description:
   - Keeps one HPC cluster named O(name) (C(CreateHpcCluster), C(DescribeHpcClusters), C(DeleteHpcCluster)).
     SCC instances (M(scc.training.ecs_instance)) must be created in one.
   - Two HPC clusters with the same name fail the task rather than guessing.
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.state
 options:
   name:
     description: HPC cluster name (2 to 64 characters).
@@ -23,14 +26,6 @@ options:
       - Description, set at creation.
       - C(playbooks/teardown.yml) deletes only HPC clusters whose description marks them as made by scc.training.
     type: str
-  state:
-    description: Whether the HPC cluster exists.
-    type: str
-    choices: [present, absent]
-    default: present
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
 author:
   - scc.training developers (!UNKNOWN)
 """
@@ -64,70 +59,42 @@ hpc_cluster:
 """
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
+    HPC_CLUSTER,
     AlicloudModule,
+    hpc_cluster_view,
+    state_options,
 )
 
 
-def view(cluster):
-    if not cluster:
-        return {}
-    return dict(
-        hpc_cluster_id=cluster.get("HpcClusterId"), name=cluster.get("Name"), description=cluster.get("Description")
-    )
+def find(module):
+    return module.find_one(HPC_CLUSTER, where={"Name": module.params["name"]})
 
 
-def find(module, cluster_id=None):
-    params = {"HpcClusterIds": '["%s"]' % cluster_id} if cluster_id else {}
-    found = module.api.paginate("ecs", "DescribeHpcClusters", params, ("HpcClusters", "HpcCluster"))
-    if cluster_id:
-        return next((c for c in found if c.get("HpcClusterId") == cluster_id), None)
-    named = [c for c in found if c.get("Name") == module.params["name"]]
-    if len(named) > 1:
-        module.fail_json(msg="name: %d HPC clusters are named %s" % (len(named), module.params["name"]))
-    return named[0] if named else None
+def present(module):
+    cluster = find(module)
+    if cluster:
+        return False, cluster, cluster
+    params = {"Name": module.params["name"], "Description": module.params["description"]}
+    if module.check_mode:
+        return True, None, params
+    return True, None, module.create(HPC_CLUSTER, params)
+
+
+def absent(module):
+    cluster = find(module)
+    if cluster:
+        module.remove(HPC_CLUSTER, cluster)
+    return bool(cluster), cluster, None
 
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
-            name=dict(type="str", required=True),
-            description=dict(type="str"),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-        ),
-        supports_check_mode=True,
+        argument_spec=dict(state_options(), name=dict(type="str", required=True), description=dict(type="str")),
     )
-    p = module.params
-    if not 2 <= len(p["name"]) <= 64:
-        module.fail_json(msg="name must be 2 to 64 characters, got %d" % len(p["name"]))
-    changed = False
-    try:
-        cluster = find(module)
-        before = view(cluster)
-        if p["state"] == "present" and not cluster:
-            changed = True
-            params = {"Name": p["name"], "Description": p["description"]}
-            cluster = params
-            if not module.check_mode:
-                cluster_id, _reply = module.api.create(
-                    "ecs", "CreateHpcCluster", params, "HpcClusterId", lambda i: find(module, i) is not None
-                )
-                cluster = find(module, cluster_id)
-        elif p["state"] == "absent" and cluster:
-            changed = True
-            if not module.check_mode:
-                try:
-                    module.api.call("ecs", "DeleteHpcCluster", {"HpcClusterId": cluster["HpcClusterId"]})
-                except AlicloudApiError as exc:
-                    if not exc.code.startswith("NotFound") and "NotFound" not in exc.code:
-                        raise
-            cluster = None
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    result = dict(changed=changed, hpc_cluster=view(cluster))
-    if module._diff:
-        result["diff"] = dict(before=before, after=view(cluster))
-    module.exit_json(**result)
+    name = module.params["name"]
+    if not 2 <= len(name) <= 64:
+        module.fail_json(msg="name must be 2 to 64 characters, got %d" % len(name))
+    module.run_state(present, absent, hpc_cluster_view, "hpc_cluster")
 
 
 if __name__ == "__main__":

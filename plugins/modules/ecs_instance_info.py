@@ -65,9 +65,8 @@ instances:
 import json
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
+    INSTANCE,
     AlicloudModule,
-    describe_instances,
     instance_view,
 )
 
@@ -83,12 +82,11 @@ def main():
             hpc_cluster_id=dict(type="str"),
             status=dict(type="str", choices=["Pending", "Running", "Starting", "Stopping", "Stopped"]),
         ),
-        supports_check_mode=True,
     )
     p = module.params
     if p["instance_ids"] is not None and len(p["instance_ids"]) > 100:
         module.fail_json(msg="instance_ids: at most 100, got %d" % len(p["instance_ids"]))
-    filters = {
+    scope = {
         "InstanceIds": json.dumps(p["instance_ids"]) if p["instance_ids"] else None,
         "InstanceName": p["name"],
         "InstanceType": p["instance_type"],
@@ -96,14 +94,7 @@ def main():
         "HpcClusterId": p["hpc_cluster_id"],
         "Status": p["status"],
     }
-    try:
-        found = describe_instances(module.api, filters, p["tags"])
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    if p["name"]:
-        found = [i for i in found if i.get("InstanceName") == p["name"]]
-    found.sort(key=lambda i: (i.get("CreationTime") or "", i.get("InstanceId")))
-    module.exit_json(changed=False, instances=[instance_view(i) for i in found])
+    module.run_info(INSTANCE, "instances", instance_view, scope, {"InstanceName": p["name"]}, p["tags"])
 
 
 if __name__ == "__main__":

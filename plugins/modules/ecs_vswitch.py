@@ -10,10 +10,15 @@ module: ecs_vswitch
 short_description: Create or delete a VSwitch in a VPC, found by name
 version_added: 0.2.0
 description:
-  - Keeps one VSwitch named O(name) in VPC O(vpc_id) (C(CreateVSwitch), C(DescribeVSwitches), C(DeleteVSwitch)).
+  - Keeps one VSwitch named O(name) in VPC O(vpc_id) (C(CreateVSwitch), C(DescribeVSwitches), C(DeleteVSwitch)),
+    and waits until a new one is C(Available).
   - O(cidr_block) must lie inside the VPC's CIDR block; that is checked (with a read-only
     C(DescribeVpcs)) before any write.
   - Zone and CIDR block cannot change; different values for an existing VSwitch fail.
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.state
+  - scc.training.alicloud.wait
 options:
   name:
     description: VSwitch name.
@@ -32,18 +37,8 @@ options:
   description:
     description: Description, set at creation.
     type: str
-  state:
-    description: Whether the VSwitch exists.
-    type: str
-    choices: [present, absent]
-    default: present
   wait_timeout:
-    description: Seconds to wait for a new VSwitch to become C(Available).
-    type: int
     default: 300
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
 author:
   - scc.training developers (!UNKNOWN)
 """
@@ -88,12 +83,20 @@ vswitch:
       description: Name.
       type: str
       sample: bert-vsw
+    description:
+      description: Description.
+      type: str
+      sample: managed-by=scc.training
 """
 
 import ipaddress
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    VPC,
+    VSWITCH,
     AlicloudModule,
+    state_options,
+    vswitch_view,
 )
 
 
@@ -114,40 +117,16 @@ def validate(params):
     return errors
 
 
-def view(vsw):
-    if not vsw:
-        return {}
-    return dict(
-        vswitch_id=vsw.get("VSwitchId"),
-        vswitch_name=vsw.get("VSwitchName"),
-        vpc_id=vsw.get("VpcId"),
-        zone_id=vsw.get("ZoneId"),
-        cidr_block=vsw.get("CidrBlock"),
-        status=vsw.get("Status"),
-        description=vsw.get("Description"),
+def find(module):
+    return module.find_one(
+        VSWITCH, scope={"VpcId": module.params["vpc_id"]}, where={"VSwitchName": module.params["name"]}
     )
-
-
-def find(module, vswitch_id=None):
-    filters = {"VpcId": module.params["vpc_id"]}
-    if vswitch_id:
-        filters["VSwitchId"] = vswitch_id
-    found = module.api.paginate("ecs", "DescribeVSwitches", filters, ("VSwitches", "VSwitch"))
-    if vswitch_id:
-        return next((v for v in found if v.get("VSwitchId") == vswitch_id), None)
-    named = [v for v in found if v.get("VSwitchName") == module.params["name"]]
-    if len(named) > 1:
-        module.fail_json(
-            msg="name: %d VSwitches in %s are named %s" % (len(named), module.params["vpc_id"], module.params["name"])
-        )
-    return named[0] if named else None
 
 
 def check_inside_vpc(module):
     """Read-only: the VSwitch CIDR must lie inside the VPC's (checked before any write)."""
     p = module.params
-    vpcs = module.api.paginate("ecs", "DescribeVpcs", {"VpcId": p["vpc_id"]}, ("Vpcs", "Vpc"))
-    vpc = next((v for v in vpcs if v.get("VpcId") == p["vpc_id"]), None)
+    vpc = module.find_one(VPC, "vpc_id", resource_id=p["vpc_id"])
     if vpc is None:
         module.fail_json(msg="vpc_id: no VPC %s in region %s" % (p["vpc_id"], module.api.region))
     if not ipaddress.ip_network(p["cidr_block"]).subnet_of(ipaddress.ip_network(vpc["CidrBlock"])):
@@ -168,7 +147,7 @@ def present(module):
                     msg="%s: VSwitch %s has %s, not %s; it cannot change"
                     % (option, vsw["VSwitchId"], vsw.get(key), p[option])
                 )
-        return False, vsw
+        return False, vsw, vsw
     params = {
         "VpcId": p["vpc_id"],
         "ZoneId": p["zone_id"],
@@ -177,41 +156,32 @@ def present(module):
         "Description": p["description"],
     }
     if module.check_mode:
-        return True, params
-    vsw_id, _reply = module.api.create(
-        "ecs", "CreateVSwitch", params, "VSwitchId", lambda i: find(module, i) is not None
-    )
-    vsw = module.wait(
-        lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available", "VSwitch %s" % vsw_id
-    )
-    return True, vsw
+        return True, None, params
+    return True, None, module.create(VSWITCH, params, scope={"VpcId": p["vpc_id"]}, ready="Available")
 
 
 def absent(module):
     vsw = find(module)
-    if not vsw:
-        return False, None
-    module.delete("ecs", "DeleteVSwitch", {"VSwitchId": vsw["VSwitchId"]}, gone="InvalidVSwitchId.NotFound")
-    return True, vsw
+    if vsw:
+        module.remove(VSWITCH, vsw)
+    return bool(vsw), vsw, None
 
 
 def main():
     module = AlicloudModule(
         argument_spec=dict(
+            state_options(wait_timeout=300),
             name=dict(type="str", required=True),
             vpc_id=dict(type="str", required=True),
             zone_id=dict(type="str"),
             cidr_block=dict(type="str"),
             description=dict(type="str"),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-            wait_timeout=dict(type="int", default=300),
         ),
-        supports_check_mode=True,
     )
     errors = validate(module.params)
     if errors:
         module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, view, "vswitch")
+    module.run_state(present, absent, vswitch_view, "vswitch")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,13 @@ version_added: 0.2.0
 description:
   - Keeps one mount target of CPFS file system O(file_system_id) in VSwitch O(vswitch_id)
     (NAS API 2017-06-26 C(CreateMountTarget), C(DescribeMountTargets), C(DeleteMountTarget)).
-  - Waits until the mount target is C(Active) and returns its domain, which hosts mount.
+  - Waits until the mount target is C(Active) and returns its domain, which hosts mount;
+    on O(state=absent), until it is gone.
+  - Two mount targets of the file system in one VSwitch fail the task rather than guessing.
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.state
+  - scc.training.alicloud.wait
 options:
   file_system_id:
     description: CPFS file system (C(cpfs-...)).
@@ -28,22 +34,8 @@ options:
   security_group_id:
     description: Security group of the mount target.
     type: str
-  state:
-    description: Whether the mount target exists.
-    type: str
-    choices: [present, absent]
-    default: present
-  wait:
-    description: Wait until a new mount target is C(Active), or a deleted one is gone.
-    type: bool
-    default: true
   wait_timeout:
-    description: Seconds to wait.
-    type: int
     default: 900
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
 author:
   - scc.training developers (!UNKNOWN)
 """
@@ -82,7 +74,9 @@ mount_target:
 """
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    MOUNT_TARGET,
     AlicloudModule,
+    state_options,
 )
 
 
@@ -98,20 +92,19 @@ def view(target):
     )
 
 
-def find(module, domain=None):
-    params = {"FileSystemId": module.params["file_system_id"]}
-    found = module.api.paginate("nas", "DescribeMountTargets", params, ("MountTargets", "MountTarget"))
-    if domain:
-        return next((t for t in found if t.get("MountTargetDomain") == domain), None)
-    vsw = module.params["vswitch_id"]
-    return next((t for t in found if (t.get("VswId") or t.get("VSwitchId")) == vsw), None)
+def scope(module):
+    return {"FileSystemId": module.params["file_system_id"]}
+
+
+def find(module):
+    return module.find_one(MOUNT_TARGET, "vswitch_id", scope(module), where={"VswId": module.params["vswitch_id"]})
 
 
 def present(module):
     p = module.params
     target = find(module)
     if target:
-        return False, target
+        return False, target, target
     if not p["vpc_id"]:
         module.fail_json(msg="vpc_id is required to create a mount target")
     params = {
@@ -122,44 +115,26 @@ def present(module):
         "SecurityGroupId": p["security_group_id"],
     }
     if module.check_mode:
-        return True, {"VpcId": p["vpc_id"], "VswId": p["vswitch_id"]}
-    domain, _reply = module.api.create(
-        "nas", "CreateMountTarget", params, "MountTargetDomain", lambda d: find(module, d) is not None
-    )
-    target = find(module, domain)
-    if p["wait"]:
-        target = module.wait(
-            lambda: find(module, domain), lambda t: t and t.get("Status") == "Active", "mount target %s" % domain
-        )
-    return True, target
+        return True, None, {"VpcId": p["vpc_id"], "VswId": p["vswitch_id"]}
+    return True, None, module.create(MOUNT_TARGET, params, scope(module), ready="Active")
 
 
 def absent(module):
     target = find(module)
-    if not target:
-        return False, None
-    if not module.check_mode:
-        domain = target["MountTargetDomain"]
-        module.delete(
-            "nas", "DeleteMountTarget", {"FileSystemId": module.params["file_system_id"], "MountTargetDomain": domain}
-        )
-        if module.params["wait"]:
-            module.wait(lambda: find(module, domain), lambda t: t is None, "mount target %s" % domain)
-    return True, target
+    if target:
+        module.remove(MOUNT_TARGET, target, scope(module), wait_gone=True)
+    return bool(target), target, None
 
 
 def main():
     module = AlicloudModule(
         argument_spec=dict(
+            state_options(wait_timeout=900),
             file_system_id=dict(type="str", required=True),
             vpc_id=dict(type="str"),
             vswitch_id=dict(type="str", required=True),
             security_group_id=dict(type="str"),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-            wait=dict(type="bool", default=True),
-            wait_timeout=dict(type="int", default=900),
         ),
-        supports_check_mode=True,
     )
     if not module.params["file_system_id"].startswith("cpfs-"):
         module.fail_json(
