@@ -668,10 +668,11 @@ class AlicloudModule(AnsibleModule):
             result["diff"] = dict(before=shown(before), after=shown(after))
         self.exit_json(changed=changed, **result)
 
-    def run_info(self, kind, key, view, scope=None, where=None, tags=None):
-        """Exit with every ``kind`` that matches, oldest first, each as ``view(item)`` shows it, under ``key``."""
+    def run_info(self, kind, key, view, scope=None, where=None, tags=None, resource_id=None):
+        """Exit with every ``kind`` that ``find_all`` matches, each as ``view(item)`` shows it, under ``key``:
+        how every info module's ``main()`` ends."""
         try:
-            found = [view(item) for item in find_all(self.api, kind, scope, where, tags)]
+            found = [view(item) for item in find_all(self.api, kind, scope, where, tags, resource_id)]
         except AlicloudApiError as exc:
             self.fail_api(exc)
         self.exit_json(changed=False, **{key: found})

@@ -1,0 +1,61 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: ecs_hpc_cluster_info
+short_description: List ECS HPC clusters by name or ID
+version_added: 0.2.0
+description:
+  - Read-only C(DescribeHpcClusters), every page.
+extends_documentation_fragment:
+  - scc.training.alicloud
+  - scc.training.alicloud.info_attributes
+options:
+  hpc_cluster_id:
+    description: Only this HPC cluster (C(hpc-...)).
+    type: str
+  name:
+    description: Only HPC clusters with this exact name.
+    type: str
+author:
+  - scc.training developers (!UNKNOWN)
+"""
+
+EXAMPLES = r"""
+- name: Is there an HPC cluster for the SCC instances yet?
+  scc.training.ecs_hpc_cluster_info:
+    name: bert-hpc
+  register: hpc
+"""
+
+RETURN = r"""
+hpc_clusters:
+  description:
+    - Matching HPC clusters, oldest first, each as M(scc.training.ecs_hpc_cluster) returns
+      RV(scc.training.ecs_hpc_cluster#module:hpc_cluster).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{hpc_cluster_id: hpc-pnlg1ds9rky4a, name: bert-hpc, description: "managed-by=scc.training"}]
+"""
+
+from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    HPC_CLUSTER,
+    AlicloudModule,
+    hpc_cluster_view,
+)
+
+
+def main():
+    module = AlicloudModule(argument_spec=dict(hpc_cluster_id=dict(type="str"), name=dict(type="str")))
+    p = module.params
+    where = {"Name": p["name"]}
+    module.run_info(HPC_CLUSTER, "hpc_clusters", hpc_cluster_view, where=where, resource_id=p["hpc_cluster_id"])
+
+
+if __name__ == "__main__":
+    main()
