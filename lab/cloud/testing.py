@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import secrets
 
 from aliyunsdkcore.client import AcsClient
 
+from .server import CloudEmulator
+
 # The SDK (requests) honours these: a test against 127.0.0.1 must not go through a proxy.
 PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
+@contextlib.contextmanager
+def emulator(**kwargs):
+    """A CloudEmulator on a free port with fresh credentials (``emu.access_key_id``,
+    ``emu.access_key_secret``); the proxy variables stay out of the environment meanwhile."""
+    saved = {name: os.environ.pop(name) for name in PROXY_VARIABLES if name in os.environ}
+    kwargs.setdefault("port", 0)
+    try:
+        with CloudEmulator(
+            access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15), **kwargs
+        ) as emu:
+            yield emu
+    finally:
+        os.environ.update(saved)
 
 
 def client(

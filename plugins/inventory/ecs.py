@@ -81,7 +81,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     AlicloudApi,
     AlicloudApiError,
     find_all,
-    instance_view,
 )
 
 
@@ -129,7 +128,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             found = find_all(api, INSTANCE, filters, tags=self.get_option("tags"))
         except AlicloudApiError as exc:
             raise AnsibleError("scc.training.ecs: %s (RequestId %s)" % (exc, exc.request_id)) from None
-        views = [instance_view(i) for i in found]
+        views = [INSTANCE.view(i) for i in found]
         types = set(self.get_option("instance_types"))
         statuses = set(self.get_option("statuses"))
         return [

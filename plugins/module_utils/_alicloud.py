@@ -346,158 +346,7 @@ def wait_for(fetch, done, timeout, interval=0.25, max_interval=15.0, sleep=time.
 
 
 # ---------------------------------------------------------------------------------------------
-# Finding resources: one listing helper for every kind
-
-
-class ResourceKind:
-    """How one kind of resource is listed, created and deleted: all that ``find_all`` needs to know.
-
-    ``items`` is the path to the list in a Describe reply; ``token_paged`` listings page with
-    NextToken instead of PageNumber. ``id_param`` asks the server for one id (a name ending in
-    ``Ids`` takes a JSON list); without it the id is matched here. ``parent`` is the scope key the
-    delete call needs as well (a NAS file system's children). ``gone`` is the error code part that
-    means "already deleted".
-    """
-
-    def __init__(self, what, plural, product, describe, items, id_field, **extra):
-        self.what, self.plural, self.product, self.describe = what, plural, product, describe
-        self.items, self.id_field = items, id_field
-        self.id_param = extra.pop("id_param", None)
-        self.token_paged = extra.pop("token_paged", False)
-        self.server_tags = extra.pop("server_tags", False)
-        self.fixed = extra.pop("fixed", {})
-        self.create = extra.pop("create", None)
-        self.delete = extra.pop("delete", None)
-        self.gone = extra.pop("gone", "NotFound")
-        self.parent = extra.pop("parent", None)
-        if extra:
-            raise TypeError("unknown ResourceKind fields: %s" % ", ".join(sorted(extra)))
-
-
-VPC = ResourceKind(
-    "VPC", "VPCs", "ecs", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
-    create="CreateVpc", delete="DeleteVpc", gone="InvalidVpcId.NotFound",
-)  # fmt: skip
-VSWITCH = ResourceKind(
-    "VSwitch", "VSwitches", "ecs", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
-    create="CreateVSwitch", delete="DeleteVSwitch", gone="InvalidVSwitchId.NotFound",
-)  # fmt: skip
-SECURITY_GROUP = ResourceKind(
-    "security group", "security groups", "ecs", "DescribeSecurityGroups", ("SecurityGroups", "SecurityGroup"),
-    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True,
-    create="CreateSecurityGroup", delete="DeleteSecurityGroup",
-)  # fmt: skip
-HPC_CLUSTER = ResourceKind(
-    "HPC cluster", "HPC clusters", "ecs", "DescribeHpcClusters", ("HpcClusters", "HpcCluster"), "HpcClusterId",
-    id_param="HpcClusterIds", create="CreateHpcCluster", delete="DeleteHpcCluster",
-)  # fmt: skip
-INSTANCE = ResourceKind(
-    "instance", "instances", "ecs", "DescribeInstances", ("Instances", "Instance"), "InstanceId",
-    id_param="InstanceIds", server_tags=True,
-)  # fmt: skip
-CPFS = ResourceKind(
-    "CPFS file system", "CPFS file systems", "nas", "DescribeFileSystems", ("FileSystems", "FileSystem"),
-    "FileSystemId", id_param="FileSystemId", fixed={"FileSystemType": "cpfs"},
-    create="CreateFileSystem", delete="DeleteFileSystem",
-)  # fmt: skip
-MOUNT_TARGET = ResourceKind(
-    "mount target", "mount targets", "nas", "DescribeMountTargets", ("MountTargets", "MountTarget"),
-    "MountTargetDomain", parent="FileSystemId", create="CreateMountTarget", delete="DeleteMountTarget",
-)  # fmt: skip
-PROTOCOL_SERVICE = ResourceKind(
-    "protocol service", "protocol services", "nas", "DescribeProtocolService", ("ProtocolServices",),
-    "ProtocolServiceId", token_paged=True, parent="FileSystemId",
-    create="CreateProtocolService", delete="DeleteProtocolService",
-)  # fmt: skip
-EXPORT = ResourceKind(
-    "export", "exports", "nas", "DescribeProtocolMountTarget", ("ProtocolMountTargets",), "ExportId",
-    token_paged=True, parent="FileSystemId", create="CreateProtocolMountTarget", delete="DeleteProtocolMountTarget",
-)  # fmt: skip
-
-
-class AmbiguousMatch(Exception):
-    """More than one resource fits what should name exactly one."""
-
-    def __init__(self, kind, criteria, matches):
-        self.ids = [m.get(kind.id_field) for m in matches]
-        wanted = ", ".join("%s=%s" % item for item in sorted(criteria.items())) or "the filters"
-        super().__init__(
-            "%d %s match %s (%s); rename or delete the extra ones, this module will not guess"
-            % (len(matches), kind.plural, wanted, ", ".join(map(str, self.ids)))
-        )
-
-
-def find_all(api, kind, scope=None, where=None, tags=None, resource_id=None):
-    """Every ``kind`` in ``scope`` (server-side filters) whose fields equal ``where`` and which
-    carries all ``tags`` (and is ``resource_id``, when given), read over every page, oldest first."""
-    params = {k: v for k, v in dict(kind.fixed, **(scope or {})).items() if v is not None}
-    wanted = {k: v for k, v in (where or {}).items() if v is not None}
-    if resource_id is not None:
-        wanted[kind.id_field] = resource_id
-        if kind.id_param:
-            params[kind.id_param] = json.dumps([resource_id]) if kind.id_param.endswith("Ids") else resource_id
-    if tags and kind.server_tags:
-        params["Tag"] = dict(tags)
-    if kind.token_paged:
-        found = api.paginate_token(kind.product, kind.describe, params, kind.items[0])
-    else:
-        found = api.paginate(kind.product, kind.describe, params, kind.items)
-    matches = [
-        item
-        for item in found
-        if all(item.get(k) == v for k, v in wanted.items())
-        and all(tags_from_api(item.get("Tags")).get(k) == v for k, v in (tags or {}).items())
-    ]
-    return sorted(matches, key=lambda i: (i.get("CreationTime") or i.get("CreateTime") or "", i.get(kind.id_field)))
-
-
-def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
-    """The one ``kind`` that ``find_all`` matches, or None; AmbiguousMatch when several do."""
-    matches = find_all(api, kind, scope, where, tags, resource_id)
-    if len(matches) > 1:
-        criteria = dict(scope or {}, **{k: v for k, v in (where or {}).items() if v is not None})
-        criteria.update(("tag:%s" % k, v) for k, v in (tags or {}).items())
-        raise AmbiguousMatch(kind, criteria, matches)
-    return matches[0] if matches else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Views: the snake_case dicts a state module and its info module both return
-
-
-def vpc_view(vpc):
-    if not vpc:
-        return {}
-    return dict(
-        vpc_id=vpc.get("VpcId"),
-        vpc_name=vpc.get("VpcName"),
-        cidr_block=vpc.get("CidrBlock"),
-        status=vpc.get("Status"),
-        description=vpc.get("Description"),
-        vswitch_ids=list((vpc.get("VSwitchIds") or {}).get("VSwitchId", []) or []),
-    )
-
-
-def vswitch_view(vsw):
-    if not vsw:
-        return {}
-    return dict(
-        vswitch_id=vsw.get("VSwitchId"),
-        vswitch_name=vsw.get("VSwitchName"),
-        vpc_id=vsw.get("VpcId"),
-        zone_id=vsw.get("ZoneId"),
-        cidr_block=vsw.get("CidrBlock"),
-        status=vsw.get("Status"),
-        description=vsw.get("Description"),
-    )
-
-
-def hpc_cluster_view(cluster):
-    if not cluster:
-        return {}
-    return dict(
-        hpc_cluster_id=cluster.get("HpcClusterId"), name=cluster.get("Name"), description=cluster.get("Description")
-    )
+# Kinds of resource: how each is listed, created, deleted and shown
 
 
 def rule_key(rule):
@@ -523,7 +372,7 @@ def rule_from_api(perm):
 
 
 def with_ingress_rules(api, group):
-    """The group with its ingress rules (``IngressRules``, in the form of the module's ``rules``)."""
+    """The group with its ingress rules (``IngressRules``, in the form of ecs_security_group's ``rules``)."""
     reply = api.call(
         "ecs", "DescribeSecurityGroupAttribute", {"SecurityGroupId": group["SecurityGroupId"], "Direction": "ingress"}
     )
@@ -532,72 +381,173 @@ def with_ingress_rules(api, group):
     return dict(group, IngressRules=rules)
 
 
-def security_group_view(group):
-    if not group:
-        return {}
-    return dict(
-        security_group_id=group.get("SecurityGroupId"),
-        security_group_name=group.get("SecurityGroupName"),
-        vpc_id=group.get("VpcId"),
-        description=group.get("Description"),
-        tags=tags_from_api(group.get("Tags")),
-        rules=sorted(group.get("IngressRules") or [], key=rule_key),
-    )
+def _list_at(path):
+    """A view field holding the list at ``path`` (``"VSwitchIds.VSwitchId"``), empty when absent."""
+    return lambda item: list(_dig(item, path) or [])
 
 
-def file_system_view(fs):
-    if not fs:
-        return {}
-    targets = (fs.get("MountTargets") or {}).get("MountTarget", []) or []
-    return dict(
-        file_system_id=fs.get("FileSystemId"),
-        description=fs.get("Description"),
-        file_system_type=fs.get("FileSystemType"),
-        status=fs.get("Status"),
-        capacity=fs.get("Capacity"),
-        storage_type=fs.get("StorageType"),
-        zone_id=fs.get("ZoneId"),
-        vpc_id=fs.get("VpcId"),
-        mount_targets=[t.get("MountTargetDomain") for t in targets],
-        tags=tags_from_api(fs.get("Tags")),
-    )
+def _tags(item):
+    return tags_from_api(item.get("Tags"))
 
 
+def _mount_target_domains(fs):
+    return [t.get("MountTargetDomain") for t in _list_at("MountTargets.MountTarget")(fs)]
+
+
+def _ingress_rules(group):
+    return sorted(group.get("IngressRules") or [], key=rule_key)
+
+
+class ResourceKind:
+    """How one kind of resource is listed, created, deleted and shown: what the helpers below need.
+
+    ``items`` is the path to the list in a Describe reply; ``token_paged`` listings page with
+    NextToken instead of PageNumber. ``id_param`` asks the server for one id (a name ending in
+    ``Ids`` takes a JSON list); without it the id is matched here. ``parent`` is the scope key the
+    delete call needs as well (a NAS file system's children). ``gone`` is the part of an error
+    code that means "already deleted". ``fields`` map the snake_case names modules return to an
+    API field (dotted for nested ones) or to a function of the item.
+    """
+
+    def __init__(self, what, plural, product, describe, items, id_field, **extra):
+        self.what, self.plural, self.product, self.describe = what, plural, product, describe
+        self.items, self.id_field = items, id_field
+        self.id_param = extra.pop("id_param", None)
+        self.token_paged = extra.pop("token_paged", False)
+        self.server_tags = extra.pop("server_tags", False)
+        self.fixed = extra.pop("fixed", {})
+        self.create = extra.pop("create", None)
+        self.delete = extra.pop("delete", None)
+        self.gone = extra.pop("gone", "NotFound")
+        self.parent = extra.pop("parent", None)
+        self.fields = extra.pop("fields", {})
+        if extra:
+            raise TypeError("unknown ResourceKind fields: %s" % ", ".join(sorted(extra)))
+
+    def view(self, item):
+        """The snake_case dict modules return for an API item; {} for none."""
+        if not item:
+            return {}
+        return {name: _dig(item, f) if isinstance(f, str) else f(item) for name, f in self.fields.items()}
+
+
+VPC = ResourceKind(
+    "VPC", "VPCs", "ecs", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
+    create="CreateVpc", delete="DeleteVpc", gone="InvalidVpcId.NotFound",
+    fields={"vpc_id": "VpcId", "vpc_name": "VpcName", "cidr_block": "CidrBlock", "status": "Status",
+            "description": "Description", "vswitch_ids": _list_at("VSwitchIds.VSwitchId")},
+)  # fmt: skip
+VSWITCH = ResourceKind(
+    "VSwitch", "VSwitches", "ecs", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
+    create="CreateVSwitch", delete="DeleteVSwitch", gone="InvalidVSwitchId.NotFound",
+    fields={"vswitch_id": "VSwitchId", "vswitch_name": "VSwitchName", "vpc_id": "VpcId", "zone_id": "ZoneId",
+            "cidr_block": "CidrBlock", "status": "Status", "description": "Description"},
+)  # fmt: skip
+SECURITY_GROUP = ResourceKind(
+    "security group", "security groups", "ecs", "DescribeSecurityGroups", ("SecurityGroups", "SecurityGroup"),
+    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True,
+    create="CreateSecurityGroup", delete="DeleteSecurityGroup",
+    fields={"security_group_id": "SecurityGroupId", "security_group_name": "SecurityGroupName", "vpc_id": "VpcId",
+            "description": "Description", "tags": _tags, "rules": _ingress_rules},
+)  # fmt: skip
+HPC_CLUSTER = ResourceKind(
+    "HPC cluster", "HPC clusters", "ecs", "DescribeHpcClusters", ("HpcClusters", "HpcCluster"), "HpcClusterId",
+    id_param="HpcClusterIds", create="CreateHpcCluster", delete="DeleteHpcCluster",
+    fields={"hpc_cluster_id": "HpcClusterId", "name": "Name", "description": "Description"},
+)  # fmt: skip
+# Instances are never one of a kind: ecs_instance keeps a count of them (find_all, RunInstances).
+INSTANCE = ResourceKind(
+    "instance", "instances", "ecs", "DescribeInstances", ("Instances", "Instance"), "InstanceId",
+    id_param="InstanceIds", server_tags=True,
+    fields={"instance_id": "InstanceId", "instance_name": "InstanceName", "host_name": "HostName",
+            "status": "Status", "instance_type": "InstanceType", "instance_type_family": "InstanceTypeFamily",
+            "zone_id": "ZoneId", "region_id": "RegionId", "image_id": "ImageId", "cpu": "Cpu", "memory": "Memory",
+            "gpu_amount": "GPUAmount", "gpu_spec": "GPUSpec",
+            "hpc_cluster_id": lambda i: i.get("HpcClusterId") or None,
+            "deployment_set_id": lambda i: i.get("DeploymentSetId") or None,
+            "vpc_id": "VpcAttributes.VpcId", "vswitch_id": "VpcAttributes.VSwitchId",
+            "private_ip_addresses": _list_at("VpcAttributes.PrivateIpAddress.IpAddress"),
+            "rdma_ip_addresses": _list_at("RdmaIpAddress.IpAddress"),
+            "public_ip_addresses": _list_at("PublicIpAddress.IpAddress"),
+            "security_group_ids": _list_at("SecurityGroupIds.SecurityGroupId"),
+            "creation_time": "CreationTime", "tags": _tags},
+)  # fmt: skip
 INSTANCE_GONE = ("Deleted", "Released")
+CPFS = ResourceKind(
+    "CPFS file system", "CPFS file systems", "nas", "DescribeFileSystems", ("FileSystems", "FileSystem"),
+    "FileSystemId", id_param="FileSystemId", fixed={"FileSystemType": "cpfs"},
+    create="CreateFileSystem", delete="DeleteFileSystem",
+    fields={"file_system_id": "FileSystemId", "description": "Description", "file_system_type": "FileSystemType",
+            "status": "Status", "capacity": "Capacity", "storage_type": "StorageType", "zone_id": "ZoneId",
+            "vpc_id": "VpcId", "mount_targets": _mount_target_domains, "tags": _tags},
+)  # fmt: skip
+MOUNT_TARGET = ResourceKind(
+    "mount target", "mount targets", "nas", "DescribeMountTargets", ("MountTargets", "MountTarget"),
+    "MountTargetDomain", parent="FileSystemId", create="CreateMountTarget", delete="DeleteMountTarget",
+    fields={"mount_target_domain": "MountTargetDomain", "status": "Status", "network_type": "NetworkType",
+            "vpc_id": "VpcId", "vswitch_id": lambda t: t.get("VswId") or t.get("VSwitchId")},
+)  # fmt: skip
+# nas_cpfs_protocol_service shows a service and its export together (its own view).
+PROTOCOL_SERVICE = ResourceKind(
+    "protocol service", "protocol services", "nas", "DescribeProtocolService", ("ProtocolServices",),
+    "ProtocolServiceId", token_paged=True, parent="FileSystemId",
+    create="CreateProtocolService", delete="DeleteProtocolService",
+)  # fmt: skip
+EXPORT = ResourceKind(
+    "export", "exports", "nas", "DescribeProtocolMountTarget", ("ProtocolMountTargets",), "ExportId",
+    token_paged=True, parent="FileSystemId", create="CreateProtocolMountTarget", delete="DeleteProtocolMountTarget",
+)  # fmt: skip
 
 
-def ips(node):
-    return list((node or {}).get("IpAddress", []) or [])
+# ---------------------------------------------------------------------------------------------
+# Finding resources: the one listing helper for every kind
 
 
-def instance_view(inst):
-    """A DescribeInstances item -> the snake_case dict modules and the inventory return."""
-    vpc = inst.get("VpcAttributes") or {}
-    return dict(
-        instance_id=inst.get("InstanceId"),
-        instance_name=inst.get("InstanceName"),
-        host_name=inst.get("HostName"),
-        status=inst.get("Status"),
-        instance_type=inst.get("InstanceType"),
-        instance_type_family=inst.get("InstanceTypeFamily"),
-        zone_id=inst.get("ZoneId"),
-        region_id=inst.get("RegionId"),
-        image_id=inst.get("ImageId"),
-        cpu=inst.get("Cpu"),
-        memory=inst.get("Memory"),
-        gpu_amount=inst.get("GPUAmount"),
-        gpu_spec=inst.get("GPUSpec"),
-        hpc_cluster_id=inst.get("HpcClusterId") or None,
-        deployment_set_id=inst.get("DeploymentSetId") or None,
-        vpc_id=vpc.get("VpcId"),
-        vswitch_id=vpc.get("VSwitchId"),
-        private_ip_addresses=ips(vpc.get("PrivateIpAddress")),
-        rdma_ip_addresses=ips(inst.get("RdmaIpAddress")),
-        public_ip_addresses=ips(inst.get("PublicIpAddress")),
-        security_group_ids=list((inst.get("SecurityGroupIds") or {}).get("SecurityGroupId", []) or []),
-        creation_time=inst.get("CreationTime"),
-        tags=tags_from_api(inst.get("Tags")),
-    )
+class AmbiguousMatch(Exception):
+    """More than one resource fits what should name exactly one."""
+
+    def __init__(self, kind, criteria, matches):
+        self.ids = [m.get(kind.id_field) for m in matches]
+        wanted = ", ".join("%s=%s" % item for item in sorted(criteria.items())) or "the filters"
+        super().__init__(
+            "%d %s match %s (%s); rename or delete the extra ones, this module will not guess"
+            % (len(matches), kind.plural, wanted, ", ".join(map(str, self.ids)))
+        )
+
+
+def find_all(api, kind, scope=None, where=None, tags=None, resource_id=None):
+    """Every ``kind`` in ``scope`` (server-side filters) whose fields equal ``where`` and which
+    carries all ``tags`` (and is ``resource_id``, when given), read over every page, oldest first.
+    None values in ``scope`` and ``where`` are no filter."""
+    params = {k: v for k, v in dict(kind.fixed, **(scope or {})).items() if v is not None}
+    wanted = {k: v for k, v in (where or {}).items() if v is not None}
+    if resource_id is not None:
+        wanted[kind.id_field] = resource_id
+        if kind.id_param:
+            params[kind.id_param] = json.dumps([resource_id]) if kind.id_param.endswith("Ids") else resource_id
+    if tags and kind.server_tags:
+        params["Tag"] = dict(tags)
+    if kind.token_paged:
+        found = api.paginate_token(kind.product, kind.describe, params, kind.items[0])
+    else:
+        found = api.paginate(kind.product, kind.describe, params, kind.items)
+    matches = [
+        item
+        for item in found
+        if all(item.get(k) == v for k, v in wanted.items())
+        and all(tags_from_api(item.get("Tags")).get(k) == v for k, v in (tags or {}).items())
+    ]
+    return sorted(matches, key=lambda i: (i.get("CreationTime") or i.get("CreateTime") or "", i.get(kind.id_field)))
+
+
+def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
+    """The one ``kind`` that ``find_all`` matches, or None; AmbiguousMatch when several do."""
+    matches = find_all(api, kind, scope, where, tags, resource_id)
+    if len(matches) > 1:
+        criteria = {k: v for k, v in dict(scope or {}, **(where or {})).items() if v is not None}
+        criteria.update(("tag:%s" % k, v) for k, v in (tags or {}).items())
+        raise AmbiguousMatch(kind, criteria, matches)
+    return matches[0] if matches else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -620,7 +570,9 @@ class AlicloudModule(AnsibleModule):
     Every module supports check mode: state modules predict and make no write call.
     """
 
-    def __init__(self, argument_spec, **kwargs):
+    def __init__(self, argument_spec, validate=None, **kwargs):
+        """``validate(params)`` returns the errors no argument spec can express, each naming its
+        option; any of them fails the module before the first API call."""
         spec = alicloud_argument_spec()
         spec.update(argument_spec)
         kwargs.setdefault("supports_check_mode", True)
@@ -628,6 +580,9 @@ class AlicloudModule(AnsibleModule):
         if not HAS_SDK:
             self.fail_json(msg=missing_required_lib("aliyun-python-sdk-core"), exception=str(SDK_IMPORT_ERROR))
         self._api = None
+        errors = validate(self.params) if validate else []
+        if errors:
+            self.fail_json(msg="; ".join(errors))
 
     @property
     def api(self):
@@ -684,6 +639,22 @@ class AlicloudModule(AnsibleModule):
         except AmbiguousMatch as exc:
             self.fail_json(msg="%s: %s" % (option, exc), matches=exc.ids)
         return None  # not reached: fail_json exits
+
+    def create_unless_found(self, kind, found, params, scope=None, ready=None):
+        """``present`` of a one-resource module: ``found`` as it is, else created from ``params``
+        (``create``), or in check mode predicted by them. Returns ``(changed, before, after)``."""
+        if found:
+            return False, found, found
+        if self.check_mode:
+            return True, None, params
+        return True, None, self.create(kind, params, scope, ready)
+
+    def delete_if_found(self, kind, found, scope=None, wait_gone=False):
+        """``absent`` of a one-resource module: ``found``, if any, deleted (``remove``).
+        Returns ``(changed, before, after)``."""
+        if found:
+            self.remove(kind, found, scope, wait_gone)
+        return bool(found), found, None
 
     def create(self, kind, params, scope=None, ready=None):
         """Create one ``kind`` with a request-derived ClientToken and return it as listed in ``scope``:

@@ -61,9 +61,14 @@ hpc_cluster:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     HPC_CLUSTER,
     AlicloudModule,
-    hpc_cluster_view,
     state_options,
 )
+
+
+def validate(params):
+    if not 2 <= len(params["name"]) <= 64:
+        return ["name must be 2 to 64 characters, got %d" % len(params["name"])]
+    return []
 
 
 def find(module):
@@ -71,30 +76,17 @@ def find(module):
 
 
 def present(module):
-    cluster = find(module)
-    if cluster:
-        return False, cluster, cluster
     params = {"Name": module.params["name"], "Description": module.params["description"]}
-    if module.check_mode:
-        return True, None, params
-    return True, None, module.create(HPC_CLUSTER, params)
+    return module.create_unless_found(HPC_CLUSTER, find(module), params)
 
 
 def absent(module):
-    cluster = find(module)
-    if cluster:
-        module.remove(HPC_CLUSTER, cluster)
-    return bool(cluster), cluster, None
+    return module.delete_if_found(HPC_CLUSTER, find(module))
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(state_options(), name=dict(type="str", required=True), description=dict(type="str")),
-    )
-    name = module.params["name"]
-    if not 2 <= len(name) <= 64:
-        module.fail_json(msg="name must be 2 to 64 characters, got %d" % len(name))
-    module.run_state(present, absent, hpc_cluster_view, "hpc_cluster")
+    spec = dict(state_options(), name=dict(type="str", required=True), description=dict(type="str"))
+    AlicloudModule(spec, validate=validate).run_state(present, absent, HPC_CLUSTER.view, "hpc_cluster")
 
 
 if __name__ == "__main__":

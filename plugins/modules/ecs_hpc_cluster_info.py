@@ -46,7 +46,6 @@ hpc_clusters:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     HPC_CLUSTER,
     AlicloudModule,
-    hpc_cluster_view,
 )
 
 
@@ -54,7 +53,7 @@ def main():
     module = AlicloudModule(argument_spec=dict(hpc_cluster_id=dict(type="str"), name=dict(type="str")))
     p = module.params
     where = {"Name": p["name"]}
-    module.run_info(HPC_CLUSTER, "hpc_clusters", hpc_cluster_view, where=where, resource_id=p["hpc_cluster_id"])
+    module.run_info(HPC_CLUSTER, "hpc_clusters", HPC_CLUSTER.view, where=where, resource_id=p["hpc_cluster_id"])
 
 
 if __name__ == "__main__":

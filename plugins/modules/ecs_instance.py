@@ -170,7 +170,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     AlicloudApiError,
     AlicloudModule,
     find_all,
-    instance_view,
     state_options,
     wait_for,
 )
@@ -326,7 +325,7 @@ def absent(module):
 
 def view(state):
     """The result: the instances kept, and the IDs created and deleted."""
-    return dict(state, instances=[instance_view(i) for i in state["instances"]])
+    return dict(state, instances=[INSTANCE.view(i) for i in state["instances"]])
 
 
 def diff_view(state):
@@ -336,7 +335,7 @@ def diff_view(state):
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             state_options(wait_timeout=1200),
             name=dict(type="str", required=True),
             count=dict(type="int", default=1),
@@ -351,10 +350,8 @@ def main():
             system_disk_size=dict(type="int", default=100),
             tags=dict(type="dict", default={}),
         ),
+        validate=validate,
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
     module.run_state(present, absent, view, diff_view=diff_view)
 
 

@@ -67,7 +67,6 @@ import json
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     INSTANCE,
     AlicloudModule,
-    instance_view,
 )
 
 
@@ -94,7 +93,7 @@ def main():
         "HpcClusterId": p["hpc_cluster_id"],
         "Status": p["status"],
     }
-    module.run_info(INSTANCE, "instances", instance_view, scope, {"InstanceName": p["name"]}, p["tags"])
+    module.run_info(INSTANCE, "instances", INSTANCE.view, scope, {"InstanceName": p["name"]}, p["tags"])
 
 
 if __name__ == "__main__":

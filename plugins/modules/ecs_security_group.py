@@ -128,7 +128,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     SECURITY_GROUP,
     AlicloudModule,
     rule_key,
-    security_group_view,
     state_options,
     with_ingress_rules,
 )
@@ -208,10 +207,7 @@ def present(module):
 
 
 def absent(module):
-    group = find(module)
-    if group:
-        module.remove(SECURITY_GROUP, group)
-    return bool(group), group, None
+    return module.delete_if_found(SECURITY_GROUP, find(module))
 
 
 def main():
@@ -224,7 +220,7 @@ def main():
         description=dict(type="str"),
     )
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             state_options(),
             name=dict(type="str", required=True),
             vpc_id=dict(type="str", required=True),
@@ -233,11 +229,9 @@ def main():
             rules=dict(type="list", elements="dict", default=[], options=rule_spec),
             purge_rules=dict(type="bool", default=False),
         ),
+        validate=validate,
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, security_group_view, "security_group")
+    module.run_state(present, absent, SECURITY_GROUP.view, "security_group")
 
 
 if __name__ == "__main__":

@@ -57,7 +57,6 @@ security_groups:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     SECURITY_GROUP,
     AlicloudModule,
-    security_group_view,
     with_ingress_rules,
 )
 
@@ -75,7 +74,7 @@ def main():
     module.run_info(
         SECURITY_GROUP,
         "security_groups",
-        lambda group: security_group_view(with_ingress_rules(module.api, group)),
+        lambda group: SECURITY_GROUP.view(with_ingress_rules(module.api, group)),
         {"VpcId": p["vpc_id"]},
         {"SecurityGroupName": p["name"]},
         p["tags"],

@@ -87,7 +87,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     VPC,
     AlicloudModule,
     state_options,
-    vpc_view,
 )
 
 PRIVATE_RANGES = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
@@ -122,39 +121,23 @@ def find(module):
 def present(module):
     p = module.params
     vpc = find(module)
-    if vpc:
-        if vpc.get("CidrBlock") != p["cidr_block"]:
-            module.fail_json(
-                msg="cidr_block: VPC %s has %s, not %s; a VPC's CIDR block cannot change"
-                % (vpc["VpcId"], vpc.get("CidrBlock"), p["cidr_block"])
-            )
-        return False, vpc, vpc
+    if vpc and vpc.get("CidrBlock") != p["cidr_block"]:
+        module.fail_json(
+            msg="cidr_block: VPC %s has %s, not %s; a VPC's CIDR block cannot change"
+            % (vpc["VpcId"], vpc.get("CidrBlock"), p["cidr_block"])
+        )
     params = {"VpcName": p["name"], "CidrBlock": p["cidr_block"], "Description": p["description"]}
-    if module.check_mode:
-        return True, None, params
-    return True, None, module.create(VPC, params, ready="Available")
+    return module.create_unless_found(VPC, vpc, params, ready="Available")
 
 
 def absent(module):
-    vpc = find(module)
-    if vpc:
-        module.remove(VPC, vpc)
-    return bool(vpc), vpc, None
+    return module.delete_if_found(VPC, find(module))
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(
-            state_options(wait_timeout=300),
-            name=dict(type="str", required=True),
-            cidr_block=dict(type="str"),
-            description=dict(type="str"),
-        ),
-    )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, vpc_view, "vpc")
+    spec = dict(name=dict(type="str", required=True), cidr_block=dict(type="str"), description=dict(type="str"))
+    module = AlicloudModule(dict(spec, **state_options(wait_timeout=300)), validate=validate)
+    module.run_state(present, absent, VPC.view, "vpc")
 
 
 if __name__ == "__main__":

@@ -49,14 +49,13 @@ vpcs:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     VPC,
     AlicloudModule,
-    vpc_view,
 )
 
 
 def main():
     module = AlicloudModule(argument_spec=dict(vpc_id=dict(type="str"), name=dict(type="str")))
     p = module.params
-    module.run_info(VPC, "vpcs", vpc_view, where={"VpcName": p["name"]}, resource_id=p["vpc_id"])
+    module.run_info(VPC, "vpcs", VPC.view, where={"VpcName": p["name"]}, resource_id=p["vpc_id"])
 
 
 if __name__ == "__main__":

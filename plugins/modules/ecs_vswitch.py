@@ -96,7 +96,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     VSWITCH,
     AlicloudModule,
     state_options,
-    vswitch_view,
 )
 
 
@@ -118,9 +117,11 @@ def validate(params):
 
 
 def find(module):
-    return module.find_one(
-        VSWITCH, scope={"VpcId": module.params["vpc_id"]}, where={"VSwitchName": module.params["name"]}
-    )
+    return module.find_one(VSWITCH, scope=scope(module), where={"VSwitchName": module.params["name"]})
+
+
+def scope(module):
+    return {"VpcId": module.params["vpc_id"]}
 
 
 def check_inside_vpc(module):
@@ -140,14 +141,12 @@ def present(module):
     p = module.params
     check_inside_vpc(module)
     vsw = find(module)
-    if vsw:
-        for key, option in (("ZoneId", "zone_id"), ("CidrBlock", "cidr_block")):
-            if vsw.get(key) != p[option]:
-                module.fail_json(
-                    msg="%s: VSwitch %s has %s, not %s; it cannot change"
-                    % (option, vsw["VSwitchId"], vsw.get(key), p[option])
-                )
-        return False, vsw, vsw
+    for key, option in (("ZoneId", "zone_id"), ("CidrBlock", "cidr_block")):
+        if vsw and vsw.get(key) != p[option]:
+            module.fail_json(
+                msg="%s: VSwitch %s has %s, not %s; it cannot change"
+                % (option, vsw["VSwitchId"], vsw.get(key), p[option])
+            )
     params = {
         "VpcId": p["vpc_id"],
         "ZoneId": p["zone_id"],
@@ -155,21 +154,16 @@ def present(module):
         "VSwitchName": p["name"],
         "Description": p["description"],
     }
-    if module.check_mode:
-        return True, None, params
-    return True, None, module.create(VSWITCH, params, scope={"VpcId": p["vpc_id"]}, ready="Available")
+    return module.create_unless_found(VSWITCH, vsw, params, scope(module), ready="Available")
 
 
 def absent(module):
-    vsw = find(module)
-    if vsw:
-        module.remove(VSWITCH, vsw)
-    return bool(vsw), vsw, None
+    return module.delete_if_found(VSWITCH, find(module))
 
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             state_options(wait_timeout=300),
             name=dict(type="str", required=True),
             vpc_id=dict(type="str", required=True),
@@ -177,11 +171,9 @@ def main():
             cidr_block=dict(type="str"),
             description=dict(type="str"),
         ),
+        validate=validate,
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, vswitch_view, "vswitch")
+    module.run_state(present, absent, VSWITCH.view, "vswitch")
 
 
 if __name__ == "__main__":

@@ -53,7 +53,6 @@ vswitches:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     VSWITCH,
     AlicloudModule,
-    vswitch_view,
 )
 
 
@@ -65,7 +64,7 @@ def main():
     )
     p = module.params
     scope = {"VpcId": p["vpc_id"], "ZoneId": p["zone_id"]}
-    module.run_info(VSWITCH, "vswitches", vswitch_view, scope, {"VSwitchName": p["name"]}, resource_id=p["vswitch_id"])
+    module.run_info(VSWITCH, "vswitches", VSWITCH.view, scope, {"VSwitchName": p["name"]}, resource_id=p["vswitch_id"])
 
 
 if __name__ == "__main__":

@@ -115,7 +115,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     CPFS,
     MOUNT_TARGET,
     AlicloudModule,
-    file_system_view,
     find_all,
     state_options,
 )
@@ -145,14 +144,12 @@ def find(module):
 def present(module):
     p = module.params
     fs = find(module)
-    if fs:
-        for key, option in (("Capacity", "capacity"), ("StorageType", "storage_type"), ("ZoneId", "zone_id")):
-            if str(fs.get(key)) != str(p[option]):
-                module.fail_json(
-                    msg="%s: file system %s has %s, not %s; not changed by this module"
-                    % (option, fs["FileSystemId"], fs.get(key), p[option])
-                )
-        return False, fs, fs
+    for key, option in (("Capacity", "capacity"), ("StorageType", "storage_type"), ("ZoneId", "zone_id")):
+        if fs and str(fs.get(key)) != str(p[option]):
+            module.fail_json(
+                msg="%s: file system %s has %s, not %s; not changed by this module"
+                % (option, fs["FileSystemId"], fs.get(key), p[option])
+            )
     params = {
         "FileSystemType": "cpfs",
         "ProtocolType": "cpfs",
@@ -165,9 +162,7 @@ def present(module):
         "Description": p["name"],
         "Tag": dict(p["tags"]) or None,
     }
-    if module.check_mode:
-        return True, None, params
-    return True, None, module.create(CPFS, params, ready="Running")
+    return module.create_unless_found(CPFS, fs, params, ready="Running")
 
 
 def absent(module):
@@ -182,13 +177,12 @@ def absent(module):
             lambda found: not found,
             "mount targets of %s" % fs["FileSystemId"],
         )
-        module.remove(CPFS, fs, wait_gone=True)
-    return bool(fs), fs, None
+    return module.delete_if_found(CPFS, fs, wait_gone=True)
 
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             state_options(wait_timeout=3600),
             name=dict(type="str", required=True),
             zone_id=dict(type="str"),
@@ -198,11 +192,9 @@ def main():
             capacity=dict(type="int"),
             tags=dict(type="dict", default={}),
         ),
+        validate=validate,
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, file_system_view, "file_system")
+    module.run_state(present, absent, CPFS.view, "file_system")
 
 
 if __name__ == "__main__":

@@ -58,7 +58,6 @@ file_systems:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     CPFS,
     AlicloudModule,
-    file_system_view,
 )
 
 
@@ -75,7 +74,7 @@ def main():
     module.run_info(
         CPFS,
         "file_systems",
-        file_system_view,
+        CPFS.view,
         {"VpcId": p["vpc_id"]},
         {"Description": p["name"]},
         p["tags"],

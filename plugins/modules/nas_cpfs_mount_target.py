@@ -80,16 +80,10 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 )
 
 
-def view(target):
-    if not target:
-        return {}
-    return dict(
-        mount_target_domain=target.get("MountTargetDomain"),
-        status=target.get("Status"),
-        network_type=target.get("NetworkType"),
-        vpc_id=target.get("VpcId"),
-        vswitch_id=target.get("VswId") or target.get("VSwitchId"),
-    )
+def validate(params):
+    if not params["file_system_id"].startswith("cpfs-"):
+        return ["file_system_id %r is not a CPFS file system id (cpfs-...)" % params["file_system_id"]]
+    return []
 
 
 def scope(module):
@@ -103,9 +97,7 @@ def find(module):
 def present(module):
     p = module.params
     target = find(module)
-    if target:
-        return False, target, target
-    if not p["vpc_id"]:
+    if not target and not p["vpc_id"]:
         module.fail_json(msg="vpc_id is required to create a mount target")
     params = {
         "FileSystemId": p["file_system_id"],
@@ -114,33 +106,25 @@ def present(module):
         "VSwitchId": p["vswitch_id"],
         "SecurityGroupId": p["security_group_id"],
     }
-    if module.check_mode:
-        return True, None, {"VpcId": p["vpc_id"], "VswId": p["vswitch_id"]}
-    return True, None, module.create(MOUNT_TARGET, params, scope(module), ready="Active")
+    return module.create_unless_found(MOUNT_TARGET, target, params, scope(module), ready="Active")
 
 
 def absent(module):
-    target = find(module)
-    if target:
-        module.remove(MOUNT_TARGET, target, scope(module), wait_gone=True)
-    return bool(target), target, None
+    return module.delete_if_found(MOUNT_TARGET, find(module), scope(module), wait_gone=True)
 
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             state_options(wait_timeout=900),
             file_system_id=dict(type="str", required=True),
             vpc_id=dict(type="str"),
             vswitch_id=dict(type="str", required=True),
             security_group_id=dict(type="str"),
         ),
+        validate=validate,
     )
-    if not module.params["file_system_id"].startswith("cpfs-"):
-        module.fail_json(
-            msg="file_system_id %r is not a CPFS file system id (cpfs-...)" % module.params["file_system_id"]
-        )
-    module.run_state(present, absent, view, "mount_target")
+    module.run_state(present, absent, MOUNT_TARGET.view, "mount_target")
 
 
 if __name__ == "__main__":

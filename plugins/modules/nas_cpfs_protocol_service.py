@@ -212,11 +212,6 @@ def find_export(module, service_id):
 
 def ensure_service(module):
     p = module.params
-    service = find_service(module)
-    if service:
-        return False, service
-    if module.check_mode:
-        return True, {"VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"], "ProtocolType": "NFS"}
     params = {
         "FileSystemId": p["file_system_id"],
         "ProtocolType": "NFS",
@@ -225,22 +220,21 @@ def ensure_service(module):
         "VpcId": p["vpc_id"],
         "VSwitchId": p["vswitch_id"],
     }
-    return True, module.create(PROTOCOL_SERVICE, params, scope(module), ready=SERVICE_UP)
+    changed, _before, service = module.create_unless_found(
+        PROTOCOL_SERVICE, find_service(module), params, scope(module), ready=SERVICE_UP
+    )
+    return changed, service
 
 
 def ensure_export(module, service):
     p = module.params
     service_id = service.get("ProtocolServiceId")
     export = find_export(module, service_id) if service_id else None
-    if export:
-        if export.get("VSwitchId") != p["vswitch_id"]:
-            module.fail_json(
-                msg="export_path: export %s of %s is in %s, not %s; not changed by this module"
-                % (export["ExportId"], p["export_path"], export.get("VSwitchId"), p["vswitch_id"])
-            )
-        return False, export
-    if module.check_mode:
-        return True, {"Path": p["export_path"], "VSwitchId": p["vswitch_id"]}
+    if export and export.get("VSwitchId") != p["vswitch_id"]:
+        module.fail_json(
+            msg="export_path: export %s of %s is in %s, not %s; not changed by this module"
+            % (export["ExportId"], p["export_path"], export.get("VSwitchId"), p["vswitch_id"])
+        )
     params = {
         "FileSystemId": p["file_system_id"],
         "ProtocolServiceId": service_id,
@@ -249,7 +243,8 @@ def ensure_export(module, service):
         "VSwitchId": p["vswitch_id"],
         "AccessGroupName": p["access_group_name"],
     }
-    return True, module.create(EXPORT, params, scope(module), ready=EXPORT_UP)
+    changed, _before, export = module.create_unless_found(EXPORT, export, params, scope(module), ready=EXPORT_UP)
+    return changed, export
 
 
 def present(module):
@@ -283,7 +278,7 @@ def absent(module):
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             state_options(wait_timeout=1800),
             file_system_id=dict(type="str", required=True),
             vpc_id=dict(type="str"),
@@ -292,10 +287,8 @@ def main():
             access_group_name=dict(type="str", default="DEFAULT_VPC_GROUP_NAME"),
             throughput=dict(type="int"),
         ),
+        validate=validate,
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
     module.run_state(present, absent, view_found, "protocol_service")
 
 

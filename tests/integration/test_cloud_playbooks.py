@@ -15,23 +15,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import secrets
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
-from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
+from lab.cloud.testing import emulator
 from lab.cluster import Lab
-
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-WRITE_PREFIXES = ("Create", "Delete", "Run", "Authorize", "Revoke", "Modify", "Start", "Stop")
-
+from tests.cloud_helpers import BIN, ROOT, cloud_vars, playbook_env, recap, run_playbook, writes
 
 LAB_FIRST_ADDRESS = "127.0.9.11"
 
@@ -53,22 +46,17 @@ def lab():
 @pytest.fixture(scope="module")
 def cloud(tmp_path_factory, lab):
     tmp = tmp_path_factory.mktemp("cloud")
-    key_id, secret = "LTAI" + secrets.token_hex(8), secrets.token_hex(15)
     timings = Timings(vpc=0.05, instance_pending=0.2, instance_starting=0.2, file_system=0.5, mount_target=0.1)
     backing = [h.address for h in lab.load()] if lab else None
-    with CloudEmulator(
-        port=0, access_key_id=key_id, access_key_secret=secret, timings=timings, host_addresses=backing
-    ) as emu:
-        settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
-        settings.update(
+    with emulator(timings=timings, host_addresses=backing) as emu:
+        vars_file = tmp / "cloud.yml"
+        settings = cloud_vars(
+            emu,
+            vars_file,
             scc_cloud_name="pbt",
-            scc_cloud_ecs_endpoint=emu.endpoint,
-            scc_cloud_nas_endpoint=emu.endpoint,
             scc_cloud_image_id="m-scc-centos75",
             scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"},
         )
-        vars_file = tmp / "cloud.yml"
-        vars_file.write_text(yaml.safe_dump(settings))
         inventory = yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text())
         inventory.update(
             region=settings["scc_cloud_region"], ecs_endpoint=emu.endpoint, tags=settings["scc_cloud_tags"]
@@ -81,21 +69,12 @@ def cloud(tmp_path_factory, lab):
             )
         inventory_file = tmp / "nodes.ecs.yml"
         inventory_file.write_text(yaml.safe_dump(inventory))
-        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-        env.update(
-            ALIBABA_CLOUD_ACCESS_KEY_ID=key_id,
-            ALIBABA_CLOUD_ACCESS_KEY_SECRET=secret,
-            ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
-            ANSIBLE_FORCE_COLOR="0",
-            ANSIBLE_NOCOLOR="1",
-            PATH="%s:%s" % (BIN, env.get("PATH", "")),
-        )
         yield dict(
             emu=emu,
             vars_file=vars_file,
             inventory=inventory_file,
-            env=env,
-            secret=secret,
+            env=playbook_env(emu),
+            secret=emu.access_key_secret,
             tmp=tmp,
             settings=settings,
             lab=lab,
@@ -103,23 +82,7 @@ def cloud(tmp_path_factory, lab):
 
 
 def playbook(cloud, name, *extra, vars_file=None):
-    cmd = [
-        str(BIN / "ansible-playbook"),
-        "-i",
-        "localhost,",
-        str(ROOT / "playbooks" / name),
-        "-e",
-        "@%s" % (vars_file or cloud["vars_file"]),
-        *extra,
-    ]
-    proc = subprocess.run(cmd, cwd=ROOT, env=cloud["env"], capture_output=True, text=True, check=False, timeout=300)
-    return proc.returncode, proc.stdout + proc.stderr
-
-
-def recap(output):
-    match = re.search(r"localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", output)
-    assert match, output[-3000:]
-    return dict(zip(("ok", "changed", "unreachable", "failed"), map(int, match.groups())))
+    return run_playbook(cloud["env"], name, vars_file or cloud["vars_file"], *extra)
 
 
 def plain(value):
@@ -131,10 +94,6 @@ def plain(value):
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
-
-
-def writes(emu, since):
-    return [c["action"] for c in emu.calls[since:] if c["action"].startswith(WRITE_PREFIXES)]
 
 
 def ours(emu, table):

@@ -13,30 +13,10 @@ from aliyunsdkecs.request.v20140526 import (
     RunInstancesRequest,
 )
 
-from lab.cloud import FAULT_KINDS, CloudEmulator, RandomFaults, Timings
-from lab.cloud.testing import PROXY_VARIABLES, call, client
+from lab.cloud import FAULT_KINDS, RandomFaults, Timings
+from lab.cloud.testing import call, client
 
-
-@pytest.fixture(autouse=True)
-def without_proxies(monkeypatch):
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def emu():
-    with CloudEmulator(
-        port=0,
-        access_key_id="LTAI-test",
-        access_key_secret="secret",
-        timings=Timings(instance_pending=0.01, instance_starting=0.01),
-    ) as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def acs(emu):
-    return client(emu, auto_retry=False)
+EMULATOR_TIMINGS = Timings(instance_pending=0.01, instance_starting=0.01)
 
 
 @pytest.fixture
