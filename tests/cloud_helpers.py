@@ -103,11 +103,22 @@ def playbook_env(emu):
     return env
 
 
+def run_ansible(env, program, *args, timeout=300):
+    """``program`` (ansible, ansible-inventory, ...) of this venv with ``args``, from the repo root."""
+    cmd = [str(BIN / program), *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=timeout)
+
+
 def run_playbook(env, name, vars_file, *extra):
     """ansible-playbook playbooks/<name> -e @vars_file on localhost; returns (exit status, output)."""
-    cmd = [str(BIN / "ansible-playbook"), "-i", "localhost,", str(ROOT / "playbooks" / name), "-e", "@%s" % vars_file]
-    proc = subprocess.run([*cmd, *extra], cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=300)
+    playbook = str(ROOT / "playbooks" / name)
+    proc = run_ansible(env, "ansible-playbook", "-i", "localhost,", playbook, "-e", "@%s" % vars_file, *extra)
     return proc.returncode, proc.stdout + proc.stderr
+
+
+def cpfs_args(name, vpc_id, vswitch_id, tags):
+    """nas_cpfs options for a 3600 GiB file system in ZONE."""
+    return dict(name=name, zone_id=ZONE, vpc_id=vpc_id, vswitch_id=vswitch_id, capacity=3600, tags=tags)
 
 
 def recap(output):

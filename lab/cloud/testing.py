@@ -8,6 +8,12 @@ import os
 import secrets
 
 from aliyunsdkcore.client import AcsClient
+from aliyunsdkecs.request.v20140526 import (
+    CreateHpcClusterRequest,
+    CreateSecurityGroupRequest,
+    CreateVpcRequest,
+    CreateVSwitchRequest,
+)
 
 from .server import CloudEmulator
 
@@ -46,3 +52,26 @@ def call(acs: AcsClient, request_class, **params) -> dict:
     for name, value in params.items():
         getattr(request, "set_" + name)(value)
     return json.loads(acs.do_action_with_exception(request))
+
+
+def network(acs: AcsClient, vswitch_cidr: str = "10.0.1.0/24", cluster: bool = True, tags=None) -> dict:
+    """A VPC named scc (10.0.0.0/16) with a VSwitch in cn-shanghai-b and, with ``cluster``, a security
+    group carrying ``tags`` and an HPC cluster: the ids under "vpc", "vsw", "sg" and "hpc"."""
+    vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16", VpcName="scc")["VpcId"]
+    vsw = call(
+        acs,
+        CreateVSwitchRequest.CreateVSwitchRequest,
+        VpcId=vpc,
+        ZoneId="cn-shanghai-b",
+        CidrBlock=vswitch_cidr,
+        VSwitchName="scc",
+    )["VSwitchId"]
+    if not cluster:
+        return {"vpc": vpc, "vsw": vsw}
+    group = dict(VpcId=vpc, SecurityGroupName="scc", Tags=[{"Key": k, "Value": v} for k, v in (tags or {}).items()])
+    return {
+        "vpc": vpc,
+        "vsw": vsw,
+        "sg": call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, **group)["SecurityGroupId"],
+        "hpc": call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="scc")["HpcClusterId"],
+    }

@@ -554,16 +554,6 @@ def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
 # The module wrapper
 
 
-def state_options(wait_timeout=None):
-    """The ``state`` option of a module that creates and deletes (doc fragment
-    scc.training.alicloud.state); with a default ``wait_timeout``, also ``wait`` and
-    ``wait_timeout`` (scc.training.alicloud.wait)."""
-    spec = dict(state=dict(type="str", default="present", choices=["present", "absent"]))
-    if wait_timeout is not None:
-        spec.update(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=wait_timeout))
-    return spec
-
-
 class AlicloudModule(AnsibleModule):
     """AnsibleModule with the shared connection options, ``api`` and the steps every module shares.
 
@@ -583,6 +573,16 @@ class AlicloudModule(AnsibleModule):
         errors = validate(self.params) if validate else []
         if errors:
             self.fail_json(msg="; ".join(errors))
+
+    @classmethod
+    def for_state(cls, argument_spec, wait_timeout=None, validate=None):
+        """A module that creates and deletes: ``argument_spec`` plus ``state`` (doc fragment
+        scc.training.alicloud.state) and, given the default ``wait_timeout``, ``wait`` and
+        ``wait_timeout`` (scc.training.alicloud.wait)."""
+        spec = dict(argument_spec, state=dict(type="str", default="present", choices=["present", "absent"]))
+        if wait_timeout is not None:
+            spec.update(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=wait_timeout))
+        return cls(spec, validate=validate)
 
     @property
     def api(self):
@@ -623,9 +623,10 @@ class AlicloudModule(AnsibleModule):
             result["diff"] = dict(before=shown(before), after=shown(after))
         self.exit_json(changed=changed, **result)
 
-    def run_info(self, kind, key, view, scope=None, where=None, tags=None, resource_id=None):
-        """Exit with every ``kind`` that ``find_all`` matches, each as ``view(item)`` shows it, under ``key``:
-        how every info module's ``main()`` ends."""
+    def run_info(self, kind, key, scope=None, where=None, tags=None, resource_id=None, view=None):
+        """Exit with every ``kind`` that ``find_all`` matches under ``key``, each as ``view`` (default
+        ``kind.view``) shows it: how every info module's ``main()`` ends."""
+        view = view or kind.view
         try:
             found = [view(item) for item in find_all(self.api, kind, scope, where, tags, resource_id)]
         except AlicloudApiError as exc:

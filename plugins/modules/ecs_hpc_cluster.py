@@ -13,9 +13,7 @@ description:
   - Keeps one HPC cluster named O(name) (C(CreateHpcCluster), C(DescribeHpcClusters), C(DeleteHpcCluster)).
     SCC instances (M(scc.training.ecs_instance)) must be created in one.
   - Two HPC clusters with the same name fail the task rather than guessing.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state]
 options:
   name:
     description: HPC cluster name (2 to 64 characters).
@@ -26,8 +24,7 @@ options:
       - Description, set at creation.
       - C(playbooks/teardown.yml) deletes only HPC clusters whose description marks them as made by scc.training.
     type: str
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -40,7 +37,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 hpc_cluster:
-  description: The HPC cluster (empty after O(state=absent)).
+  description: The HPC cluster that SCC instances are created in (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -61,7 +58,6 @@ hpc_cluster:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     HPC_CLUSTER,
     AlicloudModule,
-    state_options,
 )
 
 
@@ -85,8 +81,8 @@ def absent(module):
 
 
 def main():
-    spec = dict(state_options(), name=dict(type="str", required=True), description=dict(type="str"))
-    AlicloudModule(spec, validate=validate).run_state(present, absent, HPC_CLUSTER.view, "hpc_cluster")
+    spec = dict(name=dict(type="str", required=True), description=dict(type="str"))
+    AlicloudModule.for_state(spec, validate=validate).run_state(present, absent, HPC_CLUSTER.view, "hpc_cluster")
 
 
 if __name__ == "__main__":

@@ -11,18 +11,15 @@ short_description: List ECS HPC clusters by name or ID
 version_added: 0.2.0
 description:
   - Read-only C(DescribeHpcClusters), every page.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.info_attributes
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
 options:
-  hpc_cluster_id:
-    description: Only this HPC cluster (C(hpc-...)).
-    type: str
   name:
-    description: Only HPC clusters with this exact name.
+    description: Name of the HPC cluster, matched exactly.
     type: str
-author:
-  - scc.training developers (!UNKNOWN)
+  hpc_cluster_id:
+    description: The ID of one HPC cluster (C(hpc-...)).
+    type: str
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -35,8 +32,8 @@ EXAMPLES = r"""
 RETURN = r"""
 hpc_clusters:
   description:
-    - Matching HPC clusters, oldest first, each as M(scc.training.ecs_hpc_cluster) returns
-      RV(scc.training.ecs_hpc_cluster#module:hpc_cluster).
+    - The HPC clusters found, oldest first.
+    - Each has the fields of RV(scc.training.ecs_hpc_cluster#module:hpc_cluster).
   returned: always
   type: list
   elements: dict
@@ -50,10 +47,9 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 
 
 def main():
-    module = AlicloudModule(argument_spec=dict(hpc_cluster_id=dict(type="str"), name=dict(type="str")))
-    p = module.params
-    where = {"Name": p["name"]}
-    module.run_info(HPC_CLUSTER, "hpc_clusters", HPC_CLUSTER.view, where=where, resource_id=p["hpc_cluster_id"])
+    module = AlicloudModule(dict(hpc_cluster_id=dict(type="str"), name=dict(type="str")))
+    wanted = {"Name": module.params["name"]}
+    module.run_info(HPC_CLUSTER, "hpc_clusters", where=wanted, resource_id=module.params["hpc_cluster_id"])
 
 
 if __name__ == "__main__":

@@ -19,10 +19,7 @@ description:
   - SCC instance types (family C(ecs.scc*)) need O(hpc_cluster_id); the module fails before any
     write when it is missing.
   - Waits until every kept instance is C(Running), then returns its private and RDMA addresses.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
-  - scc.training.alicloud.wait
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: Instance name; with O(tags) it identifies the set of instances this task owns.
@@ -75,8 +72,7 @@ options:
     description: Wait until created instances are C(Running) and deleted ones are gone.
   wait_timeout:
     default: 1200
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -170,7 +166,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     AlicloudApiError,
     AlicloudModule,
     find_all,
-    state_options,
     wait_for,
 )
 
@@ -334,24 +329,21 @@ def diff_view(state):
 
 
 def main():
-    module = AlicloudModule(
-        dict(
-            state_options(wait_timeout=1200),
-            name=dict(type="str", required=True),
-            count=dict(type="int", default=1),
-            instance_type=dict(type="str"),
-            image_id=dict(type="str"),
-            vswitch_id=dict(type="str"),
-            security_group_id=dict(type="str"),
-            hpc_cluster_id=dict(type="str"),
-            deployment_set_id=dict(type="str"),
-            key_pair_name=dict(type="str", no_log=False),
-            system_disk_category=dict(type="str", default="cloud_essd"),
-            system_disk_size=dict(type="int", default=100),
-            tags=dict(type="dict", default={}),
-        ),
-        validate=validate,
+    spec = dict(
+        name=dict(type="str", required=True),
+        count=dict(type="int", default=1),
+        instance_type=dict(type="str"),
+        image_id=dict(type="str"),
+        vswitch_id=dict(type="str"),
+        security_group_id=dict(type="str"),
+        hpc_cluster_id=dict(type="str"),
+        deployment_set_id=dict(type="str"),
+        key_pair_name=dict(type="str", no_log=False),
+        system_disk_category=dict(type="str", default="cloud_essd"),
+        system_disk_size=dict(type="int", default=100),
+        tags=dict(type="dict", default={}),
     )
+    module = AlicloudModule.for_state(spec, wait_timeout=1200, validate=validate)
     module.run_state(present, absent, view, diff_view=diff_view)
 
 

@@ -11,36 +11,33 @@ short_description: List ECS instances by name, tags, type, VPC or HPC cluster
 version_added: 0.2.0
 description:
   - Read-only C(DescribeInstances), every page, filtered on the server and by every tag in O(tags).
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
 options:
   instance_ids:
     description: Only these instances (at most 100).
     type: list
     elements: str
   name:
-    description: Only instances with this exact name.
+    description: Instance name, matched exactly (M(scc.training.ecs_instance) gives a whole set one name).
     type: str
   tags:
-    description: Only instances carrying every one of these tags.
+    description: Tags an instance must carry, all of them.
     type: dict
     default: {}
   instance_type:
     description: Only this instance type.
     type: str
   vpc_id:
-    description: Only instances in this VPC.
+    description: VPC that the instances are in.
     type: str
   hpc_cluster_id:
-    description: Only instances in this HPC cluster.
+    description: HPC cluster the instances belong to.
     type: str
   status:
     description: Only instances in this status.
     type: str
     choices: [Pending, Running, Starting, Stopping, Stopped]
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.info_attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -72,7 +69,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             instance_ids=dict(type="list", elements="str"),
             name=dict(type="str"),
             tags=dict(type="dict", default={}),
@@ -93,7 +90,7 @@ def main():
         "HpcClusterId": p["hpc_cluster_id"],
         "Status": p["status"],
     }
-    module.run_info(INSTANCE, "instances", INSTANCE.view, scope, {"InstanceName": p["name"]}, p["tags"])
+    module.run_info(INSTANCE, "instances", scope, {"InstanceName": p["name"]}, p["tags"])
 
 
 if __name__ == "__main__":

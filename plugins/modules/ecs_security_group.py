@@ -14,9 +14,7 @@ description:
     O(rules) (C(CreateSecurityGroup), C(AuthorizeSecurityGroup), C(RevokeSecurityGroup),
     C(DescribeSecurityGroups), C(DescribeSecurityGroupAttribute), C(DeleteSecurityGroup)).
   - Rules missing from the group are added; with O(purge_rules=true) rules not listed are revoked.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state]
 options:
   name:
     description: Security group name.
@@ -68,8 +66,7 @@ options:
     description: Revoke ingress rules that O(rules) does not list.
     type: bool
     default: false
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -90,7 +87,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 security_group:
-  description: The group (empty after O(state=absent)).
+  description: The security group with its ingress rules (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -128,7 +125,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     SECURITY_GROUP,
     AlicloudModule,
     rule_key,
-    state_options,
     with_ingress_rules,
 )
 
@@ -219,18 +215,15 @@ def main():
         priority=dict(type="int", default=1),
         description=dict(type="str"),
     )
-    module = AlicloudModule(
-        dict(
-            state_options(),
-            name=dict(type="str", required=True),
-            vpc_id=dict(type="str", required=True),
-            description=dict(type="str"),
-            tags=dict(type="dict", default={}),
-            rules=dict(type="list", elements="dict", default=[], options=rule_spec),
-            purge_rules=dict(type="bool", default=False),
-        ),
-        validate=validate,
+    spec = dict(
+        name=dict(type="str", required=True),
+        vpc_id=dict(type="str", required=True),
+        description=dict(type="str"),
+        tags=dict(type="dict", default={}),
+        rules=dict(type="list", elements="dict", default=[], options=rule_spec),
+        purge_rules=dict(type="bool", default=False),
     )
+    module = AlicloudModule.for_state(spec, validate=validate)
     module.run_state(present, absent, SECURITY_GROUP.view, "security_group")
 
 

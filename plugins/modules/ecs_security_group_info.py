@@ -12,25 +12,22 @@ version_added: 0.2.0
 description:
   - Read-only C(DescribeSecurityGroups), every page, filtered on the server by VPC, ID and tags;
     then one C(DescribeSecurityGroupAttribute) per group for its ingress rules.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.info_attributes
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
 options:
   vpc_id:
-    description: Only groups in this VPC.
-    type: str
-  security_group_id:
-    description: Only this group.
+    description: The VPC whose groups to list.
     type: str
   name:
-    description: Only groups with this exact name.
+    description: Security group name, matched exactly.
     type: str
   tags:
-    description: Only groups carrying every one of these tags.
+    description: Tags a group must carry, all of them (other tags do not matter).
     type: dict
     default: {}
-author:
-  - scc.training developers (!UNKNOWN)
+  security_group_id:
+    description: A security group ID (C(sg-...)).
+    type: str
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -63,7 +60,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             vpc_id=dict(type="str"),
             security_group_id=dict(type="str"),
             name=dict(type="str"),
@@ -74,11 +71,11 @@ def main():
     module.run_info(
         SECURITY_GROUP,
         "security_groups",
-        lambda group: SECURITY_GROUP.view(with_ingress_rules(module.api, group)),
-        {"VpcId": p["vpc_id"]},
-        {"SecurityGroupName": p["name"]},
-        p["tags"],
+        scope={"VpcId": p["vpc_id"]},
+        where={"SecurityGroupName": p["name"]},
+        tags=p["tags"],
         resource_id=p["security_group_id"],
+        view=lambda group: SECURITY_GROUP.view(with_ingress_rules(module.api, group)),
     )
 
 

@@ -14,10 +14,7 @@ description:
     and waits until a new one is C(Available).
   - The CIDR block cannot change; a different O(cidr_block) for an existing VPC fails.
   - Two VPCs with the same name fail the task rather than guessing.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
-  - scc.training.alicloud.wait
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: VPC name (2 to 128 characters, not starting with C(http://) or C(https://)).
@@ -35,12 +32,11 @@ options:
     type: str
   wait_timeout:
     default: 300
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
-- name: The cluster's VPC
+- name: A VPC for the cluster
   scc.training.ecs_vpc:
     name: bert-vpc
     cidr_block: 192.168.0.0/16
@@ -86,7 +82,6 @@ import ipaddress
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     VPC,
     AlicloudModule,
-    state_options,
 )
 
 PRIVATE_RANGES = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
@@ -136,7 +131,7 @@ def absent(module):
 
 def main():
     spec = dict(name=dict(type="str", required=True), cidr_block=dict(type="str"), description=dict(type="str"))
-    module = AlicloudModule(dict(spec, **state_options(wait_timeout=300)), validate=validate)
+    module = AlicloudModule.for_state(spec, wait_timeout=300, validate=validate)
     module.run_state(present, absent, VPC.view, "vpc")
 
 

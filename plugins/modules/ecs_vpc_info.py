@@ -11,18 +11,15 @@ short_description: List VPCs by name or ID
 version_added: 0.2.0
 description:
   - Read-only C(DescribeVpcs), every page. Without options, every VPC of the region.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.info_attributes
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
 options:
-  vpc_id:
-    description: Only this VPC.
-    type: str
   name:
-    description: Only VPCs with this exact name.
+    description: The VPC name to look for, matched exactly.
     type: str
-author:
-  - scc.training developers (!UNKNOWN)
+  vpc_id:
+    description: ID of the VPC (C(vpc-...)).
+    type: str
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -53,9 +50,8 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 
 
 def main():
-    module = AlicloudModule(argument_spec=dict(vpc_id=dict(type="str"), name=dict(type="str")))
-    p = module.params
-    module.run_info(VPC, "vpcs", VPC.view, where={"VpcName": p["name"]}, resource_id=p["vpc_id"])
+    module = AlicloudModule(dict(vpc_id=dict(type="str"), name=dict(type="str")))
+    module.run_info(VPC, "vpcs", where={"VpcName": module.params["name"]}, resource_id=module.params["vpc_id"])
 
 
 if __name__ == "__main__":

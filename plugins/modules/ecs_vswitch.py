@@ -15,10 +15,7 @@ description:
   - O(cidr_block) must lie inside the VPC's CIDR block; that is checked (with a read-only
     C(DescribeVpcs)) before any write.
   - Zone and CIDR block cannot change; different values for an existing VSwitch fail.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
-  - scc.training.alicloud.wait
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: VSwitch name.
@@ -39,12 +36,11 @@ options:
     type: str
   wait_timeout:
     default: 300
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
-- name: The cluster's VSwitch
+- name: The cluster's VSwitch, in one zone
   scc.training.ecs_vswitch:
     name: bert-vsw
     vpc_id: "{{ vpc.vpc.vpc_id }}"
@@ -55,7 +51,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 vswitch:
-  description: The VSwitch (empty after O(state=absent)).
+  description: The VSwitch, with its zone and CIDR block (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -95,7 +91,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     VPC,
     VSWITCH,
     AlicloudModule,
-    state_options,
 )
 
 
@@ -162,17 +157,14 @@ def absent(module):
 
 
 def main():
-    module = AlicloudModule(
-        dict(
-            state_options(wait_timeout=300),
-            name=dict(type="str", required=True),
-            vpc_id=dict(type="str", required=True),
-            zone_id=dict(type="str"),
-            cidr_block=dict(type="str"),
-            description=dict(type="str"),
-        ),
-        validate=validate,
+    spec = dict(
+        name=dict(type="str", required=True),
+        vpc_id=dict(type="str", required=True),
+        zone_id=dict(type="str"),
+        cidr_block=dict(type="str"),
+        description=dict(type="str"),
     )
+    module = AlicloudModule.for_state(spec, wait_timeout=300, validate=validate)
     module.run_state(present, absent, VSWITCH.view, "vswitch")
 
 

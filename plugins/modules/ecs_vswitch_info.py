@@ -11,24 +11,21 @@ short_description: List VSwitches by VPC, zone, name or ID
 version_added: 0.2.0
 description:
   - Read-only C(DescribeVSwitches), every page, filtered on the server by VPC, zone and ID.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.info_attributes
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
 options:
   vpc_id:
-    description: Only VSwitches in this VPC.
+    description: The VPC to list the VSwitches of; without it, every VPC of the region.
     type: str
   zone_id:
-    description: Only VSwitches in this zone.
-    type: str
-  vswitch_id:
-    description: Only this VSwitch.
+    description: Only VSwitches in this zone, for example V(cn-shanghai-b).
     type: str
   name:
-    description: Only VSwitches with this exact name.
+    description: VSwitch name, matched exactly.
     type: str
-author:
-  - scc.training developers (!UNKNOWN)
+  vswitch_id:
+    description: A VSwitch ID (C(vsw-...)).
+    type: str
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -58,13 +55,11 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
-            vpc_id=dict(type="str"), zone_id=dict(type="str"), vswitch_id=dict(type="str"), name=dict(type="str")
-        )
+        dict(vpc_id=dict(type="str"), zone_id=dict(type="str"), vswitch_id=dict(type="str"), name=dict(type="str"))
     )
     p = module.params
     scope = {"VpcId": p["vpc_id"], "ZoneId": p["zone_id"]}
-    module.run_info(VSWITCH, "vswitches", VSWITCH.view, scope, {"VSwitchName": p["name"]}, resource_id=p["vswitch_id"])
+    module.run_info(VSWITCH, "vswitches", scope, {"VSwitchName": p["name"]}, resource_id=p["vswitch_id"])
 
 
 if __name__ == "__main__":

@@ -17,10 +17,7 @@ description:
   - Size and storage class cannot change here; different values for an existing file system fail.
   - O(state=absent) deletes the file system's mount targets first (the API refuses to delete a
     file system that has some), then the file system, and waits until both are gone.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
-  - scc.training.alicloud.wait
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: Name, stored as the file system description (2 to 128 characters).
@@ -49,12 +46,11 @@ options:
     default: {}
   wait_timeout:
     default: 3600
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
-- name: CPFS for the training data
+- name: CPFS for the training data, waiting until it is Running
   scc.training.nas_cpfs:
     name: bert-cpfs
     zone_id: cn-shanghai-b
@@ -68,7 +64,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 file_system:
-  description: The file system (empty after O(state=absent)).
+  description: The CPFS file system, C(Running) unless O(wait=false) (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -116,7 +112,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     MOUNT_TARGET,
     AlicloudModule,
     find_all,
-    state_options,
 )
 
 MIN_CAPACITY = 3600
@@ -181,19 +176,16 @@ def absent(module):
 
 
 def main():
-    module = AlicloudModule(
-        dict(
-            state_options(wait_timeout=3600),
-            name=dict(type="str", required=True),
-            zone_id=dict(type="str"),
-            vpc_id=dict(type="str"),
-            vswitch_id=dict(type="str"),
-            storage_type=dict(type="str", default="advance_100", choices=["advance_100", "advance_200", "economic"]),
-            capacity=dict(type="int"),
-            tags=dict(type="dict", default={}),
-        ),
-        validate=validate,
+    spec = dict(
+        name=dict(type="str", required=True),
+        zone_id=dict(type="str"),
+        vpc_id=dict(type="str"),
+        vswitch_id=dict(type="str"),
+        storage_type=dict(type="str", default="advance_100", choices=["advance_100", "advance_200", "economic"]),
+        capacity=dict(type="int"),
+        tags=dict(type="dict", default={}),
     )
+    module = AlicloudModule.for_state(spec, wait_timeout=3600, validate=validate)
     module.run_state(present, absent, CPFS.view, "file_system")
 
 

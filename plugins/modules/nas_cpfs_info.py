@@ -11,27 +11,24 @@ short_description: List CPFS file systems by name, tags, VPC or ID
 version_added: 0.2.0
 description:
   - Read-only NAS C(DescribeFileSystems) with C(FileSystemType=cpfs), every page.
-  - M(scc.training.nas_cpfs) stores its O(scc.training.nas_cpfs#module:name) as the file
-    system's description; O(name) matches that.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.info_attributes
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
 options:
-  file_system_id:
-    description: Only this file system (C(cpfs-...)).
-    type: str
   name:
-    description: Only file systems whose description is exactly this.
+    description:
+      - The file system's description, matched exactly.
+      - M(scc.training.nas_cpfs) keeps its O(scc.training.nas_cpfs#module:name) there.
     type: str
   tags:
-    description: Only file systems carrying every one of these tags.
+    description: Only file systems that carry all these tags.
     type: dict
     default: {}
   vpc_id:
     description: Only file systems in this VPC.
     type: str
-author:
-  - scc.training developers (!UNKNOWN)
+  file_system_id:
+    description: A CPFS file system ID (C(cpfs-...)).
+    type: str
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -45,9 +42,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 file_systems:
-  description:
-    - Matching file systems, oldest first, each as M(scc.training.nas_cpfs) returns
-      RV(scc.training.nas_cpfs#module:file_system).
+  description: >-
+    The CPFS file systems that match, oldest first, each in the form in which
+    M(scc.training.nas_cpfs) returns RV(scc.training.nas_cpfs#module:file_system).
   returned: always
   type: list
   elements: dict
@@ -62,24 +59,12 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(
-            file_system_id=dict(type="str"),
-            name=dict(type="str"),
-            tags=dict(type="dict", default={}),
-            vpc_id=dict(type="str"),
-        )
-    )
+    spec = dict(file_system_id=dict(type="str"), name=dict(type="str"), tags=dict(type="dict", default={}))
+    module = AlicloudModule(dict(spec, vpc_id=dict(type="str")))
     p = module.params
-    module.run_info(
-        CPFS,
-        "file_systems",
-        CPFS.view,
-        {"VpcId": p["vpc_id"]},
-        {"Description": p["name"]},
-        p["tags"],
-        resource_id=p["file_system_id"],
-    )
+    # nas_cpfs keeps its name as the file system's description.
+    where = {"Description": p["name"]}
+    module.run_info(CPFS, "file_systems", {"VpcId": p["vpc_id"]}, where, p["tags"], p["file_system_id"])
 
 
 if __name__ == "__main__":

@@ -15,10 +15,7 @@ description:
   - Waits until the mount target is C(Active) and returns its domain, which hosts mount;
     on O(state=absent), until it is gone.
   - Two mount targets of the file system in one VSwitch fail the task rather than guessing.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
-  - scc.training.alicloud.wait
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   file_system_id:
     description: CPFS file system (C(cpfs-...)).
@@ -36,8 +33,7 @@ options:
     type: str
   wait_timeout:
     default: 900
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -51,7 +47,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 mount_target:
-  description: The mount target (empty after O(state=absent)).
+  description: The mount target; hosts mount its domain (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -64,11 +60,11 @@ mount_target:
       type: str
       sample: Active
     vpc_id:
-      description: VPC.
+      description: VPC of the mount target.
       type: str
       sample: vpc-uf6f7l4fg90oyyy
     vswitch_id:
-      description: VSwitch.
+      description: VSwitch of the mount target, which identifies it.
       type: str
       sample: vsw-uf6f7l4fg90oxxx
 """
@@ -76,7 +72,6 @@ mount_target:
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     MOUNT_TARGET,
     AlicloudModule,
-    state_options,
 )
 
 
@@ -114,16 +109,13 @@ def absent(module):
 
 
 def main():
-    module = AlicloudModule(
-        dict(
-            state_options(wait_timeout=900),
-            file_system_id=dict(type="str", required=True),
-            vpc_id=dict(type="str"),
-            vswitch_id=dict(type="str", required=True),
-            security_group_id=dict(type="str"),
-        ),
-        validate=validate,
+    spec = dict(
+        file_system_id=dict(type="str", required=True),
+        vpc_id=dict(type="str"),
+        vswitch_id=dict(type="str", required=True),
+        security_group_id=dict(type="str"),
     )
+    module = AlicloudModule.for_state(spec, wait_timeout=900, validate=validate)
     module.run_state(present, absent, MOUNT_TARGET.view, "mount_target")
 
 

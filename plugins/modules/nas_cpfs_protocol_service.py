@@ -21,13 +21,10 @@ description:
   - Waits until the service is C(Running) and the export C(ACTIVE); on O(state=absent) deletes every
     export of the service, waits until they are gone, then deletes the service.
   - The file system must be C(Running) (M(scc.training.nas_cpfs) waits for that).
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.state
-  - scc.training.alicloud.wait
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   file_system_id:
-    description: CPFS file system (C(cpfs-...)).
+    description: CPFS file system (C(cpfs-...)) that the protocol service serves.
     type: str
     required: true
   vpc_id:
@@ -64,8 +61,7 @@ notes:
     If the console shows another path for the export, set C(cpfs_mount_source) to that instead.
   - In the lab this is exercised against the offline emulator (C(python -m lab cloud)), a stand-in
     for the NAS API; nothing is mounted from it.
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -145,7 +141,6 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     PROTOCOL_SERVICE,
     AlicloudModule,
     find_all,
-    state_options,
 )
 
 # Export path rules of CreateProtocolMountTarget: 1 to 1024 characters, starts and ends with "/".
@@ -277,18 +272,15 @@ def absent(module):
 
 
 def main():
-    module = AlicloudModule(
-        dict(
-            state_options(wait_timeout=1800),
-            file_system_id=dict(type="str", required=True),
-            vpc_id=dict(type="str"),
-            vswitch_id=dict(type="str", required=True),
-            export_path=dict(type="str", default="/"),
-            access_group_name=dict(type="str", default="DEFAULT_VPC_GROUP_NAME"),
-            throughput=dict(type="int"),
-        ),
-        validate=validate,
+    spec = dict(
+        file_system_id=dict(type="str", required=True),
+        vpc_id=dict(type="str"),
+        vswitch_id=dict(type="str", required=True),
+        export_path=dict(type="str", default="/"),
+        access_group_name=dict(type="str", default="DEFAULT_VPC_GROUP_NAME"),
+        throughput=dict(type="int"),
     )
+    module = AlicloudModule.for_state(spec, wait_timeout=1800, validate=validate)
     module.run_state(present, absent, view_found, "protocol_service")
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from lab.cloud.faults import RandomFaults
 from lab.cloud.store import Timings
-from tests.cloud_helpers import ZONE, module_emulator, run_module, writes
+from tests.cloud_helpers import ZONE, cpfs_args, module_emulator, run_module, writes
 
 OURS = {"managed-by": "scc.training", "test": "cloud"}
 emu = module_emulator(Timings(vpc=0.05, instance_pending=0.1, instance_starting=0.1, file_system=0.3, mount_target=0.1))
@@ -266,14 +266,7 @@ def test_bad_instance_input_fails_before_any_api_call(emu, network, change, opti
 
 
 def test_cpfs_and_mount_target_cycle(emu, network):
-    args = dict(
-        name="t-cpfs",
-        zone_id=ZONE,
-        vpc_id=network["vpc_id"],
-        vswitch_id=network["vswitch_id"],
-        capacity=3600,
-        tags=OURS,
-    )
+    args = cpfs_args("t-cpfs", network["vpc_id"], network["vswitch_id"], OURS)
     info = ("nas_cpfs_info", dict(name="t-cpfs", tags=OURS, vpc_id=network["vpc_id"]), "file_systems")
     fs = cycle(emu, "nas_cpfs", args, dict(name="t-cpfs", tags=OURS, state="absent"), "file_system", info)
     assert fs["file_system"]["status"] == "Running" and fs["file_system"]["file_system_id"].startswith("cpfs-")

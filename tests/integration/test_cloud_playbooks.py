@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -24,7 +23,7 @@ import yaml
 from lab.cloud.store import Timings
 from lab.cloud.testing import emulator
 from lab.cluster import Lab
-from tests.cloud_helpers import BIN, ROOT, cloud_vars, playbook_env, recap, run_playbook, writes
+from tests.cloud_helpers import ROOT, cloud_vars, playbook_env, recap, run_ansible, run_playbook, writes
 
 LAB_FIRST_ADDRESS = "127.0.9.11"
 
@@ -118,15 +117,7 @@ def test_provision_inventory_teardown(cloud):
     assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
     assert writes(emu, mark) == []
 
-    inv = subprocess.run(
-        [str(BIN / "ansible-inventory"), "-i", str(cloud["inventory"]), "--list"],
-        cwd=ROOT,
-        env=cloud["env"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    inv = run_ansible(cloud["env"], "ansible-inventory", "-i", str(cloud["inventory"]), "--list", timeout=120)
     assert inv.returncode == 0, inv.stderr
     data = json.loads(inv.stdout)
     hosts = sorted(data["scc_cluster"]["hosts"])
@@ -144,14 +135,8 @@ def test_provision_inventory_teardown(cloud):
         assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == sorted(
             h.address for h in cloud["lab"].load()
         )
-        ping = subprocess.run(
-            [str(BIN / "ansible"), "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping", "-o"],
-            cwd=ROOT,
-            env=cloud["env"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=180,
+        ping = run_ansible(
+            cloud["env"], "ansible", "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping", "-o"
         )
         assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 2, ping.stdout + ping.stderr
 
@@ -196,28 +181,10 @@ def test_secret_given_as_a_module_option_stays_out_of_vvvv_output(cloud):
         dict(access_key=emu.access_key_id, secret_key=cloud["secret"], region="cn-shanghai", ecs_endpoint=emu.endpoint)
     )
     env = {k: v for k, v in cloud["env"].items() if not k.startswith("ALIBABA_CLOUD_")}
-    proc = subprocess.run(
-        [
-            str(BIN / "ansible"),
-            "localhost",
-            "-c",
-            "local",
-            "-i",
-            "localhost,",
-            "-vvvv",
-            "-e",
-            "ansible_python_interpreter=%s" % sys.executable,
-            "-m",
-            "scc.training.ecs_instance_info",
-            "-a",
-            args,
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+    interpreter = "ansible_python_interpreter=%s" % sys.executable
+    module = ("-m", "scc.training.ecs_instance_info", "-a", args)
+    proc = run_ansible(
+        env, "ansible", "localhost", "-c", "local", "-i", "localhost,", "-vvvv", "-e", interpreter, *module
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]  # the secret reached the API: the signed call succeeded

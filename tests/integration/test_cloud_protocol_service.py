@@ -19,6 +19,7 @@ from tests.cloud_helpers import (
     ROOT,
     ZONE,
     cloud_vars,
+    cpfs_args,
     module_emulator,
     playbook_env,
     recap,
@@ -39,16 +40,7 @@ def cpfs(emu):
     vsw = run_module(
         emu, "ecs_vswitch", name="ps-vsw", vpc_id=vpc["vpc_id"], zone_id=ZONE, cidr_block="192.168.8.0/21"
     )["vswitch"]
-    fs = run_module(
-        emu,
-        "nas_cpfs",
-        name="ps-cpfs",
-        zone_id=ZONE,
-        vpc_id=vpc["vpc_id"],
-        vswitch_id=vsw["vswitch_id"],
-        capacity=3600,
-        tags=OURS,
-    )["file_system"]
+    fs = run_module(emu, "nas_cpfs", **cpfs_args("ps-cpfs", vpc["vpc_id"], vsw["vswitch_id"], OURS))["file_system"]
     assert fs["status"] == "Running"
     yield dict(file_system_id=fs["file_system_id"], vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"])
     assert run_module(emu, "nas_cpfs", name="ps-cpfs", tags=OURS, state="absent")["changed"] is True

@@ -5,29 +5,27 @@ import time
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
 from aliyunsdkecs.request.v20140526 import (
-    CreateHpcClusterRequest,
-    CreateSecurityGroupRequest,
     CreateVpcRequest,
-    CreateVSwitchRequest,
     DescribeVpcsRequest,
     RunInstancesRequest,
 )
 
 from lab.cloud import FAULT_KINDS, RandomFaults, Timings
-from lab.cloud.testing import call, client
+from lab.cloud.testing import call, client, network
 
 EMULATOR_TIMINGS = Timings(instance_pending=0.01, instance_starting=0.01)
 
 
 @pytest.fixture
 def run_params(acs):
-    vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-    vsw = call(
-        acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.0.0/20"
-    )["VSwitchId"]
-    sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc)["SecurityGroupId"]
-    hpc = call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="c")["HpcClusterId"]
-    return dict(ImageId="img", InstanceType="ecs.sccgn6.24xlarge", VSwitchId=vsw, SecurityGroupId=sg, HpcClusterId=hpc)
+    net = network(acs, vswitch_cidr="10.0.0.0/20")
+    return dict(
+        ImageId="img",
+        InstanceType="ecs.sccgn6.24xlarge",
+        VSwitchId=net["vsw"],
+        SecurityGroupId=net["sg"],
+        HpcClusterId=net["hpc"],
+    )
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ import time
 
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ServerException
-from aliyunsdkecs.request.v20140526 import CreateVpcRequest, CreateVSwitchRequest
 from aliyunsdknas.request.v20170626 import (
     CreateFileSystemRequest,
     CreateMountTargetRequest,
@@ -21,18 +20,14 @@ from aliyunsdknas.request.v20170626 import (
 )
 
 from lab.cloud import Timings
-from lab.cloud.testing import call
+from lab.cloud.testing import call, network
 
 EMULATOR_TIMINGS = Timings(file_system=0.1, mount_target=0.05, protocol_service=0.05)
 
 
 @pytest.fixture
 def net(acs):
-    vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-    vsw = call(
-        acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.1.0/24"
-    )["VSwitchId"]
-    return {"vpc": vpc, "vsw": vsw}
+    return network(acs, cluster=False)
 
 
 def create_cpfs(acs, net, **extra):

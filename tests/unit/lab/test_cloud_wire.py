@@ -146,15 +146,8 @@ def test_cli_serves_with_environment_credentials_and_lab_backed_instances(tmp_pa
 
 def test_cli_refuses_a_non_loopback_address():
     env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
-    done = subprocess.run(
-        [sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    cmd = [sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2
     assert "loopback" in done.stderr
 
