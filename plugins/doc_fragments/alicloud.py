@@ -5,40 +5,10 @@
 
 from __future__ import annotations
 
-# The options the modules and the inventory plugin document alike (plugins/module_utils/_alicloud.py).
-_CALL_OPTIONS = r"""
-  connect_timeout:
-    description: Seconds to wait for a connection to the API endpoint.
-    type: int
-    default: 5
-  read_timeout:
-    description: Seconds to wait for an API reply.
-    type: int
-    default: 30
-  api_retries:
-    description:
-      - How many times one API call is retried on throttling, server errors (HTTP 5xx) and
-        connection errors, with jittered exponential backoff. Other errors fail at once.
-      - Create calls carry a C(ClientToken) derived from the request, so a retry, in this run
-        or a later one, never creates a second resource.
-    type: int
-    default: 6
-requirements:
-  - aliyun-python-sdk-core
-"""
-
-_ACTION_GROUP = r"""
-  action_group:
-    support: full
-    membership: [scc.training.alicloud]
-    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
-"""
-
 
 class ModuleDocFragment:
-    # The connection options of every module.
-    DOCUMENTATION = (
-        r"""
+    # The credentials and endpoints of every module (plugins/module_utils/_alicloud.py).
+    DOCUMENTATION = r"""
 options:
   access_key:
     description:
@@ -73,18 +43,37 @@ options:
     description:
       - NAS API endpoint, as O(ecs_endpoint). Defaults to C(nas.<region>.aliyuncs.com).
       - Falls back to E(ALIBABA_CLOUD_NAS_ENDPOINT).
-    type: str"""
-        + _CALL_OPTIONS
-        + r"""
+    type: str
 notes:
   - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
     every ECS and NAS action.
 """
-    )
 
-    # A module that creates and deletes one kind of resource (state_options() in _alicloud.py).
-    STATE = (
-        r"""
+    # How API calls are made: shared by the modules and the inventory plugin.
+    API = r"""
+options:
+  connect_timeout:
+    description: Seconds to wait for a connection to the API endpoint.
+    type: int
+    default: 5
+  read_timeout:
+    description: Seconds to wait for an API reply.
+    type: int
+    default: 30
+  api_retries:
+    description:
+      - How many times one API call is retried on throttling, server errors (HTTP 5xx) and
+        connection errors, with jittered exponential backoff. Other errors fail at once.
+      - Create calls carry a C(ClientToken) derived from the request, so a retry, in this run
+        or a later one, never creates a second resource.
+    type: int
+    default: 6
+requirements:
+  - aliyun-python-sdk-core
+"""
+
+    # A module that creates and deletes one kind of resource (AlicloudModule.for_state).
+    STATE = r"""
 options:
   state:
     description:
@@ -98,9 +87,12 @@ attributes:
     description: Predicts the change and makes no write call.
   diff_mode:
     support: full
-    description: Shows the resource before and after."""
-        + _ACTION_GROUP
-    )
+    description: Shows the resource before and after.
+  action_group:
+    support: full
+    membership: [scc.training.alicloud]
+    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
+"""
 
     # Its wait options; each module sets the default of wait_timeout (how long its resource takes).
     WAIT = r"""
@@ -116,21 +108,23 @@ options:
     type: int
 """
 
-    INFO_ATTRIBUTES = (
-        r"""
+    # A module that only reads.
+    INFO_ATTRIBUTES = r"""
 attributes:
+  action_group:
+    support: full
+    membership: [scc.training.alicloud]
+    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
   check_mode:
     support: full
     description: Read-only; runs the same in check mode.
   diff_mode:
     support: N/A
-    description: Reads only."""
-        + _ACTION_GROUP
-    )
+    description: Reads only.
+"""
 
-    # The connection options of the inventory plugin (same names, with env entries).
-    PLUGINS = (
-        r"""
+    # The credentials and endpoint of the inventory plugin (same names, with env entries).
+    PLUGINS = r"""
 options:
   access_key:
     description: AccessKey ID.
@@ -162,6 +156,5 @@ options:
       - ECS API endpoint, C(host[:port]) or a URL. Defaults to C(ecs.<region>.aliyuncs.com).
     type: str
     env:
-      - name: ALIBABA_CLOUD_ECS_ENDPOINT"""
-        + _CALL_OPTIONS
-    )
+      - name: ALIBABA_CLOUD_ECS_ENDPOINT
+"""

@@ -49,6 +49,7 @@ options:
     default: instance_id
 extends_documentation_fragment:
   - scc.training.alicloud.plugins
+  - scc.training.alicloud.api
   - ansible.builtin.constructed
   - ansible.builtin.inventory_cache
 author:

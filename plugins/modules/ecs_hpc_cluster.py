@@ -13,7 +13,7 @@ description:
   - Keeps one HPC cluster named O(name) (C(CreateHpcCluster), C(DescribeHpcClusters), C(DeleteHpcCluster)).
     SCC instances (M(scc.training.ecs_instance)) must be created in one.
   - Two HPC clusters with the same name fail the task rather than guessing.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state]
 options:
   name:
     description: HPC cluster name (2 to 64 characters).

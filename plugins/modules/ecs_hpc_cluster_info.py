@@ -11,7 +11,7 @@ short_description: List ECS HPC clusters by name or ID
 version_added: 0.2.0
 description:
   - Read-only C(DescribeHpcClusters), every page.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   name:
     description: Name of the HPC cluster, matched exactly.

@@ -19,7 +19,7 @@ description:
   - SCC instance types (family C(ecs.scc*)) need O(hpc_cluster_id); the module fails before any
     write when it is missing.
   - Waits until every kept instance is C(Running), then returns its private and RDMA addresses.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: Instance name; with O(tags) it identifies the set of instances this task owns.

@@ -11,7 +11,7 @@ short_description: List ECS instances by name, tags, type, VPC or HPC cluster
 version_added: 0.2.0
 description:
   - Read-only C(DescribeInstances), every page, filtered on the server and by every tag in O(tags).
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   instance_ids:
     description: Only these instances (at most 100).

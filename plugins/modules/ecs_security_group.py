@@ -14,7 +14,7 @@ description:
     O(rules) (C(CreateSecurityGroup), C(AuthorizeSecurityGroup), C(RevokeSecurityGroup),
     C(DescribeSecurityGroups), C(DescribeSecurityGroupAttribute), C(DeleteSecurityGroup)).
   - Rules missing from the group are added; with O(purge_rules=true) rules not listed are revoked.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state]
 options:
   name:
     description: Security group name.

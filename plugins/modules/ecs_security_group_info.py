@@ -12,7 +12,7 @@ version_added: 0.2.0
 description:
   - Read-only C(DescribeSecurityGroups), every page, filtered on the server by VPC, ID and tags;
     then one C(DescribeSecurityGroupAttribute) per group for its ingress rules.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   vpc_id:
     description: The VPC whose groups to list.

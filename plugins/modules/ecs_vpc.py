@@ -14,7 +14,7 @@ description:
     and waits until a new one is C(Available).
   - The CIDR block cannot change; a different O(cidr_block) for an existing VPC fails.
   - Two VPCs with the same name fail the task rather than guessing.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: VPC name (2 to 128 characters, not starting with C(http://) or C(https://)).

@@ -11,7 +11,7 @@ short_description: List VPCs by name or ID
 version_added: 0.2.0
 description:
   - Read-only C(DescribeVpcs), every page. Without options, every VPC of the region.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   name:
     description: The VPC name to look for, matched exactly.

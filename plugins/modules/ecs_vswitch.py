@@ -15,7 +15,7 @@ description:
   - O(cidr_block) must lie inside the VPC's CIDR block; that is checked (with a read-only
     C(DescribeVpcs)) before any write.
   - Zone and CIDR block cannot change; different values for an existing VSwitch fail.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: VSwitch name.

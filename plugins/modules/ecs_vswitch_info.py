@@ -11,7 +11,7 @@ short_description: List VSwitches by VPC, zone, name or ID
 version_added: 0.2.0
 description:
   - Read-only C(DescribeVSwitches), every page, filtered on the server by VPC, zone and ID.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   vpc_id:
     description: The VPC to list the VSwitches of; without it, every VPC of the region.

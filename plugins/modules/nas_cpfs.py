@@ -17,7 +17,7 @@ description:
   - Size and storage class cannot change here; different values for an existing file system fail.
   - O(state=absent) deletes the file system's mount targets first (the API refuses to delete a
     file system that has some), then the file system, and waits until both are gone.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: Name, stored as the file system description (2 to 128 characters).

@@ -11,7 +11,7 @@ short_description: List CPFS file systems by name, tags, VPC or ID
 version_added: 0.2.0
 description:
   - Read-only NAS C(DescribeFileSystems) with C(FileSystemType=cpfs), every page.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.info_attributes]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   name:
     description:

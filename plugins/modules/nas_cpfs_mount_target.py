@@ -15,7 +15,7 @@ description:
   - Waits until the mount target is C(Active) and returns its domain, which hosts mount;
     on O(state=absent), until it is gone.
   - Two mount targets of the file system in one VSwitch fail the task rather than guessing.
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   file_system_id:
     description: CPFS file system (C(cpfs-...)).

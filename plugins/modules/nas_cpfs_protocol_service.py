@@ -21,7 +21,7 @@ description:
   - Waits until the service is C(Running) and the export C(ACTIVE); on O(state=absent) deletes every
     export of the service, waits until they are gone, then deletes the service.
   - The file system must be C(Running) (M(scc.training.nas_cpfs) waits for that).
-extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.state, scc.training.alicloud.wait]
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   file_system_id:
     description: CPFS file system (C(cpfs-...)) that the protocol service serves.

@@ -78,7 +78,8 @@ def test_two_resources_of_one_name_are_refused_not_guessed(emu):
     from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
 
     api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", ecs_endpoint=emu.endpoint)
-    ids = sorted(api.call("ecs", "CreateVpc", {"VpcName": "t-twin", "CidrBlock": "10.3.0.0/16"})["VpcId"] for _ in "ab")
+    twin = {"VpcName": "t-twin", "CidrBlock": "10.3.0.0/16"}
+    ids = sorted([api.call("ecs", "CreateVpc", twin)["VpcId"], api.call("ecs", "CreateVpc", twin)["VpcId"]])
     mark = len(emu.calls)
     for state in ("present", "absent"):
         result = run_module(emu, "ecs_vpc", name="t-twin", cidr_block="10.3.0.0/16", state=state)
