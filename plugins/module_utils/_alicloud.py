@@ -16,6 +16,11 @@ Every module and the ``scc.training.ecs`` inventory plugin talk to the cloud thr
   retries after a lost reply (even a later run) presents the same token and the cloud returns
   the resource it already made instead of a second one (the SDK never sets one: a known bug);
 * errors as ``AlicloudApiError`` with code, message, HTTP status and request id.
+
+On top of it, what every module shares: a ``ResourceKind`` per kind of resource (how it is
+listed, created, deleted and shown), ``find_all`` / ``find_one`` (the one look-up: every page, by
+name, tags or id; ``find_one`` refuses to guess between several), and ``AlicloudModule``, whose
+``for_state`` + ``run_state`` run a state module and ``run_info`` an info module.
 """
 
 from __future__ import annotations
