@@ -84,14 +84,12 @@ def describe_vpcs(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_vpc(s: Store, p: Params, ctx) -> dict:
-    vpc = s.find(s.vpcs, p.req("VpcId"), ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
+    vpc = s.find("vpcs", p.req("VpcId"), ctx.region)
     if any(sw["VpcId"] == vpc["VpcId"] for sw in s.vswitches.values()):
         raise dependency("DependencyViolation.VSwitch", "Specified VPC has VSwitches.")
     if any(sg["VpcId"] == vpc["VpcId"] for sg in s.security_groups.values()):
         raise dependency("DependencyViolation.SecurityGroup", "Specified VPC has security groups.")
-    ctx.dry_run_check()
-    del s.vpcs[vpc["VpcId"]]
-    return {}
+    return s.delete(ctx, "vpcs", vpc["VpcId"])
 
 
 # ---- vSwitch -------------------------------------------------------------------------------
@@ -104,7 +102,7 @@ def _vswitch_out(s: Store, sw: dict) -> dict:
 
 
 def create_vswitch(s: Store, p: Params, ctx) -> dict:
-    vpc = s.find(s.vpcs, p.req("VpcId"), ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
+    vpc = s.find("vpcs", p.req("VpcId"), ctx.region)
     zone = _zone(s, ctx, p.req("ZoneId"))
     cidr = p.cidr("CidrBlock")
     if cidr is None:
@@ -143,22 +141,14 @@ def describe_vswitches(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_vswitch(s: Store, p: Params, ctx) -> dict:
-    sw = s.find(
-        s.vswitches,
-        p.req("VSwitchId"),
-        ctx.region,
-        "InvalidVSwitchId.NotFound",
-        "Specified virtual switch does not exist.",
-    )
+    sw = s.find("vswitches", p.req("VSwitchId"), ctx.region)
     users = [i["VpcAttributes"]["VSwitchId"] for i in s.instances.values()]
     users += [f["VswIds"]["VswId"][0] for f in s.file_systems.values()]
     users += [m["VswId"] for m in s.mount_targets.values()]
     users += [x["VSwitchId"] for x in [*s.protocol_services.values(), *s.exports.values()]]
     if sw["VSwitchId"] in users:
         raise dependency("DependencyViolation", "Specified object has dependent resources.")
-    ctx.dry_run_check()
-    del s.vswitches[sw["VSwitchId"]]
-    return {}
+    return s.delete(ctx, "vswitches", sw["VSwitchId"])
 
 
 # ---- security group --------------------------------------------------------------------------
@@ -171,19 +161,13 @@ def _tags_out(resource: dict) -> dict:
 
 
 def _sg(s: Store, ctx, sg_id: str | None) -> dict:
-    return s.find(
-        s.security_groups,
-        sg_id,
-        ctx.region,
-        "InvalidSecurityGroupId.NotFound",
-        "The specified SecurityGroupId does not exist.",
-    )
+    return s.find("security_groups", sg_id, ctx.region)
 
 
 def create_security_group(s: Store, p: Params, ctx) -> dict:
     vpc_id = p.get("VpcId", "")
     if vpc_id:
-        s.find(s.vpcs, vpc_id, ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
+        s.find("vpcs", vpc_id, ctx.region)
     kind = p.choice("SecurityGroupType", ("normal", "enterprise"), "normal")
     tags = p.tags()
     ctx.dry_run_check()
@@ -328,16 +312,12 @@ def delete_security_group(s: Store, p: Params, ctx) -> dict:
     sg = _sg(s, ctx, p.req("SecurityGroupId"))
     if any(sg["SecurityGroupId"] in i["SecurityGroupIds"]["SecurityGroupId"] for i in s.instances.values()):
         raise dependency("DependencyViolation", "There is still instance(s) in the specified security group.")
-    ctx.dry_run_check()
-    del s.security_groups[sg["SecurityGroupId"]]
-    return {}
+    return s.delete(ctx, "security_groups", sg["SecurityGroupId"])
 
 
 # ---- HPC cluster ---------------------------------------------------------------------------
 def _hpc(s: Store, ctx, hpc_id: str | None) -> dict:
-    return s.find(
-        s.hpc_clusters, hpc_id, ctx.region, "InvalidHpcClusterId.NotFound", "The specified HpcClusterId is not found."
-    )
+    return s.find("hpc_clusters", hpc_id, ctx.region)
 
 
 def create_hpc_cluster(s: Store, p: Params, ctx) -> dict:
@@ -366,16 +346,12 @@ def delete_hpc_cluster(s: Store, p: Params, ctx) -> dict:
     hpc = _hpc(s, ctx, p.req("HpcClusterId"))
     if any(i["HpcClusterId"] == hpc["HpcClusterId"] for i in s.instances.values()):
         raise dependency("DependencyViolation", "Specified object has dependent resources.")
-    ctx.dry_run_check()
-    del s.hpc_clusters[hpc["HpcClusterId"]]
-    return {}
+    return s.delete(ctx, "hpc_clusters", hpc["HpcClusterId"])
 
 
 # ---- instances -----------------------------------------------------------------------------
 def _instance(s: Store, ctx, instance_id: str | None) -> dict:
-    return s.find(
-        s.instances, instance_id, ctx.region, "InvalidInstanceId.NotFound", "The specified InstanceId does not exist."
-    )
+    return s.find("instances", instance_id, ctx.region)
 
 
 def instance_out(s: Store, inst: dict) -> dict:
@@ -395,13 +371,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         )
     cpu, memory, gpus, gpu_spec, scc = INSTANCE_TYPES[itype]
     image = p.req("ImageId")
-    sw = s.find(
-        s.vswitches,
-        p.req("VSwitchId"),
-        ctx.region,
-        "InvalidVSwitchId.NotFound",
-        "Specified virtual switch does not exist.",
-    )
+    sw = s.find("vswitches", p.req("VSwitchId"), ctx.region)
     if p.get("ZoneId") and p.get("ZoneId") != sw["ZoneId"]:
         raise ApiError(400, "InvalidParameter.Mismatch", "Specified virtual switch is not in the specified zone.")
     sg_ids = p.numbered("SecurityGroupIds") or ([p.get("SecurityGroupId")] if p.get("SecurityGroupId") else [])
@@ -577,13 +547,18 @@ def delete_instance(s: Store, p: Params, ctx) -> dict:
     return {}
 
 
-def delete_instances(s: Store, p: Params, ctx) -> dict:
+def _numbered_instances(s: Store, p: Params, ctx) -> list[dict]:
+    """The instances InstanceId.1..N name (1 to 100 of them, as the batch actions take), each known."""
     ids = p.numbered("InstanceId")
     if not ids:
         raise missing("InstanceId.1")
     if len(ids) > 100:
         raise invalid("InstanceId", "At most 100 ids.")
-    found = [_instance(s, ctx, i) for i in ids]
+    return [_instance(s, ctx, i) for i in ids]
+
+
+def delete_instances(s: Store, p: Params, ctx) -> dict:
+    found = _numbered_instances(s, p, ctx)
     for inst in found:
         _check_deletable(s, inst, p.bool("Force"))
     ctx.dry_run_check()
@@ -592,12 +567,18 @@ def delete_instances(s: Store, p: Params, ctx) -> dict:
     return {}
 
 
-def _stop(s: Store, inst: dict) -> str:
-    previous = s.status(inst)
-    if previous != "Running":
+def _require_status(s: Store, inst: dict, status: str) -> str:
+    """The instance's status, which must be ``status`` for the action to go on."""
+    current = s.status(inst)
+    if current != status:
         raise ApiError(
             403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation."
         )
+    return current
+
+
+def _stop(s: Store, inst: dict) -> str:
+    previous = _require_status(s, inst, "Running")
     inst["_timeline"] = s.timeline((0, "Stopping"), (s.timings.instance_stopping, "Stopped"))
     inst["StoppedMode"] = "KeepCharging"
     return previous
@@ -605,20 +586,14 @@ def _stop(s: Store, inst: dict) -> str:
 
 def stop_instance(s: Store, p: Params, ctx) -> dict:
     inst = _instance(s, ctx, p.req("InstanceId"))
-    if s.status(inst) != "Running":
-        raise ApiError(
-            403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation."
-        )
+    _require_status(s, inst, "Running")
     ctx.dry_run_check()
     _stop(s, inst)
     return {}
 
 
 def stop_instances(s: Store, p: Params, ctx) -> dict:
-    ids = p.numbered("InstanceId")
-    if not ids:
-        raise missing("InstanceId.1")
-    found = [_instance(s, ctx, i) for i in ids]
+    found = _numbered_instances(s, p, ctx)
     ctx.dry_run_check()
     responses = []
     for inst in found:
@@ -648,10 +623,7 @@ def stop_instances(s: Store, p: Params, ctx) -> dict:
 
 def start_instance(s: Store, p: Params, ctx) -> dict:
     inst = _instance(s, ctx, p.req("InstanceId"))
-    if s.status(inst) != "Stopped":
-        raise ApiError(
-            403, "IncorrectInstanceStatus", "The current status of the resource does not support this operation."
-        )
+    _require_status(s, inst, "Stopped")
     ctx.dry_run_check()
     inst["_timeline"] = s.timeline((0, "Starting"), (s.timings.instance_starting, "Running"))
     inst["StoppedMode"] = "Not-applicable"
@@ -661,17 +633,13 @@ def start_instance(s: Store, p: Params, ctx) -> dict:
 # ---- tags ----------------------------------------------------------------------------------
 def _taggable(s: Store, p: Params, ctx) -> list[dict]:
     kind = p.req("ResourceType").lower()
-    tables = {
-        "instance": (s.instances, "InvalidInstanceId.NotFound"),
-        "securitygroup": (s.security_groups, "InvalidSecurityGroupId.NotFound"),
-    }
+    tables = {"instance": "instances", "securitygroup": "security_groups"}
     if kind not in tables:
         raise invalid("ResourceType", "Valid values here: instance, securitygroup.")
-    table, code = tables[kind]
     ids = p.numbered("ResourceId")
     if len(ids) > 50:
         raise invalid("ResourceId", "At most 50 ids.")
-    return [s.find(table, i, ctx.region, code, f"The specified resource {i} does not exist.") for i in ids]
+    return [s.find(tables[kind], i, ctx.region, f"The specified resource {i} does not exist.") for i in ids]
 
 
 def tag_resources(s: Store, p: Params, ctx) -> dict:

@@ -11,7 +11,6 @@ from .wire import Params
 
 VERSION = "2017-06-26"
 PRODUCT = "NAS"
-_FS_NOT_FOUND = ("InvalidFileSystem.NotFound", "The specified file system does not exist.")
 
 
 def host_id(region: str) -> str:
@@ -29,21 +28,26 @@ def dry_run_reply(action: str):
 
 
 def _fs(s: Store, ctx, fs_id: str | None) -> dict:
-    return s.find(s.file_systems, fs_id, ctx.region, *_FS_NOT_FOUND)
+    return s.find("file_systems", fs_id, ctx.region)
 
 
 def _vpc_vswitch(s: Store, p: Params, ctx) -> tuple[dict, dict]:
-    vpc = s.find(s.vpcs, p.req("VpcId"), ctx.region, "InvalidVpcId.NotFound", "Specified VPC does not exist.")
-    sw = s.find(
-        s.vswitches,
-        p.req("VSwitchId"),
-        ctx.region,
-        "InvalidVSwitchId.NotFound",
-        "Specified virtual switch does not exist.",
-    )
+    vpc = s.find("vpcs", p.req("VpcId"), ctx.region)
+    sw = s.find("vswitches", p.req("VSwitchId"), ctx.region)
     if sw["VpcId"] != vpc["VpcId"]:
         raise ApiError(400, "InvalidVSwitchId.NotInVpc", "The specified VSwitch is not in the specified VPC.")
     return vpc, sw
+
+
+def _add_part(s: Store, ctx, fs: dict, table: str, key: str, fields: dict, *timeline: tuple[float, str]) -> None:
+    """Store a new part of file system ``fs`` (mount target, protocol service, export) under ``key``:
+    its API ``fields`` and the internal ones, its status changing along ``timeline``."""
+    getattr(s, table)[key] = {
+        **fields,
+        "_fs": fs["FileSystemId"],
+        "_region": ctx.region,
+        "_timeline": s.timeline(*timeline),
+    }
 
 
 def _running(s: Store, fs: dict) -> None:
@@ -139,9 +143,7 @@ def delete_file_system(s: Store, p: Params, ctx) -> dict:
         raise dependency(
             "OperationDenied.DependencyViolation", "The file system still has mount targets or protocol services."
         )
-    ctx.dry_run_check()
-    del s.file_systems[fs["FileSystemId"]]
-    return {}
+    return s.delete(ctx, "file_systems", fs["FileSystemId"])
 
 
 # ---- mount targets -------------------------------------------------------------------------
@@ -151,18 +153,12 @@ def create_mount_target(s: Store, p: Params, ctx) -> dict:
         raise invalid("NetworkType", "CPFS mount targets are in a VPC (Vpc).")
     sw = _vpc_vswitch(s, p, ctx)[1]
     if p.get("SecurityGroupId"):
-        s.find(
-            s.security_groups,
-            p.get("SecurityGroupId"),
-            ctx.region,
-            "InvalidSecurityGroupId.NotFound",
-            "The specified SecurityGroupId does not exist.",
-        )
+        s.find("security_groups", p.get("SecurityGroupId"), ctx.region)
     _running(s, fs)
     ctx.dry_run_check()
     short = fs["FileSystemId"].removeprefix("cpfs-")
     domain = f"cpfs-{short}-{s.new_id('', 6)}.{ctx.region}.cpfs.nas.aliyuncs.com"
-    s.mount_targets[domain] = {
+    fields = {
         "MountTargetDomain": domain,
         "NetworkType": "Vpc",
         "VpcId": sw["VpcId"],
@@ -170,10 +166,8 @@ def create_mount_target(s: Store, p: Params, ctx) -> dict:
         "AccessGroup": p.get("AccessGroupName", "DEFAULT_VPC_GROUP_NAME"),
         "IPVersion": "IPv4",
         "ClientMasterNodes": {"ClientMasterNode": []},
-        "_fs": fs["FileSystemId"],
-        "_region": ctx.region,
-        "_timeline": s.timeline((0, "Pending"), (s.timings.mount_target, "Active")),
     }
+    _add_part(s, ctx, fs, "mount_targets", domain, fields, (0, "Pending"), (s.timings.mount_target, "Active"))
     return {"MountTargetDomain": domain, "MountTargetExtra": {"DualStackMountTargetDomain": ""}}
 
 
@@ -188,12 +182,8 @@ def describe_mount_targets(s: Store, p: Params, ctx) -> dict:
 
 def delete_mount_target(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    mt = s.mount_targets.get(p.req("MountTargetDomain"))
-    if mt is None or mt["_fs"] != fs["FileSystemId"]:
-        raise ApiError(404, "InvalidMountTarget.NotFound", "The specified mount target does not exist.")
-    ctx.dry_run_check()
-    del s.mount_targets[mt["MountTargetDomain"]]
-    return {}
+    mt = s.find_part("mount_targets", p.req("MountTargetDomain"), fs)
+    return s.delete(ctx, "mount_targets", mt["MountTargetDomain"])
 
 
 # ---- CPFS-NFS protocol service and exports -------------------------------------------------
@@ -207,7 +197,7 @@ def create_protocol_service(s: Store, p: Params, ctx) -> dict:
     _running(s, fs)
     ctx.dry_run_check()
     ps_id = s.new_id("ptc-", 16)
-    s.protocol_services[ps_id] = {
+    fields = {
         "ProtocolServiceId": ps_id,
         "FileSystemId": fs["FileSystemId"],
         "ProtocolType": "NFS",
@@ -217,10 +207,8 @@ def create_protocol_service(s: Store, p: Params, ctx) -> dict:
         "VSwitchId": sw["VSwitchId"],
         "Description": p.get("Description", ""),
         "CreateTime": now_iso(seconds=True),
-        "_fs": fs["FileSystemId"],
-        "_region": ctx.region,
-        "_timeline": s.timeline((0, "Creating"), (s.timings.protocol_service, "Running")),
     }
+    _add_part(s, ctx, fs, "protocol_services", ps_id, fields, (0, "Creating"), (s.timings.protocol_service, "Running"))
     return {"ProtocolServiceId": ps_id}
 
 
@@ -242,27 +230,21 @@ def describe_protocol_service(s: Store, p: Params, ctx) -> dict:
 
 def delete_protocol_service(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    ps = s.protocol_services.get(p.req("ProtocolServiceId"))
-    if ps is None or ps["_fs"] != fs["FileSystemId"]:
-        raise ApiError(404, "InvalidProtocolService.NotFound", "The specified protocol service does not exist.")
+    ps = s.find_part("protocol_services", p.req("ProtocolServiceId"), fs)
     if any(e["ProtocolServiceId"] == ps["ProtocolServiceId"] for e in s.exports.values()):
         raise dependency("OperationDenied.DependencyViolation", "The protocol service still has exports.")
-    ctx.dry_run_check()
-    del s.protocol_services[ps["ProtocolServiceId"]]
-    return {}
+    return s.delete(ctx, "protocol_services", ps["ProtocolServiceId"])
 
 
 def create_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    ps = s.protocol_services.get(p.req("ProtocolServiceId"))
-    if ps is None or ps["_fs"] != fs["FileSystemId"]:
-        raise ApiError(404, "InvalidProtocolService.NotFound", "The specified protocol service does not exist.")
+    ps = s.find_part("protocol_services", p.req("ProtocolServiceId"), fs)
     if not (p.get("FsetId") or p.get("Path")):
         raise missing("Path")
     sw = _vpc_vswitch(s, p, ctx)[1]
     ctx.dry_run_check()
     export_id = s.new_id("exp-", 16)
-    s.exports[export_id] = {
+    fields = {
         "ExportId": export_id,
         "ProtocolServiceId": ps["ProtocolServiceId"],
         "FsetId": p.get("FsetId", ""),
@@ -274,10 +256,8 @@ def create_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
         "ProtocolType": "NFS",
         "Description": p.get("Description", ""),
         "CreateTime": now_iso(seconds=True),
-        "_fs": fs["FileSystemId"],
-        "_region": ctx.region,
-        "_timeline": s.timeline((0, "CREATING"), (s.timings.mount_target, "ACTIVE")),
     }
+    _add_part(s, ctx, fs, "exports", export_id, fields, (0, "CREATING"), (s.timings.mount_target, "ACTIVE"))
     return {"ExportId": export_id}
 
 
@@ -299,12 +279,8 @@ def describe_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
 
 def delete_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    export = s.exports.get(p.req("ExportId"))
-    if export is None or export["_fs"] != fs["FileSystemId"]:
-        raise ApiError(404, "InvalidExport.NotFound", "The specified export does not exist.")
-    ctx.dry_run_check()
-    del s.exports[export["ExportId"]]
-    return {}
+    export = s.find_part("exports", p.req("ExportId"), fs)
+    return s.delete(ctx, "exports", export["ExportId"])
 
 
 ACTIONS = {

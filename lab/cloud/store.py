@@ -17,6 +17,19 @@ import time
 from .errors import ApiError, invalid
 from .wire import Params
 
+# What a lookup by id answers when the id is unknown in the region, per table (research/aliyun_facts.md).
+NOT_FOUND = {
+    "vpcs": ("InvalidVpcId.NotFound", "Specified VPC does not exist."),
+    "vswitches": ("InvalidVSwitchId.NotFound", "Specified virtual switch does not exist."),
+    "security_groups": ("InvalidSecurityGroupId.NotFound", "The specified SecurityGroupId does not exist."),
+    "hpc_clusters": ("InvalidHpcClusterId.NotFound", "The specified HpcClusterId is not found."),
+    "instances": ("InvalidInstanceId.NotFound", "The specified InstanceId does not exist."),
+    "file_systems": ("InvalidFileSystem.NotFound", "The specified file system does not exist."),
+    "mount_targets": ("InvalidMountTarget.NotFound", "The specified mount target does not exist."),
+    "protocol_services": ("InvalidProtocolService.NotFound", "The specified protocol service does not exist."),
+    "exports": ("InvalidExport.NotFound", "The specified export does not exist."),
+}
+
 
 @dataclasses.dataclass
 class Timings:
@@ -79,12 +92,26 @@ class Store:
         return current
 
     # ---- lookups ------------------------------------------------------------------------
-    @staticmethod
-    def find(table: dict[str, dict], key: str | None, region: str, code: str, message: str) -> dict:
-        item = table.get(key or "")
+    def find(self, table: str, key: str | None, region: str, message: str | None = None) -> dict:
+        """The item ``key`` of ``table`` (a Store attribute) in ``region``, else its NotFound error."""
+        item = getattr(self, table).get(key or "")
         if item is None or item["_region"] != region:
-            raise ApiError(404, code, message)
+            code, default = NOT_FOUND[table]
+            raise ApiError(404, code, message or default)
         return item
+
+    def find_part(self, table: str, key: str | None, fs: dict) -> dict:
+        """The item ``key`` of ``table`` that is part of file system ``fs``, else its NotFound error."""
+        item = getattr(self, table).get(key or "")
+        if item is None or item["_fs"] != fs["FileSystemId"]:
+            raise ApiError(404, *NOT_FOUND[table])
+        return item
+
+    def delete(self, ctx, table: str, key: str) -> dict:
+        """The end of a delete action whose checks passed: a DryRun stops here; the empty reply."""
+        ctx.dry_run_check()
+        del getattr(self, table)[key]
+        return {}
 
     # ---- tags ---------------------------------------------------------------------------
     @staticmethod

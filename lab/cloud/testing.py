@@ -2,12 +2,38 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import secrets
 
 from aliyunsdkcore.client import AcsClient
+from aliyunsdkecs.request.v20140526 import (
+    CreateHpcClusterRequest,
+    CreateSecurityGroupRequest,
+    CreateVpcRequest,
+    CreateVSwitchRequest,
+)
+
+from .server import CloudEmulator
 
 # The SDK (requests) honours these: a test against 127.0.0.1 must not go through a proxy.
 PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
+@contextlib.contextmanager
+def emulator(**kwargs):
+    """A CloudEmulator on a free port with fresh credentials (``emu.access_key_id``,
+    ``emu.access_key_secret``); the proxy variables stay out of the environment meanwhile."""
+    saved = {name: os.environ.pop(name) for name in PROXY_VARIABLES if name in os.environ}
+    kwargs.setdefault("port", 0)
+    try:
+        with CloudEmulator(
+            access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15), **kwargs
+        ) as emu:
+            yield emu
+    finally:
+        os.environ.update(saved)
 
 
 def client(
@@ -26,3 +52,26 @@ def call(acs: AcsClient, request_class, **params) -> dict:
     for name, value in params.items():
         getattr(request, "set_" + name)(value)
     return json.loads(acs.do_action_with_exception(request))
+
+
+def network(acs: AcsClient, vswitch_cidr: str = "10.0.1.0/24", cluster: bool = True, tags=None) -> dict:
+    """A VPC named scc (10.0.0.0/16) with a VSwitch in cn-shanghai-b and, with ``cluster``, a security
+    group carrying ``tags`` and an HPC cluster: the ids under "vpc", "vsw", "sg" and "hpc"."""
+    vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16", VpcName="scc")["VpcId"]
+    vsw = call(
+        acs,
+        CreateVSwitchRequest.CreateVSwitchRequest,
+        VpcId=vpc,
+        ZoneId="cn-shanghai-b",
+        CidrBlock=vswitch_cidr,
+        VSwitchName="scc",
+    )["VSwitchId"]
+    if not cluster:
+        return {"vpc": vpc, "vsw": vsw}
+    group = dict(VpcId=vpc, SecurityGroupName="scc", Tags=[{"Key": k, "Value": v} for k, v in (tags or {}).items()])
+    return {
+        "vpc": vpc,
+        "vsw": vsw,
+        "sg": call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, **group)["SecurityGroupId"],
+        "hpc": call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="scc")["HpcClusterId"],
+    }

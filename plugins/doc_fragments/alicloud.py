@@ -1,13 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Shared documentation of the Alibaba Cloud connection options and attributes."""
+"""Shared documentation of the Alibaba Cloud connection options, the state options and attributes."""
 
 from __future__ import annotations
 
 
 class ModuleDocFragment:
-    # The connection options of every module (plugins/module_utils/_alicloud.py).
+    # The credentials and endpoints of every module (plugins/module_utils/_alicloud.py).
     DOCUMENTATION = r"""
 options:
   access_key:
@@ -44,6 +44,14 @@ options:
       - NAS API endpoint, as O(ecs_endpoint). Defaults to C(nas.<region>.aliyuncs.com).
       - Falls back to E(ALIBABA_CLOUD_NAS_ENDPOINT).
     type: str
+notes:
+  - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
+    every ECS and NAS action.
+"""
+
+    # How API calls are made: shared by the modules and the inventory plugin.
+    API = r"""
+options:
   connect_timeout:
     description: Seconds to wait for a connection to the API endpoint.
     type: int
@@ -62,12 +70,17 @@ options:
     default: 6
 requirements:
   - aliyun-python-sdk-core
-notes:
-  - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
-    every ECS and NAS action.
 """
 
-    ATTRIBUTES = r"""
+    # A module that creates and deletes one kind of resource (AlicloudModule.for_state).
+    STATE = r"""
+options:
+  state:
+    description:
+      - Whether the resource exists. V(absent) deletes it; deleting what is already gone is no change.
+    type: str
+    choices: [present, absent]
+    default: present
 attributes:
   check_mode:
     support: full
@@ -81,21 +94,36 @@ attributes:
     description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
 """
 
+    # Its wait options; each module sets the default of wait_timeout (how long its resource takes).
+    WAIT = r"""
+options:
+  wait:
+    description:
+      - Wait until a created resource is ready and, where the cloud deletes in the background,
+        until a deleted one is gone. The module's description says what ready means.
+    type: bool
+    default: true
+  wait_timeout:
+    description: Seconds to wait; the task fails after that.
+    type: int
+"""
+
+    # A module that only reads.
     INFO_ATTRIBUTES = r"""
 attributes:
+  action_group:
+    support: full
+    membership: [scc.training.alicloud]
+    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
   check_mode:
     support: full
     description: Read-only; runs the same in check mode.
   diff_mode:
     support: N/A
     description: Reads only.
-  action_group:
-    support: full
-    membership: [scc.training.alicloud]
-    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options once.
 """
 
-    # The connection options of the inventory plugin (same names, with env and ini entries).
+    # The credentials and endpoint of the inventory plugin (same names, with env entries).
     PLUGINS = r"""
 options:
   access_key:
@@ -129,18 +157,4 @@ options:
     type: str
     env:
       - name: ALIBABA_CLOUD_ECS_ENDPOINT
-  connect_timeout:
-    description: Seconds to wait for a connection to the API endpoint.
-    type: int
-    default: 5
-  read_timeout:
-    description: Seconds to wait for an API reply.
-    type: int
-    default: 30
-  api_retries:
-    description: Retries of one API call on throttling, HTTP 5xx and connection errors (jittered backoff).
-    type: int
-    default: 6
-requirements:
-  - aliyun-python-sdk-core
 """

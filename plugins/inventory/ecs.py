@@ -49,6 +49,7 @@ options:
     default: instance_id
 extends_documentation_fragment:
   - scc.training.alicloud.plugins
+  - scc.training.alicloud.api
   - ansible.builtin.constructed
   - ansible.builtin.inventory_cache
 author:
@@ -77,10 +78,10 @@ from ansible.errors import AnsibleError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    INSTANCE,
     AlicloudApi,
     AlicloudApiError,
-    describe_instances,
-    instance_view,
+    find_all,
 )
 
 
@@ -125,10 +126,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 api_retries=self.get_option("api_retries"),
             )
             filters = {"VpcId": self.get_option("vpc_id"), "HpcClusterId": self.get_option("hpc_cluster_id")}
-            found = describe_instances(api, filters, self.get_option("tags"))
+            found = find_all(api, INSTANCE, filters, tags=self.get_option("tags"))
         except AlicloudApiError as exc:
             raise AnsibleError("scc.training.ecs: %s (RequestId %s)" % (exc, exc.request_id)) from None
-        views = [instance_view(i) for i in found]
+        views = [INSTANCE.view(i) for i in found]
         types = set(self.get_option("instance_types"))
         statuses = set(self.get_option("statuses"))
         return [

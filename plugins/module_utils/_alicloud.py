@@ -16,6 +16,11 @@ Every module and the ``scc.training.ecs`` inventory plugin talk to the cloud thr
   retries after a lost reply (even a later run) presents the same token and the cloud returns
   the resource it already made instead of a second one (the SDK never sets one: a known bug);
 * errors as ``AlicloudApiError`` with code, message, HTTP status and request id.
+
+On top of it, what every module shares: a ``ResourceKind`` per kind of resource (how it is
+listed, created, deleted and shown), ``find_all`` / ``find_one`` (the one look-up: every page, by
+name, tags or id; ``find_one`` refuses to guess between several), and ``AlicloudModule``, whose
+``for_state`` + ``run_state`` run a state module and ``run_info`` an info module.
 """
 
 from __future__ import annotations
@@ -345,16 +350,244 @@ def wait_for(fetch, done, timeout, interval=0.25, max_interval=15.0, sleep=time.
         interval = min(max_interval, interval * 2)
 
 
-class AlicloudModule(AnsibleModule):
-    """AnsibleModule with the shared connection options and ``api`` / ``fail_api``."""
+# ---------------------------------------------------------------------------------------------
+# Kinds of resource: how each is listed, created, deleted and shown
 
-    def __init__(self, argument_spec, **kwargs):
+
+def rule_key(rule):
+    """What tells two ingress rules apart (the description does not)."""
+    return (
+        rule["ip_protocol"].lower(),
+        rule["port_range"],
+        rule["source_cidr_ip"],
+        rule["policy"].lower(),
+        int(rule["priority"]),
+    )
+
+
+def rule_from_api(perm):
+    return dict(
+        ip_protocol=perm.get("IpProtocol", "").lower(),
+        port_range=perm.get("PortRange"),
+        source_cidr_ip=perm.get("SourceCidrIp"),
+        policy=(perm.get("Policy") or "accept").lower(),
+        priority=int(perm.get("Priority") or 1),
+        description=perm.get("Description") or None,
+    )
+
+
+def with_ingress_rules(api, group):
+    """The group with its ingress rules (``IngressRules``, in the form of ecs_security_group's ``rules``)."""
+    reply = api.call(
+        "ecs", "DescribeSecurityGroupAttribute", {"SecurityGroupId": group["SecurityGroupId"], "Direction": "ingress"}
+    )
+    perms = (reply.get("Permissions") or {}).get("Permission", []) or []
+    rules = [rule_from_api(p) for p in perms if (p.get("Direction") or "ingress") == "ingress"]
+    return dict(group, IngressRules=rules)
+
+
+def _list_at(path):
+    """A view field holding the list at ``path`` (``"VSwitchIds.VSwitchId"``), empty when absent."""
+    return lambda item: list(_dig(item, path) or [])
+
+
+def _tags(item):
+    return tags_from_api(item.get("Tags"))
+
+
+def _mount_target_domains(fs):
+    return [t.get("MountTargetDomain") for t in _list_at("MountTargets.MountTarget")(fs)]
+
+
+def _ingress_rules(group):
+    return sorted(group.get("IngressRules") or [], key=rule_key)
+
+
+class ResourceKind:
+    """How one kind of resource is listed, created, deleted and shown: what the helpers below need.
+
+    ``items`` is the path to the list in a Describe reply; ``token_paged`` listings page with
+    NextToken instead of PageNumber. ``id_param`` asks the server for one id (a name ending in
+    ``Ids`` takes a JSON list); without it the id is matched here. ``parent`` is the scope key the
+    delete call needs as well (a NAS file system's children). ``gone`` is the part of an error
+    code that means "already deleted". ``fields`` map the snake_case names modules return to an
+    API field (dotted for nested ones) or to a function of the item.
+    """
+
+    def __init__(self, what, plural, product, describe, items, id_field, **extra):
+        self.what, self.plural, self.product, self.describe = what, plural, product, describe
+        self.items, self.id_field = items, id_field
+        self.id_param = extra.pop("id_param", None)
+        self.token_paged = extra.pop("token_paged", False)
+        self.server_tags = extra.pop("server_tags", False)
+        self.fixed = extra.pop("fixed", {})
+        self.create = extra.pop("create", None)
+        self.delete = extra.pop("delete", None)
+        self.gone = extra.pop("gone", "NotFound")
+        self.parent = extra.pop("parent", None)
+        self.fields = extra.pop("fields", {})
+        if extra:
+            raise TypeError("unknown ResourceKind fields: %s" % ", ".join(sorted(extra)))
+
+    def view(self, item):
+        """The snake_case dict modules return for an API item; {} for none."""
+        if not item:
+            return {}
+        return {name: _dig(item, f) if isinstance(f, str) else f(item) for name, f in self.fields.items()}
+
+
+VPC = ResourceKind(
+    "VPC", "VPCs", "ecs", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
+    create="CreateVpc", delete="DeleteVpc", gone="InvalidVpcId.NotFound",
+    fields={"vpc_id": "VpcId", "vpc_name": "VpcName", "cidr_block": "CidrBlock", "status": "Status",
+            "description": "Description", "vswitch_ids": _list_at("VSwitchIds.VSwitchId")},
+)  # fmt: skip
+VSWITCH = ResourceKind(
+    "VSwitch", "VSwitches", "ecs", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
+    create="CreateVSwitch", delete="DeleteVSwitch", gone="InvalidVSwitchId.NotFound",
+    fields={"vswitch_id": "VSwitchId", "vswitch_name": "VSwitchName", "vpc_id": "VpcId", "zone_id": "ZoneId",
+            "cidr_block": "CidrBlock", "status": "Status", "description": "Description"},
+)  # fmt: skip
+SECURITY_GROUP = ResourceKind(
+    "security group", "security groups", "ecs", "DescribeSecurityGroups", ("SecurityGroups", "SecurityGroup"),
+    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True,
+    create="CreateSecurityGroup", delete="DeleteSecurityGroup",
+    fields={"security_group_id": "SecurityGroupId", "security_group_name": "SecurityGroupName", "vpc_id": "VpcId",
+            "description": "Description", "tags": _tags, "rules": _ingress_rules},
+)  # fmt: skip
+HPC_CLUSTER = ResourceKind(
+    "HPC cluster", "HPC clusters", "ecs", "DescribeHpcClusters", ("HpcClusters", "HpcCluster"), "HpcClusterId",
+    id_param="HpcClusterIds", create="CreateHpcCluster", delete="DeleteHpcCluster",
+    fields={"hpc_cluster_id": "HpcClusterId", "name": "Name", "description": "Description"},
+)  # fmt: skip
+# Instances are never one of a kind: ecs_instance keeps a count of them (find_all, RunInstances).
+INSTANCE = ResourceKind(
+    "instance", "instances", "ecs", "DescribeInstances", ("Instances", "Instance"), "InstanceId",
+    id_param="InstanceIds", server_tags=True,
+    fields={"instance_id": "InstanceId", "instance_name": "InstanceName", "host_name": "HostName",
+            "status": "Status", "instance_type": "InstanceType", "instance_type_family": "InstanceTypeFamily",
+            "zone_id": "ZoneId", "region_id": "RegionId", "image_id": "ImageId", "cpu": "Cpu", "memory": "Memory",
+            "gpu_amount": "GPUAmount", "gpu_spec": "GPUSpec",
+            "hpc_cluster_id": lambda i: i.get("HpcClusterId") or None,
+            "deployment_set_id": lambda i: i.get("DeploymentSetId") or None,
+            "vpc_id": "VpcAttributes.VpcId", "vswitch_id": "VpcAttributes.VSwitchId",
+            "private_ip_addresses": _list_at("VpcAttributes.PrivateIpAddress.IpAddress"),
+            "rdma_ip_addresses": _list_at("RdmaIpAddress.IpAddress"),
+            "public_ip_addresses": _list_at("PublicIpAddress.IpAddress"),
+            "security_group_ids": _list_at("SecurityGroupIds.SecurityGroupId"),
+            "creation_time": "CreationTime", "tags": _tags},
+)  # fmt: skip
+INSTANCE_GONE = ("Deleted", "Released")
+CPFS = ResourceKind(
+    "CPFS file system", "CPFS file systems", "nas", "DescribeFileSystems", ("FileSystems", "FileSystem"),
+    "FileSystemId", id_param="FileSystemId", fixed={"FileSystemType": "cpfs"},
+    create="CreateFileSystem", delete="DeleteFileSystem",
+    fields={"file_system_id": "FileSystemId", "description": "Description", "file_system_type": "FileSystemType",
+            "status": "Status", "capacity": "Capacity", "storage_type": "StorageType", "zone_id": "ZoneId",
+            "vpc_id": "VpcId", "mount_targets": _mount_target_domains, "tags": _tags},
+)  # fmt: skip
+MOUNT_TARGET = ResourceKind(
+    "mount target", "mount targets", "nas", "DescribeMountTargets", ("MountTargets", "MountTarget"),
+    "MountTargetDomain", parent="FileSystemId", create="CreateMountTarget", delete="DeleteMountTarget",
+    fields={"mount_target_domain": "MountTargetDomain", "status": "Status", "network_type": "NetworkType",
+            "vpc_id": "VpcId", "vswitch_id": lambda t: t.get("VswId") or t.get("VSwitchId")},
+)  # fmt: skip
+# nas_cpfs_protocol_service shows a service and its export together (its own view).
+PROTOCOL_SERVICE = ResourceKind(
+    "protocol service", "protocol services", "nas", "DescribeProtocolService", ("ProtocolServices",),
+    "ProtocolServiceId", token_paged=True, parent="FileSystemId",
+    create="CreateProtocolService", delete="DeleteProtocolService",
+)  # fmt: skip
+EXPORT = ResourceKind(
+    "export", "exports", "nas", "DescribeProtocolMountTarget", ("ProtocolMountTargets",), "ExportId",
+    token_paged=True, parent="FileSystemId", create="CreateProtocolMountTarget", delete="DeleteProtocolMountTarget",
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding resources: the one listing helper for every kind
+
+
+class AmbiguousMatch(Exception):
+    """More than one resource fits what should name exactly one."""
+
+    def __init__(self, kind, criteria, matches):
+        self.ids = [m.get(kind.id_field) for m in matches]
+        wanted = ", ".join("%s=%s" % item for item in sorted(criteria.items())) or "the filters"
+        super().__init__(
+            "%d %s match %s (%s); rename or delete the extra ones, this module will not guess"
+            % (len(matches), kind.plural, wanted, ", ".join(map(str, self.ids)))
+        )
+
+
+def find_all(api, kind, scope=None, where=None, tags=None, resource_id=None):
+    """Every ``kind`` in ``scope`` (server-side filters) whose fields equal ``where`` and which
+    carries all ``tags`` (and is ``resource_id``, when given), read over every page, oldest first.
+    None values in ``scope`` and ``where`` are no filter."""
+    params = {k: v for k, v in dict(kind.fixed, **(scope or {})).items() if v is not None}
+    wanted = {k: v for k, v in (where or {}).items() if v is not None}
+    if resource_id is not None:
+        wanted[kind.id_field] = resource_id
+        if kind.id_param:
+            params[kind.id_param] = json.dumps([resource_id]) if kind.id_param.endswith("Ids") else resource_id
+    if tags and kind.server_tags:
+        params["Tag"] = dict(tags)
+    if kind.token_paged:
+        found = api.paginate_token(kind.product, kind.describe, params, kind.items[0])
+    else:
+        found = api.paginate(kind.product, kind.describe, params, kind.items)
+    matches = [
+        item
+        for item in found
+        if all(item.get(k) == v for k, v in wanted.items())
+        and all(tags_from_api(item.get("Tags")).get(k) == v for k, v in (tags or {}).items())
+    ]
+    return sorted(matches, key=lambda i: (i.get("CreationTime") or i.get("CreateTime") or "", i.get(kind.id_field)))
+
+
+def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
+    """The one ``kind`` that ``find_all`` matches, or None; AmbiguousMatch when several do."""
+    matches = find_all(api, kind, scope, where, tags, resource_id)
+    if len(matches) > 1:
+        criteria = {k: v for k, v in dict(scope or {}, **(where or {})).items() if v is not None}
+        criteria.update(("tag:%s" % k, v) for k, v in (tags or {}).items())
+        raise AmbiguousMatch(kind, criteria, matches)
+    return matches[0] if matches else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The module wrapper
+
+
+class AlicloudModule(AnsibleModule):
+    """AnsibleModule with the shared connection options, ``api`` and the steps every module shares.
+
+    Every module supports check mode: state modules predict and make no write call.
+    """
+
+    def __init__(self, argument_spec, validate=None, **kwargs):
+        """``validate(params)`` returns the errors no argument spec can express, each naming its
+        option; any of them fails the module before the first API call."""
         spec = alicloud_argument_spec()
         spec.update(argument_spec)
+        kwargs.setdefault("supports_check_mode", True)
         super().__init__(argument_spec=spec, **kwargs)
         if not HAS_SDK:
             self.fail_json(msg=missing_required_lib("aliyun-python-sdk-core"), exception=str(SDK_IMPORT_ERROR))
         self._api = None
+        errors = validate(self.params) if validate else []
+        if errors:
+            self.fail_json(msg="; ".join(errors))
+
+    @classmethod
+    def for_state(cls, argument_spec, wait_timeout=None, validate=None):
+        """A module that creates and deletes: ``argument_spec`` plus ``state`` (doc fragment
+        scc.training.alicloud.state) and, given the default ``wait_timeout``, ``wait`` and
+        ``wait_timeout`` (scc.training.alicloud.wait)."""
+        spec = dict(argument_spec, state=dict(type="str", default="present", choices=["present", "absent"]))
+        if wait_timeout is not None:
+            spec.update(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=wait_timeout))
+        return cls(spec, validate=validate)
 
     @property
     def api(self):
@@ -376,25 +609,97 @@ class AlicloudModule(AnsibleModule):
                 self.fail_api(exc)
         return self._api
 
-    def run_state(self, present, absent, view, key):
-        """Dispatch on ``state`` for a module that manages one resource, then exit with it.
+    def run_state(self, present, absent, view, key=None, diff_view=None):
+        """Dispatch on ``state`` and exit with the outcome: how every state module's ``main()`` ends.
 
-        ``present(module)`` / ``absent(module)`` return ``(changed, resource)`` (``absent`` the
-        resource as it was); ``view(resource)`` is what the module returns under ``key``.
+        ``present(module)`` and ``absent(module)`` return ``(changed, before, after)``: the resource
+        as found (None when there was none) and as left (None once deleted); in check mode, as
+        predicted. The result carries ``view(after)`` under ``key`` (merged into the result when
+        ``key`` is None); with --diff, ``diff_view`` (default ``view``) of before and after.
         """
+        step = present if self.params["state"] == "present" else absent
         try:
-            if self.params["state"] == "present":
-                changed, resource = present(self)
-                before, after = ({} if changed else view(resource)), view(resource)
-            else:
-                changed, resource = absent(self)
-                before, after, resource = view(resource), {}, None
+            changed, before, after = step(self)
         except AlicloudApiError as exc:
             self.fail_api(exc)
-        result = {"changed": changed, key: view(resource)}
+        result = {key: view(after)} if key else dict(view(after))
         if self._diff:
-            result["diff"] = dict(before=before, after=after)
-        self.exit_json(**result)
+            shown = diff_view or view
+            result["diff"] = dict(before=shown(before), after=shown(after))
+        self.exit_json(changed=changed, **result)
+
+    def run_info(self, kind, key, scope=None, where=None, tags=None, resource_id=None, view=None):
+        """Exit with every ``kind`` that ``find_all`` matches under ``key``, each as ``view`` (default
+        ``kind.view``) shows it: how every info module's ``main()`` ends."""
+        view = view or kind.view
+        try:
+            found = [view(item) for item in find_all(self.api, kind, scope, where, tags, resource_id)]
+        except AlicloudApiError as exc:
+            self.fail_api(exc)
+        self.exit_json(changed=False, **{key: found})
+
+    def find_one(self, kind, option="name", scope=None, where=None, tags=None, resource_id=None):
+        """``find_one``; when several match, fail naming ``option``, the option that should tell them apart."""
+        try:
+            return find_one(self.api, kind, scope, where, tags, resource_id)
+        except AmbiguousMatch as exc:
+            self.fail_json(msg="%s: %s" % (option, exc), matches=exc.ids)
+        return None  # not reached: fail_json exits
+
+    def create_unless_found(self, kind, found, params, scope=None, ready=None):
+        """``present`` of a one-resource module: ``found`` as it is, else created from ``params``
+        (``create``), or in check mode predicted by them. Returns ``(changed, before, after)``."""
+        if found:
+            return False, found, found
+        if self.check_mode:
+            return True, None, params
+        return True, None, self.create(kind, params, scope, ready)
+
+    def delete_if_found(self, kind, found, scope=None, wait_gone=False):
+        """``absent`` of a one-resource module: ``found``, if any, deleted (``remove``).
+        Returns ``(changed, before, after)``."""
+        if found:
+            self.remove(kind, found, scope, wait_gone)
+        return bool(found), found, None
+
+    def create(self, kind, params, scope=None, ready=None):
+        """Create one ``kind`` with a request-derived ClientToken and return it as listed in ``scope``:
+        with ``ready`` (a Status) and the module's ``wait`` (true where it has none), once it has it."""
+
+        def fetch(resource_id):
+            return self.find_one(kind, scope=scope, resource_id=resource_id)
+
+        resource_id, _reply = self.api.create(
+            kind.product, kind.create, params, kind.id_field, lambda i: fetch(i) is not None
+        )
+        if ready and self.params.get("wait", True):
+            return self.wait(
+                lambda: fetch(resource_id),
+                lambda found: found and found.get("Status") == ready,
+                "%s %s" % (kind.what, resource_id),
+            )
+        return fetch(resource_id)
+
+    def remove(self, kind, resource, scope=None, wait_gone=False):
+        """Delete ``resource`` unless in check mode. Already gone is no error: another run got there
+        first. With ``wait_gone`` and the module's ``wait``, return once it is no longer listed."""
+        if self.check_mode:
+            return
+        resource_id = resource[kind.id_field]
+        params = {kind.id_field: resource_id}
+        if kind.parent:
+            params[kind.parent] = scope[kind.parent]
+        try:
+            self.api.call(kind.product, kind.delete, params)
+        except AlicloudApiError as exc:
+            if kind.gone not in exc.code:
+                raise
+        if wait_gone and self.params["wait"]:
+            self.wait(
+                lambda: self.find_one(kind, scope=scope, resource_id=resource_id),
+                lambda found: found is None,
+                "%s %s" % (kind.what, resource_id),
+            )
 
     def wait(self, fetch, done, what):
         """``wait_for`` within the module's ``wait_timeout``; a timeout fails the module naming ``what``."""
@@ -404,17 +709,6 @@ class AlicloudModule(AnsibleModule):
             self.fail_json(msg="%s: %s" % (what, exc))
         return None  # not reached: fail_json exits
 
-    def delete(self, product, action, params, gone="NotFound"):
-        """Call a delete ``action`` unless in check mode. An error whose code contains ``gone``
-        (the resource is already deleted) is not one: another run got there first."""
-        if self.check_mode:
-            return
-        try:
-            self.api.call(product, action, params)
-        except AlicloudApiError as exc:
-            if gone not in exc.code:
-                raise
-
     def fail_api(self, exc, msg=None, **result):
         """fail_json with the cloud's error code, message and request id."""
         detail = exc.to_result()
@@ -422,53 +716,3 @@ class AlicloudModule(AnsibleModule):
         if exc.request_id:
             text += " (RequestId %s)" % exc.request_id
         self.fail_json(msg="%s: %s" % (msg, text) if msg else text, error=detail, **result)
-
-
-# ---------------------------------------------------------------------------------------------
-# Shared views of ECS objects (modules and the inventory plugin return the same shape)
-
-INSTANCE_GONE = ("Deleted", "Released")
-
-
-def ips(node):
-    return list((node or {}).get("IpAddress", []) or [])
-
-
-def instance_view(inst):
-    """A DescribeInstances item -> the snake_case dict modules and the inventory return."""
-    vpc = inst.get("VpcAttributes") or {}
-    return dict(
-        instance_id=inst.get("InstanceId"),
-        instance_name=inst.get("InstanceName"),
-        host_name=inst.get("HostName"),
-        status=inst.get("Status"),
-        instance_type=inst.get("InstanceType"),
-        instance_type_family=inst.get("InstanceTypeFamily"),
-        zone_id=inst.get("ZoneId"),
-        region_id=inst.get("RegionId"),
-        image_id=inst.get("ImageId"),
-        cpu=inst.get("Cpu"),
-        memory=inst.get("Memory"),
-        gpu_amount=inst.get("GPUAmount"),
-        gpu_spec=inst.get("GPUSpec"),
-        hpc_cluster_id=inst.get("HpcClusterId") or None,
-        deployment_set_id=inst.get("DeploymentSetId") or None,
-        vpc_id=vpc.get("VpcId"),
-        vswitch_id=vpc.get("VSwitchId"),
-        private_ip_addresses=ips(vpc.get("PrivateIpAddress")),
-        rdma_ip_addresses=ips(inst.get("RdmaIpAddress")),
-        public_ip_addresses=ips(inst.get("PublicIpAddress")),
-        security_group_ids=list((inst.get("SecurityGroupIds") or {}).get("SecurityGroupId", []) or []),
-        creation_time=inst.get("CreationTime"),
-        tags=tags_from_api(inst.get("Tags")),
-    )
-
-
-def describe_instances(api, filters=None, tags=None):
-    """Every instance matching the server-side filters and ALL ``tags`` (paginated)."""
-    params = dict(filters or {})
-    if tags:
-        params["Tag"] = dict(tags)
-    found = api.paginate("ecs", "DescribeInstances", params, ("Instances", "Instance"))
-    wanted = dict(tags or {})
-    return [i for i in found if all(tags_from_api(i.get("Tags")).get(k) == v for k, v in wanted.items())]

@@ -19,6 +19,7 @@ description:
   - SCC instance types (family C(ecs.scc*)) need O(hpc_cluster_id); the module fails before any
     write when it is missing.
   - Waits until every kept instance is C(Running), then returns its private and RDMA addresses.
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: Instance name; with O(tags) it identifies the set of instances this task owns.
@@ -31,9 +32,6 @@ options:
     default: 1
   state:
     description: V(present) keeps O(count) instances; V(absent) deletes every matching instance.
-    type: str
-    choices: [present, absent]
-    default: present
   instance_type:
     description:
       - Instance type, C(ecs.<family>.<size>), for example V(ecs.sccgn6.24xlarge).
@@ -72,17 +70,9 @@ options:
     default: {}
   wait:
     description: Wait until created instances are C(Running) and deleted ones are gone.
-    type: bool
-    default: true
   wait_timeout:
-    description: Seconds to wait.
-    type: int
     default: 1200
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -171,11 +161,11 @@ deleted:
 import re
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    INSTANCE,
     INSTANCE_GONE,
     AlicloudApiError,
     AlicloudModule,
-    describe_instances,
-    instance_view,
+    find_all,
     wait_for,
 )
 
@@ -220,10 +210,11 @@ def validate(params):
     return errors
 
 
-def find(api, name, tags):
-    found = describe_instances(api, {"InstanceName": name}, tags)
-    live = [i for i in found if i.get("InstanceName") == name and i.get("Status") not in INSTANCE_GONE]
-    return sorted(live, key=lambda i: (i.get("CreationTime") or "", i.get("InstanceId")))
+def find(module):
+    """The live instances of the set (name and every tag), oldest first."""
+    p = module.params
+    found = find_all(module.api, INSTANCE, {"InstanceName": p["name"]}, {"InstanceName": p["name"]}, p["tags"])
+    return [i for i in found if i.get("Status") not in INSTANCE_GONE]
 
 
 def run_params(p, amount):
@@ -246,57 +237,62 @@ def run_params(p, amount):
     return params
 
 
-def ensure(module):
-    api = module.api
-    p = module.params
-    want = 0 if p["state"] == "absent" else p["count"]
-    current = find(api, p["name"], p["tags"])
-    before = [i["InstanceId"] for i in current]
-    created, deleted = [], []
+def create(module, missing, known):
+    """Launch ``missing`` instances, at most 100 a call; return the IDs that are new (not in ``known``)."""
+    created = []
+    while missing > 0:
+        amount = min(missing, MAX_PER_CALL)
+        ids, _reply = module.api.create(
+            "ecs",
+            "RunInstances",
+            run_params(module.params, amount),
+            "InstanceIdSets.InstanceIdSet",
+            lambda i: bool(find_all(module.api, INSTANCE, resource_id=i)),
+        )
+        created.extend(i for i in ids if i not in known)
+        missing -= amount
+    return created
 
+
+def delete(module, extra):
+    """Delete ``extra`` (IDs) once none is Pending (the API refuses: IncorrectInstanceStatus.Initializing)."""
+    module.wait(
+        lambda: [i for i in find(module) if i["InstanceId"] in extra],
+        lambda found: all(i.get("Status") != "Pending" for i in found),
+        "instances %s still Pending" % ", ".join(extra),
+    )
+    for start in range(0, len(extra), MAX_PER_CALL):
+        batch = extra[start : start + MAX_PER_CALL]
+        try:
+            module.api.call("ecs", "DeleteInstances", {"InstanceId": batch, "Force": True})
+        except AlicloudApiError as exc:
+            if not exc.code.startswith("InvalidInstanceId.NotFound"):
+                raise
+
+
+def ensure(module, want):
+    """Keep ``want`` instances; before and after are ``{"instances", "created", "deleted"}``."""
+    p = module.params
+    current = find(module)
+    known = [i["InstanceId"] for i in current]
+    created, deleted = [], []
     if len(current) < want:
         missing = want - len(current)
         if module.check_mode:
             created = ["would-create-%d" % n for n in range(1, missing + 1)]
         else:
-            while missing > 0:
-                amount = min(missing, MAX_PER_CALL)
-                ids, _reply = api.create(
-                    "ecs",
-                    "RunInstances",
-                    run_params(p, amount),
-                    "InstanceIdSets.InstanceIdSet",
-                    lambda i: bool(describe_instances(api, {"InstanceIds": '["%s"]' % i})),
-                )
-                created.extend(i for i in ids if i not in before)
-                missing -= amount
+            created = create(module, missing, known)
     elif len(current) > want:
-        extra = [i["InstanceId"] for i in current[want:]][::-1]  # newest first
-        deleted = extra
+        deleted = known[want:][::-1]  # newest first
         if not module.check_mode:
-            # A Pending instance cannot be deleted yet (IncorrectInstanceStatus.Initializing).
-            try:
-                wait_for(
-                    lambda: [i for i in find(api, p["name"], p["tags"]) if i["InstanceId"] in extra],
-                    lambda found: all(i.get("Status") != "Pending" for i in found),
-                    p["wait_timeout"],
-                )
-            except TimeoutError as exc:
-                module.fail_json(msg="instances %s still Pending: %s" % (", ".join(extra), exc))
-            for start in range(0, len(extra), MAX_PER_CALL):
-                batch = extra[start : start + MAX_PER_CALL]
-                try:
-                    api.call("ecs", "DeleteInstances", {"InstanceId": batch, "Force": True})
-                except AlicloudApiError as exc:
-                    if not exc.code.startswith("InvalidInstanceId.NotFound"):
-                        raise
-
+            delete(module, deleted)
     changed = bool(created or deleted)
+    before = dict(instances=current, created=[], deleted=[])
     if module.check_mode or not p["wait"]:
         kept = [i for i in current if i["InstanceId"] not in deleted]
         if not module.check_mode and changed:
-            kept = find(api, p["name"], p["tags"])
-        return changed, created, deleted, kept
+            kept = find(module)
+        return changed, before, dict(instances=kept, created=created, deleted=deleted)
 
     def settled(instances):
         ids = {i["InstanceId"] for i in instances}
@@ -308,49 +304,47 @@ def ensure(module):
         )
 
     try:
-        kept = wait_for(lambda: find(api, p["name"], p["tags"]), settled, p["wait_timeout"])
+        kept = wait_for(lambda: find(module), settled, p["wait_timeout"])
     except TimeoutError as exc:
         module.fail_json(msg="instances %s: %s" % (p["name"], exc), created=created, deleted=deleted)
-    return changed, created, deleted, kept
+    return changed, before, dict(instances=kept, created=created, deleted=deleted)
+
+
+def present(module):
+    return ensure(module, module.params["count"])
+
+
+def absent(module):
+    return ensure(module, 0)
+
+
+def view(state):
+    """The result: the instances kept, and the IDs created and deleted."""
+    return dict(state, instances=[INSTANCE.view(i) for i in state["instances"]])
+
+
+def diff_view(state):
+    """--diff shows the instance IDs of the set (in check mode, with the would-be ones)."""
+    return {"instance_ids": sorted({i["InstanceId"] for i in state["instances"]} | set(state["created"]))}
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(
-            name=dict(type="str", required=True),
-            count=dict(type="int", default=1),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-            instance_type=dict(type="str"),
-            image_id=dict(type="str"),
-            vswitch_id=dict(type="str"),
-            security_group_id=dict(type="str"),
-            hpc_cluster_id=dict(type="str"),
-            deployment_set_id=dict(type="str"),
-            key_pair_name=dict(type="str", no_log=False),
-            system_disk_category=dict(type="str", default="cloud_essd"),
-            system_disk_size=dict(type="int", default=100),
-            tags=dict(type="dict", default={}),
-            wait=dict(type="bool", default=True),
-            wait_timeout=dict(type="int", default=1200),
-        ),
-        supports_check_mode=True,
+    spec = dict(
+        name=dict(type="str", required=True),
+        count=dict(type="int", default=1),
+        instance_type=dict(type="str"),
+        image_id=dict(type="str"),
+        vswitch_id=dict(type="str"),
+        security_group_id=dict(type="str"),
+        hpc_cluster_id=dict(type="str"),
+        deployment_set_id=dict(type="str"),
+        key_pair_name=dict(type="str", no_log=False),
+        system_disk_category=dict(type="str", default="cloud_essd"),
+        system_disk_size=dict(type="int", default=100),
+        tags=dict(type="dict", default={}),
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    try:
-        changed, created, deleted, kept = ensure(module)
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    instances = [instance_view(i) for i in kept]
-    result = dict(changed=changed, created=created, deleted=deleted, instances=instances)
-    if module._diff:
-        before = sorted({i["instance_id"] for i in instances} - set(created) | set(deleted))
-        result["diff"] = dict(
-            before={"instance_ids": before},
-            after={"instance_ids": sorted(set(before) - set(deleted) | set(created))},
-        )
-    module.exit_json(**result)
+    module = AlicloudModule.for_state(spec, wait_timeout=1200, validate=validate)
+    module.run_state(present, absent, view, diff_view=diff_view)
 
 
 if __name__ == "__main__":

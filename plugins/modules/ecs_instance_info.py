@@ -11,36 +11,33 @@ short_description: List ECS instances by name, tags, type, VPC or HPC cluster
 version_added: 0.2.0
 description:
   - Read-only C(DescribeInstances), every page, filtered on the server and by every tag in O(tags).
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   instance_ids:
     description: Only these instances (at most 100).
     type: list
     elements: str
   name:
-    description: Only instances with this exact name.
+    description: Instance name, matched exactly (M(scc.training.ecs_instance) gives a whole set one name).
     type: str
   tags:
-    description: Only instances carrying every one of these tags.
+    description: Tags an instance must carry, all of them.
     type: dict
     default: {}
   instance_type:
     description: Only this instance type.
     type: str
   vpc_id:
-    description: Only instances in this VPC.
+    description: VPC that the instances are in.
     type: str
   hpc_cluster_id:
-    description: Only instances in this HPC cluster.
+    description: HPC cluster the instances belong to.
     type: str
   status:
     description: Only instances in this status.
     type: str
     choices: [Pending, Running, Starting, Stopping, Stopped]
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.info_attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -65,16 +62,14 @@ instances:
 import json
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
+    INSTANCE,
     AlicloudModule,
-    describe_instances,
-    instance_view,
 )
 
 
 def main():
     module = AlicloudModule(
-        argument_spec=dict(
+        dict(
             instance_ids=dict(type="list", elements="str"),
             name=dict(type="str"),
             tags=dict(type="dict", default={}),
@@ -83,12 +78,11 @@ def main():
             hpc_cluster_id=dict(type="str"),
             status=dict(type="str", choices=["Pending", "Running", "Starting", "Stopping", "Stopped"]),
         ),
-        supports_check_mode=True,
     )
     p = module.params
     if p["instance_ids"] is not None and len(p["instance_ids"]) > 100:
         module.fail_json(msg="instance_ids: at most 100, got %d" % len(p["instance_ids"]))
-    filters = {
+    scope = {
         "InstanceIds": json.dumps(p["instance_ids"]) if p["instance_ids"] else None,
         "InstanceName": p["name"],
         "InstanceType": p["instance_type"],
@@ -96,14 +90,7 @@ def main():
         "HpcClusterId": p["hpc_cluster_id"],
         "Status": p["status"],
     }
-    try:
-        found = describe_instances(module.api, filters, p["tags"])
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    if p["name"]:
-        found = [i for i in found if i.get("InstanceName") == p["name"]]
-    found.sort(key=lambda i: (i.get("CreationTime") or "", i.get("InstanceId")))
-    module.exit_json(changed=False, instances=[instance_view(i) for i in found])
+    module.run_info(INSTANCE, "instances", scope, {"InstanceName": p["name"]}, p["tags"])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ description:
     O(rules) (C(CreateSecurityGroup), C(AuthorizeSecurityGroup), C(RevokeSecurityGroup),
     C(DescribeSecurityGroups), C(DescribeSecurityGroupAttribute), C(DeleteSecurityGroup)).
   - Rules missing from the group are added; with O(purge_rules=true) rules not listed are revoked.
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state]
 options:
   name:
     description: Security group name.
@@ -65,16 +66,7 @@ options:
     description: Revoke ingress rules that O(rules) does not list.
     type: bool
     default: false
-  state:
-    description: Whether the group exists.
-    type: str
-    choices: [present, absent]
-    default: present
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -95,7 +87,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 security_group:
-  description: The group (empty after O(state=absent)).
+  description: The security group with its ingress rules (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -111,6 +103,10 @@ security_group:
       description: VPC ID.
       type: str
       sample: vpc-uf6f7l4fg90oyyy
+    description:
+      description: Description.
+      type: str
+      sample: managed-by=scc.training
     tags:
       description: Tags as a dict.
       type: dict
@@ -126,9 +122,10 @@ import ipaddress
 import re
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
+    SECURITY_GROUP,
     AlicloudModule,
-    tags_from_api,
+    rule_key,
+    with_ingress_rules,
 )
 
 PORT_RANGE = re.compile(r"^(-1/-1|\d{1,5}/\d{1,5})$")
@@ -158,27 +155,6 @@ def validate(params):
     return errors
 
 
-def rule_key(rule):
-    return (
-        rule["ip_protocol"].lower(),
-        rule["port_range"],
-        rule["source_cidr_ip"],
-        rule["policy"].lower(),
-        int(rule["priority"]),
-    )
-
-
-def rule_from_api(perm):
-    return dict(
-        ip_protocol=perm.get("IpProtocol", "").lower(),
-        port_range=perm.get("PortRange"),
-        source_cidr_ip=perm.get("SourceCidrIp"),
-        policy=(perm.get("Policy") or "accept").lower(),
-        priority=int(perm.get("Priority") or 1),
-        description=perm.get("Description") or None,
-    )
-
-
 def rule_params(group_id, rule):
     return {
         "SecurityGroupId": group_id,
@@ -191,49 +167,17 @@ def rule_params(group_id, rule):
     }
 
 
-def find(module, group_id=None):
-    params = {"VpcId": module.params["vpc_id"]}
-    if group_id:
-        params["SecurityGroupId"] = group_id
-    found = module.api.paginate("ecs", "DescribeSecurityGroups", params, ("SecurityGroups", "SecurityGroup"))
-    if group_id:
-        return next((g for g in found if g.get("SecurityGroupId") == group_id), None)
-    named = [g for g in found if g.get("SecurityGroupName") == module.params["name"]]
-    if len(named) > 1:
-        module.fail_json(
-            msg="name: %d security groups in %s are named %s"
-            % (len(named), module.params["vpc_id"], module.params["name"])
-        )
-    return named[0] if named else None
-
-
-def ingress_rules(module, group_id):
-    reply = module.api.call(
-        "ecs", "DescribeSecurityGroupAttribute", {"SecurityGroupId": group_id, "Direction": "ingress"}
-    )
-    perms = (reply.get("Permissions") or {}).get("Permission", []) or []
-    return [rule_from_api(p) for p in perms if (p.get("Direction") or "ingress") == "ingress"]
-
-
-def view(group, rules):
-    if not group:
-        return {}
-    return dict(
-        security_group_id=group.get("SecurityGroupId"),
-        security_group_name=group.get("SecurityGroupName"),
-        vpc_id=group.get("VpcId"),
-        description=group.get("Description"),
-        tags=tags_from_api(group.get("Tags")),
-        rules=sorted(rules, key=rule_key),
-    )
+def find(module):
+    """The group with its ingress rules, or None."""
+    p = module.params
+    group = module.find_one(SECURITY_GROUP, scope={"VpcId": p["vpc_id"]}, where={"SecurityGroupName": p["name"]})
+    return with_ingress_rules(module.api, group) if group else None
 
 
 def present(module):
     p = module.params
-    group = find(module)
-    changed = False
+    group = before = find(module)
     if not group:
-        changed = True
         params = {
             "VpcId": p["vpc_id"],
             "SecurityGroupName": p["name"],
@@ -242,36 +186,24 @@ def present(module):
             "Tag": dict(p["tags"]) or None,
         }
         if module.check_mode:
-            wanted = [dict(r) for r in p["rules"]]
-            return True, {}, view({"SecurityGroupName": p["name"], "VpcId": p["vpc_id"]}, wanted)
-        group_id, _reply = module.api.create(
-            "ecs", "CreateSecurityGroup", params, "SecurityGroupId", lambda i: find(module, i) is not None
-        )
-        group = find(module, group_id)
-    have = ingress_rules(module, group["SecurityGroupId"])
-    before = view(group, have) if not changed else {}
+            return True, None, dict(params, IngressRules=[dict(r) for r in p["rules"]])
+        group = with_ingress_rules(module.api, module.create(SECURITY_GROUP, params, scope={"VpcId": p["vpc_id"]}))
+    have = group["IngressRules"]
     have_keys = {rule_key(r) for r in have}
     want_keys = {rule_key(r) for r in p["rules"]}
     to_add = [r for r in p["rules"] if rule_key(r) not in have_keys]
     to_revoke = [r for r in have if rule_key(r) not in want_keys] if p["purge_rules"] else []
-    if to_add or to_revoke:
-        changed = True
-        if not module.check_mode:
-            for rule in to_add:
-                module.api.call("ecs", "AuthorizeSecurityGroup", rule_params(group["SecurityGroupId"], rule))
-            for rule in to_revoke:
-                module.api.call("ecs", "RevokeSecurityGroup", rule_params(group["SecurityGroupId"], rule))
-    after_rules = [r for r in have if r not in to_revoke] + [dict(r) for r in to_add]
-    return changed, before, view(group, after_rules)
+    if not module.check_mode:
+        for rule in to_add:
+            module.api.call("ecs", "AuthorizeSecurityGroup", rule_params(group["SecurityGroupId"], rule))
+        for rule in to_revoke:
+            module.api.call("ecs", "RevokeSecurityGroup", rule_params(group["SecurityGroupId"], rule))
+    after = dict(group, IngressRules=[r for r in have if r not in to_revoke] + [dict(r) for r in to_add])
+    return bool(before is None or to_add or to_revoke), before, after
 
 
 def absent(module):
-    group = find(module)
-    if not group:
-        return False, {}, {}
-    before = view(group, ingress_rules(module, group["SecurityGroupId"]))
-    module.delete("ecs", "DeleteSecurityGroup", {"SecurityGroupId": group["SecurityGroupId"]})
-    return True, before, {}
+    return module.delete_if_found(SECURITY_GROUP, find(module))
 
 
 def main():
@@ -283,32 +215,16 @@ def main():
         priority=dict(type="int", default=1),
         description=dict(type="str"),
     )
-    module = AlicloudModule(
-        argument_spec=dict(
-            name=dict(type="str", required=True),
-            vpc_id=dict(type="str", required=True),
-            description=dict(type="str"),
-            tags=dict(type="dict", default={}),
-            rules=dict(type="list", elements="dict", default=[], options=rule_spec),
-            purge_rules=dict(type="bool", default=False),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-        ),
-        supports_check_mode=True,
+    spec = dict(
+        name=dict(type="str", required=True),
+        vpc_id=dict(type="str", required=True),
+        description=dict(type="str"),
+        tags=dict(type="dict", default={}),
+        rules=dict(type="list", elements="dict", default=[], options=rule_spec),
+        purge_rules=dict(type="bool", default=False),
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    try:
-        if module.params["state"] == "present":
-            changed, before, after = present(module)
-        else:
-            changed, before, after = absent(module)
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    result = dict(changed=changed, security_group=after)
-    if module._diff:
-        result["diff"] = dict(before=before, after=after)
-    module.exit_json(**result)
+    module = AlicloudModule.for_state(spec, validate=validate)
+    module.run_state(present, absent, SECURITY_GROUP.view, "security_group")
 
 
 if __name__ == "__main__":

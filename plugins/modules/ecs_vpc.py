@@ -10,9 +10,11 @@ module: ecs_vpc
 short_description: Create or delete a VPC, found by name
 version_added: 0.2.0
 description:
-  - Keeps one VPC named O(name) (ECS API 2014-05-26 C(CreateVpc), C(DescribeVpcs), C(DeleteVpc)).
+  - Keeps one VPC named O(name) (ECS API 2014-05-26 C(CreateVpc), C(DescribeVpcs), C(DeleteVpc)),
+    and waits until a new one is C(Available).
   - The CIDR block cannot change; a different O(cidr_block) for an existing VPC fails.
   - Two VPCs with the same name fail the task rather than guessing.
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: VPC name (2 to 128 characters, not starting with C(http://) or C(https://)).
@@ -28,24 +30,13 @@ options:
       - Description, set at creation. M(scc.training.ecs_vpc) does not change it later.
       - C(playbooks/teardown.yml) deletes only VPCs whose description marks them as made by scc.training.
     type: str
-  state:
-    description: Whether the VPC exists.
-    type: str
-    choices: [present, absent]
-    default: present
   wait_timeout:
-    description: Seconds to wait for a new VPC to become C(Available).
-    type: int
     default: 300
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
-- name: The cluster's VPC
+- name: A VPC for the cluster
   scc.training.ecs_vpc:
     name: bert-vpc
     cidr_block: 192.168.0.0/16
@@ -89,6 +80,7 @@ vpc:
 import ipaddress
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    VPC,
     AlicloudModule,
 )
 
@@ -117,79 +109,30 @@ def validate(params):
     return errors
 
 
-def view(vpc):
-    if not vpc:
-        return {}
-    return dict(
-        vpc_id=vpc.get("VpcId"),
-        vpc_name=vpc.get("VpcName"),
-        cidr_block=vpc.get("CidrBlock"),
-        status=vpc.get("Status"),
-        description=vpc.get("Description"),
-        vswitch_ids=list((vpc.get("VSwitchIds") or {}).get("VSwitchId", []) or []),
-    )
-
-
-def find(module, **filters):
-    vpcs = module.api.paginate("ecs", "DescribeVpcs", filters, ("Vpcs", "Vpc"))
-    if "VpcId" in filters:
-        return vpcs[0] if vpcs else None
-    named = [v for v in vpcs if v.get("VpcName") == module.params["name"]]
-    if len(named) > 1:
-        module.fail_json(
-            msg="name: %d VPCs are named %s (%s); rename or delete the extra ones"
-            % (len(named), module.params["name"], ", ".join(v["VpcId"] for v in named))
-        )
-    return named[0] if named else None
+def find(module):
+    return module.find_one(VPC, where={"VpcName": module.params["name"]})
 
 
 def present(module):
     p = module.params
     vpc = find(module)
-    if vpc:
-        if vpc.get("CidrBlock") != p["cidr_block"]:
-            module.fail_json(
-                msg="cidr_block: VPC %s has %s, not %s; a VPC's CIDR block cannot change"
-                % (vpc["VpcId"], vpc.get("CidrBlock"), p["cidr_block"])
-            )
-        return False, vpc
-    if module.check_mode:
-        return True, {"VpcName": p["name"], "CidrBlock": p["cidr_block"], "Description": p["description"]}
+    if vpc and vpc.get("CidrBlock") != p["cidr_block"]:
+        module.fail_json(
+            msg="cidr_block: VPC %s has %s, not %s; a VPC's CIDR block cannot change"
+            % (vpc["VpcId"], vpc.get("CidrBlock"), p["cidr_block"])
+        )
     params = {"VpcName": p["name"], "CidrBlock": p["cidr_block"], "Description": p["description"]}
-
-    def exists(vpc_id):
-        return find(module, VpcId=vpc_id) is not None
-
-    vpc_id, _reply = module.api.create("ecs", "CreateVpc", params, "VpcId", exists)
-    vpc = module.wait(
-        lambda: find(module, VpcId=vpc_id), lambda v: v and v.get("Status") == "Available", "VPC %s" % vpc_id
-    )
-    return True, vpc
+    return module.create_unless_found(VPC, vpc, params, ready="Available")
 
 
 def absent(module):
-    vpc = find(module)
-    if not vpc:
-        return False, None
-    module.delete("ecs", "DeleteVpc", {"VpcId": vpc["VpcId"]}, gone="InvalidVpcId.NotFound")
-    return True, vpc
+    return module.delete_if_found(VPC, find(module))
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(
-            name=dict(type="str", required=True),
-            cidr_block=dict(type="str"),
-            description=dict(type="str"),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-            wait_timeout=dict(type="int", default=300),
-        ),
-        supports_check_mode=True,
-    )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, view, "vpc")
+    spec = dict(name=dict(type="str", required=True), cidr_block=dict(type="str"), description=dict(type="str"))
+    module = AlicloudModule.for_state(spec, wait_timeout=300, validate=validate)
+    module.run_state(present, absent, VPC.view, "vpc")
 
 
 if __name__ == "__main__":

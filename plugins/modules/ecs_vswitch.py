@@ -10,10 +10,12 @@ module: ecs_vswitch
 short_description: Create or delete a VSwitch in a VPC, found by name
 version_added: 0.2.0
 description:
-  - Keeps one VSwitch named O(name) in VPC O(vpc_id) (C(CreateVSwitch), C(DescribeVSwitches), C(DeleteVSwitch)).
+  - Keeps one VSwitch named O(name) in VPC O(vpc_id) (C(CreateVSwitch), C(DescribeVSwitches), C(DeleteVSwitch)),
+    and waits until a new one is C(Available).
   - O(cidr_block) must lie inside the VPC's CIDR block; that is checked (with a read-only
     C(DescribeVpcs)) before any write.
   - Zone and CIDR block cannot change; different values for an existing VSwitch fail.
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: VSwitch name.
@@ -32,24 +34,13 @@ options:
   description:
     description: Description, set at creation.
     type: str
-  state:
-    description: Whether the VSwitch exists.
-    type: str
-    choices: [present, absent]
-    default: present
   wait_timeout:
-    description: Seconds to wait for a new VSwitch to become C(Available).
-    type: int
     default: 300
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
-- name: The cluster's VSwitch
+- name: The cluster's VSwitch, in one zone
   scc.training.ecs_vswitch:
     name: bert-vsw
     vpc_id: "{{ vpc.vpc.vpc_id }}"
@@ -60,7 +51,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 vswitch:
-  description: The VSwitch (empty after O(state=absent)).
+  description: The VSwitch, with its zone and CIDR block (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -88,11 +79,17 @@ vswitch:
       description: Name.
       type: str
       sample: bert-vsw
+    description:
+      description: Description.
+      type: str
+      sample: managed-by=scc.training
 """
 
 import ipaddress
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    VPC,
+    VSWITCH,
     AlicloudModule,
 )
 
@@ -114,40 +111,18 @@ def validate(params):
     return errors
 
 
-def view(vsw):
-    if not vsw:
-        return {}
-    return dict(
-        vswitch_id=vsw.get("VSwitchId"),
-        vswitch_name=vsw.get("VSwitchName"),
-        vpc_id=vsw.get("VpcId"),
-        zone_id=vsw.get("ZoneId"),
-        cidr_block=vsw.get("CidrBlock"),
-        status=vsw.get("Status"),
-        description=vsw.get("Description"),
-    )
+def find(module):
+    return module.find_one(VSWITCH, scope=scope(module), where={"VSwitchName": module.params["name"]})
 
 
-def find(module, vswitch_id=None):
-    filters = {"VpcId": module.params["vpc_id"]}
-    if vswitch_id:
-        filters["VSwitchId"] = vswitch_id
-    found = module.api.paginate("ecs", "DescribeVSwitches", filters, ("VSwitches", "VSwitch"))
-    if vswitch_id:
-        return next((v for v in found if v.get("VSwitchId") == vswitch_id), None)
-    named = [v for v in found if v.get("VSwitchName") == module.params["name"]]
-    if len(named) > 1:
-        module.fail_json(
-            msg="name: %d VSwitches in %s are named %s" % (len(named), module.params["vpc_id"], module.params["name"])
-        )
-    return named[0] if named else None
+def scope(module):
+    return {"VpcId": module.params["vpc_id"]}
 
 
 def check_inside_vpc(module):
     """Read-only: the VSwitch CIDR must lie inside the VPC's (checked before any write)."""
     p = module.params
-    vpcs = module.api.paginate("ecs", "DescribeVpcs", {"VpcId": p["vpc_id"]}, ("Vpcs", "Vpc"))
-    vpc = next((v for v in vpcs if v.get("VpcId") == p["vpc_id"]), None)
+    vpc = module.find_one(VPC, "vpc_id", resource_id=p["vpc_id"])
     if vpc is None:
         module.fail_json(msg="vpc_id: no VPC %s in region %s" % (p["vpc_id"], module.api.region))
     if not ipaddress.ip_network(p["cidr_block"]).subnet_of(ipaddress.ip_network(vpc["CidrBlock"])):
@@ -161,14 +136,12 @@ def present(module):
     p = module.params
     check_inside_vpc(module)
     vsw = find(module)
-    if vsw:
-        for key, option in (("ZoneId", "zone_id"), ("CidrBlock", "cidr_block")):
-            if vsw.get(key) != p[option]:
-                module.fail_json(
-                    msg="%s: VSwitch %s has %s, not %s; it cannot change"
-                    % (option, vsw["VSwitchId"], vsw.get(key), p[option])
-                )
-        return False, vsw
+    for key, option in (("ZoneId", "zone_id"), ("CidrBlock", "cidr_block")):
+        if vsw and vsw.get(key) != p[option]:
+            module.fail_json(
+                msg="%s: VSwitch %s has %s, not %s; it cannot change"
+                % (option, vsw["VSwitchId"], vsw.get(key), p[option])
+            )
     params = {
         "VpcId": p["vpc_id"],
         "ZoneId": p["zone_id"],
@@ -176,42 +149,23 @@ def present(module):
         "VSwitchName": p["name"],
         "Description": p["description"],
     }
-    if module.check_mode:
-        return True, params
-    vsw_id, _reply = module.api.create(
-        "ecs", "CreateVSwitch", params, "VSwitchId", lambda i: find(module, i) is not None
-    )
-    vsw = module.wait(
-        lambda: find(module, vsw_id), lambda v: v and v.get("Status") == "Available", "VSwitch %s" % vsw_id
-    )
-    return True, vsw
+    return module.create_unless_found(VSWITCH, vsw, params, scope(module), ready="Available")
 
 
 def absent(module):
-    vsw = find(module)
-    if not vsw:
-        return False, None
-    module.delete("ecs", "DeleteVSwitch", {"VSwitchId": vsw["VSwitchId"]}, gone="InvalidVSwitchId.NotFound")
-    return True, vsw
+    return module.delete_if_found(VSWITCH, find(module))
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(
-            name=dict(type="str", required=True),
-            vpc_id=dict(type="str", required=True),
-            zone_id=dict(type="str"),
-            cidr_block=dict(type="str"),
-            description=dict(type="str"),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-            wait_timeout=dict(type="int", default=300),
-        ),
-        supports_check_mode=True,
+    spec = dict(
+        name=dict(type="str", required=True),
+        vpc_id=dict(type="str", required=True),
+        zone_id=dict(type="str"),
+        cidr_block=dict(type="str"),
+        description=dict(type="str"),
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, view, "vswitch")
+    module = AlicloudModule.for_state(spec, wait_timeout=300, validate=validate)
+    module.run_state(present, absent, VSWITCH.view, "vswitch")
 
 
 if __name__ == "__main__":

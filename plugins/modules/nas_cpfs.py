@@ -17,6 +17,7 @@ description:
   - Size and storage class cannot change here; different values for an existing file system fail.
   - O(state=absent) deletes the file system's mount targets first (the API refuses to delete a
     file system that has some), then the file system, and waits until both are gone.
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
     description: Name, stored as the file system description (2 to 128 characters).
@@ -43,28 +44,13 @@ options:
     description: Tags, set at creation; they identify the file system together with O(name).
     type: dict
     default: {}
-  state:
-    description: Whether the file system exists.
-    type: str
-    choices: [present, absent]
-    default: present
-  wait:
-    description: Wait until a new file system is C(Running), or a deleted one is gone.
-    type: bool
-    default: true
   wait_timeout:
-    description: Seconds to wait.
-    type: int
     default: 3600
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
-- name: CPFS for the training data
+- name: CPFS for the training data, waiting until it is Running
   scc.training.nas_cpfs:
     name: bert-cpfs
     zone_id: cn-shanghai-b
@@ -78,7 +64,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 file_system:
-  description: The file system (empty after O(state=absent)).
+  description: The CPFS file system, C(Running) unless O(wait=false) (empty after O(state=absent)).
   returned: always
   type: dict
   contains:
@@ -86,6 +72,10 @@ file_system:
       description: File system ID.
       type: str
       sample: cpfs-125487a1b2c3
+    description:
+      description: The file system's description, its O(name).
+      type: str
+      sample: bert-cpfs
     status:
       description: C(Pending), C(Running) or C(Stopped).
       type: str
@@ -118,8 +108,10 @@ file_system:
 """
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
+    CPFS,
+    MOUNT_TARGET,
     AlicloudModule,
-    tags_from_api,
+    find_all,
 )
 
 MIN_CAPACITY = 3600
@@ -140,54 +132,19 @@ def validate(params):
     return errors
 
 
-def view(fs):
-    if not fs:
-        return {}
-    targets = (fs.get("MountTargets") or {}).get("MountTarget", []) or []
-    return dict(
-        file_system_id=fs.get("FileSystemId"),
-        description=fs.get("Description"),
-        file_system_type=fs.get("FileSystemType"),
-        status=fs.get("Status"),
-        capacity=fs.get("Capacity"),
-        storage_type=fs.get("StorageType"),
-        zone_id=fs.get("ZoneId"),
-        vpc_id=fs.get("VpcId"),
-        mount_targets=[t.get("MountTargetDomain") for t in targets],
-        tags=tags_from_api(fs.get("Tags"), "Key", "Value"),
-    )
-
-
-def find(module, fs_id=None):
-    params = {"FileSystemType": "cpfs"}
-    if fs_id:
-        params["FileSystemId"] = fs_id
-    found = module.api.paginate("nas", "DescribeFileSystems", params, ("FileSystems", "FileSystem"))
-    if fs_id:
-        return next((f for f in found if f.get("FileSystemId") == fs_id), None)
-    want = module.params["tags"] or {}
-    named = [
-        f
-        for f in found
-        if f.get("Description") == module.params["name"]
-        and all(tags_from_api(f.get("Tags"), "Key", "Value").get(k) == v for k, v in want.items())
-    ]
-    if len(named) > 1:
-        module.fail_json(msg="name: %d CPFS file systems are named %s" % (len(named), module.params["name"]))
-    return named[0] if named else None
+def find(module):
+    return module.find_one(CPFS, where={"Description": module.params["name"]}, tags=module.params["tags"])
 
 
 def present(module):
     p = module.params
     fs = find(module)
-    if fs:
-        for key, option in (("Capacity", "capacity"), ("StorageType", "storage_type"), ("ZoneId", "zone_id")):
-            if str(fs.get(key)) != str(p[option]):
-                module.fail_json(
-                    msg="%s: file system %s has %s, not %s; not changed by this module"
-                    % (option, fs["FileSystemId"], fs.get(key), p[option])
-                )
-        return False, fs
+    for key, option in (("Capacity", "capacity"), ("StorageType", "storage_type"), ("ZoneId", "zone_id")):
+        if fs and str(fs.get(key)) != str(p[option]):
+            module.fail_json(
+                msg="%s: file system %s has %s, not %s; not changed by this module"
+                % (option, fs["FileSystemId"], fs.get(key), p[option])
+            )
     params = {
         "FileSystemType": "cpfs",
         "ProtocolType": "cpfs",
@@ -200,68 +157,36 @@ def present(module):
         "Description": p["name"],
         "Tag": dict(p["tags"]) or None,
     }
-    if module.check_mode:
-        return True, params
-    fs_id, _reply = module.api.create(
-        "nas", "CreateFileSystem", params, "FileSystemId", lambda i: find(module, i) is not None
-    )
-    fs = find(module, fs_id)
-    if p["wait"]:
-        fs = module.wait(
-            lambda: find(module, fs_id), lambda f: f and f.get("Status") == "Running", "file system %s" % fs_id
-        )
-    return True, fs
-
-
-def delete_mount_targets(module, fs_id):
-    """A file system with mount targets cannot be deleted: delete them first and wait until gone."""
-
-    def targets():
-        return module.api.paginate(
-            "nas", "DescribeMountTargets", {"FileSystemId": fs_id}, ("MountTargets", "MountTarget")
-        )
-
-    for target in targets():
-        module.delete(
-            "nas", "DeleteMountTarget", {"FileSystemId": fs_id, "MountTargetDomain": target["MountTargetDomain"]}
-        )
-    module.wait(targets, lambda found: not found, "mount targets of %s" % fs_id)
+    return module.create_unless_found(CPFS, fs, params, ready="Running")
 
 
 def absent(module):
     fs = find(module)
-    if not fs:
-        return False, None
-    if not module.check_mode:
-        delete_mount_targets(module, fs["FileSystemId"])
-        module.delete("nas", "DeleteFileSystem", {"FileSystemId": fs["FileSystemId"]})
-        if module.params["wait"]:
-            module.wait(
-                lambda: find(module, fs["FileSystemId"]), lambda f: f is None, "file system %s" % fs["FileSystemId"]
-            )
-    return True, fs
+    if fs and not module.check_mode:
+        # A file system with mount targets cannot be deleted: delete them first and wait until gone.
+        scope = {"FileSystemId": fs["FileSystemId"]}
+        for target in find_all(module.api, MOUNT_TARGET, scope):
+            module.remove(MOUNT_TARGET, target, scope)
+        module.wait(
+            lambda: find_all(module.api, MOUNT_TARGET, scope),
+            lambda found: not found,
+            "mount targets of %s" % fs["FileSystemId"],
+        )
+    return module.delete_if_found(CPFS, fs, wait_gone=True)
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(
-            name=dict(type="str", required=True),
-            zone_id=dict(type="str"),
-            vpc_id=dict(type="str"),
-            vswitch_id=dict(type="str"),
-            storage_type=dict(type="str", default="advance_100", choices=["advance_100", "advance_200", "economic"]),
-            capacity=dict(type="int"),
-            tags=dict(type="dict", default={}),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-            wait=dict(type="bool", default=True),
-            wait_timeout=dict(type="int", default=3600),
-        ),
-        supports_check_mode=True,
+    spec = dict(
+        name=dict(type="str", required=True),
+        zone_id=dict(type="str"),
+        vpc_id=dict(type="str"),
+        vswitch_id=dict(type="str"),
+        storage_type=dict(type="str", default="advance_100", choices=["advance_100", "advance_200", "economic"]),
+        capacity=dict(type="int"),
+        tags=dict(type="dict", default={}),
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    module.run_state(present, absent, view, "file_system")
+    module = AlicloudModule.for_state(spec, wait_timeout=3600, validate=validate)
+    module.run_state(present, absent, CPFS.view, "file_system")
 
 
 if __name__ == "__main__":

@@ -21,9 +21,10 @@ description:
   - Waits until the service is C(Running) and the export C(ACTIVE); on O(state=absent) deletes every
     export of the service, waits until they are gone, then deletes the service.
   - The file system must be C(Running) (M(scc.training.nas_cpfs) waits for that).
+extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   file_system_id:
-    description: CPFS file system (C(cpfs-...)).
+    description: CPFS file system (C(cpfs-...)) that the protocol service serves.
     type: str
     required: true
   vpc_id:
@@ -47,17 +48,10 @@ options:
     description: Throughput of the protocol service in MB/s; omitted, the service's default.
     type: int
   state:
-    description: Whether the protocol service and its export exist. V(absent) deletes the service and every export on it.
-    type: str
-    choices: [present, absent]
-    default: present
-  wait:
-    description: Wait until a new service is C(Running) and a new export C(ACTIVE), or deleted ones are gone.
-    type: bool
-    default: true
+    description:
+      - Whether the protocol service and its export exist. V(absent) deletes the service and every export on it.
   wait_timeout:
     description: Seconds to wait for each of the service and the export.
-    type: int
     default: 1800
 notes:
   - The mount source is C(<protocol_mount_target_domain>:<export_path>), the C(server:/export) form of
@@ -67,11 +61,7 @@ notes:
     If the console shows another path for the export, set C(cpfs_mount_source) to that instead.
   - In the lab this is exercised against the offline emulator (C(python -m lab cloud)), a stand-in
     for the NAS API; nothing is mounted from it.
-extends_documentation_fragment:
-  - scc.training.alicloud
-  - scc.training.alicloud.attributes
-author:
-  - scc.training developers (!UNKNOWN)
+author: scc.training developers (!UNKNOWN)
 """
 
 EXAMPLES = r"""
@@ -147,8 +137,10 @@ protocol_service:
 import re
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
-    AlicloudApiError,
+    EXPORT,
+    PROTOCOL_SERVICE,
     AlicloudModule,
+    find_all,
 )
 
 # Export path rules of CreateProtocolMountTarget: 1 to 1024 characters, starts and ends with "/".
@@ -174,7 +166,7 @@ def validate(params):
     return errors
 
 
-def view(service, export):
+def view(service, export=None):
     if not service:
         return {}
     export = export or {}
@@ -194,45 +186,27 @@ def view(service, export):
     )
 
 
-def find_service(module, service_id=None):
-    p = module.params
-    found = module.api.paginate_token(
-        "nas", "DescribeProtocolService", {"FileSystemId": p["file_system_id"]}, "ProtocolServices"
-    )
-    if service_id:
-        return next((s for s in found if s.get("ProtocolServiceId") == service_id), None)
-    mine = [s for s in found if s.get("VSwitchId") == p["vswitch_id"] and s.get("ProtocolType") == "NFS"]
-    if len(mine) > 1:
-        module.fail_json(
-            msg="vswitch_id: %d NFS protocol services of %s are in %s"
-            % (len(mine), p["file_system_id"], p["vswitch_id"])
-        )
-    return mine[0] if mine else None
+def view_found(found):
+    """``view`` of a ``(service, export)`` pair, the resource run_state passes around."""
+    return view(*found)
 
 
-def exports_of(module, service_id):
-    found = module.api.paginate_token(
-        "nas", "DescribeProtocolMountTarget", {"FileSystemId": module.params["file_system_id"]}, "ProtocolMountTargets"
-    )
-    return [e for e in found if e.get("ProtocolServiceId") == service_id]
+def scope(module):
+    return {"FileSystemId": module.params["file_system_id"]}
 
 
-def find_export(module, service_id, export_id=None):
-    for export in exports_of(module, service_id):
-        if export.get("ExportId") == export_id or (
-            export_id is None and export.get("Path") == module.params["export_path"]
-        ):
-            return export
-    return None
+def find_service(module):
+    where = {"VSwitchId": module.params["vswitch_id"], "ProtocolType": "NFS"}
+    return module.find_one(PROTOCOL_SERVICE, "vswitch_id", scope(module), where)
+
+
+def find_export(module, service_id):
+    where = {"ProtocolServiceId": service_id, "Path": module.params["export_path"]}
+    return module.find_one(EXPORT, "export_path", scope(module), where)
 
 
 def ensure_service(module):
     p = module.params
-    service = find_service(module)
-    if service:
-        return False, service
-    if module.check_mode:
-        return True, {"VpcId": p["vpc_id"], "VSwitchId": p["vswitch_id"], "ProtocolType": "NFS"}
     params = {
         "FileSystemId": p["file_system_id"],
         "ProtocolType": "NFS",
@@ -241,32 +215,21 @@ def ensure_service(module):
         "VpcId": p["vpc_id"],
         "VSwitchId": p["vswitch_id"],
     }
-    service_id, _reply = module.api.create(
-        "nas", "CreateProtocolService", params, "ProtocolServiceId", lambda i: find_service(module, i) is not None
+    changed, _before, service = module.create_unless_found(
+        PROTOCOL_SERVICE, find_service(module), params, scope(module), ready=SERVICE_UP
     )
-    service = find_service(module, service_id)
-    if p["wait"]:
-        service = module.wait(
-            lambda: find_service(module, service_id),
-            lambda s: s and s.get("Status") == SERVICE_UP,
-            "protocol service %s" % service_id,
-        )
-    return True, service
+    return changed, service
 
 
 def ensure_export(module, service):
     p = module.params
     service_id = service.get("ProtocolServiceId")
     export = find_export(module, service_id) if service_id else None
-    if export:
-        if export.get("VSwitchId") != p["vswitch_id"]:
-            module.fail_json(
-                msg="export_path: export %s of %s is in %s, not %s; not changed by this module"
-                % (export["ExportId"], p["export_path"], export.get("VSwitchId"), p["vswitch_id"])
-            )
-        return False, export
-    if module.check_mode:
-        return True, {"Path": p["export_path"], "VSwitchId": p["vswitch_id"]}
+    if export and export.get("VSwitchId") != p["vswitch_id"]:
+        module.fail_json(
+            msg="export_path: export %s of %s is in %s, not %s; not changed by this module"
+            % (export["ExportId"], p["export_path"], export.get("VSwitchId"), p["vswitch_id"])
+        )
     params = {
         "FileSystemId": p["file_system_id"],
         "ProtocolServiceId": service_id,
@@ -275,79 +238,50 @@ def ensure_export(module, service):
         "VSwitchId": p["vswitch_id"],
         "AccessGroupName": p["access_group_name"],
     }
-    export_id, _reply = module.api.create(
-        "nas", "CreateProtocolMountTarget", params, "ExportId", lambda i: find_export(module, service_id, i) is not None
-    )
-    export = find_export(module, service_id, export_id)
-    if p["wait"]:
-        export = module.wait(
-            lambda: find_export(module, service_id, export_id),
-            lambda e: e and e.get("Status") == EXPORT_UP,
-            "export %s" % export_id,
-        )
-    return True, export
+    changed, _before, export = module.create_unless_found(EXPORT, export, params, scope(module), ready=EXPORT_UP)
+    return changed, export
 
 
 def present(module):
-    """Returns (changed, service, export, before): before is the view of what existed already."""
+    """Before is what existed already: no service, or the service without the export it lacked."""
     service_changed, service = ensure_service(module)
     export_changed, export = ensure_export(module, service)
-    before = {} if service_changed else view(service, None if export_changed else export)
-    return service_changed or export_changed, service, export, before
+    before = (None, None) if service_changed else (service, None if export_changed else export)
+    return service_changed or export_changed, before, (service, export)
 
 
 def absent(module):
     service = find_service(module)
     if not service:
-        return False, None, None
-    service_id, fs_id = service["ProtocolServiceId"], module.params["file_system_id"]
-    exports = exports_of(module, service_id)
-    export = next((e for e in exports if e.get("Path") == module.params["export_path"]), None)
+        return False, (None, None), (None, None)
+    export = find_export(module, service["ProtocolServiceId"])
     if not module.check_mode:
         # A service with exports cannot be deleted: exports first, and wait until they are gone.
+        where = {"ProtocolServiceId": service["ProtocolServiceId"]}
+        exports = find_all(module.api, EXPORT, scope(module), where)
         for item in exports:
-            module.delete("nas", "DeleteProtocolMountTarget", {"ExportId": item["ExportId"], "FileSystemId": fs_id})
+            module.remove(EXPORT, item, scope(module))
         if exports:
-            module.wait(lambda: exports_of(module, service_id), lambda found: not found, "exports of %s" % service_id)
-        module.delete("nas", "DeleteProtocolService", {"ProtocolServiceId": service_id, "FileSystemId": fs_id})
-        if module.params["wait"]:
             module.wait(
-                lambda: find_service(module, service_id), lambda s: s is None, "protocol service %s" % service_id
+                lambda: find_all(module.api, EXPORT, scope(module), where),
+                lambda found: not found,
+                "exports of %s" % service["ProtocolServiceId"],
             )
-    return True, service, export
+        module.remove(PROTOCOL_SERVICE, service, scope(module), wait_gone=True)
+    return True, (service, export), (None, None)
 
 
 def main():
-    module = AlicloudModule(
-        argument_spec=dict(
-            file_system_id=dict(type="str", required=True),
-            vpc_id=dict(type="str"),
-            vswitch_id=dict(type="str", required=True),
-            export_path=dict(type="str", default="/"),
-            access_group_name=dict(type="str", default="DEFAULT_VPC_GROUP_NAME"),
-            throughput=dict(type="int"),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
-            wait=dict(type="bool", default=True),
-            wait_timeout=dict(type="int", default=1800),
-        ),
-        supports_check_mode=True,
+    spec = dict(
+        file_system_id=dict(type="str", required=True),
+        vpc_id=dict(type="str"),
+        vswitch_id=dict(type="str", required=True),
+        export_path=dict(type="str", default="/"),
+        access_group_name=dict(type="str", default="DEFAULT_VPC_GROUP_NAME"),
+        throughput=dict(type="int"),
     )
-    errors = validate(module.params)
-    if errors:
-        module.fail_json(msg="; ".join(errors))
-    try:
-        if module.params["state"] == "present":
-            changed, service, export, before = present(module)
-            after = view(service, export)
-        else:
-            changed, service, export = absent(module)
-            before, after, service = view(service, export), {}, None
-    except AlicloudApiError as exc:
-        module.fail_api(exc)
-    result = dict(changed=changed, protocol_service=view(service, export))
-    if module._diff:
-        result["diff"] = dict(before=before, after=after)
-    module.exit_json(**result)
+    module = AlicloudModule.for_state(spec, wait_timeout=1800, validate=validate)
+    module.run_state(present, absent, view_found, "protocol_service")
 
 
 if __name__ == "__main__":

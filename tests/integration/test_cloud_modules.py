@@ -1,75 +1,37 @@
 """The Alibaba Cloud modules against the offline emulator (lab/cloud), through the real SDK.
 
-Each module runs in-process the way Ansible runs it: its arguments go in through the module
-argument channel (ansible.module_utils.testing.patch_module_args), it prints its JSON result and
-exits. Per module: create, re-run unchanged, check mode, delete, re-delete. Then the fault
-injection figure and bad inputs that must fail before any API write.
+Each module runs in-process the way Ansible runs it (tests/cloud_helpers.run_module). Per module:
+create, re-run unchanged, check mode, delete, re-delete; each info module finds what its state
+module made. Then the fault injection figure and bad inputs that must fail before any API write.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import io
-import json
-import os
-import secrets
-
 import pytest
-from ansible.module_utils.testing import patch_module_args
 
 from lab.cloud.faults import RandomFaults
-from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
+from tests.cloud_helpers import ZONE, cpfs_args, module_emulator, run_module, writes
 
-REGION = "cn-shanghai"
-ZONE = "cn-shanghai-b"
 OURS = {"managed-by": "scc.training", "test": "cloud"}
-WRITE_PREFIXES = ("Create", "Delete", "Run", "Authorize", "Revoke", "Modify", "Start", "Stop")
-FAST = Timings(vpc=0.05, instance_pending=0.1, instance_starting=0.1, file_system=0.3, mount_target=0.1)
+emu = module_emulator(Timings(vpc=0.05, instance_pending=0.1, instance_starting=0.1, file_system=0.3, mount_target=0.1))
 
 
-@pytest.fixture(scope="module")
-def emu():
-    # The SDK honours HTTP(S)_PROXY: the emulator is on loopback, never behind a proxy.
-    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.lower() in ("http_proxy", "https_proxy", "all_proxy")}
-    with CloudEmulator(
-        port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15), timings=FAST
-    ) as emulator:
-        yield emulator
-    os.environ.update(saved)
+def cycle(emu, name, present, absent, key, info=None):
+    """create -> re-run (no change) -> check mode (no change, no write) -> delete -> re-delete.
 
-
-def run_module(emu, module_name, check=False, diff=True, **args):
-    """Run scc.training.<name> like Ansible: args in, one JSON result out. Returns the result."""
-    module = importlib.import_module("ansible_collections.scc.training.plugins.modules." + module_name)
-    args = {
-        "access_key": emu.access_key_id,
-        "secret_key": emu.access_key_secret,
-        "region": REGION,
-        "ecs_endpoint": emu.endpoint,
-        "nas_endpoint": emu.endpoint,
-        "_ansible_check_mode": check,
-        "_ansible_diff": diff,
-        **args,
-    }
-    out = io.StringIO()
-    with patch_module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
-        module.main()
-    return json.loads(out.getvalue())
-
-
-def writes(emu, since):
-    return [c["action"] for c in emu.calls[since:] if c["action"].startswith(WRITE_PREFIXES)]
-
-
-def cycle(emu, name, present, absent, key):
-    """create -> re-run (no change) -> check mode (no change, no write) -> delete -> re-delete."""
+    ``info``, ``(info module, its args, its result key)``, must list the resource exactly as the
+    state module returns it, and nothing once it is deleted.
+    """
     first = run_module(emu, name, **present)
     assert first["changed"] is True and not first.get("failed"), first
     assert first[key], first
     again = run_module(emu, name, **present)
     assert again["changed"] is False and again[key] == first[key], again
+    if info:
+        info_module, info_args, info_key = info
+        listed = run_module(emu, info_module, check=True, **info_args)
+        assert listed["changed"] is False and listed[info_key] == [again[key]], listed
     mark = len(emu.calls)
     checked = run_module(emu, name, check=True, **present)
     assert checked["changed"] is False and writes(emu, mark) == []
@@ -77,6 +39,8 @@ def cycle(emu, name, present, absent, key):
     assert predicted["changed"] is True and writes(emu, mark) == []
     gone = run_module(emu, name, **absent)
     assert gone["changed"] is True, gone
+    if info:
+        assert run_module(emu, info_module, **info_args)[info_key] == []
     assert run_module(emu, name, **absent)["changed"] is False
     assert run_module(emu, name, check=True, **absent)["changed"] is False
     return first
@@ -84,14 +48,17 @@ def cycle(emu, name, present, absent, key):
 
 def test_vpc_and_vswitch_cycle(emu):
     vpc_args = dict(name="t-vpc", cidr_block="192.168.0.0/16", description="managed-by=scc.training")
-    created = cycle(emu, "ecs_vpc", vpc_args, dict(name="t-vpc", state="absent"), "vpc")
+    info = ("ecs_vpc_info", dict(name="t-vpc"), "vpcs")
+    created = cycle(emu, "ecs_vpc", vpc_args, dict(name="t-vpc", state="absent"), "vpc", info)
     assert created["vpc"]["status"] == "Available" and created["vpc"]["cidr_block"] == "192.168.0.0/16"
     assert created["diff"]["before"] == {} and created["diff"]["after"]["vpc_id"] == created["vpc"]["vpc_id"]
     assert [v["VpcId"] for v in emu.vpcs() if v["VpcName"] == "t-vpc"] == []
 
     vpc = run_module(emu, "ecs_vpc", **vpc_args)["vpc"]
     vsw_args = dict(name="t-vsw", vpc_id=vpc["vpc_id"], zone_id=ZONE, cidr_block="192.168.1.0/24")
-    vsw = cycle(emu, "ecs_vswitch", vsw_args, dict(name="t-vsw", vpc_id=vpc["vpc_id"], state="absent"), "vswitch")
+    absent = dict(name="t-vsw", vpc_id=vpc["vpc_id"], state="absent")
+    info = ("ecs_vswitch_info", dict(name="t-vsw", vpc_id=vpc["vpc_id"], zone_id=ZONE), "vswitches")
+    vsw = cycle(emu, "ecs_vswitch", vsw_args, absent, "vswitch", info)
     assert vsw["vswitch"]["zone_id"] == ZONE and vsw["vswitch"]["status"] == "Available"
     assert run_module(emu, "ecs_vpc", name="t-vpc", state="absent")["changed"] is True
 
@@ -105,6 +72,23 @@ def test_recreate_after_delete_gets_a_new_resource(emu):
     assert second["changed"] is True and second["vpc"]["vpc_id"] != first
     assert [v["VpcId"] for v in emu.vpcs() if v["VpcName"] == "t-again"] == [second["vpc"]["vpc_id"]]
     run_module(emu, "ecs_vpc", name="t-again", state="absent")
+
+
+def test_two_resources_of_one_name_are_refused_not_guessed(emu):
+    from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
+
+    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", ecs_endpoint=emu.endpoint)
+    twin = {"VpcName": "t-twin", "CidrBlock": "10.3.0.0/16"}
+    ids = sorted([api.call("ecs", "CreateVpc", twin)["VpcId"], api.call("ecs", "CreateVpc", twin)["VpcId"]])
+    mark = len(emu.calls)
+    for state in ("present", "absent"):
+        result = run_module(emu, "ecs_vpc", name="t-twin", cidr_block="10.3.0.0/16", state=state)
+        assert result["failed"] is True and result["msg"].startswith("name: 2 VPCs match VpcName=t-twin"), result
+        assert sorted(result["matches"]) == ids
+    assert writes(emu, mark) == []
+    assert sorted(v["vpc_id"] for v in run_module(emu, "ecs_vpc_info", name="t-twin")["vpcs"]) == ids
+    for vpc_id in ids:
+        api.call("ecs", "DeleteVpc", {"VpcId": vpc_id})
 
 
 @pytest.mark.parametrize(
@@ -179,9 +163,9 @@ def test_security_group_cycle_with_rules(emu, network):
         dict(ip_protocol="all", source_cidr_ip="192.168.8.0/21"),
     ]
     args = dict(name="t-sg", vpc_id=network["vpc_id"], tags=OURS, rules=rules)
-    created = cycle(
-        emu, "ecs_security_group", args, dict(name="t-sg", vpc_id=network["vpc_id"], state="absent"), "security_group"
-    )
+    absent = dict(name="t-sg", vpc_id=network["vpc_id"], state="absent")
+    info = ("ecs_security_group_info", dict(vpc_id=network["vpc_id"], name="t-sg", tags=OURS), "security_groups")
+    created = cycle(emu, "ecs_security_group", args, absent, "security_group", info)
     assert created["security_group"]["tags"] == OURS
     assert sorted(r["port_range"] for r in created["security_group"]["rules"]) == ["-1/-1", "22/22"]
 
@@ -205,6 +189,7 @@ def test_hpc_cluster_cycle(emu):
         dict(name="t-hpc", description="managed-by=scc.training"),
         dict(name="t-hpc", state="absent"),
         "hpc_cluster",
+        ("ecs_hpc_cluster_info", dict(name="t-hpc"), "hpc_clusters"),
     )
     assert created["hpc_cluster"]["hpc_cluster_id"].startswith("hpc-")
 
@@ -282,15 +267,9 @@ def test_bad_instance_input_fails_before_any_api_call(emu, network, change, opti
 
 
 def test_cpfs_and_mount_target_cycle(emu, network):
-    args = dict(
-        name="t-cpfs",
-        zone_id=ZONE,
-        vpc_id=network["vpc_id"],
-        vswitch_id=network["vswitch_id"],
-        capacity=3600,
-        tags=OURS,
-    )
-    fs = cycle(emu, "nas_cpfs", args, dict(name="t-cpfs", tags=OURS, state="absent"), "file_system")
+    args = cpfs_args("t-cpfs", network["vpc_id"], network["vswitch_id"], OURS)
+    info = ("nas_cpfs_info", dict(name="t-cpfs", tags=OURS, vpc_id=network["vpc_id"]), "file_systems")
+    fs = cycle(emu, "nas_cpfs", args, dict(name="t-cpfs", tags=OURS, state="absent"), "file_system", info)
     assert fs["file_system"]["status"] == "Running" and fs["file_system"]["file_system_id"].startswith("cpfs-")
 
     fs = run_module(emu, "nas_cpfs", **args)["file_system"]

@@ -15,23 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import secrets
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
-from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
+from lab.cloud.testing import emulator
+from tests.cloud_helpers import ROOT, cloud_vars, playbook_env, recap, run_ansible, run_playbook, writes
 from tests.lab_runner import lab_up
-
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-WRITE_PREFIXES = ("Create", "Delete", "Run", "Authorize", "Revoke", "Modify", "Start", "Stop")
-
 
 LAB_FIRST_ADDRESS = "127.0.9.11"
 
@@ -49,22 +41,17 @@ def lab():
 @pytest.fixture(scope="module")
 def cloud(tmp_path_factory, lab):
     tmp = tmp_path_factory.mktemp("cloud")
-    key_id, secret = "LTAI" + secrets.token_hex(8), secrets.token_hex(15)
     timings = Timings(vpc=0.05, instance_pending=0.2, instance_starting=0.2, file_system=0.5, mount_target=0.1)
     backing = [h.address for h in lab.load()] if lab else None
-    with CloudEmulator(
-        port=0, access_key_id=key_id, access_key_secret=secret, timings=timings, host_addresses=backing
-    ) as emu:
-        settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
-        settings.update(
+    with emulator(timings=timings, host_addresses=backing) as emu:
+        vars_file = tmp / "cloud.yml"
+        settings = cloud_vars(
+            emu,
+            vars_file,
             scc_cloud_name="pbt",
-            scc_cloud_ecs_endpoint=emu.endpoint,
-            scc_cloud_nas_endpoint=emu.endpoint,
             scc_cloud_image_id="m-scc-centos75",
             scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"},
         )
-        vars_file = tmp / "cloud.yml"
-        vars_file.write_text(yaml.safe_dump(settings))
         inventory = yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text())
         inventory.update(
             region=settings["scc_cloud_region"], ecs_endpoint=emu.endpoint, tags=settings["scc_cloud_tags"]
@@ -77,60 +64,20 @@ def cloud(tmp_path_factory, lab):
             )
         inventory_file = tmp / "nodes.ecs.yml"
         inventory_file.write_text(yaml.safe_dump(inventory))
-        env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-        env.update(
-            ALIBABA_CLOUD_ACCESS_KEY_ID=key_id,
-            ALIBABA_CLOUD_ACCESS_KEY_SECRET=secret,
-            ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
-            ANSIBLE_FORCE_COLOR="0",
-            ANSIBLE_NOCOLOR="1",
-            PATH="%s:%s" % (BIN, env.get("PATH", "")),
-        )
         yield dict(
             emu=emu,
             vars_file=vars_file,
             inventory=inventory_file,
-            env=env,
-            secret=secret,
+            env=playbook_env(emu),
+            secret=emu.access_key_secret,
             tmp=tmp,
             settings=settings,
             lab=lab,
         )
 
 
-def cli(env, tool, *args, timeout=120):
-    """An ansible command line of this venv, run from the repo root as a user runs it."""
-    return subprocess.run(
-        [str(BIN / tool), *map(str, args)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=timeout,
-    )
-
-
 def playbook(cloud, name, *extra, vars_file=None):
-    vars_file = vars_file or cloud["vars_file"]
-    proc = cli(
-        cloud["env"],
-        "ansible-playbook",
-        "-i",
-        "localhost,",
-        ROOT / "playbooks" / name,
-        "-e",
-        f"@{vars_file}",
-        *extra,
-        timeout=300,
-    )
-    return proc.returncode, proc.stdout + proc.stderr
-
-
-def recap(output):
-    match = re.search(r"localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", output)
-    assert match, output[-3000:]
-    return dict(zip(("ok", "changed", "unreachable", "failed"), map(int, match.groups())))
+    return run_playbook(cloud["env"], name, vars_file or cloud["vars_file"], *extra)
 
 
 def plain(value):
@@ -142,10 +89,6 @@ def plain(value):
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
-
-
-def writes(emu, since):
-    return [c["action"] for c in emu.calls[since:] if c["action"].startswith(WRITE_PREFIXES)]
 
 
 def ours(emu, table):
@@ -170,7 +113,7 @@ def test_provision_inventory_teardown(cloud):
     assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
     assert writes(emu, mark) == []
 
-    inv = cli(cloud["env"], "ansible-inventory", "-i", cloud["inventory"], "--list")
+    inv = run_ansible(cloud["env"], "ansible-inventory", "-i", str(cloud["inventory"]), "--list", timeout=120)
     assert inv.returncode == 0, inv.stderr
     data = json.loads(inv.stdout)
     hosts = sorted(data["scc_cluster"]["hosts"])
@@ -188,16 +131,8 @@ def test_provision_inventory_teardown(cloud):
         assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == sorted(
             h.address for h in cloud["lab"].load()
         )
-        ping = cli(
-            cloud["env"],
-            "ansible",
-            "-i",
-            cloud["inventory"],
-            "scc_cluster",
-            "-m",
-            "ansible.builtin.ping",
-            "-o",
-            timeout=180,
+        ping = run_ansible(
+            cloud["env"], "ansible", "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping", "-o"
         )
         assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 2, ping.stdout + ping.stderr
 
@@ -242,21 +177,10 @@ def test_secret_given_as_a_module_option_stays_out_of_vvvv_output(cloud):
         dict(access_key=emu.access_key_id, secret_key=cloud["secret"], region="cn-shanghai", ecs_endpoint=emu.endpoint)
     )
     env = {k: v for k, v in cloud["env"].items() if not k.startswith("ALIBABA_CLOUD_")}
-    proc = cli(
-        env,
-        "ansible",
-        "localhost",
-        "-c",
-        "local",
-        "-i",
-        "localhost,",
-        "-vvvv",
-        "-e",
-        f"ansible_python_interpreter={sys.executable}",
-        "-m",
-        "scc.training.ecs_instance_info",
-        "-a",
-        args,
+    interpreter = "ansible_python_interpreter=%s" % sys.executable
+    module = ("-m", "scc.training.ecs_instance_info", "-a", args)
+    proc = run_ansible(
+        env, "ansible", "localhost", "-c", "local", "-i", "localhost,", "-vvvv", "-e", interpreter, *module
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]  # the secret reached the API: the signed call succeeded

@@ -3,71 +3,34 @@
 The CPFS-NFS protocol service and its export: create, re-run unchanged, check mode, delete,
 re-delete; a second export on the same service; bad input failing before any API call; injected
 faults retried without a second service or export. Modules run in-process the way Ansible runs
-them (arguments through patch_module_args, one JSON result on stdout), like test_cloud_modules.py.
+them (tests/cloud_helpers.run_module), like test_cloud_modules.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import io
-import json
-import os
 import re
-import secrets
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
-from ansible.module_utils.testing import patch_module_args
 
-from lab.cloud.server import CloudEmulator
 from lab.cloud.store import Timings
+from tests.cloud_helpers import (
+    BAD_PROTOCOL_SERVICE_OPTIONS,
+    ROOT,
+    ZONE,
+    cloud_vars,
+    cpfs_args,
+    module_emulator,
+    playbook_env,
+    recap,
+    run_module,
+    run_playbook,
+    writes,
+)
 
-REGION = "cn-shanghai"
-ZONE = "cn-shanghai-b"
 OURS = {"managed-by": "scc.training", "test": "protocol-service"}
-WRITE_PREFIXES = ("Create", "Delete")
-FAST = Timings(vpc=0.05, file_system=0.2, mount_target=0.1, protocol_service=0.1)
 MODULE = "nas_cpfs_protocol_service"
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def emu():
-    # The SDK honours HTTP(S)_PROXY: the emulator is on loopback, never behind a proxy.
-    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.lower() in ("http_proxy", "https_proxy", "all_proxy")}
-    with CloudEmulator(
-        port=0, access_key_id="LTAI" + secrets.token_hex(8), access_key_secret=secrets.token_hex(15), timings=FAST
-    ) as emulator:
-        yield emulator
-        assert emulator.internal_errors == []
-    os.environ.update(saved)
-
-
-def run_module(emu, module_name, check=False, **args):
-    """Run scc.training.<name> like Ansible: args in, one JSON result out."""
-    module = importlib.import_module("ansible_collections.scc.training.plugins.modules." + module_name)
-    args = {
-        "access_key": emu.access_key_id,
-        "secret_key": emu.access_key_secret,
-        "region": REGION,
-        "ecs_endpoint": emu.endpoint,
-        "nas_endpoint": emu.endpoint,
-        "_ansible_check_mode": check,
-        "_ansible_diff": True,
-        **args,
-    }
-    out = io.StringIO()
-    with patch_module_args(args), contextlib.redirect_stdout(out), pytest.raises(SystemExit):
-        module.main()
-    return json.loads(out.getvalue())
-
-
-def writes(emu, since):
-    return [c["action"] for c in emu.calls[since:] if c["action"].startswith(WRITE_PREFIXES)]
+emu = module_emulator(Timings(vpc=0.05, file_system=0.2, mount_target=0.1, protocol_service=0.1))
 
 
 @pytest.fixture(scope="module")
@@ -77,16 +40,7 @@ def cpfs(emu):
     vsw = run_module(
         emu, "ecs_vswitch", name="ps-vsw", vpc_id=vpc["vpc_id"], zone_id=ZONE, cidr_block="192.168.8.0/21"
     )["vswitch"]
-    fs = run_module(
-        emu,
-        "nas_cpfs",
-        name="ps-cpfs",
-        zone_id=ZONE,
-        vpc_id=vpc["vpc_id"],
-        vswitch_id=vsw["vswitch_id"],
-        capacity=3600,
-        tags=OURS,
-    )["file_system"]
+    fs = run_module(emu, "nas_cpfs", **cpfs_args("ps-cpfs", vpc["vpc_id"], vsw["vswitch_id"], OURS))["file_system"]
     assert fs["status"] == "Running"
     yield dict(file_system_id=fs["file_system_id"], vpc_id=vpc["vpc_id"], vswitch_id=vsw["vswitch_id"])
     assert run_module(emu, "nas_cpfs", name="ps-cpfs", tags=OURS, state="absent")["changed"] is True
@@ -169,17 +123,7 @@ def test_second_export_on_the_same_service_and_delete_takes_both(emu, cpfs):
     assert emu.protocol_services() == [] and emu.exports() == []
 
 
-@pytest.mark.parametrize(
-    "change,option",
-    [
-        ({"export_path": "data/"}, "export_path"),
-        ({"export_path": "/data"}, "export_path"),
-        ({"export_path": "/my data/"}, "export_path"),
-        ({"file_system_id": "nas-0123abcd"}, "file_system_id"),
-        ({"vpc_id": None}, "vpc_id"),
-        ({"throughput": 0}, "throughput"),
-    ],
-)
+@pytest.mark.parametrize("change,option", BAD_PROTOCOL_SERVICE_OPTIONS)
 def test_bad_input_fails_before_any_api_call(emu, cpfs, change, option):
     mark = len(emu.calls)
     result = run_module(emu, MODULE, **present_args(cpfs, **change))
@@ -218,50 +162,24 @@ def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
     mount target and reports the mount source; teardown.yml deletes the export and the service before
     the file system (which the cloud refuses otherwise). Re-runs of both playbooks are
     test_cloud_playbooks.py's; the module's own re-runs are above: two playbook runs keep this short."""
-    settings = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
-    settings.update(
+    vars_file = tmp_path / "cloud.yml"
+    cloud_vars(
+        emu,
+        vars_file,
         scc_cloud_name="psnfs",
-        scc_cloud_ecs_endpoint=emu.endpoint,
-        scc_cloud_nas_endpoint=emu.endpoint,
         scc_cloud_instance_count=0,
         scc_cloud_vpc_cidr="10.20.0.0/16",
         scc_cloud_vswitch_cidr="10.20.0.0/24",
         scc_cloud_cpfs_protocol="cpfs-nfs",
         scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "psnfs"},
     )
-    vars_file = tmp_path / "cloud.yml"
-    vars_file.write_text(yaml.safe_dump(settings))
-    bin_dir = Path(sys.executable).parent
-    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update(
-        ALIBABA_CLOUD_ACCESS_KEY_ID=emu.access_key_id,
-        ALIBABA_CLOUD_ACCESS_KEY_SECRET=emu.access_key_secret,
-        ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
-        ANSIBLE_NOCOLOR="1",
-        PATH="%s:%s" % (bin_dir, env.get("PATH", "")),
-    )
+    env = playbook_env(emu)
 
     def playbook(name):
-        proc = subprocess.run(
-            [
-                str(bin_dir / "ansible-playbook"),
-                "-i",
-                "localhost,",
-                str(ROOT / "playbooks" / name),
-                "-e",
-                "@%s" % vars_file,
-            ],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=300,
-        )
-        out = proc.stdout + proc.stderr
-        match = re.search(r"localhost\s*:\s*ok=\d+\s+changed=(\d+)\s+unreachable=0\s+failed=0", out)
-        assert proc.returncode == 0 and match, out[-3000:]
-        return int(match.group(1)), out
+        rc, out = run_playbook(env, name, vars_file)
+        counts = recap(out)
+        assert rc == 0 and counts["failed"] == counts["unreachable"] == 0, out[-3000:]
+        return counts["changed"], out
 
     def ours(table):
         return [row for row in getattr(emu, table)() if row.get("VpcId") in vpc_ids]

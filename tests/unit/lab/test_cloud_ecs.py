@@ -8,8 +8,6 @@ import pytest
 from aliyunsdkcore.acs_exception.exceptions import ServerException
 from aliyunsdkecs.request.v20140526 import (
     AuthorizeSecurityGroupRequest,
-    CreateHpcClusterRequest,
-    CreateSecurityGroupRequest,
     CreateVpcRequest,
     CreateVSwitchRequest,
     DeleteHpcClusterRequest,
@@ -36,50 +34,16 @@ from aliyunsdkecs.request.v20140526 import (
 )
 
 from lab.cloud import CloudEmulator, Timings, ecs
-from lab.cloud.testing import PROXY_VARIABLES, call, client
+from lab.cloud.testing import call, client, network
 
 SCC = "ecs.sccgn6.24xlarge"
-FAST = Timings(instance_pending=0.05, instance_starting=0.05, instance_stopping=0.05)
-
-
-@pytest.fixture(autouse=True)
-def without_proxies(monkeypatch):
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def emu():
-    with CloudEmulator(port=0, access_key_id="LTAI-test", access_key_secret="secret", timings=FAST) as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def acs(emu):
-    return client(emu, auto_retry=False)
+EMULATOR_TIMINGS = Timings(instance_pending=0.05, instance_starting=0.05, instance_stopping=0.05)
 
 
 @pytest.fixture
 def net(acs):
     """A VPC, a vSwitch, a security group and an HPC cluster."""
-    vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16", VpcName="scc")["VpcId"]
-    vsw = call(
-        acs,
-        CreateVSwitchRequest.CreateVSwitchRequest,
-        VpcId=vpc,
-        ZoneId="cn-shanghai-b",
-        CidrBlock="10.0.1.0/24",
-        VSwitchName="scc",
-    )["VSwitchId"]
-    sg = call(
-        acs,
-        CreateSecurityGroupRequest.CreateSecurityGroupRequest,
-        VpcId=vpc,
-        SecurityGroupName="scc",
-        Tags=[{"Key": "owner", "Value": "scc.training"}],
-    )["SecurityGroupId"]
-    hpc = call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="scc")["HpcClusterId"]
-    return {"vpc": vpc, "vsw": vsw, "sg": sg, "hpc": hpc}
+    return network(acs, tags={"owner": "scc.training"})
 
 
 def run(acs, net, **extra):
@@ -358,15 +322,9 @@ def test_no_stock_creates_nothing_unless_min_amount_allows(acs, emu, net):
 
 def test_instances_backed_by_lab_hosts():
     hosts = ["127.0.14.11", "127.0.14.12"]
-    with CloudEmulator(access_key_id="k", access_key_secret="s", timings=FAST, host_addresses=hosts) as emu:
+    with CloudEmulator(access_key_id="k", access_key_secret="s", timings=EMULATOR_TIMINGS, host_addresses=hosts) as emu:
         acs = client(emu, auto_retry=False)
-        vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-        vsw = call(
-            acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.1.0/24"
-        )["VSwitchId"]
-        sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc)["SecurityGroupId"]
-        hpc = call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="c")["HpcClusterId"]
-        net = {"vsw": vsw, "sg": sg, "hpc": hpc}
+        net = network(acs)
         # Only as many instances as there are lab hosts.
         assert error(run, acs, net, Amount=3).get_error_code() == "OperationDenied.NoStock"
         ids = run(acs, net, Amount=2)

@@ -5,49 +5,27 @@ import time
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
 from aliyunsdkecs.request.v20140526 import (
-    CreateHpcClusterRequest,
-    CreateSecurityGroupRequest,
     CreateVpcRequest,
-    CreateVSwitchRequest,
     DescribeVpcsRequest,
     RunInstancesRequest,
 )
 
-from lab.cloud import FAULT_KINDS, CloudEmulator, RandomFaults, Timings
-from lab.cloud.testing import PROXY_VARIABLES, call, client
+from lab.cloud import FAULT_KINDS, RandomFaults, Timings
+from lab.cloud.testing import call, client, network
 
-
-@pytest.fixture(autouse=True)
-def without_proxies(monkeypatch):
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def emu():
-    with CloudEmulator(
-        port=0,
-        access_key_id="LTAI-test",
-        access_key_secret="secret",
-        timings=Timings(instance_pending=0.01, instance_starting=0.01),
-    ) as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def acs(emu):
-    return client(emu, auto_retry=False)
+EMULATOR_TIMINGS = Timings(instance_pending=0.01, instance_starting=0.01)
 
 
 @pytest.fixture
 def run_params(acs):
-    vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-    vsw = call(
-        acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.0.0/20"
-    )["VSwitchId"]
-    sg = call(acs, CreateSecurityGroupRequest.CreateSecurityGroupRequest, VpcId=vpc)["SecurityGroupId"]
-    hpc = call(acs, CreateHpcClusterRequest.CreateHpcClusterRequest, Name="c")["HpcClusterId"]
-    return dict(ImageId="img", InstanceType="ecs.sccgn6.24xlarge", VSwitchId=vsw, SecurityGroupId=sg, HpcClusterId=hpc)
+    net = network(acs, vswitch_cidr="10.0.0.0/20")
+    return dict(
+        ImageId="img",
+        InstanceType="ecs.sccgn6.24xlarge",
+        VSwitchId=net["vsw"],
+        SecurityGroupId=net["sg"],
+        HpcClusterId=net["hpc"],
+    )
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ import time
 
 import pytest
 from aliyunsdkcore.acs_exception.exceptions import ServerException
-from aliyunsdkecs.request.v20140526 import CreateVpcRequest, CreateVSwitchRequest
 from aliyunsdknas.request.v20170626 import (
     CreateFileSystemRequest,
     CreateMountTargetRequest,
@@ -20,36 +19,15 @@ from aliyunsdknas.request.v20170626 import (
     DescribeProtocolServiceRequest,
 )
 
-from lab.cloud import CloudEmulator, Timings
-from lab.cloud.testing import PROXY_VARIABLES, call, client
+from lab.cloud import Timings
+from lab.cloud.testing import call, network
 
-FAST = Timings(file_system=0.1, mount_target=0.05, protocol_service=0.05)
-
-
-@pytest.fixture(autouse=True)
-def without_proxies(monkeypatch):
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def emu():
-    with CloudEmulator(port=0, access_key_id="LTAI-test", access_key_secret="secret", timings=FAST) as emulator:
-        yield emulator
-
-
-@pytest.fixture
-def acs(emu):
-    return client(emu, auto_retry=False)
+EMULATOR_TIMINGS = Timings(file_system=0.1, mount_target=0.05, protocol_service=0.05)
 
 
 @pytest.fixture
 def net(acs):
-    vpc = call(acs, CreateVpcRequest.CreateVpcRequest, CidrBlock="10.0.0.0/16")["VpcId"]
-    vsw = call(
-        acs, CreateVSwitchRequest.CreateVSwitchRequest, VpcId=vpc, ZoneId="cn-shanghai-b", CidrBlock="10.0.1.0/24"
-    )["VSwitchId"]
-    return {"vpc": vpc, "vsw": vsw}
+    return network(acs, cluster=False)
 
 
 def create_cpfs(acs, net, **extra):

@@ -22,7 +22,7 @@ from aliyunsdkecs.request.v20140526 import (
 )
 
 from lab.cloud import CloudEmulator, wire
-from lab.cloud.testing import PROXY_VARIABLES, call, client
+from lab.cloud.testing import call, client
 from lab.cluster import Lab
 from lab.hosts import HostState
 
@@ -30,21 +30,9 @@ KEY_ID, SECRET = "LTAI-emulator-test", "emulator-test-secret"
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture(autouse=True)
-def without_proxies(monkeypatch):
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def emu():
-    with CloudEmulator(port=0, access_key_id=KEY_ID, access_key_secret=SECRET) as emulator:
-        yield emulator
-
-
-def send(emu, request, key_id=KEY_ID, secret=SECRET, region="cn-shanghai"):
+def send(emu, request, key_id=None, secret=None, region="cn-shanghai"):
     request.set_endpoint(emu.endpoint)
-    client = AcsClient(key_id, secret, region, auto_retry=False)
+    client = AcsClient(key_id or emu.access_key_id, secret or emu.access_key_secret, region, auto_retry=False)
     return json.loads(client.do_action_with_exception(request))
 
 
@@ -93,18 +81,18 @@ def test_replayed_nonce_and_stale_timestamp_are_refused(emu):
         "Version": "2014-05-26",
         "RegionId": "cn-shanghai",
         "Format": "JSON",
-        "AccessKeyId": KEY_ID,
+        "AccessKeyId": emu.access_key_id,
         "SignatureMethod": "HMAC-SHA1",
         "SignatureType": "",
         "SignatureVersion": "1.0",
         "SignatureNonce": "n-1",
         "Timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    params["Signature"] = wire.sign("POST", params, SECRET)
+    params["Signature"] = wire.sign("POST", params, emu.access_key_secret)
     assert emu.handle("POST", dict(params))[0] == 200
     assert emu.handle("POST", dict(params))[1]["Code"] == "SignatureNonceUsed"
     params.update(SignatureNonce="n-2", Timestamp="2020-01-01T00:00:00Z")
-    params["Signature"] = wire.sign("POST", params, SECRET)
+    params["Signature"] = wire.sign("POST", params, emu.access_key_secret)
     assert emu.handle("POST", params)[1]["Code"] == "InvalidTimeStamp.Expired"
 
 
@@ -158,15 +146,8 @@ def test_cli_serves_with_environment_credentials_and_lab_backed_instances(tmp_pa
 
 def test_cli_refuses_a_non_loopback_address():
     env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET}
-    done = subprocess.run(
-        [sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    cmd = [sys.executable, "-m", "lab", "cloud", "--port", "0", "--address", "10.1.2.3"]
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2
     assert "loopback" in done.stderr
 

@@ -1,4 +1,7 @@
-"""Pure logic of the client factory: ClientToken derivation, retry classification, backoff, params."""
+"""Pure logic of the client factory (ClientToken derivation, retry classification, backoff, params)
+and of the one look-up helper (find_all, find_one, the views), against a scripted SDK client."""
+
+import json
 
 import pytest
 
@@ -156,3 +159,51 @@ def test_paginate_token_follows_next_token_and_reads_both_list_shapes():
     assert [s["ProtocolServiceId"] for s in found] == ["ptc-1", "ptc-2", "ptc-3"]
     first, second = api._client.requests
     assert "NextToken" not in first and second["NextToken"] == "2" and second["FileSystemId"] == "cpfs-1"
+
+
+def _page(total, kind, *items):
+    """One page of a Describe reply of ``kind`` listing ``items``, out of ``total``."""
+    outer, inner = kind.items
+    return json.dumps({"TotalCount": total, outer: {inner: list(items)}}).encode()
+
+
+def test_find_all_reads_every_page_matches_here_and_sorts_oldest_first():
+    old = {"VpcId": "vpc-1", "VpcName": "bert", "CreationTime": "2024-01-01T00:00:00Z"}
+    new = {"VpcId": "vpc-2", "VpcName": "bert", "CreationTime": "2024-02-01T00:00:00Z"}
+    other = {"VpcId": "vpc-3", "VpcName": "other", "CreationTime": "2023-01-01T00:00:00Z"}
+    api = _api([_page(3, ali.VPC, new, other), _page(3, ali.VPC, old)])[0]
+    assert [v["VpcId"] for v in ali.find_all(api, ali.VPC, where={"VpcName": "bert"})] == ["vpc-1", "vpc-2"]
+    assert [int(r["PageNumber"]) for r in api._client.requests] == [1, 2]
+
+
+def test_find_one_by_id_asks_the_server_and_refuses_two_of_one_name():
+    api = _api([_page(1, ali.HPC_CLUSTER, {"HpcClusterId": "hpc-1", "Name": "c"})])[0]
+    cluster = ali.find_one(api, ali.HPC_CLUSTER, resource_id="hpc-1")
+    assert cluster["HpcClusterId"] == "hpc-1" and api._client.requests[0]["HpcClusterIds"] == '["hpc-1"]'
+
+    twins = [{"VpcId": "vpc-%d" % i, "VpcName": "bert"} for i in (1, 2)]
+    api = _api([_page(2, ali.VPC, *twins)])[0]
+    with pytest.raises(ali.AmbiguousMatch, match=r"2 VPCs match VpcId=vpc-9, VpcName=bert \(vpc-1, vpc-2\)") as err:
+        ali.find_one(api, ali.VPC, scope={"VpcId": "vpc-9"}, where={"VpcName": "bert"})
+    assert err.value.ids == ["vpc-1", "vpc-2"]
+
+
+def test_find_all_filters_tags_here_and_sends_them_where_the_api_takes_them():
+    group = {"SecurityGroupId": "sg-1", "Tags": {"Tag": [{"TagKey": "managed-by", "TagValue": "scc.training"}]}}
+    api = _api([_page(1, ali.SECURITY_GROUP, group)] * 2)[0]
+    assert ali.find_all(api, ali.SECURITY_GROUP, tags={"managed-by": "scc.training"}) == [group]
+    assert api._client.requests[0]["Tag.1.Key"] == "managed-by"
+    assert ali.find_all(api, ali.SECURITY_GROUP, tags={"managed-by": "someone"}) == []
+
+
+def test_views_read_nested_fields_and_show_nothing_for_none():
+    inst = {
+        "InstanceId": "i-1",
+        "HpcClusterId": "",
+        "VpcAttributes": {"VpcId": "vpc-1", "PrivateIpAddress": {"IpAddress": ["192.168.1.10"]}},
+        "Tags": {"Tag": [{"TagKey": "a", "TagValue": "1"}]},
+    }
+    shown = ali.INSTANCE.view(inst)
+    assert shown["vpc_id"] == "vpc-1" and shown["private_ip_addresses"] == ["192.168.1.10"]
+    assert shown["hpc_cluster_id"] is None and shown["rdma_ip_addresses"] == [] and shown["tags"] == {"a": "1"}
+    assert ali.VPC.view(None) == {} and ali.CPFS.view({}) == {}

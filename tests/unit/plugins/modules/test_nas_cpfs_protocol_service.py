@@ -3,6 +3,7 @@
 import pytest
 
 from ansible_collections.scc.training.plugins.modules import nas_cpfs_protocol_service as mod
+from tests.cloud_helpers import BAD_PROTOCOL_SERVICE_OPTIONS
 
 GOOD = dict(
     file_system_id="cpfs-0123abcd",
@@ -23,19 +24,7 @@ def test_absent_needs_no_vpc():
     assert mod.validate(dict(GOOD, vpc_id=None, state="absent")) == []
 
 
-@pytest.mark.parametrize(
-    "change,option",
-    [
-        ({"export_path": ""}, "export_path"),
-        ({"export_path": "/data"}, "export_path"),
-        ({"export_path": "data/"}, "export_path"),
-        ({"export_path": "/a b/"}, "export_path"),
-        ({"export_path": "/" + "d" * 1023 + "/"}, "export_path"),
-        ({"file_system_id": "nas-1"}, "file_system_id"),
-        ({"vpc_id": None}, "vpc_id"),
-        ({"throughput": -5}, "throughput"),
-    ],
-)
+@pytest.mark.parametrize("change,option", BAD_PROTOCOL_SERVICE_OPTIONS)
 def test_bad_options_name_the_option(change, option):
     errors = mod.validate(dict(GOOD, **change))
     assert len(errors) == 1 and option in errors[0]
