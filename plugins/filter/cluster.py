@@ -4,7 +4,7 @@
 """Cluster-stage filters for scc.training: thin wrappers over plugins/module_utils/cluster.py.
 
 ``cluster_addresses`` (the address rule of hosts_file, ssh_trust and mpi_hostfile),
-``cluster_hosts_block``, ``cluster_known_hosts`` and ``cluster_authorized_key``.
+``cluster_hosts_block``, ``cluster_known_hosts``, ``cluster_authorized_key`` and ``mpi_slots``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -15,32 +15,26 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import cluster
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
 
 
-def _host_list(hosts, name):
-    if isinstance(hosts, (str, bytes, Mapping)) or not hasattr(hosts, "__iter__"):
-        raise AnsibleFilterError(
-            "%s: input must be a list of inventory host names, got %s" % (name, type(hosts).__name__)
-        )
-    return [str(h) for h in hosts]
+def _list(value, filter_name, what):
+    """`value` as a list when it is one (or another iterable that is not text or a mapping)."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise AnsibleFilterError("%s: %s must be a list, got %s" % (filter_name, what, type(value).__name__))
+    return list(value)
 
 
-def _nodes(nodes, name):
-    if isinstance(nodes, (str, bytes, Mapping)) or not hasattr(nodes, "__iter__"):
-        raise AnsibleFilterError(
-            "%s: input must be the node list scc.training.cluster_addresses returns, got %s"
-            % (name, type(nodes).__name__)
-        )
-    return list(nodes)
+def _mapping(value, filter_name, what):
+    if not isinstance(value, Mapping):
+        raise AnsibleFilterError("%s: %s must be a mapping, got %s" % (filter_name, what, type(value).__name__))
+    return value
 
 
 def cluster_addresses(hosts, hostvars, interface=""):
     """Inventory hosts -> ``[{host, address, names, peer_names}]`` (address null when the rule finds none)."""
-    hosts = _host_list(hosts, "cluster_addresses")
-    if not isinstance(hostvars, Mapping):
-        raise AnsibleFilterError(
-            "cluster_addresses: hostvars must be the hostvars mapping, got %s" % type(hostvars).__name__
-        )
+    hosts = [str(h) for h in _list(hosts, "cluster_addresses", "the input (inventory host names)")]
+    _mapping(hostvars, "cluster_addresses", "hostvars")
     if not isinstance(interface, str):
         raise AnsibleFilterError("cluster_addresses: interface must be a string, got %s" % type(interface).__name__)
     missing = [h for h in hosts if h not in hostvars]
@@ -51,41 +45,34 @@ def cluster_addresses(hosts, hostvars, interface=""):
 
 def cluster_hosts_block(nodes):
     """Nodes -> the /etc/hosts block (``address name [short]`` lines)."""
-    try:
-        return cluster.hosts_block(_nodes(nodes, "cluster_hosts_block"))
-    except ValueError as exc:
-        raise AnsibleFilterError("cluster_hosts_block: %s" % exc) from exc
+    nodes = _list(nodes, "cluster_hosts_block", "the input (cluster_addresses' nodes)")
+    return filter_call("cluster_hosts_block", cluster.hosts_block, nodes)
 
 
 def cluster_known_hosts(nodes, host_keys):
     """Nodes and ``{host: host key text or lines}`` -> the known_hosts block."""
-    if not isinstance(host_keys, Mapping):
-        raise AnsibleFilterError(
-            "cluster_known_hosts: host_keys must map each node to its host keys, got %s" % type(host_keys).__name__
-        )
-    try:
-        return cluster.known_hosts_block(_nodes(nodes, "cluster_known_hosts"), host_keys)
-    except ValueError as exc:
-        raise AnsibleFilterError("cluster_known_hosts: %s" % exc) from exc
+    nodes = _list(nodes, "cluster_known_hosts", "the input (cluster_addresses' nodes)")
+    _mapping(host_keys, "cluster_known_hosts", "host_keys (each node's host keys)")
+    return filter_call("cluster_known_hosts", cluster.known_hosts_block, nodes, host_keys)
 
 
 def cluster_authorized_key(public_key, from_addresses=None, options=None):
     """Public key -> one authorized_keys line restricted to ``from_addresses`` (none: unrestricted)."""
     if not isinstance(public_key, str) or not public_key.strip():
         raise AnsibleFilterError("cluster_authorized_key: input must be the public key text")
-    for name, value in (("from_addresses", from_addresses), ("options", options)):
-        if value is not None and (isinstance(value, (str, Mapping)) or not hasattr(value, "__iter__")):
-            raise AnsibleFilterError("cluster_authorized_key: %s must be a list, got %s" % (name, type(value).__name__))
-    return cluster.authorized_key_line(public_key, list(from_addresses or []), list(options or []))
+    from_addresses = _list(from_addresses or [], "cluster_authorized_key", "from_addresses")
+    options = _list(options or [], "cluster_authorized_key", "options")
+    return cluster.authorized_key_line(public_key, from_addresses, options)
+
+
+def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
+    """A node's slots: ``slots`` when set, else its GPUs (declared, then devices found), else its vCPUs."""
+    return filter_call("mpi_slots", cluster.mpi_slots, slots, gpu_count, gpu_devices, vcpus)
 
 
 class FilterModule(object):
     """scc.training cluster-stage filters."""
 
     def filters(self):
-        return {
-            "cluster_addresses": cluster_addresses,
-            "cluster_hosts_block": cluster_hosts_block,
-            "cluster_known_hosts": cluster_known_hosts,
-            "cluster_authorized_key": cluster_authorized_key,
-        }
+        filters = (cluster_addresses, cluster_hosts_block, cluster_known_hosts, cluster_authorized_key, mpi_slots)
+        return {f.__name__: f for f in filters}

@@ -16,46 +16,53 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import fabric
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError)
 
 
-def _devices(devices, name):
+def _devices(devices, filter_name):
     if not isinstance(devices, list):
-        raise AnsibleFilterError("%s: input must be rdma_info's devices list, got %s" % (name, type(devices).__name__))
+        raise AnsibleFilterError(
+            "%s: input must be rdma_info's devices list, got %s" % (filter_name, type(devices).__name__)
+        )
     return devices
+
+
+def _mapping(value, filter_name, what):
+    if not isinstance(value, Mapping):
+        raise AnsibleFilterError("%s: %s, got %s" % (filter_name, what, type(value).__name__))
+    return value
 
 
 def rdma_port_list(devices):
     """rdma_info's ``devices`` -> one ``{port, state, link_layer, rate_gbps}`` per port."""
-    try:
-        return fabric.port_list(_devices(devices, "rdma_port_list"))
-    except (KeyError, TypeError) as exc:
-        raise AnsibleFilterError("rdma_port_list: malformed device: %s" % exc) from exc
+    devices = _devices(devices, "rdma_port_list")
+    return filter_call("rdma_port_list: malformed device", fabric.port_list, devices, errors=_MALFORMED)
 
 
 def rdma_measurement_port(devices, device="", gid_index=None):
     """rdma_info's ``devices`` -> the first active port to measure over, or None."""
+    devices = _devices(devices, "rdma_measurement_port")
     if gid_index is not None and (isinstance(gid_index, bool) or not str(gid_index).isdigit()):
         raise AnsibleFilterError(
             "rdma_measurement_port: gid_index must be an integer >= 0 or null, got %r" % (gid_index,)
         )
-    try:
-        return fabric.measurement_port(
-            _devices(devices, "rdma_measurement_port"), device or "", None if gid_index is None else int(gid_index)
-        )
-    except (KeyError, TypeError) as exc:
-        raise AnsibleFilterError("rdma_measurement_port: malformed device: %s" % exc) from exc
+    gid_index = None if gid_index is None else int(gid_index)
+    return filter_call(
+        "rdma_measurement_port: malformed device",
+        fabric.measurement_port,
+        devices,
+        device or "",
+        gid_index,
+        errors=_MALFORMED,
+    )
 
 
 def bandwidth_shortfalls(result):
     """A ``bandwidth_matrix`` result -> one line per pair below the threshold, then the pairs not measured."""
-    if not isinstance(result, Mapping):
-        raise AnsibleFilterError(
-            "bandwidth_shortfalls: input must be a bandwidth_matrix result, got %s" % type(result).__name__
-        )
-    try:
-        return fabric.bandwidth_shortfalls(result)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise AnsibleFilterError("bandwidth_shortfalls: malformed result: %s" % exc) from exc
+    result = _mapping(result, "bandwidth_shortfalls", "input must be a bandwidth_matrix result")
+    return filter_call("bandwidth_shortfalls: malformed result", fabric.bandwidth_shortfalls, result, errors=_MALFORMED)
 
 
 def fabric_samples(hosts, hostvars, register):
@@ -65,42 +72,29 @@ def fabric_samples(hosts, hostvars, register):
     """
     if isinstance(hosts, (str, Mapping)) or not hasattr(hosts, "__iter__"):
         raise AnsibleFilterError("fabric_samples: input must be a list of host names, got %s" % type(hosts).__name__)
-    if not isinstance(hostvars, Mapping):
-        raise AnsibleFilterError(
-            "fabric_samples: hostvars must be the hostvars mapping, got %s" % type(hostvars).__name__
-        )
+    _mapping(hostvars, "fabric_samples", "hostvars must be the hostvars mapping")
     out = {}
     for host in hosts:
         slurped = hostvars[host].get(register) if host in hostvars else None
-        if not isinstance(slurped, Mapping) or "content" not in slurped:
-            continue
-        try:
-            out[host] = fabric.decode_samples(slurped["content"])
-        except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-            raise AnsibleFilterError("fabric_samples: the samples of %s are not JSON lines: %s" % (host, exc)) from exc
+        if isinstance(slurped, Mapping) and "content" in slurped:
+            out[host] = filter_call(
+                "fabric_samples: the samples of %s are not JSON lines" % host,
+                fabric.decode_samples,
+                slurped["content"],
+                errors=(binascii.Error, UnicodeDecodeError, ValueError),
+            )
     return out
 
 
 def fabric_traffic(samples):
     """``{node: [samples]}`` -> the rates over time per node and counter, with peak and mean."""
-    if not isinstance(samples, Mapping):
-        raise AnsibleFilterError(
-            "fabric_traffic: input must map each node to its samples, got %s" % type(samples).__name__
-        )
-    try:
-        return fabric.traffic_rates(dict(samples))
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise AnsibleFilterError("fabric_traffic: malformed sample: %s" % exc) from exc
+    samples = _mapping(samples, "fabric_traffic", "input must map each node to its samples")
+    return filter_call("fabric_traffic: malformed sample", fabric.traffic_rates, dict(samples), errors=_MALFORMED)
 
 
 class FilterModule(object):
     """scc.training fabric filters."""
 
     def filters(self):
-        return {
-            "rdma_port_list": rdma_port_list,
-            "rdma_measurement_port": rdma_measurement_port,
-            "bandwidth_shortfalls": bandwidth_shortfalls,
-            "fabric_samples": fabric_samples,
-            "fabric_traffic": fabric_traffic,
-        }
+        filters = (rdma_port_list, rdma_measurement_port, bandwidth_shortfalls, fabric_samples, fabric_traffic)
+        return {f.__name__: f for f in filters}

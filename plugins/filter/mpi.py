@@ -4,8 +4,7 @@
 """MPI helper filters for scc.training.
 
 ``mpi_hostfile`` renders an Open MPI hostfile (``host slots=N`` lines) from a list
-of ``{host, slots}`` dicts; ``mpi_slots`` decides a node's slots (module_utils/mpi.py).
-Their documentation lives in the sidecars ``mpi_hostfile.yml`` and ``mpi_slots.yml``.
+of ``{host, slots}`` dicts. Its documentation lives in the sidecar ``mpi_hostfile.yml``.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from __future__ import annotations
 import re
 
 from ansible.errors import AnsibleFilterError
-
-from ansible_collections.scc.training.plugins.module_utils import mpi
 
 _ALLOWED_KEYS = frozenset(("host", "slots"))
 _WHITESPACE = re.compile(r"\s")
@@ -77,16 +74,8 @@ def mpi_hostfile(entries):
     return "\n".join(lines) + "\n"
 
 
-def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
-    """A node's slots: ``slots`` when set, else its GPUs (declared, then devices found), else its vCPUs."""
-    try:
-        return mpi.node_slots(slots, gpu_count, gpu_devices, vcpus)
-    except (TypeError, ValueError) as exc:
-        raise AnsibleFilterError("mpi_slots: %s" % exc) from exc
-
-
 class FilterModule(object):
     """scc.training MPI filters."""
 
     def filters(self):
-        return {"mpi_hostfile": mpi_hostfile, "mpi_slots": mpi_slots}
+        return {"mpi_hostfile": mpi_hostfile}

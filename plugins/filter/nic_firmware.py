@@ -45,20 +45,13 @@ def nic_firmware_differences(plan):
     """A ``nic_firmware_compare`` plan -> ``"<psid> <current> (target <target>)"`` per device to burn."""
     if not isinstance(plan, list):
         raise AnsibleFilterError(
-            "nic_firmware_differences: input must be a nic_firmware_compare plan, got %s" % type(plan).__name__
+            "nic_firmware_differences: input must be a nic_firmware_compare plan, got %r" % (plan,)
         )
-    try:
-        return mellanox_fw.differences(plan)
-    except (KeyError, TypeError) as exc:
-        raise AnsibleFilterError("nic_firmware_differences: malformed plan entry: %s" % exc) from exc
+    return mellanox_fw.differences(plan)
 
 
 class FilterModule(object):
     """scc.training NIC firmware filters."""
 
     def filters(self):
-        return {
-            "parse_nic_firmware": parse_nic_firmware,
-            "nic_firmware_compare": nic_firmware_compare,
-            "nic_firmware_differences": nic_firmware_differences,
-        }
+        return {f.__name__: f for f in (parse_nic_firmware, nic_firmware_compare, nic_firmware_differences)}

@@ -7,6 +7,7 @@
   the cluster, from the inventory and the gathered facts.
 - ``hosts_block``, ``known_hosts_block``, ``authorized_key_line``: the /etc/hosts block, the
   known_hosts block and the authorized_keys line made from those nodes.
+- ``mpi_slots``: how many MPI processes a node of the hostfile may run.
 
 Pure Python, no Ansible imports: ``hostvars`` is any mapping of host name -> mapping of variables.
 """
@@ -128,3 +129,16 @@ def authorized_key_line(public_key, from_addresses=None, options=None):
     opts = ['from="%s"' % ",".join(from_addresses)] if from_addresses else []
     opts += list(options or [])
     return " ".join(part for part in (",".join(opts), public_key.strip()) if part)
+
+
+def _positive(value):
+    return value is not None and not isinstance(value, bool) and str(value).strip() != "" and int(value) > 0
+
+
+def mpi_slots(slots=None, gpu_count=None, gpu_devices=0, vcpus=None):
+    """A node's MPI slots: ``slots`` when set, else its declared GPU count when above 0, else its count of
+    ``/dev/nvidia[0-9]*`` devices when above 0, else its vCPUs. One rank per GPU, or per CPU without GPUs."""
+    for value in (slots, gpu_count, gpu_devices, vcpus):
+        if _positive(value):
+            return int(value)
+    raise ValueError("no slot count: slots, GPU count, GPU devices and vCPUs are all unset or 0")

@@ -44,7 +44,7 @@ attributes:
     support: full
     platforms: all
     details: Runs on the controller whatever the host.
-author: scc.training developers
+author: scc.training developers (@scc-training)
 """
 
 EXAMPLES = r"""

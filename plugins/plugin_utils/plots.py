@@ -38,7 +38,8 @@ def bandwidth_heatmap(data, dest):
     n = len(nodes)
     cells = data["matrix_gbps"]
     values = [v for row in cells for v in row if v is not None]
-    vmax = max(data.get("link_rate_gbps") or 0, max(values, default=1))
+    # The colour scale runs to the link rate, or to the highest value when one is above it.
+    vmax = max([data.get("link_rate_gbps") or 0] + (values or [1]))
     size = max(4.0, 1.0 + 0.7 * n)
     fig, ax = plt.subplots(figsize=(size + 1.5, size))
     image = ax.imshow(

@@ -18,7 +18,10 @@ CASES = {
     "ssh_trust": {
         "ok": ({"ssh_trust_authorized_key_options": ["no-pty"]}, None),
         "bad_cluster_name": ({"ssh_trust_cluster_name": "my cluster"}, "ssh_trust_cluster_name"),
-        "bad_options_from": ({"ssh_trust_authorized_key_options": ['from="10.0.0.1"']}, "ssh_trust_authorized_key_options"),
+        "bad_options_from": (
+            {"ssh_trust_authorized_key_options": ['from="10.0.0.1"']},
+            "ssh_trust_authorized_key_options",
+        ),
         "bad_bind": ({"ssh_trust_bind_address": "sometimes"}, "ssh_trust_bind_address"),
         "bad_timeout": ({"ssh_trust_verify_timeout": 0}, "ssh_trust_verify_timeout"),
     },
@@ -50,7 +53,10 @@ CASES = {
         "ok": ({"nic_firmware_targets": [dict(TARGET, image="files/fw.bin")], "nic_firmware_burn": True}, None),
         "bad_psid": ({"nic_firmware_targets": [dict(TARGET, psid="ConnectX6")]}, "MT_0000000359"),
         "bad_no_version": ({"nic_firmware_targets": [{"psid": "MT_0000000359"}]}, "version"),
-        "bad_burn_without_image": ({"nic_firmware_burn": True, "nic_firmware_targets": [TARGET]}, "nic_firmware_burn is true"),
+        "bad_burn_without_image": (
+            {"nic_firmware_burn": True, "nic_firmware_targets": [TARGET]},
+            "nic_firmware_burn is true",
+        ),
         "bad_tool": ({"nic_firmware_tool": "flint"}, "nic_firmware_tool"),
         "bad_tool_path_with_auto": ({"nic_firmware_tool_path": "/usr/bin/mstflint"}, "nic_firmware_tool_path"),
     },

@@ -1,12 +1,12 @@
 # -*- coding: utf-8 -*-
-"""plugins/filter/cluster.py and mpi.py's mpi_slots: thin wrappers that reject bad input naming the filter."""
+"""plugins/filter/cluster.py: thin wrappers that reject bad input naming the filter."""
 
 from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter import cluster, mpi
+from ansible_collections.scc.training.plugins.filter import cluster
 
 HOSTVARS = {
     "node1": {
@@ -23,8 +23,8 @@ def test_registered_names():
         "cluster_hosts_block": cluster.cluster_hosts_block,
         "cluster_known_hosts": cluster.cluster_known_hosts,
         "cluster_authorized_key": cluster.cluster_authorized_key,
+        "mpi_slots": cluster.mpi_slots,
     }
-    assert mpi.FilterModule().filters()["mpi_slots"] is mpi.mpi_slots
 
 
 def test_the_filters_chain_into_the_files():
@@ -44,16 +44,25 @@ def test_the_filters_chain_into_the_files():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: cluster.cluster_addresses("node1", HOSTVARS), r"^cluster_addresses: input must be a list"),
-        (lambda: cluster.cluster_addresses(["node1"], []), r"^cluster_addresses: hostvars must be"),
+        (
+            lambda: cluster.cluster_addresses("node1", HOSTVARS),
+            r"^cluster_addresses: the input \(inventory host names\) must be a list",
+        ),
+        (lambda: cluster.cluster_addresses(["node1"], []), r"^cluster_addresses: hostvars must be a mapping"),
         (lambda: cluster.cluster_addresses(["node1"], HOSTVARS, None), r"^cluster_addresses: interface must be"),
         (lambda: cluster.cluster_addresses(["node9"], HOSTVARS), r"^cluster_addresses: not in the inventory: node9"),
-        (lambda: cluster.cluster_hosts_block({"host": "node1"}), r"^cluster_hosts_block: input must be the node list"),
+        (
+            lambda: cluster.cluster_hosts_block({"host": "node1"}),
+            r"^cluster_hosts_block: the input \(cluster_addresses' nodes\) must be a list",
+        ),
         (
             lambda: cluster.cluster_hosts_block([{"host": "node3", "address": None, "names": ["node3"]}]),
             r"^cluster_hosts_block: no cluster address for node3",
         ),
-        (lambda: cluster.cluster_known_hosts([], ["ssh-ed25519 K"]), r"^cluster_known_hosts: host_keys must map"),
+        (
+            lambda: cluster.cluster_known_hosts([], ["ssh-ed25519 K"]),
+            r"^cluster_known_hosts: host_keys \(each node's host keys\) must be a mapping",
+        ),
         (
             lambda: cluster.cluster_known_hosts([{"host": "node1", "peer_names": ["node1"]}], {}),
             r"^cluster_known_hosts: no host keys for node1",
@@ -63,8 +72,8 @@ def test_the_filters_chain_into_the_files():
             lambda: cluster.cluster_authorized_key("k", "10.0.0.1"),
             r"^cluster_authorized_key: from_addresses must be a list",
         ),
-        (lambda: mpi.mpi_slots(None, 0, 0, 0), r"^mpi_slots: no slot count"),
-        (lambda: mpi.mpi_slots("eight"), r"^mpi_slots: invalid literal"),
+        (lambda: cluster.mpi_slots(None, 0, 0, 0), r"^mpi_slots: no slot count"),
+        (lambda: cluster.mpi_slots("eight"), r"^mpi_slots: invalid literal"),
     ],
 )
 def test_bad_input_is_refused_naming_the_filter(call, message):
@@ -84,4 +93,4 @@ def test_bad_input_is_refused_naming_the_filter(call, message):
     ],
 )
 def test_mpi_slots(args, slots):
-    assert mpi.mpi_slots(*args) == slots
+    assert cluster.mpi_slots(*args) == slots

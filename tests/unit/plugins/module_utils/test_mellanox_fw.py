@@ -101,7 +101,7 @@ def test_compare_carries_the_image_and_differences_name_what_to_burn():
     assert m.differences(plan) == ["MT_0000000359 22.32.0498 (target 22.39.1002)"]
     assert nic_firmware_differences(plan) == m.differences(plan)
     assert m.differences(m.compare(devices, [])) == [] and m.compare(devices, [])[0]["image"] is None
-    with pytest.raises(AnsibleFilterError, match="^nic_firmware_differences: input must be"):
+    with pytest.raises(AnsibleFilterError, match=r"^nic_firmware_differences: input must be"):
         nic_firmware_differences({"action": "burn"})
 
 
