@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Cluster-stage filters for scc.training: thin wrappers over plugins/module_utils/cluster.py.
 
-``cluster_addresses`` (the address rule of hosts_file, ssh_trust and mpi_hostfile),
+``cluster_addresses`` (the address rule of hosts_file and ssh_trust),
 ``cluster_hosts_block``, ``cluster_known_hosts``, ``cluster_authorized_key`` and ``mpi_slots``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""The cluster address rule that hosts_file, ssh_trust and mpi_hostfile share, and the files built on it.
+"""The cluster stage's decisions (hosts_file, ssh_trust, mpi_hostfile): the address rule and the files built on it.
 
 - ``cluster_nodes``: every node's cluster address and the names peers may use for it, once for
   the cluster, from the inventory and the gathered facts.
