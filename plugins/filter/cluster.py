@@ -4,7 +4,8 @@
 """Cluster-stage filters for scc.training: thin wrappers over plugins/module_utils/cluster.py.
 
 ``cluster_addresses`` (the address rule of hosts_file and ssh_trust),
-``cluster_hosts_block``, ``cluster_known_hosts``, ``cluster_authorized_key`` and ``mpi_slots``.
+``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``
+and ``mpi_slots``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -49,6 +50,12 @@ def cluster_hosts_block(nodes):
     return filter_call("cluster_hosts_block", cluster.hosts_block, nodes)
 
 
+def cluster_stale_hosts_regex(nodes):
+    """Nodes -> the regular expression of /etc/hosts lines mapping a cluster name to another address."""
+    nodes = _list(nodes, "cluster_stale_hosts_regex", "the input (cluster_addresses' nodes)")
+    return filter_call("cluster_stale_hosts_regex", cluster.stale_hosts_regex, nodes)
+
+
 def cluster_known_hosts(nodes, host_keys):
     """Nodes and ``{host: host key text or lines}`` -> the known_hosts block."""
     nodes = _list(nodes, "cluster_known_hosts", "the input (cluster_addresses' nodes)")
@@ -74,5 +81,12 @@ class FilterModule(object):
     """scc.training cluster-stage filters."""
 
     def filters(self):
-        filters = (cluster_addresses, cluster_hosts_block, cluster_known_hosts, cluster_authorized_key, mpi_slots)
+        filters = (
+            cluster_addresses,
+            cluster_hosts_block,
+            cluster_stale_hosts_regex,
+            cluster_known_hosts,
+            cluster_authorized_key,
+            mpi_slots,
+        )
         return {f.__name__: f for f in filters}

@@ -6,7 +6,8 @@
 - ``cluster_nodes``: every node's cluster address and the names peers may use for it, once for
   the cluster, from the inventory and the gathered facts.
 - ``hosts_block``, ``known_hosts_block``, ``authorized_key_line``: the /etc/hosts block, the
-  known_hosts block and the authorized_keys line made from those nodes.
+  known_hosts block and the authorized_keys line made from those nodes; ``stale_hosts_regex``: the
+  /etc/hosts lines outside the block that map a cluster name to another address.
 - ``mpi_slots``: how many MPI processes a node of the hostfile may run.
 
 Pure Python, no Ansible imports: ``hostvars`` is any mapping of host name -> mapping of variables.
@@ -17,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import ipaddress
+import re
 
 
 def interface_fact_keys(interface):
@@ -101,6 +103,19 @@ def hosts_block(nodes):
     """The /etc/hosts lines ``address name [short]``, one per node, in the nodes' order."""
     _require_addresses(nodes)
     return "\n".join(" ".join([node["address"]] + node["names"]) for node in nodes)
+
+
+def stale_hosts_regex(nodes):
+    """One regular expression for every /etc/hosts line that maps a node's name to an address other than
+    the node's (Debian's ``127.0.1.1 <hostname>``, an old address): a line starting with an address, then
+    the name as a whole word among the names. Comments and the block's own lines never match."""
+    _require_addresses(nodes)
+    alternatives = [
+        r"(?!%s\s)[0-9A-Fa-f:.]+\s+(?:\S+\s+)*%s" % (re.escape(node["address"]), re.escape(name))
+        for node in nodes
+        for name in node["names"]
+    ]
+    return r"^\s*(?:%s)(?:\s.*)?$" % "|".join(alternatives)
 
 
 def known_hosts_block(nodes, host_keys):

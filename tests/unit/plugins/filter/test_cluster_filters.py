@@ -21,6 +21,7 @@ def test_registered_names():
     assert cluster.FilterModule().filters() == {
         "cluster_addresses": cluster.cluster_addresses,
         "cluster_hosts_block": cluster.cluster_hosts_block,
+        "cluster_stale_hosts_regex": cluster.cluster_stale_hosts_regex,
         "cluster_known_hosts": cluster.cluster_known_hosts,
         "cluster_authorized_key": cluster.cluster_authorized_key,
         "mpi_slots": cluster.mpi_slots,
@@ -32,6 +33,7 @@ def test_the_filters_chain_into_the_files():
     assert [n["address"] for n in nodes] == ["127.0.23.11", "127.0.23.12"]
     assert cluster.cluster_addresses(["node1"], HOSTVARS, " lo ")[0]["address"] == "127.0.0.1"
     assert cluster.cluster_hosts_block(nodes) == "127.0.23.11 node1\n127.0.23.12 node2"
+    assert cluster.cluster_stale_hosts_regex(nodes).startswith(r"^\s*(?:(?!127\.0\.23\.11\s)")
     keys = {"node1": "ssh-ed25519 K1 root@node1", "node2": ["ssh-ed25519 K2"]}
     assert (
         cluster.cluster_known_hosts(nodes, keys) == "node1,127.0.23.11 ssh-ed25519 K1\nnode2,127.0.23.12 ssh-ed25519 K2"

@@ -169,3 +169,26 @@ def test_known_hosts_block_refuses_a_node_without_keys():
 )
 def test_authorized_key_line(addresses, options, line):
     assert cluster.authorized_key_line("ssh-ed25519 AAAA scc@c\n", addresses, options) == line
+
+
+def test_stale_hosts_regex_matches_other_addresses_of_cluster_names_only():
+    import re
+
+    pattern = re.compile(cluster.stale_hosts_regex(NODES))
+    stale = [
+        "127.0.1.1 node1",  # Debian's own-hostname line
+        "10.9.9.9   other node1 alias",  # node1 among other names
+        "192.168.0.12 gpu2",  # gpu2's short name to an old address
+        "  10.0.0.7\tgpu2.example.com",
+    ]
+    kept = [
+        "127.0.23.11 node1",  # the block's own line
+        "fd00::12 gpu2.example.com gpu2",
+        "127.0.0.1 localhost",
+        "10.9.9.9 node10",  # another name that starts like a cluster name
+        "10.9.9.9 gpu2.example.org",
+        "# 10.9.9.9 node1",  # a comment
+        "# BEGIN scc.training hosts_file: scc_cluster",
+    ]
+    assert [line for line in stale if pattern.search(line)] == stale
+    assert [line for line in kept if pattern.search(line)] == []
