@@ -2,8 +2,8 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NIC firmware filters, thin wrappers over module_utils/mellanox_fw.py (the parsers the
-``nic_firmware_info`` module uses). Documentation: the sidecars parse_nic_firmware.yml and
-nic_firmware_compare.yml.
+``nic_firmware_info`` module uses). Documentation: the sidecars parse_nic_firmware.yml,
+nic_firmware_compare.yml and nic_firmware_differences.yml.
 """
 
 from __future__ import annotations
@@ -41,8 +41,17 @@ def nic_firmware_compare(devices, targets):
     return mellanox_fw.compare(devices, targets)
 
 
+def nic_firmware_differences(plan):
+    """A ``nic_firmware_compare`` plan -> ``"<psid> <current> (target <target>)"`` per device to burn."""
+    if not isinstance(plan, list):
+        raise AnsibleFilterError(
+            "nic_firmware_differences: input must be a nic_firmware_compare plan, got %r" % (plan,)
+        )
+    return mellanox_fw.differences(plan)
+
+
 class FilterModule(object):
     """scc.training NIC firmware filters."""
 
     def filters(self):
-        return {"parse_nic_firmware": parse_nic_firmware, "nic_firmware_compare": nic_firmware_compare}
+        return {f.__name__: f for f in (parse_nic_firmware, nic_firmware_compare, nic_firmware_differences)}

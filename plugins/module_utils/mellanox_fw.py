@@ -15,9 +15,12 @@ and the ``scc.training.parse_nic_firmware`` filter, plus the comparison with tar
 ``parse_flint_query(text, device=None) -> device``: the text of ``mstflint -d <dev> query`` (or
 ``flint``), as one device in the same shape (``fw_available`` None, ``status`` None).
 
-``compare(devices, targets) -> list``: targets are ``[{"psid": ..., "version": ...}]``; one entry
-per device: ``{"device", "psid", "current", "target", "action"}`` with action ``ok`` (current ==
-target), ``burn`` (differs) or ``none`` (no target for its PSID: left alone).
+``compare(devices, targets) -> list``: targets are ``[{"psid": ..., "version": ..., "image": ...}]``; one
+entry per device: ``{"device", "psid", "current", "target", "image", "action"}`` with action ``ok``
+(current == target), ``burn`` (differs) or ``none`` (no target for its PSID: left alone); ``image`` is
+the target's image (None without one).
+
+``differences(plan) -> list``: ``"<psid> <current> (target <target>)"`` per device to burn.
 
 "N/A" becomes None.
 """
@@ -127,8 +130,10 @@ def parse_flint_query(text, device=None):
 def compare(devices, targets):
     """Each device against the target version for its PSID (see the module docstring)."""
     wanted = {}
+    images = {}
     for target in targets or []:
         wanted[target["psid"]] = str(target["version"])
+        images[target["psid"]] = target.get("image")
     result = []
     for dev in devices:
         target = wanted.get(dev["psid"])
@@ -144,7 +149,13 @@ def compare(devices, targets):
                 "psid": dev["psid"],
                 "current": dev["fw_current"],
                 "target": target,
+                "image": images.get(dev["psid"]),
                 "action": action,
             }
         )
     return result
+
+
+def differences(plan):
+    """The devices of a ``compare`` plan to burn, as ``"<psid> <current> (target <target>)"``."""
+    return ["%s %s (target %s)" % (p["psid"], p["current"], p["target"]) for p in plan if p["action"] == "burn"]

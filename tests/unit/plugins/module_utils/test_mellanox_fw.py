@@ -17,6 +17,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.filter.nic_firmware import (
     FilterModule,
     nic_firmware_compare,
+    nic_firmware_differences,
     parse_nic_firmware,
 )
 from ansible_collections.scc.training.plugins.module_utils import mellanox_fw as m
@@ -92,10 +93,24 @@ def test_compare_per_psid():
     assert m.compare(devices, [])[0]["action"] == "none"
 
 
+def test_compare_carries_the_image_and_differences_name_what_to_burn():
+    devices = m.parse_fwmanager(_read("mlxfwmanager-connectx6dx-forced-update.txt"))
+    image = "files/fw-ConnectX6Dx-rel-22_39_1002-MCX623106AN-CDA_Ax.bin"
+    plan = m.compare(devices, [{"psid": "MT_0000000359", "version": "22.39.1002", "image": image}])
+    assert plan[0]["image"] == image
+    assert m.differences(plan) == ["MT_0000000359 22.32.0498 (target 22.39.1002)"]
+    assert nic_firmware_differences(plan) == m.differences(plan)
+    assert m.differences(m.compare(devices, [])) == [] and m.compare(devices, [])[0]["image"] is None
+    with pytest.raises(AnsibleFilterError, match=r"^nic_firmware_differences: input must be"):
+        nic_firmware_differences({"action": "burn"})
+
+
 def test_filters_wrap_the_same_parsers():
     filters = FilterModule().filters()
     assert (
-        filters["parse_nic_firmware"] is parse_nic_firmware and filters["nic_firmware_compare"] is nic_firmware_compare
+        filters["parse_nic_firmware"] is parse_nic_firmware
+        and filters["nic_firmware_compare"] is nic_firmware_compare
+        and filters["nic_firmware_differences"] is nic_firmware_differences
     )
     text = _read("mlxup-connectx5-no-matching-image.txt")
     assert parse_nic_firmware(text) == m.parse_fwmanager(text)

@@ -1,4 +1,4 @@
-"""cluster_report's HTML renderer and rdma_bandwidth's heatmap, on the shapes the roles write."""
+"""cluster_report's HTML renderer and the plots it embeds (plugin_utils/plots.py), on the shapes the roles write."""
 
 import base64
 import importlib.util
@@ -6,6 +6,9 @@ import json
 import os
 import re
 from pathlib import Path
+
+from ansible_collections.scc.training.plugins.module_utils import fabric
+from ansible_collections.scc.training.plugins.plugin_utils import plots
 
 ROLES = Path(__file__).resolve().parents[4] / "roles"
 
@@ -61,10 +64,8 @@ def node(host, mounted=True, ssh_ok=True):
 
 
 def test_heatmap_and_report_page(tmp_path):
-    heatmap = load(ROLES / "rdma_bandwidth" / "files" / "bandwidth_heatmap.py")
     render = load(ROLES / "cluster_report" / "files" / "render_report.py")
-    (tmp_path / "m.json").write_text(json.dumps(matrix()))
-    assert heatmap.main(["x", str(tmp_path / "m.json"), str(tmp_path / "bandwidth-rdma.png")]) == 0
+    plots.bandwidth_heatmap(matrix(), str(tmp_path / "bandwidth-rdma.png"))
     assert (tmp_path / "bandwidth-rdma.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     report = {
@@ -116,7 +117,6 @@ def bert_results(run_id, nccl="absent"):
 
 
 def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
-    traffic = load(ROLES / "fabric_monitor" / "files" / "fabric_traffic.py")
     render = load(ROLES / "cluster_report" / "files" / "render_report.py")
     # An older run (gloo, no NCCL) and the newest one (NCCL over RoCE); only the newest is reported.
     old, new = tmp_path / "bert-20261201T000000Z-aaaa.json", tmp_path / "bert-20261202T000000Z-bbbb.json"
@@ -133,23 +133,21 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
     os.utime(old, (1000, 1000))
     os.utime(new, (2000, 2000))
     # The traffic sampled during the newest run, as train_bert.yml names it: 3 Gb/s on node n2's port.
-    samples = tmp_path / "traffic-bert-20261202T000000Z-bbbb-samples.json"
-    samples.write_text(
-        json.dumps(
-            {
-                "n1": [
-                    {"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
-                    {"t": 1, "ib": {"mlx5_0:1": [250_000_000, 125_000_000]}, "net": {}},
-                ],
-                "n2": [
-                    {"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
-                    {"t": 1, "ib": {"mlx5_0:1": [125_000_000, 250_000_000]}, "net": {}},
-                ],
-            }
-        )
-    )
+    samples = {
+        "n1": [
+            {"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
+            {"t": 1, "ib": {"mlx5_0:1": [250_000_000, 125_000_000]}, "net": {}},
+        ],
+        "n2": [
+            {"t": 0, "ib": {"mlx5_0:1": [0, 0]}, "net": {}},
+            {"t": 1, "ib": {"mlx5_0:1": [125_000_000, 250_000_000]}, "net": {}},
+        ],
+    }
+    # What fabric_monitor's stop writes: the rates (filter fabric_traffic) as JSON, and their plot.
     base = str(tmp_path / "traffic-bert-20261202T000000Z-bbbb")
-    assert traffic.main(["x", str(samples), base + ".json", base + ".png"]) == 0
+    rates = fabric.traffic_rates(samples)
+    Path(base + ".json").write_text(json.dumps(rates))
+    plots.traffic(rates, base + ".png")
 
     report = {
         "generated_at": "2026-12-02T00:00:00Z",

@@ -1,4 +1,5 @@
-"""fabric_monitor's node sampler and controller rate computation (roles/fabric_monitor/files)."""
+"""fabric_monitor's node sampler (roles/fabric_monitor/files) and its controller side: the rates
+(module_utils/fabric.py, filter fabric_traffic) and their plot (plugin_utils/plots.py, action plot)."""
 
 import importlib.util
 import json
@@ -7,6 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import fabric
+from ansible_collections.scc.training.plugins.plugin_utils import plots
 
 FILES = Path(__file__).resolve().parents[4] / "roles" / "fabric_monitor" / "files"
 
@@ -19,7 +23,6 @@ def load(name):
 
 
 def test_rates_from_counter_deltas():
-    traffic = load("fabric_traffic")
     samples = {
         "node1": [
             {"t": 100.0, "ib": {"mlx5_0:1": [0, 0]}, "net": {"eth0": [1000, 2000]}},
@@ -30,7 +33,7 @@ def test_rates_from_counter_deltas():
         ],
         "node2": [{"t": 101.0, "ib": {}, "net": {"eth0": [0, 0]}}],
     }
-    result = traffic.rates(samples)
+    result = fabric.traffic_rates(samples)
     assert result["t0"] == 100.0
     ib = result["nodes"]["node1"]["counters"]["ib:mlx5_0:1"]
     assert [p["t"] for p in ib["series"]] == [2.0, 3.0]
@@ -78,21 +81,15 @@ def test_sampler_reads_this_machines_counters_and_stops_on_the_stop_file(tmp_pat
 
 
 def test_plot_writes_a_png(tmp_path):
-    traffic = load("fabric_traffic")
-    samples = tmp_path / "s.json"
-    samples.write_text(
-        json.dumps(
-            {
-                "n1": [
-                    {"t": 0, "ib": {}, "net": {"lo": [0, 0]}},
-                    {"t": 1, "ib": {}, "net": {"lo": [125_000_000, 125_000_000]}},
-                ]
-            }
-        )
-    )
-    assert traffic.main(["x", str(samples), str(tmp_path / "t.json"), str(tmp_path / "t.png")]) == 0
+    samples = {
+        "n1": [
+            {"t": 0, "ib": {}, "net": {"lo": [0, 0]}},
+            {"t": 1, "ib": {}, "net": {"lo": [125_000_000, 125_000_000]}},
+        ]
+    }
+    result = fabric.traffic_rates(samples)
+    plots.traffic(result, str(tmp_path / "t.png"))
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    result = json.loads((tmp_path / "t.json").read_text())
     assert result["nodes"]["n1"]["counters"]["net:lo"]["peak_gbps"] == pytest.approx(2.0)
 
 

@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""Cluster-stage filters for scc.training: thin wrappers over plugins/module_utils/cluster.py.
+
+``cluster_addresses`` (the address rule of hosts_file and ssh_trust),
+``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``
+and ``mpi_slots``.
+Their documentation lives in the sidecar ``<filter name>.yml`` files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import cluster
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+
+
+def _list(value, filter_name, what):
+    """`value` as a list when it is one (or another iterable that is not text or a mapping)."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise AnsibleFilterError("%s: %s must be a list, got %s" % (filter_name, what, type(value).__name__))
+    return list(value)
+
+
+def _mapping(value, filter_name, what):
+    if not isinstance(value, Mapping):
+        raise AnsibleFilterError("%s: %s must be a mapping, got %s" % (filter_name, what, type(value).__name__))
+    return value
+
+
+def cluster_addresses(hosts, hostvars, interface=""):
+    """Inventory hosts -> ``[{host, address, names, peer_names}]`` (address null when the rule finds none)."""
+    hosts = [str(h) for h in _list(hosts, "cluster_addresses", "the input (inventory host names)")]
+    _mapping(hostvars, "cluster_addresses", "hostvars")
+    if not isinstance(interface, str):
+        raise AnsibleFilterError("cluster_addresses: interface must be a string, got %s" % type(interface).__name__)
+    missing = [h for h in hosts if h not in hostvars]
+    if missing:
+        raise AnsibleFilterError("cluster_addresses: not in the inventory: %s" % ", ".join(missing))
+    return cluster.cluster_nodes(hosts, hostvars, interface.strip())
+
+
+def cluster_hosts_block(nodes):
+    """Nodes -> the /etc/hosts block (``address name [short]`` lines)."""
+    nodes = _list(nodes, "cluster_hosts_block", "the input (cluster_addresses' nodes)")
+    return filter_call("cluster_hosts_block", cluster.hosts_block, nodes)
+
+
+def cluster_stale_hosts_regex(nodes):
+    """Nodes -> the regular expression of /etc/hosts lines mapping a cluster name to another address."""
+    nodes = _list(nodes, "cluster_stale_hosts_regex", "the input (cluster_addresses' nodes)")
+    return filter_call("cluster_stale_hosts_regex", cluster.stale_hosts_regex, nodes)
+
+
+def cluster_known_hosts(nodes, host_keys):
+    """Nodes and ``{host: host key text or lines}`` -> the known_hosts block."""
+    nodes = _list(nodes, "cluster_known_hosts", "the input (cluster_addresses' nodes)")
+    _mapping(host_keys, "cluster_known_hosts", "host_keys (each node's host keys)")
+    return filter_call("cluster_known_hosts", cluster.known_hosts_block, nodes, host_keys)
+
+
+def cluster_authorized_key(public_key, from_addresses=None, options=None):
+    """Public key -> one authorized_keys line restricted to ``from_addresses`` (none: unrestricted)."""
+    if not isinstance(public_key, str) or not public_key.strip():
+        raise AnsibleFilterError("cluster_authorized_key: input must be the public key text")
+    from_addresses = _list(from_addresses or [], "cluster_authorized_key", "from_addresses")
+    options = _list(options or [], "cluster_authorized_key", "options")
+    return cluster.authorized_key_line(public_key, from_addresses, options)
+
+
+def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
+    """A node's slots: ``slots`` when set, else its GPUs (declared, then devices found), else its vCPUs."""
+    return filter_call("mpi_slots", cluster.mpi_slots, slots, gpu_count, gpu_devices, vcpus)
+
+
+class FilterModule(object):
+    """scc.training cluster-stage filters."""
+
+    def filters(self):
+        filters = (
+            cluster_addresses,
+            cluster_hosts_block,
+            cluster_stale_hosts_regex,
+            cluster_known_hosts,
+            cluster_authorized_key,
+            mpi_slots,
+        )
+        return {f.__name__: f for f in filters}

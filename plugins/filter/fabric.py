@@ -1,0 +1,100 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""Verify-stage fabric filters for scc.training: thin wrappers over plugins/module_utils/fabric.py.
+
+``rdma_port_list`` (cluster_report), ``rdma_measurement_port`` and ``bandwidth_shortfalls``
+(rdma_bandwidth), ``fabric_samples`` and ``fabric_traffic`` (fabric_monitor).
+Their documentation lives in the sidecar ``<filter name>.yml`` files.
+"""
+
+from __future__ import annotations
+
+import binascii
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import fabric
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError)
+
+
+def _devices(devices, filter_name):
+    if not isinstance(devices, list):
+        raise AnsibleFilterError(
+            "%s: input must be rdma_info's devices list, got %s" % (filter_name, type(devices).__name__)
+        )
+    return devices
+
+
+def _mapping(value, filter_name, what):
+    if not isinstance(value, Mapping):
+        raise AnsibleFilterError("%s: %s, got %s" % (filter_name, what, type(value).__name__))
+    return value
+
+
+def rdma_port_list(devices):
+    """rdma_info's ``devices`` -> one ``{port, state, link_layer, rate_gbps}`` per port."""
+    devices = _devices(devices, "rdma_port_list")
+    return filter_call("rdma_port_list: malformed device", fabric.port_list, devices, errors=_MALFORMED)
+
+
+def rdma_measurement_port(devices, device="", gid_index=None):
+    """rdma_info's ``devices`` -> the first active port to measure over, or None."""
+    devices = _devices(devices, "rdma_measurement_port")
+    if gid_index is not None and (isinstance(gid_index, bool) or not str(gid_index).isdigit()):
+        raise AnsibleFilterError(
+            "rdma_measurement_port: gid_index must be an integer >= 0 or null, got %r" % (gid_index,)
+        )
+    gid_index = None if gid_index is None else int(gid_index)
+    return filter_call(
+        "rdma_measurement_port: malformed device",
+        fabric.measurement_port,
+        devices,
+        device or "",
+        gid_index,
+        errors=_MALFORMED,
+    )
+
+
+def bandwidth_shortfalls(result):
+    """A ``bandwidth_matrix`` result -> one line per pair below the threshold, then the pairs not measured."""
+    result = _mapping(result, "bandwidth_shortfalls", "input must be a bandwidth_matrix result")
+    return filter_call("bandwidth_shortfalls: malformed result", fabric.bandwidth_shortfalls, result, errors=_MALFORMED)
+
+
+def fabric_samples(hosts, hostvars, register):
+    """Hosts, hostvars and the name of their registered slurp results -> ``{host: [samples]}``.
+
+    Hosts without a slurped file (a failed or unreachable host) are left out.
+    """
+    if isinstance(hosts, (str, Mapping)) or not hasattr(hosts, "__iter__"):
+        raise AnsibleFilterError("fabric_samples: input must be a list of host names, got %s" % type(hosts).__name__)
+    _mapping(hostvars, "fabric_samples", "hostvars must be the hostvars mapping")
+    out = {}
+    for host in hosts:
+        slurped = hostvars[host].get(register) if host in hostvars else None
+        if isinstance(slurped, Mapping) and "content" in slurped:
+            out[host] = filter_call(
+                "fabric_samples: the samples of %s are not JSON lines" % host,
+                fabric.decode_samples,
+                slurped["content"],
+                errors=(binascii.Error, UnicodeDecodeError, ValueError),
+            )
+    return out
+
+
+def fabric_traffic(samples):
+    """``{node: [samples]}`` -> the rates over time per node and counter, with peak and mean."""
+    samples = _mapping(samples, "fabric_traffic", "input must map each node to its samples")
+    return filter_call("fabric_traffic: malformed sample", fabric.traffic_rates, dict(samples), errors=_MALFORMED)
+
+
+class FilterModule(object):
+    """scc.training fabric filters."""
+
+    def filters(self):
+        filters = (rdma_port_list, rdma_measurement_port, bandwidth_shortfalls, fabric_samples, fabric_traffic)
+        return {f.__name__: f for f in filters}

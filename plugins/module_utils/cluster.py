@@ -1,0 +1,159 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""The cluster stage's decisions (hosts_file, ssh_trust, mpi_hostfile): the address rule and the files built on it.
+
+- ``cluster_nodes``: every node's cluster address and the names peers may use for it, once for
+  the cluster, from the inventory and the gathered facts.
+- ``hosts_block``, ``known_hosts_block``, ``authorized_key_line``: the /etc/hosts block, the
+  known_hosts block and the authorized_keys line made from those nodes; ``stale_hosts_regex``: the
+  /etc/hosts lines outside the block that map a cluster name to another address.
+- ``mpi_slots``: how many MPI processes a node of the hostfile may run.
+
+Pure Python, no Ansible imports: ``hostvars`` is any mapping of host name -> mapping of variables.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import re
+
+
+def interface_fact_keys(interface):
+    """The keys under which ``setup`` may have stored an interface's facts, most likely first.
+
+    ansible-core names them after the interface with '-' (fact namespace) and ':' (aliases, Linux
+    network facts) turned into '_'; older releases also turned '.' (VLANs such as eth0.100) into '_'.
+    """
+    underscored = interface.replace("-", "_").replace(":", "_")
+    return list(dict.fromkeys([underscored, interface, underscored.replace(".", "_")]))
+
+
+def _ip_literal(value):
+    """``value`` as an IP address string when it is one (IPv4, or IPv6 with an optional zone), else None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        ipaddress.ip_address(value.split("%", 1)[0])
+    except ValueError:
+        return None
+    return value
+
+
+def node_address(host, variables, interface=""):
+    """One node's cluster address, or None when the rule gives it no IP address.
+
+    No ``interface``: the node's ``ansible_host``, else its inventory name (the address Ansible reaches
+    it at). An ``interface``: that interface's IPv4 address in the node's gathered facts.
+    """
+    if not interface:
+        return _ip_literal(variables.get("ansible_host") or host)
+    facts = variables.get("ansible_facts") or {}
+    for key in interface_fact_keys(interface):
+        ipv4 = (facts.get(key) or {}).get("ipv4") or {}
+        if ipv4.get("address"):
+            return _ip_literal(ipv4["address"])
+    return None
+
+
+def _unique(values):
+    return list(dict.fromkeys(v for v in values if v))
+
+
+def host_names(host):
+    """The names /etc/hosts gives a node: its inventory name, and the short name of an FQDN."""
+    if _ip_literal(host):
+        return [host]
+    return _unique([host, host.split(".", 1)[0]])
+
+
+def cluster_nodes(hosts, hostvars, interface=""):
+    """``[{host, address, names, peer_names}]`` for ``hosts``, in their order.
+
+    ``address`` is None for a node without an IP address by the rule (see ``node_address``). ``names``
+    are those /etc/hosts maps to the address; ``peer_names`` add the node's own hostname and FQDN
+    (facts ``hostname`` and ``nodename``) and the address: every name ssh on a peer may be given.
+    """
+    nodes = []
+    for host in hosts:
+        variables = hostvars[host]
+        facts = variables.get("ansible_facts") or {}
+        address = node_address(host, variables, interface)
+        names = host_names(host)
+        nodes.append(
+            {
+                "host": host,
+                "address": address,
+                "names": names,
+                "peer_names": _unique(names + [facts.get("nodename"), facts.get("hostname"), address]),
+            }
+        )
+    return nodes
+
+
+def _require_addresses(nodes):
+    missing = [node["host"] for node in nodes if not node.get("address")]
+    if missing:
+        raise ValueError("no cluster address for %s" % ", ".join(missing))
+
+
+def hosts_block(nodes):
+    """The /etc/hosts lines ``address name [short]``, one per node, in the nodes' order."""
+    _require_addresses(nodes)
+    return "\n".join(" ".join([node["address"]] + node["names"]) for node in nodes)
+
+
+def stale_hosts_regex(nodes):
+    """One regular expression for every /etc/hosts line that maps a node's name to an address other than
+    the node's (Debian's ``127.0.1.1 <hostname>``, an old address): a line starting with an address, then
+    the name as a whole word among the names. Comments and the block's own lines never match."""
+    _require_addresses(nodes)
+    alternatives = [
+        r"(?!%s\s)[0-9A-Fa-f:.]+\s+(?:\S+\s+)*%s" % (re.escape(node["address"]), re.escape(name))
+        for node in nodes
+        for name in node["names"]
+    ]
+    return r"^\s*(?:%s)(?:\s.*)?$" % "|".join(alternatives)
+
+
+def known_hosts_block(nodes, host_keys):
+    """known_hosts lines: every host key of every node under all of its ``peer_names``.
+
+    ``host_keys`` maps each node to the text (or lines) of its ``/etc/ssh/ssh_host_*_key.pub`` files;
+    of each line the key type and the key are kept (the comment names a host, not the key).
+    """
+    lines = []
+    for node in nodes:
+        keys = host_keys.get(node["host"])
+        if keys is None:
+            raise ValueError("no host keys for %s" % node["host"])
+        if isinstance(keys, str):
+            keys = keys.splitlines()
+        for line in keys:
+            fields = line.split()
+            if len(fields) < 2:
+                continue
+            lines.append("%s %s %s" % (",".join(node["peer_names"]), fields[0], fields[1]))
+    return "\n".join(lines)
+
+
+def authorized_key_line(public_key, from_addresses=None, options=None):
+    """One authorized_keys line: ``from="a,b"`` (when addresses are given), the other options, the key."""
+    opts = ['from="%s"' % ",".join(from_addresses)] if from_addresses else []
+    opts += list(options or [])
+    return " ".join(part for part in (",".join(opts), public_key.strip()) if part)
+
+
+def _positive(value):
+    return value is not None and not isinstance(value, bool) and str(value).strip() != "" and int(value) > 0
+
+
+def mpi_slots(slots=None, gpu_count=None, gpu_devices=0, vcpus=None):
+    """A node's MPI slots: ``slots`` when set, else its declared GPU count when above 0, else its count of
+    ``/dev/nvidia[0-9]*`` devices when above 0, else its vCPUs. One rank per GPU, or per CPU without GPUs."""
+    for value in (slots, gpu_count, gpu_devices, vcpus):
+        if _positive(value):
+            return int(value)
+    raise ValueError("no slot count: slots, GPU count, GPU devices and vCPUs are all unset or 0")

@@ -1,0 +1,106 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""The verify stage's fabric helpers, shared by the filters and the roles.
+
+- ``port_list``: every RDMA port of rdma_info's devices as one flat list (cluster_report).
+- ``measurement_port``: the RDMA port a bandwidth measurement runs over (rdma_bandwidth).
+- ``bandwidth_shortfalls``: what a bandwidth matrix failed on, one line per pair (rdma_bandwidth).
+- ``decode_samples`` and ``traffic_rates``: the counter samples fabric_monitor's sampler wrote on each
+  node, and the tx/rx rates over time per node and counter computed from them.
+
+Pure Python, no Ansible imports.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import json
+
+
+def port_list(devices):
+    """rdma_info ``devices`` -> ``[{port: '<device>:<port>', state, link_layer, rate_gbps}]``."""
+    return [
+        {
+            "port": "%s:%s" % (device["name"], port["port"]),
+            "state": port.get("state"),
+            "link_layer": port.get("link_layer"),
+            "rate_gbps": port.get("rate_gbps"),
+        }
+        for device in devices
+        for port in device.get("ports", [])
+    ]
+
+
+def measurement_port(devices, device="", gid_index=None):
+    """The first PORT_ACTIVE port (of ``device`` when named) as ``{device, port, link_layer, rate_gbps,
+    gid_index}``, with ``gid_index`` when given, else the port's RoCE v2 GID index; None without one."""
+    for dev in devices:
+        if device and dev["name"] != device:
+            continue
+        for port in dev.get("ports", []):
+            if port.get("state") == "PORT_ACTIVE":
+                return {
+                    "device": dev["name"],
+                    "port": port["port"],
+                    "link_layer": port.get("link_layer"),
+                    "rate_gbps": port.get("rate_gbps"),
+                    "gid_index": gid_index if gid_index is not None else port.get("roce_v2_gid_index"),
+                }
+    return None
+
+
+def bandwidth_shortfalls(result):
+    """A bandwidth matrix result -> ``'<client> -> <server> <Gb/s>'`` per pair below its threshold, then
+    one ``'not measured: a-b, c-d'`` line when pairs are missing."""
+    lines = ["%s -> %s %.2f" % (p["client"], p["server"], float(p["gbps"])) for p in result.get("below_threshold", [])]
+    if result.get("missing"):
+        lines.append("not measured: " + ", ".join("-".join(pair) for pair in result["missing"]))
+    return lines
+
+
+def decode_samples(content):
+    """The base64 text of a sampler's JSON-lines file (as slurp returns it) -> the list of samples."""
+    text = base64.b64decode(content).decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def traffic_rates(samples_by_node):
+    """``{node: [samples]}`` -> ``{t0, nodes: {node: {samples, counters: {name: {series, peak_gbps, mean_gbps}}}}}``.
+
+    A sample is ``{t, ib: {<dev>:<port>: [tx_bytes, rx_bytes]}, net: {<if>: [tx_bytes, rx_bytes]}}``;
+    counters are named ``ib:<dev>:<port>`` and ``net:<if>``, and ``t`` in a series counts seconds from
+    the first sample of the cluster. An interval in which a counter went backwards (reset or wrapped)
+    is left out of that counter's series.
+    """
+    t0 = min((s[0]["t"] for s in samples_by_node.values() if s), default=0.0)
+    nodes = {}
+    for node, samples in sorted(samples_by_node.items()):
+        counters = {}
+        for prev, cur in zip(samples, samples[1:]):
+            dt = cur["t"] - prev["t"]
+            if dt <= 0:
+                continue
+            for kind in ("ib", "net"):
+                for name, (tx, rx) in cur.get(kind, {}).items():
+                    if name not in prev.get(kind, {}):
+                        continue
+                    ptx, prx = prev[kind][name]
+                    if tx < ptx or rx < prx:
+                        continue
+                    series = counters.setdefault("%s:%s" % (kind, name), {"series": []})["series"]
+                    series.append(
+                        {
+                            "t": round(cur["t"] - t0, 3),
+                            "tx_gbps": (tx - ptx) * 8 / dt / 1e9,
+                            "rx_gbps": (rx - prx) * 8 / dt / 1e9,
+                        }
+                    )
+        for counter in counters.values():
+            totals = [p["tx_gbps"] + p["rx_gbps"] for p in counter["series"]]
+            counter["peak_gbps"] = max(totals) if totals else 0.0
+            counter["mean_gbps"] = sum(totals) / len(totals) if totals else 0.0
+        nodes[node] = {"samples": len(samples), "counters": counters}
+    return {"t0": t0, "nodes": nodes}

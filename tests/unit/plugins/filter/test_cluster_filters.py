@@ -1,0 +1,98 @@
+# -*- coding: utf-8 -*-
+"""plugins/filter/cluster.py: thin wrappers that reject bad input naming the filter."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter import cluster
+
+HOSTVARS = {
+    "node1": {
+        "ansible_host": "127.0.23.11",
+        "ansible_facts": {"nodename": "node1", "lo": {"ipv4": {"address": "127.0.0.1"}}},
+    },
+    "node2": {"ansible_host": "127.0.23.12"},
+}
+
+
+def test_registered_names():
+    assert cluster.FilterModule().filters() == {
+        "cluster_addresses": cluster.cluster_addresses,
+        "cluster_hosts_block": cluster.cluster_hosts_block,
+        "cluster_stale_hosts_regex": cluster.cluster_stale_hosts_regex,
+        "cluster_known_hosts": cluster.cluster_known_hosts,
+        "cluster_authorized_key": cluster.cluster_authorized_key,
+        "mpi_slots": cluster.mpi_slots,
+    }
+
+
+def test_the_filters_chain_into_the_files():
+    nodes = cluster.cluster_addresses(["node1", "node2"], HOSTVARS)
+    assert [n["address"] for n in nodes] == ["127.0.23.11", "127.0.23.12"]
+    assert cluster.cluster_addresses(["node1"], HOSTVARS, " lo ")[0]["address"] == "127.0.0.1"
+    assert cluster.cluster_hosts_block(nodes) == "127.0.23.11 node1\n127.0.23.12 node2"
+    assert cluster.cluster_stale_hosts_regex(nodes).startswith(r"^\s*(?:(?!127\.0\.23\.11\s)")
+    keys = {"node1": "ssh-ed25519 K1 root@node1", "node2": ["ssh-ed25519 K2"]}
+    assert (
+        cluster.cluster_known_hosts(nodes, keys) == "node1,127.0.23.11 ssh-ed25519 K1\nnode2,127.0.23.12 ssh-ed25519 K2"
+    )
+    assert cluster.cluster_authorized_key("ssh-ed25519 K", (n["address"] for n in nodes), ["no-pty"]) == (
+        'from="127.0.23.11,127.0.23.12",no-pty ssh-ed25519 K'
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: cluster.cluster_addresses("node1", HOSTVARS),
+            r"^cluster_addresses: the input \(inventory host names\) must be a list",
+        ),
+        (lambda: cluster.cluster_addresses(["node1"], []), r"^cluster_addresses: hostvars must be a mapping"),
+        (lambda: cluster.cluster_addresses(["node1"], HOSTVARS, None), r"^cluster_addresses: interface must be"),
+        (lambda: cluster.cluster_addresses(["node9"], HOSTVARS), r"^cluster_addresses: not in the inventory: node9"),
+        (
+            lambda: cluster.cluster_hosts_block({"host": "node1"}),
+            r"^cluster_hosts_block: the input \(cluster_addresses' nodes\) must be a list",
+        ),
+        (
+            lambda: cluster.cluster_hosts_block([{"host": "node3", "address": None, "names": ["node3"]}]),
+            r"^cluster_hosts_block: no cluster address for node3",
+        ),
+        (
+            lambda: cluster.cluster_known_hosts([], ["ssh-ed25519 K"]),
+            r"^cluster_known_hosts: host_keys \(each node's host keys\) must be a mapping",
+        ),
+        (
+            lambda: cluster.cluster_known_hosts([{"host": "node1", "peer_names": ["node1"]}], {}),
+            r"^cluster_known_hosts: no host keys for node1",
+        ),
+        (lambda: cluster.cluster_authorized_key(""), r"^cluster_authorized_key: input must be the public key"),
+        (
+            lambda: cluster.cluster_authorized_key("k", "10.0.0.1"),
+            r"^cluster_authorized_key: from_addresses must be a list",
+        ),
+        (lambda: cluster.mpi_slots(None, 0, 0, 0), r"^mpi_slots: no slot count"),
+        (lambda: cluster.mpi_slots("eight"), r"^mpi_slots: invalid literal"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_filter(call, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("args", "slots"),
+    [
+        ((4, 8, 8, 96), 4),  # declared slots win
+        ((None, 8, 0, 96), 8),  # then the declared GPU count
+        ((None, "8", 0, 96), 8),  # as inventories give it, a string
+        ((None, 0, 8, 96), 8),  # a declared 0 is no GPU count: the devices found
+        ((None, None, 0, 96), 96),  # no GPU: one rank per vCPU
+        ((None, None, 2, None), 2),
+    ],
+)
+def test_mpi_slots(args, slots):
+    assert cluster.mpi_slots(*args) == slots

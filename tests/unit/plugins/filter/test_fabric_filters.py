@@ -1,0 +1,71 @@
+# -*- coding: utf-8 -*-
+"""plugins/filter/fabric.py: thin wrappers over module_utils/fabric.py that reject bad input naming the filter."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter import fabric
+
+DEVICES = [{"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_ACTIVE", "roce_v2_gid_index": 3}]}]
+
+
+def b64(text):
+    return base64.b64encode(text.encode()).decode()
+
+
+def test_registered_names():
+    assert fabric.FilterModule().filters() == {
+        "rdma_port_list": fabric.rdma_port_list,
+        "rdma_measurement_port": fabric.rdma_measurement_port,
+        "bandwidth_shortfalls": fabric.bandwidth_shortfalls,
+        "fabric_samples": fabric.fabric_samples,
+        "fabric_traffic": fabric.fabric_traffic,
+    }
+
+
+def test_measurement_port_takes_a_gid_index_as_inventories_give_it():
+    assert fabric.rdma_measurement_port(DEVICES, "", "5")["gid_index"] == 5
+    assert fabric.rdma_measurement_port(DEVICES, None, None)["gid_index"] == 3
+
+
+def test_samples_of_the_hosts_that_have_them():
+    hostvars = {
+        "n1": {"raw": {"content": b64('{"t": 1}\n{"t": 2}\n')}},
+        "n2": {"raw": {"failed": True, "msg": "file not found"}},
+        "n3": {},
+    }
+    assert fabric.fabric_samples(["n1", "n2", "n3", "n4"], hostvars, "raw") == {"n1": [{"t": 1}, {"t": 2}]}
+
+
+def test_traffic_of_samples():
+    samples = {"n1": [{"t": 0, "net": {"lo": [0, 0]}}, {"t": 1, "net": {"lo": [125_000_000, 0]}}]}
+    assert fabric.fabric_traffic(samples)["nodes"]["n1"]["counters"]["net:lo"]["peak_gbps"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: fabric.rdma_port_list({"devices": []}), r"^rdma_port_list: input must be rdma_info's devices"),
+        (lambda: fabric.rdma_port_list([{"ports": [{}]}]), r"^rdma_port_list: malformed device"),
+        (lambda: fabric.rdma_measurement_port("mlx5_0"), r"^rdma_measurement_port: input must be"),
+        (lambda: fabric.rdma_measurement_port(DEVICES, "", "three"), r"^rdma_measurement_port: gid_index must be"),
+        (lambda: fabric.rdma_measurement_port(DEVICES, "", True), r"^rdma_measurement_port: gid_index must be"),
+        (lambda: fabric.bandwidth_shortfalls([]), r"^bandwidth_shortfalls: input must be"),
+        (lambda: fabric.bandwidth_shortfalls({"below_threshold": [{}]}), r"^bandwidth_shortfalls: malformed"),
+        (lambda: fabric.fabric_samples("n1", {}, "raw"), r"^fabric_samples: input must be a list"),
+        (lambda: fabric.fabric_samples(["n1"], [], "raw"), r"^fabric_samples: hostvars must be"),
+        (
+            lambda: fabric.fabric_samples(["n1"], {"n1": {"raw": {"content": b64("not json\n")}}}, "raw"),
+            r"^fabric_samples: the samples of n1 are not JSON lines",
+        ),
+        (lambda: fabric.fabric_traffic([]), r"^fabric_traffic: input must map"),
+        (lambda: fabric.fabric_traffic({"n1": [{"net": {}}]}), r"^fabric_traffic: malformed sample"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_filter(call, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        call()

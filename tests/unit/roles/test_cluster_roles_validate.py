@@ -1,0 +1,80 @@
+"""The validate entry points of the cluster and verify roles: good inputs pass, bad ones fail naming the
+variable, whether the argument spec (types, choices) or validate.yml (patterns, ranges, rules across
+variables) refuses them. One ansible-playbook run per role, every case a host."""
+
+import pytest
+
+from tests.unit.roles.validate_runner import run_validate
+
+TARGET = {"psid": "MT_0000000359", "version": "22.39.1002"}
+
+CASES = {
+    "hosts_file": {
+        "ok": ({"hosts_file_interface": "eth0.100"}, None),
+        "bad_interface": ({"hosts_file_interface": "eth0 eth1"}, "hosts_file_interface"),
+        "bad_marker": ({"hosts_file_marker": "# scc"}, "hosts_file_marker"),
+        "bad_verify": ({"hosts_file_verify": "maybe"}, "hosts_file_verify"),
+    },
+    "ssh_trust": {
+        "ok": ({"ssh_trust_authorized_key_options": ["no-pty"]}, None),
+        "bad_cluster_name": ({"ssh_trust_cluster_name": "my cluster"}, "ssh_trust_cluster_name"),
+        "bad_options_from": (
+            {"ssh_trust_authorized_key_options": ['from="10.0.0.1"']},
+            "ssh_trust_authorized_key_options",
+        ),
+        "bad_bind": ({"ssh_trust_bind_address": "sometimes"}, "ssh_trust_bind_address"),
+        "bad_timeout": ({"ssh_trust_verify_timeout": 0}, "ssh_trust_verify_timeout"),
+    },
+    "mpi_hostfile": {
+        "ok": ({"mpi_hostfile_slots": 8, "scc_gpu_count": 8}, None),
+        "bad_slots_zero": ({"mpi_hostfile_slots": 0}, "mpi_hostfile_slots"),
+        "bad_slots_text": ({"mpi_hostfile_slots": "eight"}, "mpi_hostfile_slots"),
+        "bad_path": ({"mpi_hostfile_path": "etc/mpihosts"}, "mpi_hostfile_path"),
+        "bad_gpu_count": ({"scc_gpu_count": -1}, "scc_gpu_count"),
+    },
+    "ib_check": {
+        "ok": ({"ib_check_expected_link_layer": "InfiniBand", "ib_check_expected_rate_gbps": 100}, None),
+        "bad_transport": ({"ib_check_transport": "roce"}, "ib_check_transport"),
+        "bad_devices": ({"ib_check_expected_devices": 0}, "ib_check_expected_devices"),
+        "bad_rate": ({"ib_check_expected_rate_gbps": "fast"}, "ib_check_expected_rate_gbps"),
+        "bad_sysfs": ({"ib_check_sysfs_path": "sys/class/infiniband"}, "ib_check_sysfs_path"),
+    },
+    "cluster_report": {
+        "ok": ({}, None),
+        "bad_cpfs_path": ({"cluster_report_cpfs_path": "mnt/cpfs"}, "cluster_report_cpfs_path"),
+        "bad_ssh_check": ({"cluster_report_ssh_check": "often"}, "cluster_report_ssh_check"),
+    },
+    "fabric_monitor": {
+        "ok": ({"fabric_monitor_interfaces": ["eth0", "bond0.100"]}, None),
+        "bad_interval": ({"fabric_monitor_interval_s": 0.01}, "fabric_monitor_interval_s"),
+        "bad_interface": ({"fabric_monitor_interfaces": ["eth0 eth1"]}, "fabric_monitor_interfaces"),
+    },
+    "nic_firmware": {
+        "ok": ({"nic_firmware_targets": [dict(TARGET, image="files/fw.bin")], "nic_firmware_burn": True}, None),
+        "bad_psid": ({"nic_firmware_targets": [dict(TARGET, psid="ConnectX6")]}, "MT_0000000359"),
+        "bad_no_version": ({"nic_firmware_targets": [{"psid": "MT_0000000359"}]}, "version"),
+        "bad_burn_without_image": (
+            {"nic_firmware_burn": True, "nic_firmware_targets": [TARGET]},
+            "nic_firmware_burn is true",
+        ),
+        "bad_tool": ({"nic_firmware_tool": "flint"}, "nic_firmware_tool"),
+        "bad_tool_path_with_auto": ({"nic_firmware_tool_path": "/usr/bin/mstflint"}, "nic_firmware_tool_path"),
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    return {
+        role: run_validate(role, {case: v[0] for case, v in cases.items()}, tmp_path_factory.mktemp(role))
+        for role, cases in CASES.items()
+    }
+
+
+@pytest.mark.parametrize(("role", "case"), [(role, case) for role, cases in CASES.items() for case in sorted(cases)])
+def test_validate(results, role, case):
+    expected, message = CASES[role][case][1], results[role][case]
+    if expected is None:
+        assert message is None, f"{role} {case} should pass, failed with: {message}"
+    else:
+        assert message is not None and expected in message, f"{role} {case} should fail naming {expected}: {message}"
