@@ -216,10 +216,13 @@ def test_defaults_pass_the_role_spec(role):
     """Run ansible's own argument validation over defaults/main.yml (Jinja values left out)."""
     options = _options(role)
     params = {k: v for k, v in _defaults(role).items() if k in options and not _is_template(v)}
-    # Options whose only value is a template would trip `required`; judge only what we pass.
+    # Options whose only value is a template would trip `required`, and so would a required option
+    # without a default (the caller passes it, e.g. artifact_fetch_register); judge only what we pass.
     spec = {}
     for name, opt in options.items():
         if not isinstance(opt, dict) or (name not in params and "default" in opt and _is_template(opt["default"])):
+            continue
+        if name not in params and opt.get("required"):
             continue
         spec[name] = {k: v for k, v in opt.items() if k not in ("description", "version_added")}
     result = ArgumentSpecValidator(spec).validate(params)
