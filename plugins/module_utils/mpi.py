@@ -49,7 +49,9 @@ def _hostfile_entry(index, entry, seen):
     if _WHITESPACE.search(host):
         raise ValueError("%s: host %r must not contain whitespace" % (where, host))
     if host in seen:
-        raise ValueError("%s: duplicate host %r (already entry %d); each host must appear once" % (where, host, seen[host]))
+        raise ValueError(
+            "%s: duplicate host %r (already entry %d); each host must appear once" % (where, host, seen[host])
+        )
     # bool is a subclass of int: True would silently become "slots=1".
     if isinstance(slots, bool) or not isinstance(slots, int):
         raise ValueError(
@@ -220,4 +222,4 @@ def mpirun_argv(job):
         argv += [str(job["python"]), "%s/pretrain_bert.py" % job["install_dir"]]
         return argv + script_argv(job)
     except KeyError as exc:
-        raise ValueError("missing key %s" % exc)
+        raise ValueError("missing key %s" % exc) from None
