@@ -29,9 +29,11 @@ FILES = HERE.parents[2] / "roles" / "bert_launch" / "files"
 STANDIN = HERE / "horovod_standin"
 STEPS = 4
 
-_spec = importlib.util.spec_from_file_location("pretrain_bert", FILES / "pretrain_bert.py")
-pb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(pb)
+sys.path.insert(0, str(FILES))
+
+import bert_data
+import bert_model
+import pretrain_bert as pb
 
 
 def _free_port():
@@ -43,22 +45,20 @@ def _free_port():
 @pytest.fixture(scope="module")
 def small_corpus(tmp_path_factory):
     """The first 60 documents of the shipped corpus: enough to train, cheaper to tokenise."""
-    docs = pb.read_documents(str(FILES / "corpus.txt"))[:60]
+    docs = bert_data.read_documents(str(FILES / "corpus.txt"))[:60]
     path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
     path.write_text("\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
     return path
 
 
 def _run_two_ranks(framework, out_dir, corpus, vocab):
-    port = _free_port()
     log = out_dir / "standin.log"
     procs = []
     for rank in range(2):
         env = dict(
             os.environ,
             PYTHONPATH=str(STANDIN),
-            MASTER_ADDR="127.0.0.1",
-            MASTER_PORT=str(port),
+            SCC_HVD_STANDIN_RENDEZVOUS=str(out_dir / "rendezvous"),
             SCC_HVD_STANDIN_LOG=str(log),
             OMPI_COMM_WORLD_RANK=str(rank),
             OMPI_COMM_WORLD_SIZE="2",
@@ -175,7 +175,7 @@ def test_horovod_api_path_two_ranks(framework, module, tmp_path, torch_run, smal
     n_tensors = len(
         list(
             __import__("transformers")
-            .BertForPreTraining(pb.bert_config(pb.model_config("tiny"), results["model"]["vocab_size"]))
+            .BertForPreTraining(bert_model.bert_config(bert_model.model_config("tiny"), results["model"]["vocab_size"]))
             .parameters()
         )
     )
