@@ -38,6 +38,26 @@ _IBSTAT_STATE = {
     "Active": "PORT_ACTIVE",
 }
 
+# What parse_ibstat reports of a CA and of each of its ports (null when ibstat does not say).
+_IBSTAT_CA_KEYS = (
+    "ca_type",
+    "number_of_ports",
+    "firmware_version",
+    "hardware_version",
+    "node_guid",
+    "system_image_guid",
+)
+_IBSTAT_PORT_KEYS = (
+    "state",
+    "physical_state",
+    "rate_gbps",
+    "base_lid",
+    "lmc",
+    "sm_lid",
+    "capability_mask",
+    "port_guid",
+    "link_layer",
+)
 _DEVICE_INT_KEYS = ("vendor_part_id", "phys_port_cnt")
 _PORT_INT_KEYS = ("sm_lid", "port_lid")
 _KEY_VALUE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]*?):\s*(.*?)\s*$")
@@ -178,15 +198,7 @@ def parse_ibstat(text):
             continue
         head = re.match(r"^CA '([^']+)'$", line)
         if head:
-            ca = {
-                "ca_type": None,
-                "number_of_ports": None,
-                "firmware_version": None,
-                "hardware_version": None,
-                "node_guid": None,
-                "system_image_guid": None,
-                "ports": {},
-            }
+            ca = dict(dict.fromkeys(_IBSTAT_CA_KEYS), ports={})
             cas[head.group(1)] = ca
             port = None
             continue
@@ -194,17 +206,7 @@ def parse_ibstat(text):
             continue
         head = re.match(r"^Port (\d+):$", line)
         if head:
-            port = {
-                "state": None,
-                "physical_state": None,
-                "rate_gbps": None,
-                "base_lid": None,
-                "lmc": None,
-                "sm_lid": None,
-                "capability_mask": None,
-                "port_guid": None,
-                "link_layer": None,
-            }
+            port = dict.fromkeys(_IBSTAT_PORT_KEYS)
             ca["ports"][int(head.group(1))] = port
             continue
         if ":" not in line:

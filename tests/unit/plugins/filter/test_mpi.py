@@ -2,7 +2,7 @@
 """Unit tests for plugins/filter/mpi.py (scc.training.mpi_hostfile, mpi_hostfile_ranks, mpirun_argv).
 
 mpi_hostfile's checks in full; the other two wrap plugins/module_utils/mpi.py (tested in
-tests/unit/plugins/module_utils/test_mpi.py): here only their errors as the filter's."""
+tests/unit/plugins/module_utils/test_mpi_argv.py): here only their errors as the filter's."""
 
 from __future__ import annotations
 
