@@ -10,9 +10,9 @@ class ModuleDocFragment:
     DOCUMENTATION = r"""
 attributes:
   check_mode:
-    support: full
     description: Read-only; runs the same in check mode.
+    support: full
   diff_mode:
-    support: none
     description: Nothing changes, so there is no diff.
+    support: none
 """

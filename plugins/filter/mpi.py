@@ -9,34 +9,25 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-from ansible.module_utils.six import string_types
-
 from ansible_collections.scc.training.plugins.module_utils import mpi
-
-
-def _call(name, function, *args):
-    try:
-        return function(*args)
-    except ValueError as exc:
-        raise AnsibleFilterError("%s: %s" % (name, exc)) from exc
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
 def mpi_hostfile(entries):
     """``[{host, slots}]`` -> Open MPI hostfile text, one ``host slots=N`` line per entry."""
-    return _call("mpi_hostfile", mpi.render_hostfile, entries)
+    return filter_call("mpi_hostfile", mpi.render_hostfile, entries)
 
 
 def mpi_hostfile_ranks(text, np=0):
     """Hostfile text -> the ranks to start: ``np`` when > 0, else the sum of its ``slots=``."""
-    if not isinstance(text, string_types):
-        raise AnsibleFilterError("mpi_hostfile_ranks: input must be the hostfile's text, got %s" % type(text).__name__)
-    return _call("mpi_hostfile_ranks", mpi.hostfile_ranks, text, np)
+    return filter_call(
+        "mpi_hostfile_ranks", mpi.hostfile_ranks, require_text(text, "mpi_hostfile_ranks", "the hostfile's text"), np
+    )
 
 
 def mpirun_argv(job):
     """bert_launch's settings -> its whole command line (timeout, mpirun, -x pairs, pretrain_bert.py)."""
-    return _call("mpirun_argv", mpi.mpirun_argv, job)
+    return filter_call("mpirun_argv", mpi.mpirun_argv, job)
 
 
 class FilterModule(object):

@@ -1,0 +1,26 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""What the collection's filters share: the check of a text input, and errors that name the
+filter. The filters are thin wrappers over plugins/module_utils, whose functions raise
+ValueError (their parse errors are subclasses of it)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.six import string_types
+
+
+def require_text(value, filter_name, what="the command's output as a string"):
+    """`value` when it is a string, else AnsibleFilterError('<filter_name>: input must be <what>, ...')."""
+    if not isinstance(value, string_types):
+        raise AnsibleFilterError("%s: input must be %s, got %s" % (filter_name, what, type(value).__name__))
+    return value
+
+
+def filter_call(filter_name, function, *args, errors=(ValueError,)):
+    """``function(*args)``; `errors` become AnsibleFilterError('<filter_name>: <message>')."""
+    try:
+        return function(*args)
+    except errors as exc:
+        raise AnsibleFilterError("%s: %s" % (filter_name, exc)) from exc
