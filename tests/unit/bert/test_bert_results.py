@@ -6,15 +6,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import sys
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "roles" / "bert_launch" / "files"))
 
 import bert_model
 import bert_results
+import pytest
 
 TINY = bert_model.model_config("tiny")
 START = dt.datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=dt.timezone.utc)

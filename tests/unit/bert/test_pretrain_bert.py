@@ -8,19 +8,12 @@ from __future__ import annotations
 
 import json
 import random
-import socket
-import sys
-from pathlib import Path
 
 import pytest
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
-
-FILES = Path(__file__).resolve().parents[3] / "roles" / "bert_launch" / "files"
-# The script's modules import each other as they do next to it on a node.
-sys.path.insert(0, str(FILES))
 
 import bert_corpus as corpus
 import bert_data
@@ -29,6 +22,8 @@ import bert_model
 import bert_results
 import bert_train
 import pretrain_bert as pb
+
+from tests.unit.bert.small_run import FILES, run_alone, small_run
 
 BASE_ARGS = ["--output-dir", "/tmp/unused"]
 
@@ -348,35 +343,8 @@ def test_shipped_corpus_is_the_generated_one_and_small():
 # ---- one real run, one process -----------------------------------------------------------------
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_single_process_run_writes_results(tmp_path, monkeypatch):
-    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR"):
-        monkeypatch.delenv(var, raising=False)
-    rc = pb.main(
-        [
-            "--output-dir",
-            str(tmp_path),
-            "--steps",
-            "3",
-            "--warmup-steps",
-            "1",
-            "--seq-len",
-            "32",
-            "--batch-size",
-            "2",
-            "--threads",
-            "1",
-            "--master-port",
-            str(_free_port()),
-            "--run-id",
-            "unit",
-        ]
-    )
+def test_single_process_run_writes_results(tmp_path):
+    rc = run_alone(small_run(tmp_path, 3, "--run-id", "unit"))
     assert rc == pb.EXIT_OK
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["status"] == "ok" and results["run_id"] == "unit"
@@ -392,30 +360,9 @@ def test_single_process_run_writes_results(tmp_path, monkeypatch):
 
 
 def test_non_finite_loss_exits_3_and_still_reports(tmp_path, monkeypatch):
-    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR"):
-        monkeypatch.delenv(var, raising=False)
     real = torch.nn.functional.cross_entropy
     monkeypatch.setattr(torch.nn.functional, "cross_entropy", lambda *a, **k: real(*a, **k) * float("nan"))
-    rc = pb.main(
-        [
-            "--output-dir",
-            str(tmp_path),
-            "--steps",
-            "4",
-            "--warmup-steps",
-            "1",
-            "--seq-len",
-            "32",
-            "--batch-size",
-            "2",
-            "--threads",
-            "1",
-            "--log-every",
-            "2",
-            "--master-port",
-            str(_free_port()),
-        ]
-    )
+    rc = run_alone(small_run(tmp_path, 4, "--log-every", "2"))
     assert rc == pb.EXIT_NON_FINITE
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["status"] == "non_finite_loss"

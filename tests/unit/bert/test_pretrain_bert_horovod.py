@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -25,21 +24,14 @@ pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
 HERE = Path(__file__).resolve().parent
-FILES = HERE.parents[2] / "roles" / "bert_launch" / "files"
 STANDIN = HERE / "horovod_standin"
 STEPS = 4
-
-sys.path.insert(0, str(FILES))
 
 import bert_data
 import bert_model
 import pretrain_bert as pb
 
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.unit.bert.small_run import FILES, run_alone, small_run
 
 
 @pytest.fixture(scope="module")
@@ -69,32 +61,9 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
         )
         procs.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    str(FILES / "pretrain_bert.py"),
-                    "--framework",
-                    framework,
-                    "--output-dir",
-                    str(out_dir),
-                    "--steps",
-                    str(STEPS),
-                    "--warmup-steps",
-                    "1",
-                    "--seq-len",
-                    "32",
-                    "--batch-size",
-                    "2",
-                    "--threads",
-                    "1",
-                    "--log-every",
-                    "2",
-                    "--run-id",
-                    framework,
-                    "--corpus",
-                    str(corpus),
-                    "--vocab",
-                    str(vocab),
-                ],
+                [sys.executable, str(FILES / "pretrain_bert.py"), "--framework", framework]
+                + small_run(out_dir, STEPS, "--log-every", "2", "--run-id", framework)
+                + ["--corpus", str(corpus), "--vocab", str(vocab)],
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -111,38 +80,7 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
 def torch_run(tmp_path_factory, small_corpus):
     """The results schema of a one-process torch (DDP) run, and the vocabulary it trained."""
     tmp = tmp_path_factory.mktemp("torch")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE")
-    }
-    old = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        rc = pb.main(
-            [
-                "--output-dir",
-                str(tmp),
-                "--steps",
-                "2",
-                "--warmup-steps",
-                "1",
-                "--seq-len",
-                "32",
-                "--batch-size",
-                "2",
-                "--threads",
-                "1",
-                "--master-port",
-                str(_free_port()),
-                "--corpus",
-                str(small_corpus),
-            ]
-        )
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    rc = run_alone(small_run(tmp, 2, "--corpus", str(small_corpus)))
     assert rc == pb.EXIT_OK
     results = json.loads((tmp / "results.json").read_text())
     assert results["framework"] == "torch" and results["backend"] == "gloo"

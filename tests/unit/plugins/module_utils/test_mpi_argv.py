@@ -78,16 +78,17 @@ def test_hostfile_ranks_sums_the_slots_unless_np_is_given():
     assert mpi.hostfile_ranks("node1\nnode2\n", 2) == 2
 
 
-@pytest.mark.parametrize(
-    "text, np, message",
-    [
-        ("# nothing\n\n", 0, "lists no host"),
-        ("# nothing\n", 4, "lists no host"),
-        ("node1 slots=8\nnode2\nnode3 max_slots=2\n", 0, "2 of 3 have none: node2, node3"),
-        ("node1 slots=0\n", 0, "give 0 slots"),
-        ("node1 slots=8\n", -1, "np must be >= 0"),
-    ],
-)
+# Hostfile text, np, and the words of the refusal.
+HOSTFILE_REFUSALS = [
+    ("# nothing\n\n", 0, "lists no host"),
+    ("# nothing\n", 4, "lists no host"),
+    ("node1 slots=8\nnode2\nnode3 max_slots=2\n", 0, "2 of 3 have none: node2, node3"),
+    ("node1 slots=0\n", 0, "give 0 slots"),
+    ("node1 slots=8\n", -1, "np must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("text, np, message", HOSTFILE_REFUSALS)
 def test_hostfile_ranks_refusals(text, np, message):
     with pytest.raises(ValueError, match=message):
         mpi.hostfile_ranks(text, np)
@@ -138,15 +139,16 @@ def test_mpirun_extra_args_come_before_the_program():
     assert argv[argv.index("--report-bindings") + 1 :][:2] == ["/venv/bin/python", "/opt/bert/pretrain_bert.py"]
 
 
-@pytest.mark.parametrize(
-    "changes, message",
-    [
-        ({"np": 0}, "np must be >= 1"),
-        ({"transport": "ib"}, "transport must be tcp or rdma"),
-        ({"transport": "rdma"}, "no active RDMA port"),
-        ({"master_getent": ""}, "master_addr is empty"),
-    ],
-)
+# Changes to a good job, and the words of the refusal.
+JOB_REFUSALS = [
+    ({"np": 0}, "np must be >= 1"),
+    ({"transport": "ib"}, "transport must be tcp or rdma"),
+    ({"transport": "rdma"}, "no active RDMA port"),
+    ({"master_getent": ""}, "master_addr is empty"),
+]
+
+
+@pytest.mark.parametrize("changes, message", JOB_REFUSALS)
 def test_mpirun_argv_refusals(changes, message):
     with pytest.raises(ValueError, match=message):
         mpi.mpirun_argv(job(**changes))

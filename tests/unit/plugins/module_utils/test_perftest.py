@@ -5,21 +5,17 @@ and the all-pairs round schedule of rdma_bandwidth."""
 from __future__ import annotations
 
 import itertools
-import pathlib
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import perftest as perftest_filters
 from ansible_collections.scc.training.plugins.module_utils import perftest
-
-FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "perftest"
+from tests.unit.plugins.source_fixture import source_fixture
 
 
 def fixture(name, strip_header=False):
-    text = (FIXTURES / name).read_text()
-    # Every fixture names its public source on its first line.
-    assert text.startswith("# source: https://github.com/"), name
+    text = source_fixture("perftest", name)
     if strip_header:
         text = "".join(line for line in text.splitlines(True) if not line.startswith("# "))
     return text
@@ -74,21 +70,34 @@ def test_mb_per_sec_is_converted_to_gbps():
     assert row["bw_peak_gbps"] == pytest.approx(1.70 * 8 * 1048576 / 1e9, rel=1e-6)
 
 
-@pytest.mark.parametrize(
-    "text, message",
-    [
-        ("", "no perftest bandwidth table"),
-        (
-            "Couldn't connect to 127.0.11.12:18515\nUnable to init the socket connection\n",
-            "no perftest bandwidth table",
-        ),
-        # The table header printed, then the client died: no rows.
-        (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n", "no result rows"),
-    ],
-)
-def test_parse_perftest_rejects_output_without_results(text, message):
-    with pytest.raises(AnsibleFilterError, match=message):
-        perftest_filters.parse_perftest(text)
+# Output a filter refuses, and the words of its error.
+REFUSALS = [
+    ("parse_perftest", "", "no perftest bandwidth table"),
+    (
+        "parse_perftest",
+        "Couldn't connect to 127.0.11.12:18515\nUnable to init the socket connection\n",
+        "no perftest bandwidth table",
+    ),
+    # The table header printed, then the client died: no rows.
+    (
+        "parse_perftest",
+        " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n",
+        "no result rows",
+    ),
+    ("parse_iperf3", "not json", "not JSON"),
+    (
+        "parse_iperf3",
+        '{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}',
+        "unable to connect to server",
+    ),
+    ("parse_iperf3", '{"start": {}, "intervals": [], "end": {}}', "no end.sum_sent"),
+]
+
+
+@pytest.mark.parametrize("name, output, message", REFUSALS)
+def test_filters_refuse_output_without_results(name, output, message):
+    with pytest.raises(AnsibleFilterError, match="^%s: .*%s" % (name, message)):
+        getattr(perftest_filters, name)(output)
 
 
 def test_parse_perftest_rejects_non_text():
@@ -112,22 +121,6 @@ def test_iperf3_json_client_output():
     # 3 omitted warm-up intervals, then the 10 measured ones.
     assert [i["omitted"] for i in result["intervals"]] == [True] * 3 + [False] * 10
     assert result["intervals"][3]["gbps"] == pytest.approx(0.0629, abs=1e-4)
-
-
-@pytest.mark.parametrize(
-    "data, message",
-    [
-        ("not json", "not JSON"),
-        (
-            '{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}',
-            "unable to connect to server",
-        ),
-        ('{"start": {}, "intervals": [], "end": {}}', "no end.sum_sent"),
-    ],
-)
-def test_iperf3_errors(data, message):
-    with pytest.raises(AnsibleFilterError, match=message):
-        perftest_filters.parse_iperf3(data)
 
 
 @pytest.mark.parametrize("n", range(0, 13))
