@@ -9,7 +9,6 @@ is unknown (a CPU, a device not in bert_model.PEAK_FLOPS, no --peak-tflops).
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
 import os
@@ -32,89 +31,74 @@ def hosts_summary(rank_records: Sequence[Mapping[str, Any]]) -> list[dict[str, A
     return [{"host": host, "ranks": ranks, "num_ranks": len(ranks)} for host, ranks in hosts.items()]
 
 
-def build_results(
-    *,
-    run_id: str,
-    status: str,
-    started_at: _dt.datetime,
-    finished_at: _dt.datetime,
-    rank_records: Sequence[Mapping[str, Any]],
-    framework: str,
-    backend: str,
-    device: str,
-    device_name: str,
-    precision: str,
-    master: str | None,
-    model_size: str,
-    model_config: Mapping[str, Any],
-    model_vocab: int,
-    tokenizer_vocab: int,
-    params: int,
-    seq_len: int,
-    per_rank_batch: int,
-    steps: int,
-    warmup_steps: int,
-    learning_rate: float,
-    lr_warmup_steps: int,
-    losses: Sequence[Sequence[float]],
-    elapsed_s: float | None,
-    peak_tflops: float | None,
-    data: Mapping[str, Any],
-    versions: Mapping[str, str],
-) -> dict[str, Any]:
-    """The results dict. `losses` has one [loss, mlm_loss, nsp_loss] row (averaged over the ranks)
-    per completed step; `elapsed_s` is the time of the steps after the warm-up (None or NaN when
-    no step was timed); `rank_records` one {rank, host} per rank; `peak_tflops` overrides the
-    peak table (which applies to CUDA devices only)."""
+def build_results(args, *, rank_records, framework, device, model, outcome, started_at, finished_at, data, versions):
+    """The results dict, from the run's arguments and what it measured.
+
+    - `args`: pretrain_bert.py's options (run_id, framework, model_size, seq_len, batch_size,
+      steps, warmup_steps, peak_tflops);
+    - `rank_records`: one {rank, host} per rank; `framework`: its backend and master;
+    - `device`: its kind (cuda or cpu), name and precision;
+    - `model`: config (the size table's entry), vocab, tokenizer_vocab, params, learning_rate
+      and lr_warmup_steps;
+    - `outcome`: status, losses (one [loss, mlm_loss, nsp_loss] row, averaged over the ranks,
+      per completed step) and elapsed_s (the steps after the warm-up; None or NaN when none was timed);
+    - `data` and `versions`: reported as they are.
+
+    The peak table applies to CUDA devices only; --peak-tflops overrides it on any device.
+    """
     world = len(rank_records)
     hosts = hosts_summary(rank_records)
-    global_batch = per_rank_batch * world
-    cfg = model_config
+    global_batch = args.batch_size * world
+    cfg, model_vocab = model["config"], model["vocab"]
     flops = model_flops(
-        cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], model_vocab, seq_len, global_batch
+        cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], model_vocab, args.seq_len, global_batch
     )
+    losses = outcome.losses
     steps_done = len(losses)
-    measured = steps_done - warmup_steps
-    elapsed = float("nan") if elapsed_s is None else elapsed_s
-    ok = status == "ok" and measured > 0 and elapsed > 0
+    measured = steps_done - args.warmup_steps
+    elapsed = float("nan") if outcome.elapsed_s is None else outcome.elapsed_s
+    ok = outcome.status == "ok" and measured > 0 and elapsed > 0
     steps_per_s = measured / elapsed if ok else None
-    peak = peak_tflops * 1e12 if peak_tflops else peak_flops(device_name, precision) if device == "cuda" else None
+    if args.peak_tflops:
+        peak = args.peak_tflops * 1e12
+    else:
+        peak = peak_flops(device.name, device.precision) if device.kind == "cuda" else None
     achieved = flops["per_step"] * steps_per_s if steps_per_s else None
     loss, mlm, nsp = ([row[i] for row in losses] for i in range(3))
     return {
         "schema_version": SCHEMA_VERSION,
-        "run_id": run_id,
-        "status": status,
+        "run_id": args.run_id,
+        "status": outcome.status,
         "started_at": started_at.isoformat(timespec="seconds"),
         "finished_at": finished_at.isoformat(timespec="seconds"),
         "world_size": world,
         "num_hosts": len(hosts),
         "hosts": hosts,
         "ranks_per_host": {h["host"]: h["num_ranks"] for h in hosts},
-        "framework": framework,
-        "backend": backend,
-        "device": device,
-        "device_name": device_name,
-        "precision": precision,
-        "master": master,
+        "framework": args.framework,
+        "backend": framework.backend,
+        "device": device.kind,
+        "device_name": device.name,
+        "precision": device.precision,
+        "master": framework.master,
         "model": {
-            "size": model_size,
+            "size": args.model_size,
             "num_layers": cfg["num_layers"],
             "hidden_size": cfg["hidden_size"],
             "num_heads": cfg["num_heads"],
             "intermediate_size": cfg["intermediate_size"],
             "vocab_size": model_vocab,
-            "tokenizer_vocab_size": tokenizer_vocab,
-            "params": params,
+            "tokenizer_vocab_size": model["tokenizer_vocab"],
+            "params": model["params"],
         },
-        "seq_len": seq_len,
-        "per_rank_batch": per_rank_batch,
+        "seq_len": args.seq_len,
+        "per_rank_batch": args.batch_size,
         "global_batch": global_batch,
-        "steps": steps,
+        "steps": args.steps,
         "steps_completed": steps_done,
-        "warmup_steps": warmup_steps,
-        "learning_rate": learning_rate,
-        "lr_warmup_steps": lr_warmup_steps,
+        "warmup_steps": args.warmup_steps,
+        "learning_rate": model["learning_rate"],
+        "lr_warmup_steps": model["lr_warmup_steps"],
         "loss": finite_or_none(loss),
         "mlm_loss": finite_or_none(mlm),
         "nsp_loss": finite_or_none(nsp),
@@ -125,7 +109,7 @@ def build_results(
             "elapsed_s": elapsed if ok else None,
             "step_time_s": 1 / steps_per_s if steps_per_s else None,
             "sequences_per_s": global_batch * steps_per_s if steps_per_s else None,
-            "tokens_per_s": global_batch * seq_len * steps_per_s if steps_per_s else None,
+            "tokens_per_s": global_batch * args.seq_len * steps_per_s if steps_per_s else None,
             "tokens_note": "padded tokens (global_batch * seq_len per step)",
         },
         "flops": {

@@ -22,6 +22,11 @@ class Device:
     use_cuda: bool
     precision: str
 
+    @property
+    def kind(self) -> str:
+        """cuda or cpu."""
+        return self.device.type
+
 
 def log(rank: int, message: str) -> None:
     if rank == 0:

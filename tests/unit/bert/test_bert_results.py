@@ -1,53 +1,48 @@
-"""bert_results.build_results (roles/bert_launch/files): the results dict from measured numbers,
-without torch and without a training run."""
+"""bert_results.build_results (roles/bert_launch/files): the results dict from the run's arguments
+and measured numbers, without torch and without a training run."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import math
+from types import SimpleNamespace
 
 import bert_model
 import bert_results
+import pretrain_bert as pb
 import pytest
 
-TINY = bert_model.model_config("tiny")
+LOSSES = [[8.0, 7.3, 0.7], [7.5, 6.8, 0.7], [7.0, 6.4, 0.6], [6.5, 5.9, 0.6]]
 START = dt.datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=dt.timezone.utc)
 
 
-def build(**changes):
-    """Four ranks on two hosts, 4 steps of which 1 warm-up, timed 1.5 s; tiny on a CPU."""
-    numbers = {
-        "run_id": "unit",
-        "status": "ok",
-        "started_at": START,
-        "finished_at": START + dt.timedelta(seconds=30),
-        "rank_records": [{"rank": r, "host": "node2" if r % 2 else "node1"} for r in (3, 0, 2, 1)],
-        "framework": "torch",
-        "backend": "gloo",
-        "device": "cpu",
-        "device_name": "x86_64",
-        "precision": "fp32",
-        "master": "127.0.3.11:29500",
-        "model_size": "tiny",
-        "model_config": TINY,
-        "model_vocab": 1024,
-        "tokenizer_vocab": 900,
-        "params": 123,
-        "seq_len": 128,
-        "per_rank_batch": 8,
-        "steps": 4,
-        "warmup_steps": 1,
-        "learning_rate": 1e-3,
-        "lr_warmup_steps": 1,
-        "losses": [[8.0, 7.3, 0.7], [7.5, 6.8, 0.7], [7.0, 6.4, 0.6], [6.5, 5.9, 0.6]],
-        "elapsed_s": 1.5,
-        "peak_tflops": None,
-        "data": {"corpus": "/opt/bert/corpus.txt", "corpus_sha256": "ab", "documents": 800, "instances": 900},
-        "versions": {"python": "3.11.2", "torch": "2.5.1"},
-    }
-    numbers.update(changes)
-    return bert_results.build_results(**numbers)
+def build(args=(), device=("cpu", "x86_64", "fp32"), status="ok", losses=LOSSES, elapsed_s=1.5):
+    """Four ranks on two hosts, 4 steps of which 1 warm-up, timed 1.5 s; tiny on a CPU. `args` are
+    pretrain_bert.py options on top of those; `device` its kind, name and precision."""
+    kind, name, precision = device
+    return bert_results.build_results(
+        pb.build_parser().parse_args(
+            ["--output-dir", "x", "--run-id", "unit", "--seq-len", "128", "--batch-size", "8"]
+            + ["--steps", "4", "--warmup-steps", "1", *args]
+        ),
+        rank_records=[{"rank": r, "host": "node2" if r % 2 else "node1"} for r in (3, 0, 2, 1)],
+        framework=SimpleNamespace(backend="gloo", master="127.0.3.11:29500"),
+        device=SimpleNamespace(kind=kind, name=name, precision=precision),
+        model={
+            "config": bert_model.model_config("tiny"),
+            "vocab": 1024,
+            "tokenizer_vocab": 900,
+            "params": 123,
+            "learning_rate": 1e-3,
+            "lr_warmup_steps": 1,
+        },
+        outcome=SimpleNamespace(status=status, losses=losses, elapsed_s=elapsed_s),
+        started_at=START,
+        finished_at=START + dt.timedelta(seconds=30),
+        data={"corpus": "/opt/bert/corpus.txt", "corpus_sha256": "ab", "documents": 800, "instances": 900},
+        versions={"python": "3.11.2", "torch": "2.5.1"},
+    )
 
 
 def test_ranks_hosts_and_batch():
@@ -86,11 +81,11 @@ def test_flops_and_mfu():
     cpu = build()["flops"]
     assert (cpu["model_flops_per_step"], cpu["achieved_flops_per_s"]) == (per_step, 2 * per_step)
     assert cpu["peak_flops_per_device"] is None and cpu["mfu"] is None  # no peak for a CPU
-    v100 = build(device="cuda", device_name="Tesla V100-SXM2-32GB", precision="fp16")["flops"]
+    v100 = build(device=("cuda", "Tesla V100-SXM2-32GB", "fp16"))["flops"]
     assert v100["peak_flops_per_device"] == 125e12
     assert v100["mfu"] == pytest.approx(2 * per_step / (4 * 125e12))
     # --peak-tflops overrides the table, on any device.
-    assert build(peak_tflops=10.0)["flops"]["mfu"] == pytest.approx(2 * per_step / (4 * 10e12))
+    assert build(["--peak-tflops", "10"])["flops"]["mfu"] == pytest.approx(2 * per_step / (4 * 10e12))
 
 
 def test_non_finite_loss_reports_no_throughput():

@@ -21,16 +21,15 @@ def fixture(name, strip_header=False):
     return text
 
 
+def header(result, *more):
+    """The device, link type, GID index and `more` of a parsed run."""
+    return tuple(result[key] for key in ("device", "link_type", "gid_index", *more))
+
+
 def test_ib_write_bw_roce_size_sweep_in_gbits():
     result = perftest_filters.parse_perftest(fixture("ib_write_bw_roce_sweep_gbits.txt"))
     assert result["test"] == "RDMA_Write BW Test"
-    assert (result["device"], result["link_type"], result["gid_index"], result["connection_type"]) == (
-        "mlx5_0",
-        "Ethernet",
-        5,
-        "RC",
-    )
-    assert result["unit"] == "Gb/sec"
+    assert header(result, "connection_type", "unit") == ("mlx5_0", "Ethernet", 5, "RC", "Gb/sec")
     rows = result["rows"]
     assert [r["bytes"] for r in rows] == [2**k for k in range(1, 24)]
     assert all(r["iterations"] == 5000 for r in rows)
@@ -49,7 +48,7 @@ def test_ib_write_bw_duration_run_without_peak():
     result = perftest.parse_perftest(fixture("ib_write_bw_roce_postlist_duration.txt"))
     assert result["test"] == "RDMA_Write Post List BW Test"
     # Tab-separated header fields (two per line) are read too.
-    assert (result["device"], result["link_type"], result["gid_index"]) == ("ib0", "Ethernet", 2)
+    assert header(result) == ("ib0", "Ethernet", 2)
     assert result["rows"] == [
         {"bytes": 8, "iterations": 224958464, "bw_peak_gbps": 0.0, "bw_avg_gbps": 0.48, "msg_rate_mpps": 7.498617}
     ]
@@ -58,12 +57,7 @@ def test_ib_write_bw_duration_run_without_peak():
 def test_mb_per_sec_is_converted_to_gbps():
     result = perftest.parse_perftest(fixture("ib_atomic_bw_pib_mbytes.txt"))
     assert result["test"] == "Atomic CMP_AND_SWAP BW Test"
-    assert (result["device"], result["link_type"], result["gid_index"], result["unit"]) == (
-        "pib_1",
-        "IB",
-        None,
-        "MB/sec",
-    )
+    assert header(result, "unit") == ("pib_1", "IB", None, "MB/sec")
     (row,) = result["rows"]
     # perftest's MB/sec is bytes/s / 2^20: 1.67 MB/s = 1.67 * 8 * 1048576 / 1e9 Gb/s.
     assert row["bw_avg_gbps"] == pytest.approx(1.67 * 8 * 1048576 / 1e9, rel=1e-6)
