@@ -13,7 +13,7 @@ import bert_results
 import pretrain_bert as pb
 import pytest
 
-LOSSES = [[8.0, 7.3, 0.7], [7.5, 6.8, 0.7], [7.0, 6.4, 0.6], [6.5, 5.9, 0.6]]
+LOSSES = ((8.0, 7.3, 0.7), (7.5, 6.8, 0.7), (7.0, 6.4, 0.6), (6.5, 5.9, 0.6))
 START = dt.datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=dt.timezone.utc)
 
 

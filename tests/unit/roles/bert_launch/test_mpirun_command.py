@@ -132,7 +132,7 @@ def test_the_whole_tcp_command(argvs):
         "--corpus", "/opt/scc-training/bert/corpus.txt", "--output-dir", "/opt/scc-training/bert/runs/unit-run",
         "--run-id", "unit-run",
     ]  # fmt: skip
-    assert all(type(arg) is str for arg in argvs["tcp"])
+    assert all(isinstance(arg, str) for arg in argvs["tcp"])
 
 
 def test_tcp_mode_sets_nothing_rdma(argvs):
