@@ -194,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bert_setup.log(
         rank,
         f"world_size={world} framework={args.framework} backend={framework.backend} "
-        f"device={device.device.type} ({device.name}) precision={device.precision}",
+        f"device={device.kind} ({device.name}) precision={device.precision}",
     )
     records = framework.all_gather_object(
         {"rank": rank, "local_rank": framework.local_rank, "host": socket.gethostname(), "device": device.name}
