@@ -60,13 +60,3 @@ def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_clust
     unreached = [e for e in runner.events if e["event"] == "runner_on_unreachable"]
     assert not unreached, f"validate contacted a host: {unreached}"
     return result
-
-
-def assert_case(results: dict, case: str, expected: str | None) -> None:
-    """The case passed (`expected` None), or failed with a message containing `expected`."""
-    message = results[case]
-    if expected is None:
-        assert message is None, f"{case} should pass, failed with: {message}"
-    else:
-        assert message is not None, f"{case} should fail on {expected}"
-        assert expected in message, f"{case}: message does not name {expected}: {message}"
