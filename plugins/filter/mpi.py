@@ -1,81 +1,37 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""MPI helper filters for scc.training.
+"""MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
+``mpi_hostfile`` (the mpi_hostfile role), ``mpi_hostfile_ranks`` and ``mpirun_argv`` (bert_launch).
+Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
-``mpi_hostfile`` renders an Open MPI hostfile (``host slots=N`` lines) from a list
-of ``{host, slots}`` dicts. Its documentation lives in the sidecar ``mpi_hostfile.yml``.
-"""
+from __future__ import absolute_import, division, print_function
 
-from __future__ import annotations
+__metaclass__ = type
 
-import re
-
-from ansible.errors import AnsibleFilterError
-
-_ALLOWED_KEYS = frozenset(("host", "slots"))
-_WHITESPACE = re.compile(r"\s")
-
-
-def _check_entry(index, entry, seen):
-    """Validate one entry; return ``(host, slots)`` or raise AnsibleFilterError."""
-    where = "mpi_hostfile: entry %d" % index
-    if not isinstance(entry, dict):
-        raise AnsibleFilterError(
-            "%s must be a dict with keys 'host' and 'slots', got %s" % (where, type(entry).__name__)
-        )
-    unknown = sorted(str(k) for k in set(entry) - _ALLOWED_KEYS)
-    if unknown:
-        raise AnsibleFilterError("%s has unknown key(s) %s; allowed: host, slots" % (where, ", ".join(unknown)))
-    if "host" not in entry:
-        raise AnsibleFilterError("%s has no 'host'" % where)
-    if "slots" not in entry:
-        raise AnsibleFilterError("%s (host %r) has no 'slots'" % (where, entry["host"]))
-
-    host = entry["host"]
-    if not isinstance(host, str) or not host:
-        raise AnsibleFilterError("%s: host must be a non-empty string, got %r" % (where, host))
-    if _WHITESPACE.search(host):
-        raise AnsibleFilterError("%s: host %r must not contain whitespace" % (where, host))
-    if host in seen:
-        raise AnsibleFilterError(
-            "%s: duplicate host %r (already entry %d); each host must appear once" % (where, host, seen[host])
-        )
-
-    slots = entry["slots"]
-    # bool is a subclass of int: True would silently become "slots=1".
-    if isinstance(slots, bool) or not isinstance(slots, int):
-        raise AnsibleFilterError(
-            "%s (host %s): slots must be an integer >= 1, got %r (%s)" % (where, host, slots, type(slots).__name__)
-        )
-    if slots < 1:
-        raise AnsibleFilterError("%s (host %s): slots must be an integer >= 1, got %d" % (where, host, slots))
-    seen[host] = index
-    return host, slots
+from ansible_collections.scc.training.plugins.module_utils import mpi
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
 def mpi_hostfile(entries):
-    """Render ``entries`` (list of ``{host, slots}``) as Open MPI hostfile text.
+    """``[{host, slots}]`` -> Open MPI hostfile text, one ``host slots=N`` line per entry."""
+    return filter_call("mpi_hostfile", mpi.render_hostfile, entries)
 
-    Lines keep the input order (the first host is rank 0's host) and the text ends with a newline.
-    """
-    if isinstance(entries, (str, bytes, dict)) or not hasattr(entries, "__iter__"):
-        raise AnsibleFilterError(
-            "mpi_hostfile: input must be a list of {host, slots} dicts, got %s" % type(entries).__name__
-        )
-    entries = list(entries)
-    if not entries:
-        raise AnsibleFilterError("mpi_hostfile: input is empty; a hostfile needs at least one host")
-    seen = {}
-    lines = []
-    for index, entry in enumerate(entries):
-        host, slots = _check_entry(index, entry, seen)
-        lines.append("%s slots=%d" % (host, slots))
-    return "\n".join(lines) + "\n"
+
+def mpi_hostfile_ranks(text, np=0):
+    """Hostfile text -> the ranks to start: ``np`` when > 0, else the sum of its ``slots=``."""
+    return filter_call(
+        "mpi_hostfile_ranks", mpi.hostfile_ranks, require_text(text, "mpi_hostfile_ranks", "the hostfile's text"), np
+    )
+
+
+def mpirun_argv(job):
+    """bert_launch's settings -> its whole command line (timeout, mpirun, -x pairs, pretrain_bert.py)."""
+    return filter_call("mpirun_argv", mpi.mpirun_argv, job)
 
 
 class FilterModule(object):
     """scc.training MPI filters."""
 
     def filters(self):
-        return {"mpi_hostfile": mpi_hostfile}
+        return {"mpi_hostfile": mpi_hostfile, "mpi_hostfile_ranks": mpi_hostfile_ranks, "mpirun_argv": mpirun_argv}

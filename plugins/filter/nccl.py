@@ -9,25 +9,19 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-from ansible.module_utils.six import string_types
-
 from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log as _parse
 from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests as _parse_tests
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_text
 
 
 def parse_nccl_log(text):
     """An NCCL_DEBUG=INFO log -> which transport NCCL used, its devices and channels."""
-    if not isinstance(text, string_types):
-        raise AnsibleFilterError("parse_nccl_log: input must be the log as a string, got %s" % type(text).__name__)
-    return _parse(text)
+    return _parse(require_text(text, "parse_nccl_log", "the log as a string"))
 
 
 def parse_nccl_tests(text):
     """nccl-tests output (all_reduce_perf, ...) -> rows, avg_busbw_gbs, out_of_bounds, passed."""
-    if not isinstance(text, string_types):
-        raise AnsibleFilterError("parse_nccl_tests: input must be the output as a string, got %s" % type(text).__name__)
-    return _parse_tests(text)
+    return _parse_tests(require_text(text, "parse_nccl_tests", "the output as a string"))
 
 
 class FilterModule(object):

@@ -11,19 +11,16 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import mellanox_fw
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
 def parse_nic_firmware(text, tool="mlxfwmanager"):
     """Query text -> list of devices (fwmanager tools) or one device in a list (mstflint)."""
-    if not isinstance(text, str):
-        raise AnsibleFilterError("parse_nic_firmware: input must be the query text, got %s" % type(text).__name__)
-    try:
-        if tool in ("mlxfwmanager", "mstfwmanager", "mlxup"):
-            return mellanox_fw.parse_fwmanager(text)
-        if tool == "mstflint":
-            return [mellanox_fw.parse_flint_query(text)]
-    except mellanox_fw.MellanoxFwParseError as exc:
-        raise AnsibleFilterError("parse_nic_firmware: %s" % exc) from exc
+    require_text(text, "parse_nic_firmware", "the query text")
+    if tool in ("mlxfwmanager", "mstfwmanager", "mlxup"):
+        return filter_call("parse_nic_firmware", mellanox_fw.parse_fwmanager, text)
+    if tool == "mstflint":
+        return [filter_call("parse_nic_firmware", mellanox_fw.parse_flint_query, text)]
     raise AnsibleFilterError(
         "parse_nic_firmware: tool must be mlxfwmanager, mstfwmanager, mlxup or mstflint, got %r" % (tool,)
     )

@@ -7,19 +7,13 @@ the same parser the ``gpu_info`` module uses. Documentation: the sidecar parse_n
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.scc.training.plugins.module_utils import nvidia_smi
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
 def parse_nvidia_smi(xml_text):
     """``nvidia-smi -q -x`` output -> dict (see module_utils/nvidia_smi.py)."""
-    if not isinstance(xml_text, str):
-        raise AnsibleFilterError("parse_nvidia_smi: input must be the XML text, got %s" % type(xml_text).__name__)
-    try:
-        return nvidia_smi.parse(xml_text)
-    except nvidia_smi.NvidiaSmiParseError as exc:
-        raise AnsibleFilterError("parse_nvidia_smi: %s" % exc) from exc
+    return filter_call("parse_nvidia_smi", nvidia_smi.parse, require_text(xml_text, "parse_nvidia_smi", "the XML text"))
 
 
 class FilterModule(object):

@@ -16,44 +16,33 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 
 from ansible_collections.scc.training.plugins.module_utils import perftest
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
 def parse_perftest(text):
     """perftest BW output -> {test, device, link_type, gid_index, connection_type, unit, rows}."""
-    if not isinstance(text, string_types):
-        raise AnsibleFilterError(
-            "parse_perftest: input must be the command's output as a string, got %s" % type(text).__name__
-        )
-    try:
-        return perftest.parse_perftest(text)
-    except perftest.PerftestParseError as exc:
-        raise AnsibleFilterError("parse_perftest: %s" % exc) from exc
+    return filter_call("parse_perftest", perftest.parse_perftest, require_text(text, "parse_perftest"))
 
 
 def parse_iperf3(data):
     """iperf3 -J output (text or dict) -> sent/received Gb/s, retransmits, intervals."""
-    try:
-        return perftest.parse_iperf3(data)
-    except perftest.PerftestParseError as exc:
-        raise AnsibleFilterError("parse_iperf3: %s" % exc) from exc
+    return filter_call("parse_iperf3", perftest.parse_iperf3, data)
 
 
 def all_pairs_rounds(nodes):
     """List of node names -> list of rounds, each a list of [a, b] pairs."""
     if isinstance(nodes, (string_types, dict)) or not hasattr(nodes, "__iter__"):
         raise AnsibleFilterError("all_pairs_rounds: input must be a list of node names, got %s" % type(nodes).__name__)
-    try:
-        return perftest.all_pairs_rounds([str(n) for n in nodes])
-    except ValueError as exc:
-        raise AnsibleFilterError(str(exc)) from exc
+    return filter_call("all_pairs_rounds", perftest.all_pairs_rounds, [str(n) for n in nodes])
 
 
 def bandwidth_matrix(measurements, nodes, min_gbps):
     """List of {client, server, gbps} -> matrix, pairs, below_threshold, missing, ok."""
-    try:
-        return perftest.bandwidth_matrix(nodes, measurements, float(min_gbps))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise AnsibleFilterError("bandwidth_matrix: %s" % exc) from exc
+    return filter_call(
+        "bandwidth_matrix",
+        lambda: perftest.bandwidth_matrix(nodes, measurements, float(min_gbps)),
+        errors=(KeyError, TypeError, ValueError),
+    )
 
 
 class FilterModule(object):

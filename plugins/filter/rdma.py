@@ -12,36 +12,32 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible.module_utils.six import string_types
 
 from ansible_collections.scc.training.plugins.module_utils import rdma
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
-def _text(value, name):
-    if not isinstance(value, string_types):
+def _devices(devices, filter_name):
+    if not isinstance(devices, list):
         raise AnsibleFilterError(
-            "%s: input must be the command's output as a string, got %s" % (name, type(value).__name__)
+            "%s: input must be rdma_info's devices list, got %s" % (filter_name, type(devices).__name__)
         )
-    return value
+    return devices
 
 
 def parse_ibv_devinfo(text):
     """``ibv_devinfo`` / ``ibv_devinfo -v`` output -> list of devices."""
-    return rdma.parse_ibv_devinfo(_text(text, "parse_ibv_devinfo"))
+    return rdma.parse_ibv_devinfo(require_text(text, "parse_ibv_devinfo"))
 
 
 def parse_ibstat(text):
     """``ibstat`` output -> dict keyed by CA name."""
-    return rdma.parse_ibstat(_text(text, "parse_ibstat"))
+    return rdma.parse_ibstat(require_text(text, "parse_ibstat"))
 
 
 def rdma_port_problems(devices, expected_devices=None, link_layer=None, rate_gbps=None, state="PORT_ACTIVE"):
     """rdma_info's ``devices`` -> list of readable problems (empty when all is as expected)."""
-    if not isinstance(devices, list):
-        raise AnsibleFilterError(
-            "rdma_port_problems: input must be rdma_info's devices list, got %s" % type(devices).__name__
-        )
-    return rdma.port_problems(devices, expected_devices, link_layer, rate_gbps, state)
+    return rdma.port_problems(_devices(devices, "rdma_port_problems"), expected_devices, link_layer, rate_gbps, state)
 
 
 def rdma_cluster_differences(results):
@@ -56,12 +52,7 @@ def rdma_cluster_differences(results):
 
 def nccl_ib_env(devices, socket_interface, debug="INFO"):
     """rdma_info's ``devices`` -> NCCL environment for RDMA (NCCL_IB_HCA, NCCL_IB_GID_INDEX, ...)."""
-    if not isinstance(devices, list):
-        raise AnsibleFilterError("nccl_ib_env: input must be rdma_info's devices list, got %s" % type(devices).__name__)
-    try:
-        return rdma.nccl_ib_env(devices, socket_interface, debug)
-    except ValueError as exc:
-        raise AnsibleFilterError("nccl_ib_env: %s" % exc) from exc
+    return filter_call("nccl_ib_env", rdma.nccl_ib_env, _devices(devices, "nccl_ib_env"), socket_interface, debug)
 
 
 class FilterModule(object):

@@ -17,17 +17,8 @@ import re
 # "host:pid:tid [dev] NCCL INFO ..." (or without the prefix); mpirun may add "[1,0]<stdout>:".
 _INFO = re.compile(r"NCCL (INFO|WARN) (.*)$")
 _VERSION = re.compile(r"NCCL version (\S+)")
-_NET_IB = re.compile(r"^NET/IB ?: Using (.*?)(?:\s*;\s*OOB (\S+))?\s*$")
 _IB_DEVICE = re.compile(r"\[\d+\]([A-Za-z0-9_.-]+):(\d+)/(\w+)")
-_NET_SOCKET = re.compile(r"^NET/Socket ?: Using (.*)$")
 _SOCKET_DEVICE = re.compile(r"\[\d+\]([A-Za-z0-9_.@-]+):")
-_BOOTSTRAP = re.compile(r"^Bootstrap ?: Using ([A-Za-z0-9_.@-]+):")
-_USING_NETWORK = re.compile(r"^Using network (\S+)")
-_GID_INDEX = re.compile(r"^NCCL_IB_GID_INDEX set by environment to (-?\d+)")
-# "Channel 03/0 : 15[7] -> 6[6] [send] via NET/Socket/3", older "Ring 00 : 15 -> 0 [receive] via ..."
-_CONNECTION = re.compile(r"^(?:Channel|Ring) (\d+)(?:/\d+)? : .*? via (\S+)")
-_CHANNEL = re.compile(r"^Channel (\d+)(?:/\d+)? :")
-_COLL_CHANNELS = re.compile(r"^(\d+) coll channels")
 
 
 def _kind(via):
@@ -41,6 +32,91 @@ def _kind(via):
     if parts[0] == "direct":
         return "SHM"
     return parts[0]
+
+
+def _ib_devices(result, found, seen):
+    for name, port, layer in _IB_DEVICE.findall(found.group(1)):
+        if (name, int(port)) not in seen["ib"]:
+            seen["ib"].add((name, int(port)))
+            result["ib_devices"].append({"name": name, "port": int(port), "link_layer": layer})
+
+
+def _ib_no_device(result, found, seen):
+    result["ib_no_device"] = True
+
+
+def _socket_interfaces(result, found, seen):
+    for name in _SOCKET_DEVICE.findall(found.group(1)):
+        if name not in result["socket_interfaces"]:
+            result["socket_interfaces"].append(name)
+
+
+def _bootstrap_interface(result, found, seen):
+    result["bootstrap_interface"] = result["bootstrap_interface"] or found.group(1)
+
+
+def _network(result, found, seen):
+    result["network"] = found.group(1)
+
+
+def _gid_index(result, found, seen):
+    result["gid_index"] = int(found.group(1))
+
+
+def _coll_channels(result, found, seen):
+    result["coll_channels"] = int(found.group(1))
+
+
+def _rings_connected(result, found, seen):
+    result["rings_connected"] = True
+
+
+def _connection(result, found, seen):
+    seen["channels"].add(int(found.group(1)))
+    kind = _kind(found.group(2))
+    result["connections"][kind] = result["connections"].get(kind, 0) + 1
+    if kind == "NET/IB" and found.group(2).endswith("/GDRDMA"):
+        result["gdr"] = True
+
+
+def _channel(result, found, seen):
+    seen["channels"].add(int(found.group(1)))
+
+
+# The INFO messages that tell something, each with what it records; the first that matches wins.
+_MESSAGES = tuple(
+    (re.compile(pattern), record)
+    for pattern, record in (
+        (r"^NET/IB ?: Using (.*?)(?:\s*;\s*OOB (\S+))?\s*$", _ib_devices),
+        (r"^NET/IB.*No device found", _ib_no_device),
+        (r"^NET/Socket ?: Using (.*)$", _socket_interfaces),
+        (r"^Bootstrap ?: Using ([A-Za-z0-9_.@-]+):", _bootstrap_interface),
+        (r"^Using network (\S+)", _network),
+        (r"^NCCL_IB_GID_INDEX set by environment to (-?\d+)", _gid_index),
+        (r"^(\d+) coll channels", _coll_channels),
+        (r"^Connected all rings", _rings_connected),
+        # "Channel 03/0 : 15[7] -> 6[6] [send] via NET/Socket/3", older "Ring 00 : 15 -> 0 [receive] via ..."
+        (r"^(?:Channel|Ring) (\d+)(?:/\d+)? : .*? via (\S+)", _connection),
+        (r"^Channel (\d+)(?:/\d+)? :", _channel),
+    )
+)
+
+
+def _transport(result):
+    """NET/IB on any channel is IB; else NET/Socket is Socket; else in-node P2P/SHM; without
+    channel lines, the network chosen at init or the devices NCCL named."""
+    conns = result["connections"]
+    if conns.get("NET/IB"):
+        return "IB"
+    if conns.get("NET/Socket"):
+        return "Socket"
+    if conns:
+        return "P2P/SHM"
+    if result["network"] in ("IB", "Socket"):
+        return result["network"]
+    if result["lines"]:
+        return "IB" if result["ib_devices"] else ("Socket" if result["socket_interfaces"] else None)
+    return None
 
 
 def parse_nccl_log(text):
@@ -75,8 +151,7 @@ def parse_nccl_log(text):
         "warnings": [],
         "lines": 0,
     }
-    channels = set()
-    seen_ib = set()
+    seen = {"channels": set(), "ib": set()}
     for raw in (text or "").splitlines():
         version = _VERSION.search(raw)
         if version and result["version"] is None:
@@ -90,66 +165,13 @@ def parse_nccl_log(text):
             if message not in result["warnings"]:
                 result["warnings"].append(message)
             continue
-        net_ib = _NET_IB.match(message)
-        if net_ib:
-            for name, port, layer in _IB_DEVICE.findall(net_ib.group(1)):
-                key = (name, int(port))
-                if key not in seen_ib:
-                    seen_ib.add(key)
-                    result["ib_devices"].append({"name": name, "port": int(port), "link_layer": layer})
-            continue
-        if message.startswith("NET/IB") and "No device found" in message:
-            result["ib_no_device"] = True
-            continue
-        net_socket = _NET_SOCKET.match(message)
-        if net_socket:
-            for name in _SOCKET_DEVICE.findall(net_socket.group(1)):
-                if name not in result["socket_interfaces"]:
-                    result["socket_interfaces"].append(name)
-            continue
-        bootstrap = _BOOTSTRAP.match(message)
-        if bootstrap:
-            result["bootstrap_interface"] = result["bootstrap_interface"] or bootstrap.group(1)
-            continue
-        network = _USING_NETWORK.match(message)
-        if network:
-            result["network"] = network.group(1)
-            continue
-        gid = _GID_INDEX.match(message)
-        if gid:
-            result["gid_index"] = int(gid.group(1))
-            continue
-        coll = _COLL_CHANNELS.match(message)
-        if coll:
-            result["coll_channels"] = int(coll.group(1))
-            continue
-        if message.startswith("Connected all rings"):
-            result["rings_connected"] = True
-            continue
-        connection = _CONNECTION.match(message)
-        if connection:
-            channels.add(int(connection.group(1)))
-            via = connection.group(2)
-            kind = _kind(via)
-            result["connections"][kind] = result["connections"].get(kind, 0) + 1
-            if kind == "NET/IB" and via.endswith("/GDRDMA"):
-                result["gdr"] = True
-            continue
-        channel = _CHANNEL.match(message)
-        if channel:
-            channels.add(int(channel.group(1)))
-    result["channels"] = len(channels)
-    conns = result["connections"]
-    if conns.get("NET/IB"):
-        result["transport"] = "IB"
-    elif conns.get("NET/Socket"):
-        result["transport"] = "Socket"
-    elif conns:
-        result["transport"] = "P2P/SHM"
-    elif result["network"] in ("IB", "Socket"):
-        result["transport"] = result["network"]
-    elif result["lines"]:
-        result["transport"] = "IB" if result["ib_devices"] else ("Socket" if result["socket_interfaces"] else None)
+        for pattern, record in _MESSAGES:
+            found = pattern.match(message)
+            if found:
+                record(result, found, seen)
+                break
+    result["channels"] = len(seen["channels"])
+    result["transport"] = _transport(result)
     # RoCE is known only from the "NET/IB : Using [0]mlx5_0:1/RoCE" init line.
     if result["transport"] != "IB":
         result["roce"] = False

@@ -151,7 +151,7 @@ def all_pairs_rounds(nodes):
     """
     nodes = list(nodes)
     if len(set(nodes)) != len(nodes):
-        raise ValueError("all_pairs_rounds: node names must be unique, got %s" % nodes)
+        raise ValueError("node names must be unique, got %s" % nodes)
     if len(nodes) < 2:
         return []
     ring = nodes + [None] if len(nodes) % 2 else list(nodes)
@@ -183,7 +183,7 @@ def bandwidth_matrix(nodes, measurements, min_gbps):
     for m in measurements:
         a, b, gbps = m["client"], m["server"], float(m["gbps"])
         if a not in index or b not in index:
-            raise ValueError("bandwidth_matrix: pair %s -> %s names a node not in %s" % (a, b, nodes))
+            raise ValueError("pair %s -> %s names a node not in %s" % (a, b, nodes))
         matrix[index[a]][index[b]] = matrix[index[b]][index[a]] = gbps
         entry = dict(m, gbps=gbps, ok=gbps >= min_gbps)
         pairs.append(entry)

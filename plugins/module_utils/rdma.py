@@ -38,6 +38,38 @@ _IBSTAT_STATE = {
     "Active": "PORT_ACTIVE",
 }
 
+# What parse_ibstat reports of a CA and of each of its ports (null when ibstat does not say).
+_IBSTAT_CA_KEYS = (
+    "ca_type",
+    "number_of_ports",
+    "firmware_version",
+    "hardware_version",
+    "node_guid",
+    "system_image_guid",
+)
+_IBSTAT_PORT_KEYS = (
+    "state",
+    "physical_state",
+    "rate_gbps",
+    "base_lid",
+    "lmc",
+    "sm_lid",
+    "capability_mask",
+    "port_guid",
+    "link_layer",
+)
+# A port's fields in every source's result (ibv_devinfo's names).
+_PORT_FIELDS = (
+    "state",
+    "phys_state",
+    "link_layer",
+    "max_mtu",
+    "active_mtu",
+    "active_width",
+    "active_speed",
+    "sm_lid",
+    "port_lid",
+)
 _DEVICE_INT_KEYS = ("vendor_part_id", "phys_port_cnt")
 _PORT_INT_KEYS = ("sm_lid", "port_lid")
 _KEY_VALUE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]*?):\s*(.*?)\s*$")
@@ -45,6 +77,13 @@ _GID_LINE = re.compile(r"^\s*GID\[\s*(\d+)\]:\s*(\S+?)(?:,\s*(.+?))?\s*$")
 _PAREN_NUM = re.compile(r"^(.*?)\s*\((\d+)\)$")
 _RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*Gb/sec")
 _ZERO_GID = re.compile(r"^[0:]+$")
+
+
+def _port(number, **known):
+    """A port in ibv_devinfo's shape: every field null unless the source gave it in `known`."""
+    port = dict.fromkeys(_PORT_FIELDS)
+    port.update(known, port=number)
+    return port
 
 
 def _int_or_none(text):
@@ -132,19 +171,7 @@ def parse_ibv_devinfo(text):
             continue
         key, value = match.group(1).strip(), match.group(2)
         if key == "port":
-            port = {
-                "port": int(value),
-                "state": None,
-                "phys_state": None,
-                "link_layer": None,
-                "max_mtu": None,
-                "active_mtu": None,
-                "active_width": None,
-                "active_speed": None,
-                "sm_lid": None,
-                "port_lid": None,
-                "gids": [],
-            }
+            port = _port(int(value), gids=[])
             device["ports"].append(port)
             continue
         if port is not None:
@@ -178,15 +205,7 @@ def parse_ibstat(text):
             continue
         head = re.match(r"^CA '([^']+)'$", line)
         if head:
-            ca = {
-                "ca_type": None,
-                "number_of_ports": None,
-                "firmware_version": None,
-                "hardware_version": None,
-                "node_guid": None,
-                "system_image_guid": None,
-                "ports": {},
-            }
+            ca = dict(dict.fromkeys(_IBSTAT_CA_KEYS), ports={})
             cas[head.group(1)] = ca
             port = None
             continue
@@ -194,17 +213,7 @@ def parse_ibstat(text):
             continue
         head = re.match(r"^Port (\d+):$", line)
         if head:
-            port = {
-                "state": None,
-                "physical_state": None,
-                "rate_gbps": None,
-                "base_lid": None,
-                "lmc": None,
-                "sm_lid": None,
-                "capability_mask": None,
-                "port_guid": None,
-                "link_layer": None,
-            }
+            port = dict.fromkeys(_IBSTAT_PORT_KEYS)
             ca["ports"][int(head.group(1))] = port
             continue
         if ":" not in line:
@@ -296,21 +305,15 @@ def read_sysfs(root="/sys/class/infiniband"):
             gids = _sysfs_gids(port_dir)
             netdevs = [g["netdev"] for g in gids if g["netdev"]]
             ports.append(
-                {
-                    "port": int(entry),
-                    "state": _sysfs_state(_read(os.path.join(port_dir, "state"))),
-                    "phys_state": _sysfs_state(_read(os.path.join(port_dir, "phys_state"))),
-                    "link_layer": _read(os.path.join(port_dir, "link_layer")),
-                    "max_mtu": None,
-                    "active_mtu": None,
-                    "active_width": None,
-                    "active_speed": None,
-                    "sm_lid": None,
-                    "port_lid": None,
-                    "rate_gbps": _num(rate.group(1)) if rate else None,
-                    "netdev": netdevs[0] if netdevs else None,
-                    "gids": gids,
-                }
+                _port(
+                    int(entry),
+                    state=_sysfs_state(_read(os.path.join(port_dir, "state"))),
+                    phys_state=_sysfs_state(_read(os.path.join(port_dir, "phys_state"))),
+                    link_layer=_read(os.path.join(port_dir, "link_layer")),
+                    rate_gbps=_num(rate.group(1)) if rate else None,
+                    netdev=netdevs[0] if netdevs else None,
+                    gids=gids,
+                )
             )
         ports.sort(key=lambda p: p["port"])
         devices.append(

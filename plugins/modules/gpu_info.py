@@ -32,13 +32,8 @@ options:
         and no GPUs. Roles use this to tell "no driver yet" from "broken".
     type: bool
     default: false
-attributes:
-  check_mode:
-    support: full
-    description: Read-only, runs the same in check mode.
-  diff_mode:
-    support: none
-    description: Nothing changes, so there is no diff.
+extends_documentation_fragment:
+  - scc.training.read_only
 notes:
   - Compute capability comes from the product name through the collection's version matrix;
     it is V(null) for a GPU the matrix does not know.

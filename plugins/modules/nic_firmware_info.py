@@ -34,13 +34,8 @@ options:
         of failing. A tool that is found but fails is always an error.
     type: bool
     default: false
-attributes:
-  check_mode:
-    support: full
-    description: Read-only, runs the same in check mode.
-  diff_mode:
-    support: none
-    description: Nothing changes, so there is no diff.
+extends_documentation_fragment:
+  - scc.training.read_only
 notes:
   - The filter C(scc.training.parse_nic_firmware) uses the same parsers on saved output.
 """

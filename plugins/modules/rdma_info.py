@@ -36,14 +36,8 @@ options:
       - Run C(ibv_devinfo -v) and C(ibstat) when they are on the PATH. V(false) reads sysfs only.
     type: bool
     default: true
-attributes:
-  check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
-    support: full
-    details: Read-only; it runs the same in check mode.
-  diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
-    support: none
+extends_documentation_fragment:
+  - scc.training.read_only
 notes:
   - The shape of RV(devices) is the one of the filter P(scc.training.parse_ibv_devinfo#filter),
     plus C(rate_gbps), C(netdev) and C(roce_v2_gid_index) per port.

@@ -6,11 +6,8 @@ module is skipped.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import socket
-from pathlib import Path
 
 import pytest
 
@@ -18,18 +15,15 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
-FILES = Path(__file__).resolve().parents[3] / "roles" / "bert_launch" / "files"
+import bert_corpus as corpus
+import bert_data
+import bert_framework
+import bert_model
+import bert_results
+import bert_train
+import pretrain_bert as pb
 
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, FILES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-pb = _load("pretrain_bert")
-corpus = _load("bert_corpus")
+from tests.unit.bert.small_run import FILES, run_alone, small_run
 
 BASE_ARGS = ["--output-dir", "/tmp/unused"]
 
@@ -50,14 +44,14 @@ def _args(*extra):
     ],
 )
 def test_size_table(size, layers, hidden, heads, inter):
-    cfg = pb.model_config(size)
+    cfg = bert_model.model_config(size)
     assert (cfg["num_layers"], cfg["hidden_size"], cfg["num_heads"], cfg["intermediate_size"]) == (
         layers,
         hidden,
         heads,
         inter,
     )
-    bc = pb.bert_config(cfg, 1000)
+    bc = bert_model.bert_config(cfg, 1000)
     assert (bc.num_hidden_layers, bc.hidden_size, bc.num_attention_heads, bc.intermediate_size, bc.vocab_size) == (
         layers,
         hidden,
@@ -68,19 +62,19 @@ def test_size_table(size, layers, hidden, heads, inter):
 
 
 def test_overrides_apply_and_none_keeps_table():
-    cfg = pb.model_config(
+    cfg = bert_model.model_config(
         "base", _args("--num-layers", "3", "--hidden-size", "96", "--num-heads", "4", "--learning-rate", "0.01")
     )
     assert (cfg["num_layers"], cfg["hidden_size"], cfg["num_heads"]) == (3, 96, 4)
     assert cfg["intermediate_size"] == 3072 and cfg["learning_rate"] == 0.01
-    assert pb.model_config("base", _args()) == pb.MODEL_SIZES["base"]
+    assert bert_model.model_config("base", _args()) == bert_model.MODEL_SIZES["base"]
 
 
 def test_unknown_size_and_bad_heads():
     with pytest.raises(ValueError, match="--model-size"):
-        pb.model_config("huge")
+        bert_model.model_config("huge")
     with pytest.raises(ValueError, match="multiple of --num-heads"):
-        pb.model_config("tiny", _args("--hidden-size", "130", "--num-heads", "4"))
+        bert_model.model_config("tiny", _args("--hidden-size", "130", "--num-heads", "4"))
 
 
 # ---- parameter and FLOP counts -----------------------------------------------------------------
@@ -95,18 +89,18 @@ def test_unknown_size_and_bad_heads():
 )
 def test_parameter_count_matches_the_model(layers, hidden, heads, inter, vocab):
     cfg = {"num_layers": layers, "hidden_size": hidden, "num_heads": heads, "intermediate_size": inter}
-    model = transformers.BertForPreTraining(pb.bert_config(cfg, vocab))
+    model = transformers.BertForPreTraining(bert_model.bert_config(cfg, vocab))
     actual = sum(p.numel() for p in model.parameters())
-    assert pb.parameter_count(layers, hidden, inter, vocab) == actual
+    assert bert_model.parameter_count(layers, hidden, inter, vocab) == actual
 
 
 def test_parameter_count_bert_base():
     # BertForPreTraining, bert-base-uncased shape: 110,106,428 parameters.
-    assert pb.parameter_count(12, 768, 3072, 30522) == 110_106_428
+    assert bert_model.parameter_count(12, 768, 3072, 30522) == 110_106_428
 
 
 def test_model_flops_formula():
-    f = pb.model_flops(layers=2, hidden=4, intermediate=8, vocab=10, seq_len=16, global_batch=3)
+    f = bert_model.model_flops(layers=2, hidden=4, intermediate=8, vocab=10, seq_len=16, global_batch=3)
     matmul = 2 * (4 * 16 + 2 * 32) + 16 + 40
     assert f["matmul_params"] == matmul
     assert f["per_token"] == 6 * matmul + 12 * 2 * 16 * 4
@@ -115,13 +109,13 @@ def test_model_flops_formula():
 
 
 def test_model_flops_scaling_and_6nd_approximation():
-    one = pb.model_flops(12, 768, 3072, 30522, 128, 1)["per_step"]
-    assert pb.model_flops(12, 768, 3072, 30522, 128, 32)["per_step"] == pytest.approx(32 * one)
+    one = bert_model.model_flops(12, 768, 3072, 30522, 128, 1)["per_step"]
+    assert bert_model.model_flops(12, 768, 3072, 30522, 128, 32)["per_step"] == pytest.approx(32 * one)
     # BERT-base at seq 128: within 10% of 6 * all parameters * tokens (the usual estimate).
-    approx = 6 * pb.parameter_count(12, 768, 3072, 30522) * 128
+    approx = 6 * bert_model.parameter_count(12, 768, 3072, 30522) * 128
     assert abs(one - approx) / approx < 0.10
     # The attention term grows with the square of the sequence length.
-    att = [pb.model_flops(12, 768, 3072, 30522, s, 1)["attention_per_token"] * s for s in (128, 256)]
+    att = [bert_model.model_flops(12, 768, 3072, 30522, s, 1)["attention_per_token"] * s for s in (128, 256)]
     assert att[1] == 4 * att[0]
 
 
@@ -138,7 +132,7 @@ def test_model_flops_scaling_and_6nd_approximation():
     ],
 )
 def test_peak_flops(name, precision, expected):
-    assert pb.peak_flops(name, precision) == expected
+    assert bert_model.peak_flops(name, precision) == expected
 
 
 # ---- argument validation --------------------------------------------------------------------
@@ -190,18 +184,18 @@ def test_rank_info_openmpi():
         "RANK": "0",
         "WORLD_SIZE": "1",
     }
-    assert pb.rank_info(env) == {"rank": 5, "world_size": 16, "local_rank": 5, "local_size": 8}
+    assert bert_framework.rank_info(env) == {"rank": 5, "world_size": 16, "local_rank": 5, "local_size": 8}
 
 
 def test_rank_info_torchrun_and_single():
     env = {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2"}
-    assert pb.rank_info(env) == {"rank": 1, "world_size": 2, "local_rank": 1, "local_size": 2}
-    assert pb.rank_info({}) == {"rank": 0, "world_size": 1, "local_rank": 0, "local_size": 1}
+    assert bert_framework.rank_info(env) == {"rank": 1, "world_size": 2, "local_rank": 1, "local_size": 2}
+    assert bert_framework.rank_info({}) == {"rank": 0, "world_size": 1, "local_rank": 0, "local_size": 1}
 
 
 def test_rank_info_inconsistent():
     with pytest.raises(ValueError, match="inconsistent"):
-        pb.rank_info({"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "2"})
+        bert_framework.rank_info({"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "2"})
 
 
 def test_hosts_summary():
@@ -211,7 +205,7 @@ def test_hosts_summary():
         {"rank": 3, "host": "node2"},
         {"rank": 1, "host": "node1"},
     ]
-    assert pb.hosts_summary(records) == [
+    assert bert_results.hosts_summary(records) == [
         {"host": "node1", "ranks": [0, 1], "num_ranks": 2},
         {"host": "node2", "ranks": [2, 3], "num_ranks": 2},
     ]
@@ -233,10 +227,10 @@ def _batch(rows=64, cols=128, vocab=1000):
 
 def test_mask_tokens_rates_and_specials():
     ids, special = _batch(rows=256)
-    inputs, labels = pb.mask_tokens(
+    inputs, labels = bert_data.mask_tokens(
         ids, special, mask_id=4, vocab_size=1000, generator=torch.Generator().manual_seed(1)
     )
-    chosen = labels != pb.IGNORE_INDEX
+    chosen = labels != bert_data.IGNORE_INDEX
     assert not (chosen & special).any()
     assert torch.equal(inputs[special], ids[special])
     assert torch.equal(labels[chosen], ids[chosen])
@@ -251,19 +245,19 @@ def test_mask_tokens_rates_and_specials():
     # random tokens can draw the original token: "kept" is 10% plus ~0.1% of that.
     assert 0.08 < kept.sum().item() / n < 0.12
     assert 0.08 < replaced.sum().item() / n < 0.12
-    assert inputs[replaced].min() >= len(pb.SPECIAL_TOKENS)
+    assert inputs[replaced].min() >= len(bert_data.SPECIAL_TOKENS)
 
 
 def test_mask_tokens_every_row_predicts_something_and_is_deterministic():
     ids, special = _batch(rows=200, cols=16)
     special[:, 2:] = True  # one maskable token per row: most rows would draw nothing
-    a = pb.mask_tokens(
+    a = bert_data.mask_tokens(
         ids, special, mask_id=4, vocab_size=1000, generator=torch.Generator().manual_seed(3), probability=0.01
     )
-    b = pb.mask_tokens(
+    b = bert_data.mask_tokens(
         ids, special, mask_id=4, vocab_size=1000, generator=torch.Generator().manual_seed(3), probability=0.01
     )
-    assert ((a[1] != pb.IGNORE_INDEX).sum(dim=1) == 1).all()
+    assert ((a[1] != bert_data.IGNORE_INDEX).sum(dim=1) == 1).all()
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
 
 
@@ -281,12 +275,12 @@ def _documents(n_docs=20, seed=0):
 def test_create_and_pack_instances():
     seq_len = 32
     docs = _documents()
-    instances = pb.create_instances(docs, seq_len, random.Random(1))
+    instances = bert_data.create_instances(docs, seq_len, random.Random(1))
     assert instances
     assert {label for unused, unused, label in instances} == {0, 1}
     assert all(a and b and len(a) + len(b) <= seq_len - 3 for a, b, unused in instances)
-    assert instances == pb.create_instances(docs, seq_len, random.Random(1))
-    packed = pb.pack_instances(instances, seq_len, cls_id=2, sep_id=3, pad_id=0)
+    assert instances == bert_data.create_instances(docs, seq_len, random.Random(1))
+    packed = bert_data.pack_instances(instances, seq_len, cls_id=2, sep_id=3, pad_id=0)
     for row, (a, b, label) in enumerate(instances):
         ids = packed["input_ids"][row]
         length = len(a) + len(b) + 3
@@ -304,7 +298,7 @@ def test_create_and_pack_instances():
 def test_continuation_instances_follow_the_document():
     docs = _documents()
     flat = [[t for sent in d for t in sent] for d in docs]
-    for a, b, label in pb.create_instances(docs, 512, random.Random(2)):
+    for a, b, label in bert_data.create_instances(docs, 512, random.Random(2)):
         if label == 0:  # A then B is a contiguous piece of one document
             joined = a + b
             assert any(_contains(doc, joined) for doc in flat)
@@ -318,20 +312,20 @@ def test_batch_indices_disjoint_and_cover_an_epoch():
     n, batch, world = 40, 5, 4
     seen = []
     for step in range(2):  # 2 steps * 20 = one epoch of 40
-        per_rank = [pb.batch_indices(step, r, batch, world, n, seed=7) for r in range(world)]
+        per_rank = [bert_data.batch_indices(step, r, batch, world, n, seed=7) for r in range(world)]
         flat = [i for b in per_rank for i in b]
         assert len(set(flat)) == len(flat) == batch * world
         seen.extend(flat)
     assert sorted(seen) == list(range(n))
-    assert pb.batch_indices(0, 0, 3, 1, 2, seed=1)  # wraps around a tiny data set
+    assert bert_data.batch_indices(0, 0, 3, 1, 2, seed=1)  # wraps around a tiny data set
 
 
 def test_lr_factor():
-    assert pb.lr_factor(0, 3, 10) == pytest.approx(1 / 3)
-    assert pb.lr_factor(2, 3, 10) == 1.0
-    assert pb.lr_factor(3, 3, 10) == 1.0
-    assert pb.lr_factor(9, 3, 10) == pytest.approx(1 / 7)
-    assert pb.lr_factor(5, 0, 10) == 0.5
+    assert bert_train.lr_factor(0, 3, 10) == pytest.approx(1 / 3)
+    assert bert_train.lr_factor(2, 3, 10) == 1.0
+    assert bert_train.lr_factor(3, 3, 10) == 1.0
+    assert bert_train.lr_factor(9, 3, 10) == pytest.approx(1 / 7)
+    assert bert_train.lr_factor(5, 0, 10) == 0.5
 
 
 # ---- the corpus ------------------------------------------------------------------------------
@@ -341,7 +335,7 @@ def test_shipped_corpus_is_the_generated_one_and_small():
     shipped = (FILES / "corpus.txt").read_text(encoding="utf-8")
     assert shipped == corpus.generate()
     assert len(shipped.encode()) < 1_000_000
-    docs = pb.read_documents(str(FILES / "corpus.txt"))
+    docs = bert_data.read_documents(str(FILES / "corpus.txt"))
     assert len(docs) == corpus.DEFAULT_DOCUMENTS
     assert all(len(d) >= 6 for d in docs)
 
@@ -349,35 +343,8 @@ def test_shipped_corpus_is_the_generated_one_and_small():
 # ---- one real run, one process -----------------------------------------------------------------
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_single_process_run_writes_results(tmp_path, monkeypatch):
-    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR"):
-        monkeypatch.delenv(var, raising=False)
-    rc = pb.main(
-        [
-            "--output-dir",
-            str(tmp_path),
-            "--steps",
-            "3",
-            "--warmup-steps",
-            "1",
-            "--seq-len",
-            "32",
-            "--batch-size",
-            "2",
-            "--threads",
-            "1",
-            "--master-port",
-            str(_free_port()),
-            "--run-id",
-            "unit",
-        ]
-    )
+def test_single_process_run_writes_results(tmp_path):
+    rc = run_alone(small_run(tmp_path, 3, "--run-id", "unit"))
     assert rc == pb.EXIT_OK
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["status"] == "ok" and results["run_id"] == "unit"
@@ -388,35 +355,14 @@ def test_single_process_run_writes_results(tmp_path, monkeypatch):
     assert results["throughput"]["sequences_per_s"] > 0
     assert results["flops"]["mfu"] is None  # no known peak on a CPU
     model = results["model"]
-    assert model["params"] == pb.parameter_count(2, 128, 512, model["vocab_size"])
-    assert (tmp_path / "vocab.txt").read_text().splitlines()[:5] == list(pb.SPECIAL_TOKENS)
+    assert model["params"] == bert_model.parameter_count(2, 128, 512, model["vocab_size"])
+    assert (tmp_path / "vocab.txt").read_text().splitlines()[:5] == list(bert_data.SPECIAL_TOKENS)
 
 
 def test_non_finite_loss_exits_3_and_still_reports(tmp_path, monkeypatch):
-    for var in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR"):
-        monkeypatch.delenv(var, raising=False)
     real = torch.nn.functional.cross_entropy
     monkeypatch.setattr(torch.nn.functional, "cross_entropy", lambda *a, **k: real(*a, **k) * float("nan"))
-    rc = pb.main(
-        [
-            "--output-dir",
-            str(tmp_path),
-            "--steps",
-            "4",
-            "--warmup-steps",
-            "1",
-            "--seq-len",
-            "32",
-            "--batch-size",
-            "2",
-            "--threads",
-            "1",
-            "--log-every",
-            "2",
-            "--master-port",
-            str(_free_port()),
-        ]
-    )
+    rc = run_alone(small_run(tmp_path, 4, "--log-every", "2"))
     assert rc == pb.EXIT_NON_FINITE
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["status"] == "non_finite_loss"

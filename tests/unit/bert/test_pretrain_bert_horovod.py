@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -25,40 +24,33 @@ pytest.importorskip("transformers")
 pytest.importorskip("tokenizers")
 
 HERE = Path(__file__).resolve().parent
-FILES = HERE.parents[2] / "roles" / "bert_launch" / "files"
 STANDIN = HERE / "horovod_standin"
 STEPS = 4
 
-_spec = importlib.util.spec_from_file_location("pretrain_bert", FILES / "pretrain_bert.py")
-pb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(pb)
+import bert_data
+import bert_model
+import pretrain_bert as pb
 
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.unit.bert.small_run import FILES, run_alone, small_run
 
 
 @pytest.fixture(scope="module")
 def small_corpus(tmp_path_factory):
     """The first 60 documents of the shipped corpus: enough to train, cheaper to tokenise."""
-    docs = pb.read_documents(str(FILES / "corpus.txt"))[:60]
+    docs = bert_data.read_documents(str(FILES / "corpus.txt"))[:60]
     path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
     path.write_text("\n\n".join("\n".join(d) for d in docs) + "\n", encoding="utf-8")
     return path
 
 
 def _run_two_ranks(framework, out_dir, corpus, vocab):
-    port = _free_port()
     log = out_dir / "standin.log"
     procs = []
     for rank in range(2):
         env = dict(
             os.environ,
             PYTHONPATH=str(STANDIN),
-            MASTER_ADDR="127.0.0.1",
-            MASTER_PORT=str(port),
+            SCC_HVD_STANDIN_RENDEZVOUS=str(out_dir / "rendezvous"),
             SCC_HVD_STANDIN_LOG=str(log),
             OMPI_COMM_WORLD_RANK=str(rank),
             OMPI_COMM_WORLD_SIZE="2",
@@ -69,32 +61,9 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
         )
         procs.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    str(FILES / "pretrain_bert.py"),
-                    "--framework",
-                    framework,
-                    "--output-dir",
-                    str(out_dir),
-                    "--steps",
-                    str(STEPS),
-                    "--warmup-steps",
-                    "1",
-                    "--seq-len",
-                    "32",
-                    "--batch-size",
-                    "2",
-                    "--threads",
-                    "1",
-                    "--log-every",
-                    "2",
-                    "--run-id",
-                    framework,
-                    "--corpus",
-                    str(corpus),
-                    "--vocab",
-                    str(vocab),
-                ],
+                [sys.executable, str(FILES / "pretrain_bert.py"), "--framework", framework]
+                + small_run(out_dir, STEPS, "--log-every", "2", "--run-id", framework)
+                + ["--corpus", str(corpus), "--vocab", str(vocab)],
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -111,38 +80,7 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
 def torch_run(tmp_path_factory, small_corpus):
     """The results schema of a one-process torch (DDP) run, and the vocabulary it trained."""
     tmp = tmp_path_factory.mktemp("torch")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE")
-    }
-    old = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        rc = pb.main(
-            [
-                "--output-dir",
-                str(tmp),
-                "--steps",
-                "2",
-                "--warmup-steps",
-                "1",
-                "--seq-len",
-                "32",
-                "--batch-size",
-                "2",
-                "--threads",
-                "1",
-                "--master-port",
-                str(_free_port()),
-                "--corpus",
-                str(small_corpus),
-            ]
-        )
-    finally:
-        os.environ.clear()
-        os.environ.update(old)
+    rc = run_alone(small_run(tmp, 2, "--corpus", str(small_corpus)))
     assert rc == pb.EXIT_OK
     results = json.loads((tmp / "results.json").read_text())
     assert results["framework"] == "torch" and results["backend"] == "gloo"
@@ -175,7 +113,7 @@ def test_horovod_api_path_two_ranks(framework, module, tmp_path, torch_run, smal
     n_tensors = len(
         list(
             __import__("transformers")
-            .BertForPreTraining(pb.bert_config(pb.model_config("tiny"), results["model"]["vocab_size"]))
+            .BertForPreTraining(bert_model.bert_config(bert_model.model_config("tiny"), results["model"]["vocab_size"]))
             .parameters()
         )
     )

@@ -1,5 +1,8 @@
 # -*- coding: utf-8 -*-
-"""Unit tests for plugins/filter/mpi.py (scc.training.mpi_hostfile)."""
+"""Unit tests for plugins/filter/mpi.py (scc.training.mpi_hostfile, mpi_hostfile_ranks, mpirun_argv).
+
+mpi_hostfile's checks in full; the other two wrap plugins/module_utils/mpi.py (tested in
+tests/unit/plugins/module_utils/test_mpi_argv.py): here only their errors as the filter's."""
 
 from __future__ import annotations
 
@@ -15,8 +18,26 @@ mpi = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mpi)
 
 
-def test_registered_under_its_name():
-    assert mpi.FilterModule().filters()["mpi_hostfile"] is mpi.mpi_hostfile
+def test_registered_under_their_names():
+    assert mpi.FilterModule().filters() == {
+        "mpi_hostfile": mpi.mpi_hostfile,
+        "mpi_hostfile_ranks": mpi.mpi_hostfile_ranks,
+        "mpirun_argv": mpi.mpirun_argv,
+    }
+
+
+def test_mpi_hostfile_ranks():
+    assert mpi.mpi_hostfile_ranks("node1 slots=8\nnode2 slots=8\n") == 16
+    assert mpi.mpi_hostfile_ranks("node1 slots=8\nnode2 slots=8\n", 4) == 4
+    with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile_ranks: with np 0 .* 1 of 2 have none: node2$"):
+        mpi.mpi_hostfile_ranks("node1 slots=8\nnode2\n")
+    with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile_ranks: input must be the hostfile's text, got list"):
+        mpi.mpi_hostfile_ranks(["node1 slots=8"])
+
+
+def test_mpirun_argv_errors_name_the_filter():
+    with pytest.raises(AnsibleFilterError, match=r"^mpirun_argv: missing key 'np'$"):
+        mpi.mpirun_argv({})
 
 
 def test_render_normal():

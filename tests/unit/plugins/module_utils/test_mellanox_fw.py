@@ -5,10 +5,7 @@ source on line 1)."""
 
 from __future__ import annotations
 
-import json
-import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +18,8 @@ from ansible_collections.scc.training.plugins.filter.nic_firmware import (
     parse_nic_firmware,
 )
 from ansible_collections.scc.training.plugins.module_utils import mellanox_fw as m
+from ansible_collections.scc.training.plugins.modules import nic_firmware_info
+from tests.unit.plugins.modules.module_runner import run_module
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "tests" / "fixtures" / "nic_firmware"
@@ -122,33 +121,8 @@ def test_filters_wrap_the_same_parsers():
 
 
 def _run_module(args):
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_LOCALHOST_WARNING="0")
-    proc = subprocess.run(
-        [
-            str(ROOT / ".venv" / "bin" / "ansible"),
-            "localhost",
-            "-o",
-            "-c",
-            "local",
-            "-m",
-            "scc.training.nic_firmware_info",
-            "-a",
-            json.dumps(args),
-            "-e",
-            "ansible_python_interpreter=" + str(ROOT / ".venv" / "bin" / "python"),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    line = next(x for x in proc.stdout.splitlines() if x.startswith("localhost | "))
-    status, result = line[len("localhost | ") :].split(" => ", 1)
-    result = json.loads(result)
-    result["failed"] = status.startswith("FAILED")
-    return result
+    """Run scc.training.nic_firmware_info in this process; return its result."""
+    return run_module(nic_firmware_info, args)
 
 
 def test_nic_firmware_info_module(tmp_path):

@@ -3,17 +3,12 @@
 
 from __future__ import annotations
 
-import pathlib
-
 from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests
-
-FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "nccl"
+from tests.unit.plugins.source_fixture import source_fixture
 
 
 def parse(name):
-    text = (FIXTURES / name).read_text()
-    assert text.startswith("# source: https://github.com/"), name
-    return parse_nccl_tests(text)
+    return parse_nccl_tests(source_fixture("nccl", name))
 
 
 def test_all_reduce_two_nodes_sweep():

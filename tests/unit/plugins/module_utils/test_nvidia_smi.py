@@ -4,10 +4,7 @@ on real outputs published by other projects (tests/fixtures/nvidia_smi, source o
 
 from __future__ import annotations
 
-import json
-import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,8 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter.nvidia_smi import FilterModule, parse_nvidia_smi
 from ansible_collections.scc.training.plugins.module_utils import nvidia_smi
+from ansible_collections.scc.training.plugins.modules import gpu_info
+from tests.unit.plugins.modules.module_runner import run_module
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "tests" / "fixtures" / "nvidia_smi"
@@ -124,34 +123,8 @@ def test_filter_wraps_the_same_parser():
 
 
 def _run_module(args):
-    """Run scc.training.gpu_info through ansible (localhost, local connection); return its result."""
-    env = dict(os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_LOCALHOST_WARNING="0")
-    proc = subprocess.run(
-        [
-            str(ROOT / ".venv" / "bin" / "ansible"),
-            "localhost",
-            "-o",
-            "-c",
-            "local",
-            "-m",
-            "scc.training.gpu_info",
-            "-a",
-            json.dumps(args),
-            "-e",
-            "ansible_python_interpreter=" + str(ROOT / ".venv" / "bin" / "python"),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    line = next(x for x in proc.stdout.splitlines() if x.startswith("localhost | "))
-    status, result = line[len("localhost | ") :].split(" => ", 1)
-    result = json.loads(result)
-    result["failed"] = status.startswith("FAILED")  # the one-line output carries it in the status word
-    return result
+    """Run scc.training.gpu_info in this process; return its result."""
+    return run_module(gpu_info, args)
 
 
 def _fake_smi(tmp_path, body):

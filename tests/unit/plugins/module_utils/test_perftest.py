@@ -5,36 +5,31 @@ and the all-pairs round schedule of rdma_bandwidth."""
 from __future__ import annotations
 
 import itertools
-import pathlib
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import perftest as perftest_filters
 from ansible_collections.scc.training.plugins.module_utils import perftest
-
-FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "perftest"
+from tests.unit.plugins.source_fixture import source_fixture
 
 
 def fixture(name, strip_header=False):
-    text = (FIXTURES / name).read_text()
-    # Every fixture names its public source on its first line.
-    assert text.startswith("# source: https://github.com/"), name
+    text = source_fixture("perftest", name)
     if strip_header:
         text = "".join(line for line in text.splitlines(True) if not line.startswith("# "))
     return text
 
 
+def header(result, *more):
+    """The device, link type, GID index and `more` of a parsed run."""
+    return tuple(result[key] for key in ("device", "link_type", "gid_index", *more))
+
+
 def test_ib_write_bw_roce_size_sweep_in_gbits():
     result = perftest_filters.parse_perftest(fixture("ib_write_bw_roce_sweep_gbits.txt"))
     assert result["test"] == "RDMA_Write BW Test"
-    assert (result["device"], result["link_type"], result["gid_index"], result["connection_type"]) == (
-        "mlx5_0",
-        "Ethernet",
-        5,
-        "RC",
-    )
-    assert result["unit"] == "Gb/sec"
+    assert header(result, "connection_type", "unit") == ("mlx5_0", "Ethernet", 5, "RC", "Gb/sec")
     rows = result["rows"]
     assert [r["bytes"] for r in rows] == [2**k for k in range(1, 24)]
     assert all(r["iterations"] == 5000 for r in rows)
@@ -53,7 +48,7 @@ def test_ib_write_bw_duration_run_without_peak():
     result = perftest.parse_perftest(fixture("ib_write_bw_roce_postlist_duration.txt"))
     assert result["test"] == "RDMA_Write Post List BW Test"
     # Tab-separated header fields (two per line) are read too.
-    assert (result["device"], result["link_type"], result["gid_index"]) == ("ib0", "Ethernet", 2)
+    assert header(result) == ("ib0", "Ethernet", 2)
     assert result["rows"] == [
         {"bytes": 8, "iterations": 224958464, "bw_peak_gbps": 0.0, "bw_avg_gbps": 0.48, "msg_rate_mpps": 7.498617}
     ]
@@ -62,33 +57,41 @@ def test_ib_write_bw_duration_run_without_peak():
 def test_mb_per_sec_is_converted_to_gbps():
     result = perftest.parse_perftest(fixture("ib_atomic_bw_pib_mbytes.txt"))
     assert result["test"] == "Atomic CMP_AND_SWAP BW Test"
-    assert (result["device"], result["link_type"], result["gid_index"], result["unit"]) == (
-        "pib_1",
-        "IB",
-        None,
-        "MB/sec",
-    )
+    assert header(result, "unit") == ("pib_1", "IB", None, "MB/sec")
     (row,) = result["rows"]
     # perftest's MB/sec is bytes/s / 2^20: 1.67 MB/s = 1.67 * 8 * 1048576 / 1e9 Gb/s.
     assert row["bw_avg_gbps"] == pytest.approx(1.67 * 8 * 1048576 / 1e9, rel=1e-6)
     assert row["bw_peak_gbps"] == pytest.approx(1.70 * 8 * 1048576 / 1e9, rel=1e-6)
 
 
-@pytest.mark.parametrize(
-    "text, message",
-    [
-        ("", "no perftest bandwidth table"),
-        (
-            "Couldn't connect to 127.0.11.12:18515\nUnable to init the socket connection\n",
-            "no perftest bandwidth table",
-        ),
-        # The table header printed, then the client died: no rows.
-        (" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n", "no result rows"),
-    ],
-)
-def test_parse_perftest_rejects_output_without_results(text, message):
-    with pytest.raises(AnsibleFilterError, match=message):
-        perftest_filters.parse_perftest(text)
+# Output a filter refuses, and the words of its error.
+REFUSALS = [
+    ("parse_perftest", "", "no perftest bandwidth table"),
+    (
+        "parse_perftest",
+        "Couldn't connect to 127.0.11.12:18515\nUnable to init the socket connection\n",
+        "no perftest bandwidth table",
+    ),
+    # The table header printed, then the client died: no rows.
+    (
+        "parse_perftest",
+        " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n",
+        "no result rows",
+    ),
+    ("parse_iperf3", "not json", "not JSON"),
+    (
+        "parse_iperf3",
+        '{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}',
+        "unable to connect to server",
+    ),
+    ("parse_iperf3", '{"start": {}, "intervals": [], "end": {}}', "no end.sum_sent"),
+]
+
+
+@pytest.mark.parametrize("name, output, message", REFUSALS)
+def test_filters_refuse_output_without_results(name, output, message):
+    with pytest.raises(AnsibleFilterError, match="^%s: .*%s" % (name, message)):
+        getattr(perftest_filters, name)(output)
 
 
 def test_parse_perftest_rejects_non_text():
@@ -112,22 +115,6 @@ def test_iperf3_json_client_output():
     # 3 omitted warm-up intervals, then the 10 measured ones.
     assert [i["omitted"] for i in result["intervals"]] == [True] * 3 + [False] * 10
     assert result["intervals"][3]["gbps"] == pytest.approx(0.0629, abs=1e-4)
-
-
-@pytest.mark.parametrize(
-    "data, message",
-    [
-        ("not json", "not JSON"),
-        (
-            '{"start": {}, "intervals": [], "end": {}, "error": "unable to connect to server: Connection refused"}',
-            "unable to connect to server",
-        ),
-        ('{"start": {}, "intervals": [], "end": {}}', "no end.sum_sent"),
-    ],
-)
-def test_iperf3_errors(data, message):
-    with pytest.raises(AnsibleFilterError, match=message):
-        perftest_filters.parse_iperf3(data)
 
 
 @pytest.mark.parametrize("n", range(0, 13))

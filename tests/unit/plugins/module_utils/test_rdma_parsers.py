@@ -3,20 +3,14 @@
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 
 from ansible_collections.scc.training.plugins.module_utils import rdma
-
-FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "rdma"
+from tests.unit.plugins.source_fixture import source_fixture
 
 
 def fixture(name):
-    text = (FIXTURES / name).read_text()
-    # Every fixture names its public source on its first line.
-    assert text.startswith("# source: https://github.com/"), name
-    return text
+    return source_fixture("rdma", name)
 
 
 def test_ibv_devinfo_two_ib_hcas_with_a_port_down_each():

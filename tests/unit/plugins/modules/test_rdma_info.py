@@ -5,14 +5,11 @@ published outputs (rdma_sysfs_tree.py says how)."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import pathlib
-
-import pytest
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.scc.training.plugins.module_utils import rdma
 from ansible_collections.scc.training.plugins.modules import rdma_info
+from tests.unit.plugins.modules.module_runner import run_module
 
 _spec = importlib.util.spec_from_file_location(
     "rdma_sysfs_tree", pathlib.Path(__file__).resolve().parent / "rdma_sysfs_tree.py"
@@ -81,16 +78,14 @@ def test_merge_completes_ibv_devinfo_from_sysfs_and_ibstat(tmp_path):
     assert merged[0]["ports"][0]["roce_v2_gid_index"] == 1
 
 
-def run_module(capsys, **args):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exited:
-            rdma_info.main()
-    assert exited.value.code == 0
-    return json.loads(capsys.readouterr().out)
+def run(**args):
+    result = run_module(rdma_info, args)
+    assert not result["failed"], result
+    return result
 
 
-def test_module_on_a_host_without_rdma(tmp_path, capsys):
-    result = run_module(capsys, sysfs_path=str(tmp_path / "no-such-dir"), use_tools=False)
+def test_module_on_a_host_without_rdma(tmp_path):
+    result = run(sysfs_path=str(tmp_path / "no-such-dir"), use_tools=False)
     assert result["changed"] is False
     assert result["rdma_present"] is False
     assert result["source"] == "none"
@@ -98,9 +93,9 @@ def test_module_on_a_host_without_rdma(tmp_path, capsys):
     assert result["active_ports"] == []
 
 
-def test_module_reads_a_sysfs_tree(tmp_path, capsys):
+def test_module_reads_a_sysfs_tree(tmp_path):
     root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt")
-    result = run_module(capsys, sysfs_path=str(root), use_tools=False)
+    result = run(sysfs_path=str(root), use_tools=False)
     assert result["rdma_present"] is True
     assert result["source"] == "sysfs"
     assert result["active_ports"] == ["mlx5_0:1"]
@@ -108,7 +103,7 @@ def test_module_reads_a_sysfs_tree(tmp_path, capsys):
     assert (port["roce_v2_gid_index"], port["netdev"], port["rate_gbps"]) == (1, "ens11f0", 100)
 
 
-def test_module_uses_ibv_devinfo_when_present(tmp_path, capsys, monkeypatch):
+def test_module_uses_ibv_devinfo_when_present(tmp_path, monkeypatch):
     """A stand-in ibv_devinfo on PATH that prints a real published output."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -116,7 +111,7 @@ def test_module_uses_ibv_devinfo_when_present(tmp_path, capsys, monkeypatch):
     tool.write_text("#!/bin/sh\ncat '%s'\n" % (FIXTURES / "ibv_devinfo_v_rxe_roce.txt"))
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bindir)
-    result = run_module(capsys, sysfs_path=str(tmp_path / "none"), use_tools=True)
+    result = run(sysfs_path=str(tmp_path / "none"), use_tools=True)
     assert result["source"] == "ibv_devinfo"
     assert result["active_ports"] == ["rxe0:1"]
     port = result["devices"][0]["ports"][0]

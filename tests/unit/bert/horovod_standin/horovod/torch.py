@@ -9,7 +9,8 @@ synchronize and skip_synchronize). Running the script on it proves the script's 
 API (the call order, and that the ranks stay identical), not Horovod's or AIACC's own behaviour.
 
 Like hvd.init() under mpirun, init() takes the rank from Open MPI's OMPI_COMM_WORLD_*
-environment; the gloo rendezvous uses MASTER_ADDR and MASTER_PORT. When SCC_HVD_STANDIN_LOG is
+environment; the gloo rendezvous is the file SCC_HVD_STANDIN_RENDEZVOUS (no TCP port to race
+other processes for). When SCC_HVD_STANDIN_LOG is
 set, every API call is appended to <SCC_HVD_STANDIN_LOG>.<rank> as one JSON line, with the
 parameters' checksum after every optimizer step, for the tests to check.
 """
@@ -50,7 +51,7 @@ def init():
     )
     dist.init_process_group(
         "gloo",
-        init_method=f"tcp://{env['MASTER_ADDR']}:{env['MASTER_PORT']}",
+        init_method=f"file://{env['SCC_HVD_STANDIN_RENDEZVOUS']}",
         rank=rank_,
         world_size=size_,
         timeout=datetime.timedelta(seconds=120),

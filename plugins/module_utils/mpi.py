@@ -1,0 +1,225 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""Open MPI hostfiles and bert_launch's mpirun command, as pure functions.
+
+- ``render_hostfile``: ``[{host, slots}]`` -> hostfile text (the mpi_hostfile role writes it).
+- ``parse_hostfile``: hostfile text -> ``[{host, slots}]`` (``slots`` None where a line has none).
+- ``hostfile_ranks``: the number of ranks to start: ``np``, else the sum of the hostfile's slots.
+- ``parse_env_file``: ``NAME=value`` lines (the aiacc role's file) -> dict.
+- ``rank_env``: the environment every rank of bert_launch gets (``mpirun -x``).
+- ``script_argv``: pretrain_bert.py's arguments.
+- ``mpirun_argv``: the whole command: ``timeout`` around ``mpirun`` around ``pretrain_bert.py``.
+
+Pure Python, no Ansible imports: the filters in plugins/filter/mpi.py wrap these functions and
+turn their ValueError into the filter's error.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.scc.training.plugins.module_utils.rdma import nccl_ib_env
+
+_WHITESPACE = re.compile(r"\s")
+# Open MPI's hostfile: "host [slots=N] [max_slots=M] ..."; max_slots is not slots.
+_SLOTS = re.compile(r"(?<![\w])slots\s*=\s*([0-9]+)")
+_ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+# Seconds between timeout's TERM and its KILL.
+_KILL_AFTER = 60
+
+
+def _hostfile_entry(index, entry, seen):
+    """Check one ``{host, slots}`` entry; return ``(host, slots)`` or raise ValueError."""
+    where = "entry %d" % index
+    if not isinstance(entry, dict):
+        raise ValueError("%s must be a dict with keys 'host' and 'slots', got %s" % (where, type(entry).__name__))
+    unknown = sorted(str(k) for k in set(entry) - {"host", "slots"})
+    if unknown:
+        raise ValueError("%s has unknown key(s) %s; allowed: host, slots" % (where, ", ".join(unknown)))
+    if "host" not in entry:
+        raise ValueError("%s has no 'host'" % where)
+    if "slots" not in entry:
+        raise ValueError("%s (host %r) has no 'slots'" % (where, entry["host"]))
+    host, slots = entry["host"], entry["slots"]
+    if not isinstance(host, str) or not host:
+        raise ValueError("%s: host must be a non-empty string, got %r" % (where, host))
+    if _WHITESPACE.search(host):
+        raise ValueError("%s: host %r must not contain whitespace" % (where, host))
+    if host in seen:
+        raise ValueError(
+            "%s: duplicate host %r (already entry %d); each host must appear once" % (where, host, seen[host])
+        )
+    # bool is a subclass of int: True would silently become "slots=1".
+    if isinstance(slots, bool) or not isinstance(slots, int):
+        raise ValueError(
+            "%s (host %s): slots must be an integer >= 1, got %r (%s)" % (where, host, slots, type(slots).__name__)
+        )
+    if slots < 1:
+        raise ValueError("%s (host %s): slots must be an integer >= 1, got %d" % (where, host, slots))
+    seen[host] = index
+    return host, slots
+
+
+def render_hostfile(entries):
+    """``entries`` (list of ``{host, slots}``) -> Open MPI hostfile text.
+
+    Lines keep the input order (the first host is rank 0's host); the text ends with a newline.
+    Raises ValueError naming the entry and the problem.
+    """
+    if isinstance(entries, (str, bytes, dict)) or not hasattr(entries, "__iter__"):
+        raise ValueError("input must be a list of {host, slots} dicts, got %s" % type(entries).__name__)
+    entries = list(entries)
+    if not entries:
+        raise ValueError("input is empty; a hostfile needs at least one host")
+    seen = {}
+    lines = ["%s slots=%d" % _hostfile_entry(index, entry, seen) for index, entry in enumerate(entries)]
+    return "\n".join(lines) + "\n"
+
+
+def parse_hostfile(text):
+    """Hostfile text -> ``[{host, slots}]`` in file order; comments and blank lines left out.
+
+    ``slots`` is the line's ``slots=N`` as an int, or None when the line gives none.
+    """
+    hosts = []
+    for raw in (text or "").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = line.split(None, 1)
+        match = _SLOTS.search(fields[1]) if len(fields) > 1 else None
+        hosts.append({"host": fields[0], "slots": int(match.group(1)) if match else None})
+    return hosts
+
+
+def hostfile_ranks(text, np=0):
+    """Ranks to start: ``np`` when it is > 0, else the sum of the hostfile's ``slots=``.
+
+    Raises ValueError when the hostfile lists no host, or (np 0) a host line has no ``slots=N``
+    or the slots add up to 0.
+    """
+    np = int(np)
+    if np < 0:
+        raise ValueError("np must be >= 0 (0: the sum of the hostfile's slots), got %d" % np)
+    hosts = parse_hostfile(text)
+    if not hosts:
+        raise ValueError("the hostfile lists no host ('host slots=N' lines; the mpi_hostfile role writes them)")
+    if np > 0:
+        return np
+    missing = [h["host"] for h in hosts if h["slots"] is None]
+    if missing:
+        raise ValueError(
+            "with np 0 (the sum of the slots) every host line needs slots=N; %d of %d have none: %s"
+            % (len(missing), len(hosts), ", ".join(missing))
+        )
+    total = sum(h["slots"] for h in hosts)
+    if total < 1:
+        raise ValueError("the hostfile's %d host line(s) give 0 slots" % len(hosts))
+    return total
+
+
+def parse_env_file(text):
+    """``NAME=value`` lines -> ``{NAME: value}`` in file order; other lines (comments) left out.
+
+    Values are taken as written after the first ``=`` (no quote removal, as mpirun -x passes them).
+    """
+    env = {}
+    for raw in (text or "").splitlines():
+        match = _ENV_LINE.match(raw.strip())
+        if match:
+            env[match.group(1)] = match.group(2)
+    return env
+
+
+def _master_addr(job):
+    """bert_launch_master_addr, else the first address of ``getent ahostsv4 <first node>``."""
+    if job.get("master_addr"):
+        return str(job["master_addr"])
+    for line in (job.get("master_getent") or "").splitlines():
+        if line.split():
+            return line.split()[0]
+    raise ValueError("master_addr is empty and master_getent (getent ahostsv4 of the first node) has no address")
+
+
+def _nccl_env(job):
+    """tcp: NCCL on sockets, nothing RDMA set; rdma: NCCL's IB transport on the active ports."""
+    if job["transport"] == "rdma":
+        return nccl_ib_env(job.get("rdma_devices") or [], job["tcp_interface"])
+    if job["transport"] == "tcp":
+        return {"NCCL_SOCKET_IFNAME": job["tcp_interface"], "NCCL_IB_DISABLE": "1"}
+    raise ValueError("transport must be tcp or rdma, got %r" % (job["transport"],))
+
+
+def rank_env(job):
+    """The environment of every rank, in ``mpirun -x`` order: the rendezvous, threads and PATH,
+    the sockets' interface, NCCL's transport, then the framework's file (aiacc) and ``env`` on
+    top, each overriding what came before. Values are strings."""
+    env = {
+        "MASTER_ADDR": _master_addr(job),
+        "MASTER_PORT": job["master_port"],
+        "OMP_NUM_THREADS": job["omp_num_threads"],
+        "PATH": job["path"],
+        "GLOO_SOCKET_IFNAME": job["tcp_interface"],
+    }
+    env.update(_nccl_env(job))
+    env.update({"TOKENIZERS_PARALLELISM": "false", "SCC_TRAINING_RUN_ID": job["run_id"]})
+    if job["framework"] == "aiacc":
+        env.update(parse_env_file(job.get("aiacc_env_file_content")))
+    env.update(job.get("env") or {})
+    return {str(name): str(value) for name, value in env.items()}
+
+
+def script_argv(job):
+    """pretrain_bert.py's arguments (``pretrain_bert.py --help``), then ``script_extra_args``."""
+    options = [
+        ("--framework", job["framework"]),
+        ("--model-size", job["model_size"]),
+        ("--seq-len", job["seq_len"]),
+        ("--batch-size", job["batch_size"]),
+        ("--steps", job["steps"]),
+        ("--warmup-steps", job["warmup_steps"]),
+        ("--backend", job["backend"]),
+        ("--precision", job["precision"]),
+        ("--threads", job["omp_num_threads"]),
+        ("--seed", job["seed"]),
+        ("--master-addr", _master_addr(job)),
+        ("--master-port", job["master_port"]),
+        ("--corpus", "%s/corpus.txt" % job["install_dir"]),
+        ("--output-dir", job["output_dir"]),
+        ("--run-id", job["run_id"]),
+        # None: the model size's default.
+        ("--learning-rate", job.get("learning_rate")),
+    ]
+    argv = [str(item) for option, value in options if value is not None for item in (option, value)]
+    return argv + [str(arg) for arg in job.get("script_extra_args") or []]
+
+
+def mpirun_argv(job):
+    """bert_launch's whole command line, from its variables (``job``, see the mpirun_argv filter's
+    documentation for the keys): ``timeout`` around ``mpirun`` (MPI's TCP and out-of-band traffic
+    on ``tcp_interface``, the environment as ``-x NAME=value``) around ``pretrain_bert.py``.
+
+    Raises ValueError on a missing key, a bad transport or np, or an rdma job without an active port.
+    """
+    if not isinstance(job, dict):
+        raise ValueError("input must be a dict of bert_launch's settings, got %s" % type(job).__name__)
+    try:
+        np = int(job["np"])
+        if np < 1:
+            raise ValueError("np must be >= 1 (the ranks to start), got %d" % np)
+        argv = ["/usr/bin/timeout", "--kill-after=%d" % _KILL_AFTER, str(job["timeout"]), str(job["mpirun_path"])]
+        argv += ["--allow-run-as-root", "--hostfile", str(job["hostfile"]), "-np", str(np)]
+        argv += ["--bind-to", str(job["bind_to"]), "--map-by", str(job["map_by"])]
+        argv += ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self"]
+        argv += ["--mca", "btl_tcp_if_include", str(job["tcp_interface"])]
+        argv += ["--mca", "oob_tcp_if_include", str(job["tcp_interface"])]
+        for name, value in rank_env(job).items():
+            argv += ["-x", "%s=%s" % (name, value)]
+        argv += [str(arg) for arg in job.get("mpirun_extra_args") or []]
+        argv += [str(job["python"]), "%s/pretrain_bert.py" % job["install_dir"]]
+        return argv + script_argv(job)
+    except KeyError as exc:
+        raise ValueError("missing key %s" % exc) from None

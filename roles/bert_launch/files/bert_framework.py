@@ -1,0 +1,224 @@
+"""The data-parallel framework of pretrain_bert.py (--framework), behind one interface.
+
+- TorchDDP (torch): the rank comes from Open MPI's environment (OMPI_COMM_WORLD_RANK, _SIZE,
+  _LOCAL_RANK, _LOCAL_SIZE; torchrun's as a fallback); connect() joins a torch.distributed
+  process group over TCP (MASTER_ADDR:MASTER_PORT; --backend: NCCL on GPUs, gloo on CPUs), and
+  the model is wrapped in DistributedDataParallel, which averages the gradients in backward.
+- HorovodAPI (horovod: horovod.torch; aiacc: perseus.torch.horovod, Alibaba's AIACC-Training,
+  which has Horovod's API): hvd.init() gives rank, size and local rank; the optimizer is wrapped
+  in hvd.DistributedOptimizer, rank 0's parameters and optimizer state are broadcast, and each
+  step runs Horovod's order for AMP and clipping. Only the core Horovod API is used (no
+  broadcast_object/allgather_object/barrier), so older Horovod-based releases work too.
+
+Both offer the collectives the run needs: all_gather_object, broadcast_object, allreduce_sum,
+barrier and close.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib
+import pickle
+from typing import Any, Mapping
+
+from bert_setup import UsageError
+
+# --framework -> the module with Horovod's API (None: torch.distributed + DDP).
+FRAMEWORK_MODULES: dict[str, str | None] = {
+    "torch": None,
+    "horovod": "horovod.torch",
+    "aiacc": "perseus.torch.horovod",
+}
+
+
+def rank_info(environ: Mapping[str, str]) -> dict[str, int]:
+    """rank, world_size, local_rank, local_size from OpenMPI's (or torchrun's) environment."""
+    for prefix, names in (
+        ("OMPI_COMM_WORLD_", ("RANK", "SIZE", "LOCAL_RANK", "LOCAL_SIZE")),
+        ("", ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE")),
+    ):
+        if prefix + names[0] in environ and prefix + names[1] in environ:
+            rank = int(environ[prefix + names[0]])
+            world = int(environ[prefix + names[1]])
+            local_rank = int(environ.get(prefix + names[2], rank))
+            local_size = int(environ.get(prefix + names[3], world))
+            break
+    else:
+        rank, world, local_rank, local_size = 0, 1, 0, 1
+    if not (world >= 1 and 0 <= rank < world and 0 <= local_rank < local_size):
+        raise ValueError(
+            f"inconsistent rank environment: rank={rank} world_size={world} "
+            f"local_rank={local_rank} local_size={local_size}"
+        )
+    return {"rank": rank, "world_size": world, "local_rank": local_rank, "local_size": local_size}
+
+
+def _unscale_and_clip(optimizer, scaler, parameters) -> None:
+    """The gradients back to their true scale (fp16 loss scaling), then clipped to norm 1."""
+    import torch
+
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(parameters, 1.0)
+
+
+class TorchDDP:
+    """torch.distributed + DistributedDataParallel (--framework torch)."""
+
+    name = "torch"
+    # GPU local_rank % GPUs: torchrun and mpirun users may start more ranks than GPUs.
+    pin_local_rank = False
+
+    def __init__(self, environ: Mapping[str, str]):
+        ranks = rank_info(environ)
+        self.rank, self.world_size = ranks["rank"], ranks["world_size"]
+        self.local_rank, self.local_size = ranks["local_rank"], ranks["local_size"]
+        self.backend: str | None = None
+        self.master: str | None = None
+        self.dist: Any = None
+
+    def connect(self, args: Any, use_cuda: bool) -> None:
+        """Join the process group: `args` holds backend, master_addr, master_port, init_timeout."""
+        import torch.distributed as dist
+
+        backend = args.backend if args.backend != "auto" else ("nccl" if use_cuda else "gloo")
+        if backend == "nccl" and not use_cuda:
+            raise UsageError("backend nccl needs CUDA devices")
+        master_addr = args.master_addr or ("127.0.0.1" if self.world_size == 1 else "")
+        if not master_addr:
+            raise UsageError("--master-addr (or MASTER_ADDR) is required with more than one rank")
+        host_part = f"[{master_addr}]" if ":" in master_addr else master_addr
+        dist.init_process_group(
+            backend=backend,
+            init_method=f"tcp://{host_part}:{args.master_port}",
+            rank=self.rank,
+            world_size=self.world_size,
+            timeout=_dt.timedelta(seconds=args.init_timeout),
+        )
+        self.dist, self.backend, self.master = dist, backend, f"{master_addr}:{args.master_port}"
+
+    def wrap_model(self, model, device, use_cuda: bool):
+        from torch.nn.parallel import DistributedDataParallel
+
+        return DistributedDataParallel(model, device_ids=[device.index] if use_cuda else None)
+
+    def distribute(self, model, optimizer):
+        """DDP keeps the ranks in step by itself: the optimizer stays as it is."""
+        return optimizer
+
+    def step(self, optimizer, scaler, parameters) -> None:
+        """Unscale and clip the gradients DDP averaged, then step."""
+        _unscale_and_clip(optimizer, scaler, parameters)
+        scaler.step(optimizer)
+
+    def all_gather_object(self, obj: Any) -> list[Any]:
+        out: list[Any] = [None] * self.world_size
+        self.dist.all_gather_object(out, obj)
+        return out
+
+    def broadcast_object(self, obj: Any) -> Any:
+        payload = [obj]
+        self.dist.broadcast_object_list(payload, src=0)
+        return payload[0]
+
+    def allreduce_sum(self, tensor):
+        self.dist.all_reduce(tensor, op=self.dist.ReduceOp.SUM)
+        return tensor
+
+    def barrier(self) -> None:
+        self.dist.barrier()
+
+    def close(self) -> None:
+        self.dist.barrier()
+        self.dist.destroy_process_group()
+
+
+class HorovodAPI:
+    """Horovod's API (horovod.torch or perseus.torch.horovod).
+
+    Objects travel as pickled bytes in uint8 tensors through hvd.broadcast and hvd.allgather
+    (which takes a different first dimension per rank): only the core API, which every
+    Horovod-based release has, so the script does not depend on broadcast_object and friends.
+    """
+
+    # Horovod's examples pin local rank N to GPU N.
+    pin_local_rank = True
+    # Horovod does its own rendezvous (MPI under mpirun): no torch master.
+    master = None
+
+    def __init__(self, name: str):
+        module = FRAMEWORK_MODULES[name]
+        try:
+            self.hvd = importlib.import_module(module)
+        except ImportError as exc:
+            raise UsageError(f"--framework {name} needs the module {module} in this python ({exc})") from exc
+        self.hvd.init()
+        # The backend it reports is the framework's name.
+        self.name = self.backend = name
+        self.rank, self.world_size = self.hvd.rank(), self.hvd.size()
+        self.local_rank, self.local_size = self.hvd.local_rank(), self.hvd.local_size()
+
+    def connect(self, args: Any, use_cuda: bool) -> None:
+        """hvd.init() did the rendezvous already."""
+
+    def wrap_model(self, model, device, use_cuda: bool):
+        return model
+
+    def distribute(self, model, optimizer):
+        """hvd.DistributedOptimizer, and every rank starts from rank 0's parameters and state."""
+        optimizer = self.hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters())
+        self.hvd.broadcast_parameters(model.state_dict(), root_rank=0)
+        self.hvd.broadcast_optimizer_state(optimizer, root_rank=0)
+        return optimizer
+
+    def step(self, optimizer, scaler, parameters) -> None:
+        """Horovod's order with AMP and clipping: finish the allreduce, then unscale and clip the
+        averaged gradients, and step without allreducing again."""
+        optimizer.synchronize()
+        _unscale_and_clip(optimizer, scaler, parameters)
+        with optimizer.skip_synchronize():
+            scaler.step(optimizer)
+
+    def _to_tensor(self, obj: Any):
+        import torch
+
+        return torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8)
+
+    def all_gather_object(self, obj: Any) -> list[Any]:
+        import torch
+
+        data = self._to_tensor(obj)
+        sizes = self.hvd.allgather(torch.tensor([data.numel()], dtype=torch.int64), name="object_sizes").tolist()
+        gathered = self.hvd.allgather(data, name="objects")
+        out, offset = [], 0
+        for size in sizes:
+            out.append(pickle.loads(gathered[offset : offset + size].numpy().tobytes()))
+            offset += size
+        return out
+
+    def broadcast_object(self, obj: Any) -> Any:
+        import torch
+
+        data = self._to_tensor(obj) if self.hvd.rank() == 0 else None
+        size = torch.tensor([data.numel() if data is not None else 0], dtype=torch.int64)
+        size = int(self.hvd.broadcast(size, root_rank=0, name="object_size").item())
+        if data is None:
+            data = torch.zeros(size, dtype=torch.uint8)
+        data = self.hvd.broadcast(data, root_rank=0, name="object")
+        return pickle.loads(data.numpy().tobytes())
+
+    def allreduce_sum(self, tensor):
+        return self.hvd.allreduce(tensor, op=self.hvd.Sum, name="metrics")
+
+    def barrier(self) -> None:
+        import torch
+
+        self.hvd.allreduce(torch.zeros(1), op=self.hvd.Sum, name="barrier")
+
+    def close(self) -> None:
+        self.barrier()
+        self.hvd.shutdown()
+
+
+def open_framework(name: str, environ: Mapping[str, str]):
+    """The framework object of --framework `name`: its ranks known, not yet connected."""
+    return HorovodAPI(name) if FRAMEWORK_MODULES[name] else TorchDDP(environ)

@@ -1,0 +1,138 @@
+"""The results of a pretrain_bert.py run (rank 0 writes them as results.json), from the numbers
+the run measured: pure Python, no torch, so that it is unit-tested without a training run.
+
+Throughput counts padded tokens (global_batch * seq_len per step), which is what the model
+computes on; it is timed from the end of the warm-up steps to the end of the last step. MFU is
+model FLOPs per step * steps/s / (world size * peak FLOP/s of one device); null where the peak
+is unknown (a CPU, a device not in bert_model.PEAK_FLOPS, no --peak-tflops).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any, Mapping, Sequence
+
+from bert_model import model_flops, peak_flops
+
+SCHEMA_VERSION = 1
+
+
+def finite_or_none(values: Sequence[float]) -> list[float | None]:
+    return [v if math.isfinite(v) else None for v in values]
+
+
+def hosts_summary(rank_records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Distinct hosts, in order of their lowest rank, with the ranks each one runs."""
+    hosts: dict[str, list[int]] = {}
+    for rec in sorted(rank_records, key=lambda r: r["rank"]):
+        hosts.setdefault(rec["host"], []).append(rec["rank"])
+    return [{"host": host, "ranks": ranks, "num_ranks": len(ranks)} for host, ranks in hosts.items()]
+
+
+def build_results(args, *, rank_records, framework, device, model, outcome, started_at, finished_at, data, versions):
+    """The results dict, from the run's arguments and what it measured.
+
+    - `args`: pretrain_bert.py's options (run_id, framework, model_size, seq_len, batch_size,
+      steps, warmup_steps, peak_tflops);
+    - `rank_records`: one {rank, host} per rank; `framework`: its backend and master;
+    - `device`: its kind (cuda or cpu), name and precision;
+    - `model`: config (the size table's entry), vocab, tokenizer_vocab, params, learning_rate
+      and lr_warmup_steps;
+    - `outcome`: status, losses (one [loss, mlm_loss, nsp_loss] row, averaged over the ranks,
+      per completed step) and elapsed_s (the steps after the warm-up; None or NaN when none was timed);
+    - `data` and `versions`: reported as they are.
+
+    The peak table applies to CUDA devices only; --peak-tflops overrides it on any device.
+    """
+    world = len(rank_records)
+    hosts = hosts_summary(rank_records)
+    global_batch = args.batch_size * world
+    cfg, model_vocab = model["config"], model["vocab"]
+    flops = model_flops(
+        cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], model_vocab, args.seq_len, global_batch
+    )
+    losses = outcome.losses
+    steps_done = len(losses)
+    measured = steps_done - args.warmup_steps
+    elapsed = float("nan") if outcome.elapsed_s is None else outcome.elapsed_s
+    ok = outcome.status == "ok" and measured > 0 and elapsed > 0
+    steps_per_s = measured / elapsed if ok else None
+    if args.peak_tflops:
+        peak = args.peak_tflops * 1e12
+    else:
+        peak = peak_flops(device.name, device.precision) if device.kind == "cuda" else None
+    achieved = flops["per_step"] * steps_per_s if steps_per_s else None
+    loss, mlm, nsp = ([row[i] for row in losses] for i in range(3))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": args.run_id,
+        "status": outcome.status,
+        "started_at": started_at.isoformat(timespec="seconds"),
+        "finished_at": finished_at.isoformat(timespec="seconds"),
+        "world_size": world,
+        "num_hosts": len(hosts),
+        "hosts": hosts,
+        "ranks_per_host": {h["host"]: h["num_ranks"] for h in hosts},
+        "framework": args.framework,
+        "backend": framework.backend,
+        "device": device.kind,
+        "device_name": device.name,
+        "precision": device.precision,
+        "master": framework.master,
+        "model": {
+            "size": args.model_size,
+            "num_layers": cfg["num_layers"],
+            "hidden_size": cfg["hidden_size"],
+            "num_heads": cfg["num_heads"],
+            "intermediate_size": cfg["intermediate_size"],
+            "vocab_size": model_vocab,
+            "tokenizer_vocab_size": model["tokenizer_vocab"],
+            "params": model["params"],
+        },
+        "seq_len": args.seq_len,
+        "per_rank_batch": args.batch_size,
+        "global_batch": global_batch,
+        "steps": args.steps,
+        "steps_completed": steps_done,
+        "warmup_steps": args.warmup_steps,
+        "learning_rate": model["learning_rate"],
+        "lr_warmup_steps": model["lr_warmup_steps"],
+        "loss": finite_or_none(loss),
+        "mlm_loss": finite_or_none(mlm),
+        "nsp_loss": finite_or_none(nsp),
+        "loss_first": finite_or_none(loss[:1])[0] if loss else None,
+        "loss_last": finite_or_none(loss[-1:])[0] if loss else None,
+        "throughput": {
+            "measured_steps": measured if ok else 0,
+            "elapsed_s": elapsed if ok else None,
+            "step_time_s": 1 / steps_per_s if steps_per_s else None,
+            "sequences_per_s": global_batch * steps_per_s if steps_per_s else None,
+            "tokens_per_s": global_batch * args.seq_len * steps_per_s if steps_per_s else None,
+            "tokens_note": "padded tokens (global_batch * seq_len per step)",
+        },
+        "flops": {
+            "model_flops_per_step": flops["per_step"],
+            "model_flops_per_token": flops["per_token"],
+            "formula": "tokens*(6*(L*(4H^2+2HI)+H^2+HV) + 12*L*S*H) + batch*6*(H^2+2H)",
+            "achieved_flops_per_s": achieved,
+            "peak_flops_per_device": peak,
+            "mfu": achieved / (peak * world) if achieved and peak else None,
+        },
+        "data": dict(data),
+        "versions": dict(versions),
+    }
+
+
+def write_outputs(output_dir: str, results: Mapping[str, Any], vocab_tokens: Sequence[str]) -> None:
+    """results.json (written atomically: a temporary file, then a rename) and the vocab.txt the run used."""
+    os.makedirs(output_dir, exist_ok=True)
+    with open(os.path.join(output_dir, "vocab.txt"), "w", encoding="utf-8") as handle:
+        handle.write("\n".join(vocab_tokens) + "\n")
+    path = os.path.join(output_dir, "results.json")
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(results, handle, indent=2, sort_keys=True, allow_nan=False)
+        handle.write("\n")
+    os.replace(tmp, path)

@@ -1,0 +1,57 @@
+"""The setup of one pretrain_bert.py rank: its device, the autocast precision and, on CPUs, torch's
+threads; the refusals that end a run with exit status 2; rank 0's log lines."""
+
+from __future__ import annotations
+
+import os
+import platform
+from dataclasses import dataclass
+from typing import Any
+
+
+class UsageError(Exception):
+    """The run cannot start as asked (pretrain_bert.py exits with status 2)."""
+
+
+@dataclass
+class Device:
+    """Where this rank computes, and in which precision."""
+
+    device: Any  # torch.device
+    name: str
+    use_cuda: bool
+    precision: str
+
+    @property
+    def kind(self) -> str:
+        """cuda or cpu."""
+        return self.device.type
+
+
+def log(rank: int, message: str) -> None:
+    if rank == 0:
+        print(f"[pretrain_bert] {message}", flush=True)
+
+
+def select_device(args: Any, local_rank: int, local_size: int, pin_local_rank: bool) -> Device:
+    """CUDA when asked or available, else the CPU; `args` holds device, precision and threads.
+
+    On GPUs the rank takes GPU `local_rank` (Horovod's examples pin local rank N to GPU N,
+    `pin_local_rank`; mpirun's --map-by keeps it in range), else `local_rank` modulo the GPUs.
+    Precision auto: bf16 on compute capability 8.0 and newer, fp16 on older GPUs such as V100
+    (no bf16 tensor cores), fp32 on CPUs, where torch gets `threads` (0: cores / ranks on the node).
+    """
+    import torch
+
+    use_cuda = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
+    if use_cuda:
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda, but torch sees no CUDA device")
+        torch.cuda.set_device(local_rank if pin_local_rank else local_rank % torch.cuda.device_count())
+        device = torch.device("cuda", torch.cuda.current_device())
+        capability = torch.cuda.get_device_capability(device)
+        precision = args.precision if args.precision != "auto" else ("bf16" if capability >= (8, 0) else "fp16")
+        return Device(device, torch.cuda.get_device_name(device), True, precision)
+    torch.set_num_threads(args.threads or max(1, (os.cpu_count() or 1) // local_size))
+    name = platform.processor() or platform.machine() or "cpu"
+    return Device(torch.device("cpu"), name, False, "fp32" if args.precision == "auto" else args.precision)

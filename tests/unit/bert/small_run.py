@@ -1,0 +1,37 @@
+"""What the tests of pretrain_bert.py share: where its files are, and small runs of it
+(conftest.py puts the files on sys.path)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+FILES = Path(__file__).resolve().parents[3] / "roles" / "bert_launch" / "files"
+
+# A rank's place in a job, which a run of one process must not inherit from the test's environment.
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR")
+
+
+def small_run(output_dir, steps, *options):
+    """pretrain_bert.py's arguments for a few tiny steps on one CPU thread, the first one a warm-up."""
+    return ["--output-dir", str(output_dir), "--steps", str(steps), "--warmup-steps", "1"] + [
+        "--seq-len", "32", "--batch-size", "2", "--threads", "1", *options,
+    ]  # fmt: skip
+
+
+def run_alone(argv):
+    """pretrain_bert.main(argv) as a job of one process, on a free rendezvous port; its exit status."""
+    import pretrain_bert
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    saved = dict(os.environ)
+    for name in RANK_VARIABLES:
+        os.environ.pop(name, None)
+    try:
+        return pretrain_bert.main([*argv, "--master-port", str(port)])
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)

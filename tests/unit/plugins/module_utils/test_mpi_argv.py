@@ -1,0 +1,163 @@
+# -*- coding: utf-8 -*-
+"""plugins/module_utils/mpi.py: hostfile parsing, the rank count, NAME=value files and the
+pieces of bert_launch's mpirun command (the role-level cases are in
+tests/unit/roles/bert_launch/test_mpirun_command.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import mpi
+
+HOSTFILE = """\
+# Managed by scc.training.mpi_hostfile
+node1 slots=8 max_slots=8
+node2\tslots = 4   # the second node
+
+"""
+
+
+def job(**changes):
+    """A tcp torch job as bert_launch's defaults give it, with ``changes`` applied."""
+    base = {
+        "timeout": 3600,
+        "mpirun_path": "/usr/bin/mpirun",
+        "hostfile": "/etc/scc-training/mpihosts",
+        "np": 2,
+        "bind_to": "none",
+        "map_by": "slot",
+        "tcp_interface": "lo",
+        "transport": "tcp",
+        "rdma_devices": [],
+        "master_addr": "",
+        "master_getent": "127.0.3.11      STREAM node1\n127.0.3.11      DGRAM\n",
+        "master_port": 29500,
+        "omp_num_threads": 4,
+        "path": "/venv/bin:/usr/bin",
+        "run_id": "r1",
+        "framework": "torch",
+        "aiacc_env_file_content": "",
+        "env": {},
+        "mpirun_extra_args": [],
+        "python": "/venv/bin/python",
+        "install_dir": "/opt/bert",
+        "output_dir": "/opt/bert/runs/r1",
+        "model_size": "tiny",
+        "seq_len": 128,
+        "batch_size": 8,
+        "steps": 30,
+        "warmup_steps": 5,
+        "backend": "auto",
+        "precision": "auto",
+        "seed": 1234,
+        "learning_rate": None,
+        "script_extra_args": [],
+    }
+    base.update(changes)
+    return base
+
+
+def test_parse_hostfile_skips_comments_and_reads_slots_not_max_slots():
+    assert mpi.parse_hostfile(HOSTFILE) == [{"host": "node1", "slots": 8}, {"host": "node2", "slots": 4}]
+    assert mpi.parse_hostfile("node1 max_slots=8\nnode2\n") == [
+        {"host": "node1", "slots": None},
+        {"host": "node2", "slots": None},
+    ]
+    assert mpi.parse_hostfile("") == mpi.parse_hostfile(None) == []
+
+
+def test_render_and_parse_round_trip():
+    entries = [{"host": "node1", "slots": 8}, {"host": "node2", "slots": 1}]
+    assert mpi.parse_hostfile(mpi.render_hostfile(entries)) == entries
+
+
+def test_hostfile_ranks_sums_the_slots_unless_np_is_given():
+    assert mpi.hostfile_ranks(HOSTFILE) == 12
+    assert mpi.hostfile_ranks(HOSTFILE, "3") == 3
+    # With np given, lines without slots are Open MPI's business.
+    assert mpi.hostfile_ranks("node1\nnode2\n", 2) == 2
+
+
+# Hostfile text, np, and the words of the refusal.
+HOSTFILE_REFUSALS = [
+    ("# nothing\n\n", 0, "lists no host"),
+    ("# nothing\n", 4, "lists no host"),
+    ("node1 slots=8\nnode2\nnode3 max_slots=2\n", 0, "2 of 3 have none: node2, node3"),
+    ("node1 slots=0\n", 0, "give 0 slots"),
+    ("node1 slots=8\n", -1, "np must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("text, np, message", HOSTFILE_REFUSALS)
+def test_hostfile_ranks_refusals(text, np, message):
+    with pytest.raises(ValueError, match=message):
+        mpi.hostfile_ranks(text, np)
+
+
+def test_parse_env_file():
+    text = "# Managed by scc.training.aiacc\n\nPERSEUS_ALLREDUCE_STREAMS=2\n  A_B=x=y \nnot a line\n1BAD=3\nEMPTY=\n"
+    assert mpi.parse_env_file(text) == {"PERSEUS_ALLREDUCE_STREAMS": "2", "A_B": "x=y", "EMPTY": ""}
+    assert mpi.parse_env_file(None) == {}
+
+
+def test_rank_env_layers_in_order():
+    env = mpi.rank_env(
+        job(framework="aiacc", aiacc_env_file_content="A=file\nB=file\n", env={"B": "user", "OMP_NUM_THREADS": 1})
+    )
+    assert list(env) == [
+        "MASTER_ADDR",
+        "MASTER_PORT",
+        "OMP_NUM_THREADS",
+        "PATH",
+        "GLOO_SOCKET_IFNAME",
+        "NCCL_SOCKET_IFNAME",
+        "NCCL_IB_DISABLE",
+        "TOKENIZERS_PARALLELISM",
+        "SCC_TRAINING_RUN_ID",
+        "A",
+        "B",
+    ]
+    assert (env["A"], env["B"], env["OMP_NUM_THREADS"], env["MASTER_ADDR"]) == ("file", "user", "1", "127.0.3.11")
+    # The aiacc file counts only for the aiacc framework.
+    assert "A" not in mpi.rank_env(job(framework="horovod", aiacc_env_file_content="A=file\n"))
+
+
+def test_master_addr_given_wins_over_getent():
+    argv = mpi.mpirun_argv(job(master_addr="10.0.0.5"))
+    assert "MASTER_ADDR=10.0.0.5" in argv and argv[argv.index("--master-addr") + 1] == "10.0.0.5"
+
+
+def test_script_argv_learning_rate_and_extra_args():
+    args = mpi.script_argv(job(learning_rate=1e-4, script_extra_args=["--num-layers", 6]))
+    assert args[-4:] == ["--learning-rate", "0.0001", "--num-layers", "6"]
+    assert "--learning-rate" not in mpi.script_argv(job())
+
+
+def test_mpirun_extra_args_come_before_the_program():
+    argv = mpi.mpirun_argv(job(mpirun_extra_args=["--report-bindings"], timeout="600"))
+    assert argv[:3] == ["/usr/bin/timeout", "--kill-after=60", "600"]
+    assert argv[argv.index("--report-bindings") + 1 :][:2] == ["/venv/bin/python", "/opt/bert/pretrain_bert.py"]
+
+
+# Changes to a good job, and the words of the refusal.
+JOB_REFUSALS = [
+    ({"np": 0}, "np must be >= 1"),
+    ({"transport": "ib"}, "transport must be tcp or rdma"),
+    ({"transport": "rdma"}, "no active RDMA port"),
+    ({"master_getent": ""}, "master_addr is empty"),
+]
+
+
+@pytest.mark.parametrize("changes, message", JOB_REFUSALS)
+def test_mpirun_argv_refusals(changes, message):
+    with pytest.raises(ValueError, match=message):
+        mpi.mpirun_argv(job(**changes))
+
+
+def test_mpirun_argv_names_a_missing_key_and_a_wrong_input():
+    incomplete = job()
+    del incomplete["hostfile"]
+    with pytest.raises(ValueError, match="missing key 'hostfile'"):
+        mpi.mpirun_argv(incomplete)
+    with pytest.raises(ValueError, match="must be a dict"):
+        mpi.mpirun_argv(["mpirun"])

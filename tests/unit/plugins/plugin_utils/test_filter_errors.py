@@ -1,0 +1,31 @@
+# -*- coding: utf-8 -*-
+"""plugins/plugin_utils/filter_errors.py: the text check and the errors that name the filter."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+
+
+def test_require_text():
+    assert require_text("out", "parse_x") == "out"
+    with pytest.raises(AnsibleFilterError, match=r"^parse_x: input must be the command's output as a string, got int$"):
+        require_text(3, "parse_x")
+    with pytest.raises(AnsibleFilterError, match=r"^parse_x: input must be the XML text, got NoneType$"):
+        require_text(None, "parse_x", "the XML text")
+
+
+def test_filter_call_names_the_filter_and_keeps_the_cause():
+    assert filter_call("f", int, "7") == 7
+    with pytest.raises(AnsibleFilterError, match=r"^f: invalid literal") as info:
+        filter_call("f", int, "x")
+    assert isinstance(info.value.__cause__, ValueError)
+
+
+def test_filter_call_lets_other_errors_through_unless_named():
+    with pytest.raises(KeyError):
+        filter_call("f", {}.__getitem__, "k")
+    with pytest.raises(AnsibleFilterError, match=r"^f: 'k'$"):
+        filter_call("f", {}.__getitem__, "k", errors=(KeyError,))
