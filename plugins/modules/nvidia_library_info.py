@@ -51,13 +51,8 @@ options:
         description: The NVRTC soname used with O(compile.ptxas).
         type: str
         default: libnvrtc.so.12
-attributes:
-  check_mode:
-    support: full
-    description: Read-only, runs the same in check mode.
-  diff_mode:
-    support: none
-    description: Nothing changes, so there is no diff.
+extends_documentation_fragment:
+  - scc.training.read_only
 notes:
   - "Version codes, as NVIDIA's headers define them: C(cudart) C(major*1000 + minor*10) (cuda_runtime_api.h,
     CUDART_VERSION); C(cuBLASLt) C(major*10000 + minor*100 + patch) (cublas_api.h of CUDA 12, CUBLAS_VERSION);

@@ -60,29 +60,12 @@ def playbook(tmp_path_factory):
 
 def listed(playbook: Path, tag: str) -> dict[str, list[str]]:
     """Task name -> tags, of the tasks `--list-tasks --tags tag` would run."""
-    env = {
-        **os.environ,
-        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-        "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-    }
-    proc = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "ansible-playbook"),
-            "-i",
-            str(playbook / "inventory.yml"),
-            str(playbook / "play.yml"),
-            "--list-tasks",
-            "--tags",
-            tag,
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
+    bindir = Path(sys.executable).parent
+    env = dict(
+        os.environ, ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"), ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".collections")
     )
+    argv = [str(bindir / "ansible-playbook"), "-i", str(playbook / "inventory.yml"), str(playbook / "play.yml")]
+    proc = subprocess.run([*argv, "--list-tasks", "--tags", tag], capture_output=True, text=True, env=env, check=False)
     assert proc.returncode == 0, proc.stderr
     out = {}
     for line in proc.stdout.splitlines():
