@@ -60,3 +60,20 @@ def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_clust
     unreached = [e for e in runner.events if e["event"] == "runner_on_unreachable"]
     assert not unreached, f"validate contacted a host: {unreached}"
     return result
+
+
+_REFUSALS: dict = {}
+
+
+def assert_refusal(role: str, cases: dict, case: str, tmp_path_factory) -> None:
+    """cases {name: (vars, variable)} of a role, run once per session; variable None must pass,
+    otherwise the failure must name it."""
+    key = (role, id(cases))
+    if key not in _REFUSALS:
+        _REFUSALS[key] = run_validate(role, {k: v[0] for k, v in cases.items()}, tmp_path_factory.mktemp(role))
+    results, expected = _REFUSALS[key], cases[case][1]
+    if expected is None:
+        assert results[case] is None, f"{case} should pass, failed with: {results[case]}"
+    else:
+        assert results[case] is not None, f"{case} should fail on {expected}"
+        assert expected in results[case], f"{case}: message does not name {expected}: {results[case]}"

@@ -1,0 +1,47 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""Artifact filters for scc.training, thin wrappers over plugins/module_utils/artifacts.py:
+``artifact_mirror_files``, ``artifact_plan`` and ``artifacts_to_copy``.
+Their documentation lives in the .yml file of each name."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import artifacts as _artifacts
+
+
+def _call(name, function, *args, **kwargs):
+    try:
+        return function(*args, **kwargs)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc)) from exc
+
+
+def artifact_mirror_files(manifest, prefixes, mirror):
+    """A mirror's manifest.json + file-name prefixes -> [{name, sha256, url}], exactly one per prefix."""
+    return _call("artifact_mirror_files", _artifacts.mirror_files, manifest, prefixes, mirror)
+
+
+def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
+    """Fetched files and wheelhouse -> {artifacts: [{name, src, dest}], dirs, wheelhouse}."""
+    return _call("artifact_plan", _artifacts.artifact_plan, files, files_dir, wheelhouse, dest, layout)
+
+
+def artifacts_to_copy(items, controller_files, host_files):
+    """Plan artifacts + find results on the controller and a host -> the artifacts that host still needs."""
+    return _call("artifacts_to_copy", _artifacts.artifacts_to_copy, items, controller_files, host_files)
+
+
+class FilterModule(object):
+    """scc.training artifact filters."""
+
+    def filters(self):
+        return {
+            "artifact_mirror_files": artifact_mirror_files,
+            "artifact_plan": artifact_plan,
+            "artifacts_to_copy": artifacts_to_copy,
+        }

@@ -1,0 +1,36 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""Environment files: a mapping of variables -> the text of a NAME=value file (what mpirun -x
+exports, line by line) or of a shell profile script (export NAME='value', shell-quoted).
+
+Pure Python, no Ansible imports.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+import shlex
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def env_file(env, style="plain", header=""):
+    """The text of an environment file, names sorted.
+
+    style plain: NAME=value lines (e.g. for mpirun -x); export: a shell profile script,
+    export NAME='value' (shell-quoted).
+    """
+    if style not in ("plain", "export"):
+        raise ValueError("style must be plain or export, got %r" % (style,))
+    lines = ["# " + header] if header else []
+    for name in sorted(env):
+        value = "" if env[name] is None else str(env[name])
+        if not _ENV_NAME.match(str(name)):
+            raise ValueError("%r is not an environment variable name" % (name,))
+        if "\n" in value:
+            raise ValueError("the value of %s spans lines" % name)
+        lines.append("export %s=%s" % (name, shlex.quote(value)) if style == "export" else "%s=%s" % (name, value))
+    return "\n".join(lines) + "\n"

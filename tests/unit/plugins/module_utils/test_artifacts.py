@@ -1,0 +1,135 @@
+"""plugins/module_utils/artifacts.py and envfile.py, and their filters: artifact_fetch's decisions, aiacc's env files."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter import artifacts as artifact_filters
+from ansible_collections.scc.training.plugins.filter.envfile import env_file as env_file_filter
+from ansible_collections.scc.training.plugins.module_utils.artifacts import (
+    artifact_plan,
+    artifacts_to_copy,
+    mirror_files,
+)
+from ansible_collections.scc.training.plugins.module_utils.envfile import env_file
+
+MANIFEST = {
+    "artifacts": [
+        {"name": "nvidia_nccl_cu12-2.27.5-py3-none-manylinux2014_x86_64.whl", "sha256": "a" * 64, "size": 3},
+        {"name": "nvidia_cuda_runtime_cu12-12.8.90-py3-none-manylinux2014_x86_64.whl", "sha256": "b" * 64, "size": 2},
+        {"name": "nvidia_cuda_runtime_cu12-12.9.79-py3-none-manylinux2014_x86_64.whl", "sha256": "c" * 64, "size": 2},
+    ]
+}
+WHEELHOUSE = {
+    "wheelhouse": "/c/wheels/cp311-x86_64-0123456789ab",
+    "wheels": [{"name": "six-1.17.0-py2.py3-none-any.whl", "size": 11, "sha256": "d" * 64}],
+}
+FILES = [{"name": "perseus.whl", "url": "https://x/perseus.whl", "sha256": "e" * 64}]
+
+
+def test_mirror_files_picks_one_entry_per_prefix_with_its_url():
+    chosen = mirror_files(
+        MANIFEST, ["nvidia_nccl_cu12-2.27.5-", "nvidia_cuda_runtime_cu12-12.8."], "http://127.0.0.1:8000/"
+    )
+    assert chosen == [
+        {
+            "name": "nvidia_nccl_cu12-2.27.5-py3-none-manylinux2014_x86_64.whl",
+            "sha256": "a" * 64,
+            "url": "http://127.0.0.1:8000/nvidia_nccl_cu12-2.27.5-py3-none-manylinux2014_x86_64.whl",
+        },
+        {
+            "name": "nvidia_cuda_runtime_cu12-12.8.90-py3-none-manylinux2014_x86_64.whl",
+            "sha256": "b" * 64,
+            "url": "http://127.0.0.1:8000/nvidia_cuda_runtime_cu12-12.8.90-py3-none-manylinux2014_x86_64.whl",
+        },
+    ]
+
+
+@pytest.mark.parametrize("prefix,count", [("nvidia_cuda_runtime_cu12-", 2), ("nvidia_cudnn", 0)])
+def test_mirror_files_needs_exactly_one_match(prefix, count):
+    with pytest.raises(ValueError, match="The mirror /m lists %d files named %s\\*" % (count, prefix)):
+        mirror_files(MANIFEST, [prefix], "/m")
+    with pytest.raises(AnsibleFilterError, match=r"artifact_mirror_files: .*exactly one is needed"):
+        artifact_filters.artifact_mirror_files(MANIFEST, [prefix], "/m")
+
+
+def test_flat_plan_puts_files_then_wheels_in_the_destination():
+    plan = artifact_plan(FILES, "/c/files", WHEELHOUSE, "/mnt/cpfs/artifacts/")
+    assert plan == {
+        "artifacts": [
+            {"name": "perseus.whl", "src": "/c/files/perseus.whl", "dest": "/mnt/cpfs/artifacts/perseus.whl"},
+            {
+                "name": "six-1.17.0-py2.py3-none-any.whl",
+                "src": "/c/wheels/cp311-x86_64-0123456789ab/six-1.17.0-py2.py3-none-any.whl",
+                "dest": "/mnt/cpfs/artifacts/six-1.17.0-py2.py3-none-any.whl",
+            },
+        ],
+        "dirs": ["/mnt/cpfs/artifacts"],
+        "wheelhouse": "/mnt/cpfs/artifacts",
+    }
+
+
+def test_wheelhouse_plan_keeps_the_set_in_its_directory_manifest_last():
+    plan = artifact_plan([], "/c/files", WHEELHOUSE, "/mnt/cpfs/wheelhouse", "wheelhouse")
+    home = "/mnt/cpfs/wheelhouse/cp311-x86_64-0123456789ab"
+    assert plan["wheelhouse"] == home
+    assert plan["dirs"] == ["/mnt/cpfs/wheelhouse", home]
+    assert [a["name"] for a in plan["artifacts"]] == [
+        "six-1.17.0-py2.py3-none-any.whl",
+        "requirements.txt",
+        "constraints.txt",
+        "manifest.json",
+    ]
+    assert all(a["dest"] == home + "/" + a["name"] for a in plan["artifacts"])
+    assert plan["artifacts"][-1]["src"] == "/c/wheels/cp311-x86_64-0123456789ab/manifest.json"
+
+
+def test_plan_without_wheels_accepts_a_skipped_result():
+    plan = artifact_plan(FILES, "/c/files", {"skipped": True, "changed": False}, "/opt/a", "wheelhouse")
+    assert plan["wheelhouse"] == "" and plan["dirs"] == ["/opt/a"] and len(plan["artifacts"]) == 1
+
+
+def test_plan_refusals():
+    with pytest.raises(ValueError, match="layout"):
+        artifact_plan(FILES, "/c/files", {}, "/opt/a", "tree")
+    clash = [{"name": "six-1.17.0-py2.py3-none-any.whl"}]
+    with pytest.raises(AnsibleFilterError, match="artifact_plan: two artifacts land at /opt/a/six"):
+        artifact_filters.artifact_plan(clash, "/c/files", WHEELHOUSE, "/opt/a")
+
+
+def test_to_copy_sends_what_is_missing_or_of_another_size():
+    plan = artifact_plan(FILES, "/c/files", WHEELHOUSE, "/opt/a")["artifacts"]
+    controller = [{"path": plan[0]["src"], "size": 100}, {"path": plan[1]["src"], "size": 11}]
+    assert artifacts_to_copy(plan, controller, []) == plan
+    assert artifacts_to_copy(plan, controller, [{"path": "/opt/a/perseus.whl", "size": 40}]) == plan
+    host = [{"path": "/opt/a/perseus.whl", "size": 100}, {"path": plan[1]["dest"], "size": 11}]
+    assert artifacts_to_copy(plan, controller, host) == []
+    with pytest.raises(AnsibleFilterError, match=r"artifacts_to_copy: the controller lacks /c/files/perseus\.whl"):
+        artifact_filters.artifacts_to_copy(plan, controller[1:], host)
+
+
+def test_env_file_styles_match_what_aiacc_wrote_before():
+    env = {"PERSEUS_ALLREDUCE_STREAMS": "6", "PERSEUS_ALLREDUCE_DTYPE": "1", "A_B": "two words"}
+    assert env_file(env, "plain", "Managed by scc.training.aiacc") == (
+        "# Managed by scc.training.aiacc\nA_B=two words\nPERSEUS_ALLREDUCE_DTYPE=1\nPERSEUS_ALLREDUCE_STREAMS=6\n"
+    )
+    assert env_file(env, "export") == (
+        "export A_B='two words'\nexport PERSEUS_ALLREDUCE_DTYPE=1\nexport PERSEUS_ALLREDUCE_STREAMS=6\n"
+    )
+    assert env_file({}, "plain", "h") == "# h\n"
+
+
+@pytest.mark.parametrize(
+    "env,style,message",
+    [
+        ({"1BAD": "x"}, "plain", "not an environment variable name"),
+        ({"A": "x\ny"}, "plain", "spans lines"),
+        ({}, "json", "style"),
+    ],
+)
+def test_env_file_refusals(env, style, message):
+    with pytest.raises(ValueError, match=message):
+        env_file(env, style)
+    with pytest.raises(AnsibleFilterError, match="env_file: "):
+        env_file_filter(env, style)

@@ -1,0 +1,158 @@
+"""plugins/module_utils/wheelhouse.py: the controller's once-per-cluster wheelhouse fill (scc.training.wheelhouse)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import wheelhouse as wf
+
+TORCH = "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"
+TQDM = "tqdm-4.70.1-py3-none-any.whl"
+
+
+def run_subprocess(cmd):
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+    return proc.returncode, proc.stdout
+
+
+@pytest.fixture
+def fake_pip(tmp_path):
+    """A stand-in 'python' whose `-m pip download ... --dest D` writes two wheels into D."""
+    calls = tmp_path / "calls.txt"
+    fake = tmp_path / "fakepython"
+    fake.write_text(
+        "#!%s\n"
+        "import sys, os\n"
+        "args = sys.argv[1:]\n"
+        "open(%r, 'a').write(' '.join(args) + '\\n')\n"
+        "dest = args[args.index('--dest') + 1]\n"
+        "for name, size in ((%r, 300), (%r, 20)):\n"
+        "    p = os.path.join(dest, name)\n"
+        "    if os.path.exists(p):\n"
+        "        print('File was already downloaded ' + p)\n"
+        "    else:\n"
+        "        open(p, 'wb').write(b'x' * size)\n"
+        "        print('Saved ./' + name)\n" % (sys.executable, str(calls), TORCH, TQDM)
+    )
+    fake.chmod(0o755)
+    return fake, calls
+
+
+def params(tmp_path, python, **extra):
+    constraints = tmp_path / "constraints.txt"
+    if not constraints.exists():
+        constraints.write_text("torch==2.13.0\ntqdm==4.70.1\n")
+    base = {
+        "path": str(tmp_path / "cache" / "wheels"),
+        "requirements": ["torch==2.13.0"],
+        "constraints_file": str(constraints),
+        "no_deps": False,
+        "python_version": "3.11",
+        "implementation": "cp",
+        "platforms": ["manylinux_2_28_x86_64"],
+        "pip_args": [],
+        "python": str(python),
+        "name_prefix": "cp311-x86_64",
+        "stats_file": str(tmp_path / "cache" / "download-stats.json"),
+    }
+    return {**base, **extra}
+
+
+def test_first_fill_downloads_and_records_stats(tmp_path, fake_pip):
+    fake, _unused = fake_pip
+    out = wf.fill(params(tmp_path, fake), run_subprocess)
+    assert out["changed"] is True and "failed" not in out
+    assert out["bytes_downloaded"] == 320
+    assert sorted(out["files"]) == [TORCH, TQDM]
+    stats = json.loads((tmp_path / "cache" / "download-stats.json").read_text())
+    assert stats["bytes_downloaded"] == 320 and stats["files"] == out["files"]
+    assert stats["wheelhouse"] == out["wheelhouse"]
+    manifest = json.loads((Path(out["wheelhouse"]) / "manifest.json").read_text())
+    assert manifest["wheels"] == out["wheels"]
+    assert [w["size"] for w in out["wheels"]] == [300, 20]
+    assert all(len(w["sha256"]) == 64 for w in out["wheels"])
+    assert (Path(out["wheelhouse"]) / "requirements.txt").read_text() == "torch==2.13.0\n"
+    assert (Path(out["wheelhouse"]) / "constraints.txt").read_text() == "torch==2.13.0\ntqdm==4.70.1\n"
+    assert os.path.basename(out["wheelhouse"]).startswith("cp311-x86_64-")
+
+
+def test_second_fill_runs_no_pip(tmp_path, fake_pip):
+    fake, calls = fake_pip
+    wf.fill(params(tmp_path, fake), run_subprocess)
+    out = wf.fill(params(tmp_path, fake), run_subprocess)
+    assert out["changed"] is False and out["bytes_downloaded"] == 0
+    assert len(calls.read_text().splitlines()) == 1
+    assert len(out["wheels"]) == 2
+
+
+def test_missing_wheel_refills_only_that_file(tmp_path, fake_pip):
+    fake, _unused = fake_pip
+    first = wf.fill(params(tmp_path, fake), run_subprocess)
+    os.remove(Path(first["wheelhouse"]) / TQDM)
+    out = wf.fill(params(tmp_path, fake), run_subprocess)
+    assert out["changed"] is True and out["files"] == [TQDM]
+    assert out["bytes_downloaded"] == 20
+
+
+def test_check_mode_reports_without_downloading(tmp_path, fake_pip):
+    fake, calls = fake_pip
+    out = wf.fill(params(tmp_path, fake), run_subprocess, check_mode=True)
+    assert out["changed"] is True and out["wheels"] == []
+    assert not calls.exists() and not (tmp_path / "cache").exists()
+    wf.fill(params(tmp_path, fake), run_subprocess)
+    out = wf.fill(params(tmp_path, fake), run_subprocess, check_mode=True)
+    assert out["changed"] is False and len(out["wheels"]) == 2
+
+
+def test_without_constraints_and_dependencies(tmp_path, fake_pip):
+    fake, calls = fake_pip
+    out = wf.fill(params(tmp_path, fake, constraints_file=None, no_deps=True, stats_file=None), run_subprocess)
+    assert out["changed"] is True
+    assert (Path(out["wheelhouse"]) / "constraints.txt").read_text() == ""
+    assert "--no-deps" in calls.read_text().split()
+    assert not (tmp_path / "cache" / "download-stats.json").exists()
+
+
+def test_key_changes_with_inputs():
+    base = wf.wheelhouse_key(["torch==2.13.0"], "c", "3.11", "cp", ["p"], [], False)
+    assert base == wf.wheelhouse_key([" torch==2.13.0 "], "c", "3.11", "cp", ["p"], [], False)
+    assert base != wf.wheelhouse_key(["torch==2.13.0"], "c", "3.12", "cp", ["p"], [], False)
+    assert base != wf.wheelhouse_key(["torch==2.13.0"], "c", "3.11", "cp", ["p"], ["--index-url=x"], False)
+    assert base != wf.wheelhouse_key(["torch==2.13.0"], "c2", "3.11", "cp", ["p"], [], False)
+    assert base != wf.wheelhouse_key(["torch==2.13.0"], "c", "3.11", "cp", ["p"], [], True)
+
+
+def test_pip_command_is_binary_only_and_passes_extra_args():
+    cmd = wf.pip_download_command(
+        "py",
+        "3.11",
+        "cp",
+        ["manylinux_2_28_x86_64", "manylinux2014_x86_64"],
+        ["--index-url=https://example.invalid/simple"],
+        False,
+        "D",
+    )
+    assert cmd[:4] == ["py", "-m", "pip", "download"]
+    assert "--only-binary=:all:" in cmd and "--no-deps" not in cmd
+    assert cmd.count("--platform") == 2
+    assert cmd[-1] == "--index-url=https://example.invalid/simple"
+
+
+def test_failed_pip_fails_and_writes_no_manifest(tmp_path):
+    bad = tmp_path / "badpython"
+    bad.write_text("#!/bin/sh\necho 'ERROR: No matching distribution found for torch==9'\nexit 1\n")
+    bad.chmod(0o755)
+    out = wf.fill(params(tmp_path, bad), run_subprocess)
+    assert out["failed"] is True and "No matching distribution" in out["output"]
+    assert not (Path(out["wheelhouse"]) / "manifest.json").exists()
+
+
+def test_used_wheels_parses_pip_output():
+    text = "Saved ./d/a-1-py3-none-any.whl\nFile was already downloaded /x/b-2-py3-none-any.whl\nCollecting c\n"
+    assert wf.used_wheels(text) == {"a-1-py3-none-any.whl", "b-2-py3-none-any.whl"}
