@@ -246,211 +246,265 @@ def _blank(value):
     return value is None or (isinstance(value, str) and not value.strip()) or value == []
 
 
-# --- the check --------------------------------------------------------------------------
+# --- the checks -------------------------------------------------------------------------
+# One function per component, composed by check_stack. Each appends its refusals to
+# ctx.problems (naming the caller's variables through ctx.names) and its findings to ctx.resolved.
 
 
-def check_stack(stack, names=None):
-    """See the module docstring."""
-    names = dict(DEFAULT_NAMES, **(names or {}))
-    stack = dict(stack or {})
-    problems = []
-    resolved = {}
+class _Context(object):
+    """What the checks of one stack share: the input, the caller's names, problems, findings."""
 
-    def parse(key, as_cc=False):
-        value = stack.get(key)
+    def __init__(self, stack, names):
+        self.stack = dict(stack or {})
+        self.names = dict(DEFAULT_NAMES, **(names or {}))
+        self.problems = []
+        self.resolved = {}
+
+    def refuse(self, text, *args):
+        self.problems.append(text % args)
+
+    def version(self, key):
+        """The stack's value for key as text; None when blank, or when not a version (refused)."""
+        value = self.stack.get(key)
         if _blank(value):
             return None
         try:
-            if as_cc:
-                return _cc_text(value)
             version_tuple(value)
-            return str(value).strip()
-        except (ValueError, IndexError):
-            problems.append("%s=%r is not a version number" % (names[key], value))
+        except ValueError:
+            self.refuse("%s=%r is not a version number", self.names[key], value)
             return None
+        return str(value).strip()
 
-    driver = parse("driver")
-    cuda = parse("cuda")
-    cudnn = parse("cudnn")
-    nccl = parse("nccl")
 
-    # Compute capabilities: declared, or from the GPU name.
+class _Gpus(object):
+    """The cluster's compute capabilities and what they allow: CUDA range and last driver branch."""
+
+    def __init__(self, ccs):
+        self.ccs = ccs
+        lows = [ARCH_CUDA_RANGE[cc][0] for cc in ccs]
+        highs = [ARCH_CUDA_RANGE[cc][1] for cc in ccs if ARCH_CUDA_RANGE[cc][1] is not None]
+        self.cuda_lo = max(lows, key=version_tuple) if lows else None
+        self.cuda_hi = min(highs, key=version_tuple) if highs else None
+        branches = [ARCH_DRIVER_BRANCH_MAX[cc] for cc in ccs if cc in ARCH_DRIVER_BRANCH_MAX]
+        self.branch_max = min(branches) if branches else None
+
+
+def _check_gpus(ctx):
+    """Compute capabilities, declared or from the GPU name; those the matrix knows."""
     ccs = []
-    raw_cc = stack.get("compute_capability")
-    if not _blank(raw_cc):
-        for item in raw_cc if isinstance(raw_cc, (list, tuple)) else [raw_cc]:
+    raw = ctx.stack.get("compute_capability")
+    if not _blank(raw):
+        for item in raw if isinstance(raw, (list, tuple)) else [raw]:
             try:
                 ccs.append(_cc_text(item))
             except (ValueError, IndexError):
-                problems.append("%s=%r is not a compute capability such as '7.0'" % (names["compute_capability"], item))
-    elif not _blank(stack.get("gpu_name")):
-        cc = compute_capability_for_name(stack["gpu_name"])
+                ctx.refuse("%s=%r is not a compute capability such as '7.0'", ctx.names["compute_capability"], item)
+    elif not _blank(ctx.stack.get("gpu_name")):
+        name = ctx.stack["gpu_name"]
+        cc = compute_capability_for_name(name)
         if cc is None:
-            problems.append(
-                "%s %r is not in the version matrix; set %s (e.g. '7.0' for V100)"
-                % (names["gpu_name"], stack["gpu_name"], names["compute_capability"])
+            ctx.refuse(
+                "%s %r is not in the version matrix; set %s (e.g. '7.0' for V100)",
+                ctx.names["gpu_name"],
+                name,
+                ctx.names["compute_capability"],
             )
         else:
             ccs.append(cc)
-    ccs = sorted(set(ccs), key=version_tuple)
-    for cc in list(ccs):
-        if cc not in ARCH_CUDA_RANGE:
-            problems.append(
-                "%s=%s is not in the version matrix; known: %s"
-                % (names["compute_capability"], cc, ", ".join(sorted(ARCH_CUDA_RANGE, key=version_tuple)))
+    known = []
+    for cc in sorted(set(ccs), key=version_tuple):
+        if cc in ARCH_CUDA_RANGE:
+            known.append(cc)
+        else:
+            ctx.refuse(
+                "%s=%s is not in the version matrix; known: %s",
+                ctx.names["compute_capability"],
+                cc,
+                ", ".join(sorted(ARCH_CUDA_RANGE, key=version_tuple)),
             )
-            ccs.remove(cc)
-    resolved["compute_capability"] = ccs
+    gpus = _Gpus(known)
+    ctx.resolved["compute_capability"] = known
+    ctx.resolved["cuda_range"] = [gpus.cuda_lo, gpus.cuda_hi] if known else None
+    ctx.resolved["driver_branch_max_for_gpu"] = gpus.branch_max
+    return gpus
 
-    # The CUDA range every GPU of the cluster supports.
-    cuda_lo, cuda_hi = None, None
-    for cc in ccs:
-        lo, hi = ARCH_CUDA_RANGE[cc]
-        if cuda_lo is None or _cmp(version_tuple(lo), version_tuple(cuda_lo)) > 0:
-            cuda_lo = lo
-        if hi is not None and (cuda_hi is None or _cmp(version_tuple(hi), version_tuple(cuda_hi)) < 0):
-            cuda_hi = hi
-    resolved["cuda_range"] = [cuda_lo, cuda_hi] if ccs else None
-    branch_max = min(
-        [ARCH_DRIVER_BRANCH_MAX[c] for c in ccs if c in ARCH_DRIVER_BRANCH_MAX] or [None], key=lambda b: b or 10**6
-    )
-    resolved["driver_branch_max_for_gpu"] = branch_max
 
-    # Driver.
-    driver_cuda_max = None
+def _check_driver(ctx, driver, gpus):
+    """The driver against the matrix and the GPUs; returns the highest CUDA it supports (or None)."""
+    if driver is not None and version_tuple(driver)[0] > 10**4:
+        ctx.refuse("%s=%s is not a driver branch or version such as '580' or '580.95.05'", ctx.names["driver"], driver)
+        driver = None
+    cuda_max = None
     if driver is not None:
-        if version_tuple(driver)[0] > 10**4:
-            problems.append(
-                "%s=%s is not a driver branch or version such as '580' or '580.95.05'" % (names["driver"], driver)
+        cuda_max = cuda_max_for_driver(driver)
+        oldest = cuda_versions()[0]
+        if cuda_max is None:
+            ctx.refuse(
+                "%s=%s is older than any driver in the version matrix (CUDA %s needs >= %s)",
+                ctx.names["driver"],
+                driver,
+                oldest,
+                CUDA_MIN_DRIVER[oldest],
             )
-            driver = None
-    if driver is not None:
-        driver_cuda_max = cuda_max_for_driver(driver)
-        if driver_cuda_max is None:
-            problems.append(
-                "%s=%s is older than any driver in the version matrix (CUDA %s needs >= %s)"
-                % (names["driver"], driver, cuda_versions()[0], CUDA_MIN_DRIVER[cuda_versions()[0]])
-            )
-        if branch_max is not None and version_tuple(driver)[0] > branch_max:
-            problems.append(
-                "%s=%s does not support compute capability %s (%s): the last driver branch for it is %d; choose a branch <= %d"
-                % (
-                    names["driver"],
-                    driver,
-                    ", ".join(c for c in ccs if c in ARCH_DRIVER_BRANCH_MAX),
-                    names["compute_capability"],
-                    branch_max,
-                    branch_max,
-                )
+        if gpus.branch_max is not None and version_tuple(driver)[0] > gpus.branch_max:
+            ctx.refuse(
+                "%s=%s does not support compute capability %s (%s): the last driver branch for it is %d; "
+                "choose a branch <= %d",
+                ctx.names["driver"],
+                driver,
+                ", ".join(c for c in gpus.ccs if c in ARCH_DRIVER_BRANCH_MAX),
+                ctx.names["compute_capability"],
+                gpus.branch_max,
+                gpus.branch_max,
             )
         if (
-            driver_cuda_max is not None
-            and cuda_lo is not None
-            and _cmp(version_tuple(driver_cuda_max), version_tuple(cuda_lo)) < 0
+            cuda_max is not None
+            and gpus.cuda_lo is not None
+            and _cmp(version_tuple(cuda_max), version_tuple(gpus.cuda_lo)) < 0
         ):
-            problems.append(
-                "%s=%s is too old for compute capability %s (%s): it needs CUDA >= %s, i.e. a driver >= %s"
-                % (names["driver"], driver, ccs[-1], names["compute_capability"], cuda_lo, CUDA_MIN_DRIVER[cuda_lo])
+            ctx.refuse(
+                "%s=%s is too old for compute capability %s (%s): it needs CUDA >= %s, i.e. a driver >= %s",
+                ctx.names["driver"],
+                driver,
+                gpus.ccs[-1],
+                ctx.names["compute_capability"],
+                gpus.cuda_lo,
+                CUDA_MIN_DRIVER[gpus.cuda_lo],
             )
-    resolved["cuda_max_for_driver"] = driver_cuda_max
+    ctx.resolved["cuda_max_for_driver"] = cuda_max
+    return driver, cuda_max
 
-    # CUDA.
-    cuda_mm = None
-    if cuda is not None:
-        cuda_mm = _mm(cuda)
-        if cuda_mm not in CUDA_MIN_DRIVER:
-            problems.append(
-                "%s=%s is not in the version matrix; supported: %s" % (names["cuda"], cuda, ", ".join(cuda_versions()))
-            )
-            cuda_mm = None
-    if cuda_mm is not None:
-        resolved["driver_min_for_cuda"] = CUDA_MIN_DRIVER[cuda_mm]
-        if ccs:
-            too_new = cuda_hi is not None and _cmp(version_tuple(cuda_mm), version_tuple(cuda_hi)) > 0
-            too_old = _cmp(version_tuple(cuda_mm), version_tuple(cuda_lo)) < 0
-            if too_new or too_old:
-                problems.append(
-                    "%s=%s does not support compute capability %s (%s); supported for it: CUDA %s to %s"
-                    % (names["cuda"], cuda, ", ".join(ccs), names["compute_capability"], cuda_lo, cuda_hi or "newest")
-                )
-        if (
-            driver is not None
-            and driver_cuda_max is not None
-            and _cmp(version_tuple(cuda_mm), version_tuple(driver_cuda_max)) > 0
-        ):
-            problems.append(
-                "%s=%s needs a driver >= %s but %s=%s supports CUDA <= %s; raise %s or choose %s <= %s"
-                % (
-                    names["cuda"],
-                    cuda,
-                    CUDA_MIN_DRIVER[cuda_mm],
-                    names["driver"],
-                    driver,
-                    driver_cuda_max,
-                    names["driver"],
-                    names["cuda"],
-                    driver_cuda_max,
-                )
-            )
 
-    # CUDA versions that fit both the GPU and the driver, for messages and for roles that pick one.
-    choices = []
-    for c in cuda_versions():
-        if ccs and not _in_range(c, cuda_lo, cuda_hi):
-            continue
-        if driver_cuda_max is not None and _cmp(version_tuple(c), version_tuple(driver_cuda_max)) > 0:
-            continue
-        choices.append(c)
-    resolved["cuda_choices"] = choices
+def _check_cuda(ctx, cuda, gpus, driver, driver_cuda_max):
+    """CUDA against the matrix, the GPUs and the driver; returns its major.minor (or None)."""
+    if cuda is None:
+        return None
+    cuda_mm = _mm(cuda)
+    if cuda_mm not in CUDA_MIN_DRIVER:
+        ctx.refuse(
+            "%s=%s is not in the version matrix; supported: %s", ctx.names["cuda"], cuda, ", ".join(cuda_versions())
+        )
+        return None
+    ctx.resolved["driver_min_for_cuda"] = CUDA_MIN_DRIVER[cuda_mm]
+    if gpus.ccs and not _in_range(cuda_mm, gpus.cuda_lo, gpus.cuda_hi):
+        ctx.refuse(
+            "%s=%s does not support compute capability %s (%s); supported for it: CUDA %s to %s",
+            ctx.names["cuda"],
+            cuda,
+            ", ".join(gpus.ccs),
+            ctx.names["compute_capability"],
+            gpus.cuda_lo,
+            gpus.cuda_hi or "newest",
+        )
+    if (
+        driver is not None
+        and driver_cuda_max is not None
+        and _cmp(version_tuple(cuda_mm), version_tuple(driver_cuda_max)) > 0
+    ):
+        ctx.refuse(
+            "%s=%s needs a driver >= %s but %s=%s supports CUDA <= %s; raise %s or choose %s <= %s",
+            ctx.names["cuda"],
+            cuda,
+            CUDA_MIN_DRIVER[cuda_mm],
+            ctx.names["driver"],
+            driver,
+            driver_cuda_max,
+            ctx.names["driver"],
+            ctx.names["cuda"],
+            driver_cuda_max,
+        )
+    return cuda_mm
 
-    # cuDNN and NCCL builds for the CUDA major.
-    for key, table in (("cudnn", CUDNN_CUDA_MAJORS), ("nccl", NCCL_CUDA_MAJORS)):
-        value = cudnn if key == "cudnn" else nccl
-        if value is None:
-            continue
-        majors = [m for m, (first, last) in sorted(table.items()) if _in_range(value, first, last)]
-        resolved["%s_cuda_majors" % key] = majors
-        if not majors:
-            problems.append(
-                "%s=%s has no build in the version matrix; %s"
-                % (
-                    names[key],
-                    value,
-                    "; ".join(
-                        "CUDA %s builds: %s to %s" % (m, first, last or "newest")
-                        for m, (first, last) in sorted(table.items())
-                    ),
-                )
-            )
-        elif cuda_mm is not None and cuda_mm.split(".")[0] not in majors:
-            major = cuda_mm.split(".")[0]
-            first, last = table.get(major, (None, None))
-            supported = ("%s %s to %s" % (key, first, last or "newest")) if first else "none"
-            problems.append(
-                "%s=%s has no build for %s=%s (its builds are for CUDA %s); for CUDA %s choose %s"
-                % (names[key], value, names["cuda"], cuda, ", ".join(m + ".x" for m in majors), major, supported)
-            )
-        if key == "cudnn" and majors and ccs:
-            since, cc_min = CUDNN_CC_MIN_FROM
-            if _cmp(version_tuple(value), version_tuple(since)) >= 0:
-                old = [c for c in ccs if _cmp(version_tuple(c), version_tuple(cc_min)) < 0]
-                if old:
-                    problems.append(
-                        "%s=%s does not support compute capability %s (%s): cuDNN %s and newer need >= %s; choose cuDNN <= 9.10.2"
-                        % (names[key], value, ", ".join(old), names["compute_capability"], since, cc_min)
-                    )
 
-    # Kernel module flavour.
-    flavour = stack.get("kernel_modules")
-    if not _blank(flavour):
-        if flavour not in KERNEL_MODULES:
-            problems.append("%s=%r is not one of %s" % (names["kernel_modules"], flavour, ", ".join(KERNEL_MODULES)))
-        elif flavour == "open":
-            old = [c for c in ccs if _cmp(version_tuple(c), version_tuple(OPEN_KERNEL_MODULES_CC_MIN)) < 0]
-            if old:
-                problems.append(
-                    "%s=open does not support compute capability %s (%s): the open kernel modules need >= %s; choose proprietary"
-                    % (names["kernel_modules"], ", ".join(old), names["compute_capability"], OPEN_KERNEL_MODULES_CC_MIN)
-                )
+def _cuda_choices(gpus, driver_cuda_max):
+    """CUDA versions that fit both the GPUs and the driver, for messages and for roles that pick one."""
+    return [
+        c
+        for c in cuda_versions()
+        if (not gpus.ccs or _in_range(c, gpus.cuda_lo, gpus.cuda_hi))
+        and (driver_cuda_max is None or _cmp(version_tuple(c), version_tuple(driver_cuda_max)) <= 0)
+    ]
 
-    return {"ok": not problems, "problems": problems, "resolved": resolved}
+
+def _check_library(ctx, key, table, value, cuda, cuda_mm):
+    """cuDNN or NCCL: a build of it exists for the CUDA major; returns the CUDA majors it has builds for."""
+    if value is None:
+        return []
+    majors = [m for m, (first, last) in sorted(table.items()) if _in_range(value, first, last)]
+    ctx.resolved["%s_cuda_majors" % key] = majors
+    if not majors:
+        ctx.refuse(
+            "%s=%s has no build in the version matrix; %s",
+            ctx.names[key],
+            value,
+            "; ".join(
+                "CUDA %s builds: %s to %s" % (m, first, last or "newest") for m, (first, last) in sorted(table.items())
+            ),
+        )
+    elif cuda_mm is not None and cuda_mm.split(".")[0] not in majors:
+        major = cuda_mm.split(".")[0]
+        first, last = table.get(major, (None, None))
+        supported = ("%s %s to %s" % (key, first, last or "newest")) if first else "none"
+        ctx.refuse(
+            "%s=%s has no build for %s=%s (its builds are for CUDA %s); for CUDA %s choose %s",
+            ctx.names[key],
+            value,
+            ctx.names["cuda"],
+            cuda,
+            ", ".join(m + ".x" for m in majors),
+            major,
+            supported,
+        )
+    return majors
+
+
+def _check_cudnn_gpus(ctx, cudnn, gpus):
+    """cuDNN from CUDNN_CC_MIN_FROM on dropped the older compute capabilities."""
+    since, cc_min = CUDNN_CC_MIN_FROM
+    if _cmp(version_tuple(cudnn), version_tuple(since)) < 0:
+        return
+    old = [c for c in gpus.ccs if _cmp(version_tuple(c), version_tuple(cc_min)) < 0]
+    if old:
+        ctx.refuse(
+            "%s=%s does not support compute capability %s (%s): cuDNN %s and newer need >= %s; choose cuDNN <= 9.10.2",
+            ctx.names["cudnn"],
+            cudnn,
+            ", ".join(old),
+            ctx.names["compute_capability"],
+            since,
+            cc_min,
+        )
+
+
+def _check_kernel_modules(ctx, gpus):
+    """The kernel module flavour: open needs OPEN_KERNEL_MODULES_CC_MIN."""
+    flavour = ctx.stack.get("kernel_modules")
+    if _blank(flavour):
+        return
+    if flavour not in KERNEL_MODULES:
+        ctx.refuse("%s=%r is not one of %s", ctx.names["kernel_modules"], flavour, ", ".join(KERNEL_MODULES))
+        return
+    old = [c for c in gpus.ccs if _cmp(version_tuple(c), version_tuple(OPEN_KERNEL_MODULES_CC_MIN)) < 0]
+    if flavour == "open" and old:
+        ctx.refuse(
+            "%s=open does not support compute capability %s (%s): the open kernel modules need >= %s; choose proprietary",
+            ctx.names["kernel_modules"],
+            ", ".join(old),
+            ctx.names["compute_capability"],
+            OPEN_KERNEL_MODULES_CC_MIN,
+        )
+
+
+def check_stack(stack, names=None):
+    """See the module docstring: every component's check, each against the ones it depends on."""
+    ctx = _Context(stack, names)
+    driver, cuda, cudnn, nccl = (ctx.version(key) for key in ("driver", "cuda", "cudnn", "nccl"))
+    gpus = _check_gpus(ctx)
+    driver, driver_cuda_max = _check_driver(ctx, driver, gpus)
+    cuda_mm = _check_cuda(ctx, cuda, gpus, driver, driver_cuda_max)
+    ctx.resolved["cuda_choices"] = _cuda_choices(gpus, driver_cuda_max)
+    if _check_library(ctx, "cudnn", CUDNN_CUDA_MAJORS, cudnn, cuda, cuda_mm) and gpus.ccs:
+        _check_cudnn_gpus(ctx, cudnn, gpus)
+    _check_library(ctx, "nccl", NCCL_CUDA_MAJORS, nccl, cuda, cuda_mm)
+    _check_kernel_modules(ctx, gpus)
+    return {"ok": not ctx.problems, "problems": ctx.problems, "resolved": ctx.resolved}

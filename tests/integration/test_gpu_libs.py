@@ -6,7 +6,7 @@
 - cuda, cudnn and nccl from a signed flat apt repository on 127.0.0.1 with FIXTURE STAND-IN
   packages under NVIDIA's names that carry NVIDIA's real libraries and ptxas (the nvcc program in
   it is a stand-in: no reachable package ships NVIDIA's nvcc driver); its key is refused unless
-  pinned by fingerprint (cuda_repo_key_fingerprint), and nvidia_driver's apt pin keeps
+  pinned by fingerprint (nvidia_repo_key_fingerprint), and nvidia_driver's apt pin keeps
   cuda-drivers-580 from pulling a 590 driver (stand-in metapackages, asked with apt-get -s).
 
 The controller's download cache is ROOT/.cache/nvidia-artifacts (git-ignored): CI downloads the
@@ -492,9 +492,9 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
             "cuda_source": "repo",
             "cudnn_source": "repo",
             "nccl_source": "repo",
-            "cuda_repo_url": url,
-            "cuda_repo_key_url": f"{url}/fixture-key.asc",
-            "cuda_cache_dir": str(tmp_path / "cache"),
+            "nvidia_repo_url": url,
+            "nvidia_repo_key_url": f"{url}/fixture-key.asc",
+            "nvidia_repo_key_cache_dir": str(tmp_path / "cache"),
         }
         # The default pin is NVIDIA's key: the fixture key is refused on the controller, no host changes.
         status, events = run(lab, workdir, extravars)
@@ -506,8 +506,8 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
             assert lab.ssh(address, "test ! -e /etc/apt/keyrings/scc-cuda.asc").returncode == 0
         # Pinned to the fixture key (written as gpg prints it in groups, lower case): accepted.
         # The packages come from the internet once per cluster: into the shared directory, once.
-        extravars["cuda_repo_key_fingerprint"] = " ".join(fingerprint[i : i + 4] for i in range(0, 40, 4)).lower()
-        extravars["cuda_repo_cache_path"] = "/mnt/cpfs/scc-apt"
+        extravars["nvidia_repo_key_fingerprint"] = " ".join(fingerprint[i : i + 4] for i in range(0, 40, 4)).lower()
+        extravars["nvidia_repo_cache_path"] = "/mnt/cpfs/scc-apt"
         QuietHandler.requests.clear()
         status, events = run(lab, workdir, extravars)
         assert status == "successful", failed(events)
