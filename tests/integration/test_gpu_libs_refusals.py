@@ -106,3 +106,16 @@ def test_validate_playbook_checks_aiacc_only_when_bert_trains_with_it(tmp_path):
     assert not unreachable(events)
     messages = [msg for _host, _task, msg in failed(events)]
     assert any("aiacc_artifact_name" in m for m in messages), messages
+
+
+def test_validate_playbook_refuses_a_bad_nvidia_repo_fingerprint_without_contacting_a_host(tmp_path):
+    # The repository settings belong to the internal nvidia_repo role; validate.yml checks them too.
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
+    status, events = run(
+        ROOT / "playbooks" / "validate.yml", inventory, {"nvidia_repo_key_fingerprint": "3BF863CC"}, tmp_path
+    )
+    assert status == "failed"
+    assert not unreachable(events)
+    messages = [msg for _host, _task, msg in failed(events)]
+    assert any("nvidia_repo_key_fingerprint" in m for m in messages), messages
