@@ -9,8 +9,10 @@ synchronize and skip_synchronize). Running the script on it proves the script's 
 API (the call order, and that the ranks stay identical), not Horovod's or AIACC's own behaviour.
 
 Like hvd.init() under mpirun, init() takes the rank from Open MPI's OMPI_COMM_WORLD_*
-environment; the gloo rendezvous is the file SCC_HVD_STANDIN_RENDEZVOUS (no TCP port to race
-other processes for). When SCC_HVD_STANDIN_LOG is
+environment. Rendezvous: rank 0 opens a TCPStore on a port the kernel picks (no port chosen
+beforehand that another process could take) and writes it to the file SCC_HVD_STANDIN_RENDEZVOUS,
+where the other ranks read it. (A file:// store instead made a rank abort now and then at exit,
+"terminate called without an active exception".) When SCC_HVD_STANDIN_LOG is
 set, every API call is appended to <SCC_HVD_STANDIN_LOG>.<rank> as one JSON line, with the
 parameters' checksum after every optimizer step, for the tests to check.
 """
@@ -19,6 +21,7 @@ import contextlib
 import datetime
 import json
 import os
+import time
 
 import torch
 import torch.distributed as dist
@@ -49,14 +52,32 @@ def init():
         local_rank=int(env.get("OMPI_COMM_WORLD_LOCAL_RANK", rank_)),
         local_size=int(env.get("OMPI_COMM_WORLD_LOCAL_SIZE", size_)),
     )
+    timeout = datetime.timedelta(seconds=120)
     dist.init_process_group(
         "gloo",
-        init_method=f"file://{env['SCC_HVD_STANDIN_RENDEZVOUS']}",
+        store=_store(env["SCC_HVD_STANDIN_RENDEZVOUS"], rank_, size_, timeout),
         rank=rank_,
         world_size=size_,
-        timeout=datetime.timedelta(seconds=120),
+        timeout=timeout,
     )
     _record("init", module=_STATE["module"], size=size_)
+
+
+def _store(rendezvous, rank_, size_, timeout):
+    if rank_ == 0:
+        store = dist.TCPStore("127.0.0.1", 0, size_, True, timeout=timeout, wait_for_workers=False)
+        with open(rendezvous + ".tmp", "w", encoding="utf-8") as handle:
+            handle.write(str(store.port))
+        os.replace(rendezvous + ".tmp", rendezvous)
+        return store
+    deadline = time.monotonic() + timeout.total_seconds()
+    while not os.path.exists(rendezvous):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"stand-in: rank 0 never wrote {rendezvous}")
+        time.sleep(0.05)
+    with open(rendezvous, encoding="utf-8") as handle:
+        port = int(handle.read())
+    return dist.TCPStore("127.0.0.1", port, size_, False, timeout=timeout)
 
 
 def rank():
