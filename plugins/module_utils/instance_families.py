@@ -206,7 +206,7 @@ _V100_NVLINK = "NVLink2, 6 links x 25 GB/s per GPU (300 GB/s)"
 _ROCE_STACK = {
     "source": "doca-ofed",
     "alternative": "distro",
-    "gpudirect": "nvidia-peermem (needs DOCA-OFED or MLNX_OFED; inbox rdma-core cannot load it)",
+    "gpudirect": "nvidia-peermem, which needs DOCA-OFED or MLNX_OFED",
     "installer_url": None,
 }
 _ROCE_NCCL_ENV = {"NCCL_SOCKET_IFNAME": "eth0"}
@@ -216,7 +216,7 @@ _ERDMA_MTU = {"jumbo_frames": 8500, "standard": 1400}
 _ERDMA_STACK = {
     "source": "erdma-installer",
     "alternative": "distro",
-    "gpudirect": "eRDMA driver in OFED mode (Alibaba's recommendation for GPU instances)",
+    "gpudirect": "the eRDMA driver in OFED mode, which Alibaba recommends for GPU instances",
     "installer_url": "http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-<version>.tar.gz",
 }
 _ERDMA_NCCL_ENV = {
@@ -355,7 +355,7 @@ FAMILIES = {
         # The family pages give 96 GB HBM3 at 4 TB/s, NVLink 900 GB/s and FP8, not the model:
         # Hopper (9.0) is the architecture with all three; "H20" is what Alibaba solution
         # documents name, not the family page.
-        "gpu": "NVIDIA Hopper 96 GB HBM3 (H20)",
+        "gpu": "NVIDIA Hopper 96 GB HBM3, H20",
         "compute_capability": "9.0",
         "gpus_per_node": 8,
         "nvlink": True,
