@@ -200,209 +200,167 @@ DRIVER_SOURCES = ("nv-arch-matrix", "nv-drivers")
 
 # --- the families --------------------------------------------------------------------------
 
-_V100_NVLINK = "NVLink2, 6 links x 25 GB/s per GPU (300 GB/s)"
 
-# What the RoCE v2 families share: mlx5 ports, their GID discovered on the host.
-_ROCE_STACK = {
-    "source": "doca-ofed",
-    "alternative": "distro",
-    "gpudirect": "nvidia-peermem, which needs DOCA-OFED or MLNX_OFED",
-    "installer_url": None,
-}
-_ROCE_NCCL_ENV = {"NCCL_SOCKET_IFNAME": "eth0"}
-
-# What the eRDMA families share [ali-erdma-gpu, ali-erdma-usage, ali-pai-erdma, ali-ack-erdma].
-_ERDMA_MTU = {"jumbo_frames": 8500, "standard": 1400}
-_ERDMA_STACK = {
-    "source": "erdma-installer",
-    "alternative": "distro",
-    "gpudirect": "the eRDMA driver in OFED mode, which Alibaba recommends for GPU instances",
-    "installer_url": "http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-<version>.tar.gz",
-}
-_ERDMA_NCCL_ENV = {
-    "NCCL_SOCKET_IFNAME": "eth0",
-    "NCCL_IB_GID_INDEX": "1",
-    "NCCL_IB_QPS_PER_CONNECTION": "8",
-    "NCCL_MIN_NCHANNELS": "16",
-    "NCCL_NET_PLUGIN": "none",
-}
-_ERDMA_SOURCES = {
-    "rdma": ("ali-ebm", "ali-gpu-en", "ali-erdma-gpu"),
-    "rdma_stack": ("ali-erdma-usage", "ali-ack-erdma", "rdma-core"),
-    "nccl_env": ("ali-pai-erdma", "nccl-env"),
-}
-# eRDMA facts no source confirms for the whole table: how its ports show up in sysfs / rdma_info
-# (link layer, reported rate) and the GPUDirect mechanism of OFED mode.
-_ERDMA_UNCONFIRMED = ("rdma.link_layer", "rdma_stack.gpudirect")
-
-
-def _roce(ports, rate_gbps, total_gbps):
+# The RoCE v2 families: 8x V100 SXM2 on NVLink2, mlx5 ports whose RoCE v2 GID is discovered on the
+# host, DOCA-OFED for GPUDirect [ali-scc, ali-discontinued, doca-ofed, nv-peermem, rdma-core]. All
+# three are no longer sold.
+def _scc_v100(family, memory_gb, rdma, unconfirmed, gpu_sources, rdma_sources):
     return {
-        "kind": "roce_v2",
-        "provider": "mlx5",
-        "ports": ports,
-        "rate_gbps": rate_gbps,
-        "total_gbps": total_gbps,
-        "link_layer": "Ethernet",
-        "gid_index": None,
-        "mtu": None,
+        "instance_types": ("ecs.%s.24xlarge" % family,),
+        "gpu": "NVIDIA V100 SXM2 %d GB" % memory_gb,
+        "compute_capability": "7.0",
+        "gpus_per_node": 8,
+        "nvlink": True,
+        "nvlink_detail": "NVLink2, 6 links x 25 GB/s per GPU (300 GB/s)",
+        "rdma": dict(rdma, kind="roce_v2", provider="mlx5", link_layer="Ethernet", gid_index=None, mtu=None),
+        "rdma_stack": {
+            "source": "doca-ofed",
+            "alternative": "distro",
+            "gpudirect": "nvidia-peermem, which needs DOCA-OFED or MLNX_OFED",
+            "installer_url": None,
+        },
+        "nccl_env": {"NCCL_SOCKET_IFNAME": "eth0"},
+        "nccl_min_version": None,
+        "status": "discontinued (no longer sold in the China site)",
+        "uefi_only": False,
+        "unconfirmed": ("rdma.mtu",) + unconfirmed,
+        "sources": {
+            "gpu": gpu_sources + ("nv-cuda-gpus",),
+            "rdma": rdma_sources,
+            "rdma_stack": ("doca-ofed", "nv-peermem", "rdma-core"),
+            "nccl_env": ("ali-aiacc-demo", "nccl-env"),
+            "status": ("ali-discontinued",),
+        },
     }
 
 
-def _erdma(ports, rate_gbps, total_gbps):
+# The eRDMA families: ECS Bare Metal with ERIs, UEFI images only [ali-ebm, ali-gpu-en,
+# ali-erdma-gpu, ali-erdma-usage, ali-pai-erdma, ali-ack-erdma]. How eRDMA ports show in sysfs /
+# rdma_info (link layer, reported rate) and the GPUDirect mechanism of OFED mode are confirmed for
+# none of them.
+def _ebm_erdma(gpu, rdma, status, unconfirmed=(), gpu_sources=("ali-ebm", "ali-gpu-en"), status_source="ali-gpu-en"):
     return {
-        "kind": "erdma",
-        "provider": "erdma",
-        "ports": ports,
-        "rate_gbps": rate_gbps,
-        "total_gbps": total_gbps,
-        "link_layer": "Ethernet",
-        "gid_index": 1,
-        "mtu": dict(_ERDMA_MTU),
+        "instance_types": gpu["instance_types"],
+        "gpu": gpu["name"],
+        "compute_capability": gpu["compute_capability"],
+        "gpus_per_node": gpu.get("count", 8),
+        "nvlink": gpu["nvlink"],
+        "nvlink_detail": gpu["nvlink_detail"],
+        "rdma": dict(
+            rdma,
+            kind="erdma",
+            provider="erdma",
+            link_layer="Ethernet",
+            gid_index=1,
+            mtu={"jumbo_frames": 8500, "standard": 1400},
+        ),
+        "rdma_stack": {
+            "source": "erdma-installer",
+            "alternative": "distro",
+            "gpudirect": "the eRDMA driver in OFED mode, which Alibaba recommends for GPU instances",
+            "installer_url": "http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-<version>.tar.gz",
+        },
+        "nccl_env": {
+            "NCCL_SOCKET_IFNAME": "eth0",
+            "NCCL_IB_GID_INDEX": "1",
+            "NCCL_IB_QPS_PER_CONNECTION": "8",
+            "NCCL_MIN_NCHANNELS": "16",
+            "NCCL_NET_PLUGIN": "none",
+        },
+        "nccl_min_version": "2.19",
+        "status": status,
+        "uefi_only": True,
+        "unconfirmed": unconfirmed + ("rdma.link_layer", "rdma_stack.gpudirect"),
+        "sources": {
+            "gpu": gpu_sources + ("nv-cuda-gpus",),
+            "rdma": ("ali-ebm", "ali-gpu-en", "ali-erdma-gpu"),
+            "rdma_stack": ("ali-erdma-usage", "ali-ack-erdma", "rdma-core"),
+            "nccl_env": ("ali-pai-erdma", "nccl-env"),
+            "status": (status_source,),
+        },
     }
 
+
+_SPECIFIC_REGIONS = "specific regions (outside China), through Alibaba Cloud sales"
+_PREVIEW = "invitational preview (by ticket)"
 
 # family -> facts. ``instance_types`` are the sizes the family has; ``unconfirmed`` the keys no
 # source confirms (kept as the best reading, shown as UNCONFIRMED); ``sources`` per key group.
 FAMILIES = {
-    "sccgn6": {
-        "instance_types": ("ecs.sccgn6.24xlarge",),
-        "gpu": "NVIDIA V100 SXM2 16 GB",
-        "compute_capability": "7.0",
-        "gpus_per_node": 8,
-        "nvlink": True,
-        "nvlink_detail": _V100_NVLINK,
-        "rdma": _roce(2, 25, 50),
-        "rdma_stack": _ROCE_STACK,
-        "nccl_env": _ROCE_NCCL_ENV,
-        "nccl_min_version": None,
-        "status": "discontinued (no longer sold in the China site)",
-        "uefi_only": False,
-        "unconfirmed": ("rdma.mtu",),
-        "sources": {
-            "gpu": ("ali-scc", "nv-cuda-gpus"),
-            "rdma": ("ali-scc", "ali-discontinued"),
-            "rdma_stack": ("doca-ofed", "nv-peermem", "rdma-core"),
-            "nccl_env": ("ali-aiacc-demo", "nccl-env"),
-            "status": ("ali-discontinued",),
+    "sccgn6": _scc_v100(
+        "sccgn6", 16, {"ports": 2, "rate_gbps": 25, "total_gbps": 50}, (), ("ali-scc",), ("ali-scc", "ali-discontinued")
+    ),
+    # 50 Gbit/s RoCE; its split into 2 x 25 is sccgn6's, not stated for sccgn6e in the pages read.
+    "sccgn6e": _scc_v100(
+        "sccgn6e",
+        32,
+        {"ports": 2, "rate_gbps": 25, "total_gbps": 50},
+        ("rdma.ports", "rdma.rate_gbps"),
+        ("ali-discontinued",),
+        ("ali-discontinued",),
+    ),
+    "sccgn6ne": _scc_v100(
+        "sccgn6ne",
+        32,
+        {"ports": None, "rate_gbps": None, "total_gbps": 100},
+        ("rdma.ports", "rdma.rate_gbps"),
+        ("ali-discontinued",),
+        ("ali-discontinued",),
+    ),
+    # Two ERIs on different NIC indexes: 160 Gbit/s; on the same index: 100 Gbit/s.
+    "ebmgn7ex": _ebm_erdma(
+        {
+            "instance_types": ("ecs.ebmgn7ex.32xlarge",),
+            "name": "NVIDIA A100 80 GB",
+            "compute_capability": "8.0",
+            "nvlink": True,
+            "nvlink_detail": "NVLink (Alibaba: use it for GPU-to-GPU traffic of transformer training)",
         },
-    },
-    "sccgn6e": {
-        "instance_types": ("ecs.sccgn6e.24xlarge",),
-        "gpu": "NVIDIA V100 SXM2 32 GB",
-        "compute_capability": "7.0",
-        "gpus_per_node": 8,
-        "nvlink": True,
-        "nvlink_detail": _V100_NVLINK,
-        # 50 Gbit/s RoCE [ali-discontinued]; its split into 2 x 25 is the sccgn6 layout, not
-        # stated for sccgn6e in the pages read.
-        "rdma": _roce(2, 25, 50),
-        "rdma_stack": _ROCE_STACK,
-        "nccl_env": _ROCE_NCCL_ENV,
-        "nccl_min_version": None,
-        "status": "discontinued (no longer sold in the China site)",
-        "uefi_only": False,
-        "unconfirmed": ("rdma.ports", "rdma.rate_gbps", "rdma.mtu"),
-        "sources": {
-            "gpu": ("ali-discontinued", "nv-cuda-gpus"),
-            "rdma": ("ali-discontinued",),
-            "rdma_stack": ("doca-ofed", "nv-peermem", "rdma-core"),
-            "nccl_env": ("ali-aiacc-demo", "nccl-env"),
-            "status": ("ali-discontinued",),
+        {"ports": 2, "rate_gbps": 80, "total_gbps": 160},
+        "on sale",
+        gpu_sources=("ali-ebm", "aiacc-nccl"),
+        status_source="ali-ebm",
+    ),
+    # The family pages give 96 GB HBM3 at 4 TB/s, NVLink 900 GB/s and FP8, not the model: Hopper
+    # (9.0) is the architecture with all three; "H20" is what Alibaba solution documents name.
+    # Network 170 (85 x 2) Gbit/s; the ERIs reach 160 Gbit/s; PAI mounts 2 eRDMA NICs.
+    "ebmgn8v": _ebm_erdma(
+        {
+            "instance_types": ("ecs.ebmgn8v.48xlarge",),
+            "name": "NVIDIA Hopper 96 GB HBM3, H20",
+            "compute_capability": "9.0",
+            "nvlink": True,
+            "nvlink_detail": "NVLink 900 GB/s between the 8 GPUs",
         },
-    },
-    "sccgn6ne": {
-        "instance_types": ("ecs.sccgn6ne.24xlarge",),
-        "gpu": "NVIDIA V100 SXM2 32 GB",
-        "compute_capability": "7.0",
-        "gpus_per_node": 8,
-        "nvlink": True,
-        "nvlink_detail": _V100_NVLINK,
-        "rdma": _roce(None, None, 100),
-        "rdma_stack": _ROCE_STACK,
-        "nccl_env": _ROCE_NCCL_ENV,
-        "nccl_min_version": None,
-        "status": "discontinued (no longer sold in the China site)",
-        "uefi_only": False,
-        "unconfirmed": ("rdma.ports", "rdma.rate_gbps", "rdma.mtu"),
-        "sources": {
-            "gpu": ("ali-discontinued", "nv-cuda-gpus"),
-            "rdma": ("ali-discontinued",),
-            "rdma_stack": ("doca-ofed", "nv-peermem", "rdma-core"),
-            "nccl_env": ("ali-aiacc-demo", "nccl-env"),
-            "status": ("ali-discontinued",),
+        {"ports": 2, "rate_gbps": 80, "total_gbps": 160},
+        _SPECIFIC_REGIONS,
+        unconfirmed=("gpu", "compute_capability"),
+    ),
+    "ebmgn8is": _ebm_erdma(
+        {
+            "instance_types": ("ecs.ebmgn8is.32xlarge",),
+            "name": "NVIDIA L20 48 GB",
+            "compute_capability": "8.9",
+            "nvlink": False,
+            "nvlink_detail": "none: PCIe Gen4 x16 through a PCIe switch",
         },
-    },
-    "ebmgn7ex": {
-        "instance_types": ("ecs.ebmgn7ex.32xlarge",),
-        "gpu": "NVIDIA A100 80 GB",
-        "compute_capability": "8.0",
-        "gpus_per_node": 8,
-        "nvlink": True,
-        "nvlink_detail": "NVLink (Alibaba: use it for GPU-to-GPU traffic of transformer training)",
-        # Two ERIs on different NIC indexes: 160 Gbit/s; on the same index: 100 Gbit/s.
-        "rdma": _erdma(2, 80, 160),
-        "rdma_stack": _ERDMA_STACK,
-        "nccl_env": _ERDMA_NCCL_ENV,
-        "nccl_min_version": "2.19",
-        "status": "on sale",
-        "uefi_only": True,
-        "unconfirmed": _ERDMA_UNCONFIRMED,
-        "sources": dict(_ERDMA_SOURCES, gpu=("ali-ebm", "aiacc-nccl", "nv-cuda-gpus"), status=("ali-ebm",)),
-    },
-    "ebmgn8v": {
-        "instance_types": ("ecs.ebmgn8v.48xlarge",),
-        # The family pages give 96 GB HBM3 at 4 TB/s, NVLink 900 GB/s and FP8, not the model:
-        # Hopper (9.0) is the architecture with all three; "H20" is what Alibaba solution
-        # documents name, not the family page.
-        "gpu": "NVIDIA Hopper 96 GB HBM3, H20",
-        "compute_capability": "9.0",
-        "gpus_per_node": 8,
-        "nvlink": True,
-        "nvlink_detail": "NVLink 900 GB/s between the 8 GPUs",
-        # Network 170 (85 x 2) Gbit/s; the ERIs reach 160 Gbit/s; PAI mounts 2 eRDMA NICs.
-        "rdma": _erdma(2, 80, 160),
-        "rdma_stack": _ERDMA_STACK,
-        "nccl_env": _ERDMA_NCCL_ENV,
-        "nccl_min_version": "2.19",
-        "status": "specific regions (outside China), through Alibaba Cloud sales",
-        "uefi_only": True,
-        "unconfirmed": ("gpu", "compute_capability") + _ERDMA_UNCONFIRMED,
-        "sources": dict(_ERDMA_SOURCES, gpu=("ali-ebm", "ali-gpu-en", "nv-cuda-gpus"), status=("ali-gpu-en",)),
-    },
-    "ebmgn8is": {
-        "instance_types": ("ecs.ebmgn8is.32xlarge",),
-        "gpu": "NVIDIA L20 48 GB",
-        "compute_capability": "8.9",
-        "gpus_per_node": 8,
-        "nvlink": False,
-        "nvlink_detail": "none: PCIe Gen4 x16 through a PCIe switch",
-        "rdma": _erdma(2, 80, 160),
-        "rdma_stack": _ERDMA_STACK,
-        "nccl_env": _ERDMA_NCCL_ENV,
-        "nccl_min_version": "2.19",
-        "status": "specific regions (outside China), through Alibaba Cloud sales",
-        "uefi_only": True,
-        "unconfirmed": _ERDMA_UNCONFIRMED,
-        "sources": dict(_ERDMA_SOURCES, gpu=("ali-ebm", "ali-gpu-en", "nv-cuda-gpus"), status=("ali-gpu-en",)),
-    },
-    "ebmgn8ia": {
-        "instance_types": ("ecs.ebmgn8ia.64xlarge",),
-        "gpu": "NVIDIA L20 48 GB",
-        "compute_capability": "8.9",
-        "gpus_per_node": 4,
-        "nvlink": False,
-        "nvlink_detail": "none: PCIe Gen4 x16",
-        # Network 160 (80 x 2) Gbit/s, ERIs up to 160; the ERI count is read from "80 x 2".
-        "rdma": _erdma(2, 80, 160),
-        "rdma_stack": _ERDMA_STACK,
-        "nccl_env": _ERDMA_NCCL_ENV,
-        "nccl_min_version": "2.19",
-        "status": "specific regions (outside China), through Alibaba Cloud sales",
-        "uefi_only": True,
-        "unconfirmed": ("rdma.ports",) + _ERDMA_UNCONFIRMED,
-        "sources": dict(_ERDMA_SOURCES, gpu=("ali-ebm", "ali-gpu-en", "nv-cuda-gpus"), status=("ali-gpu-en",)),
-    },
+        {"ports": 2, "rate_gbps": 80, "total_gbps": 160},
+        _SPECIFIC_REGIONS,
+    ),
+    # Network 160 (80 x 2) Gbit/s, ERIs up to 160; the ERI count is read from "80 x 2".
+    "ebmgn8ia": _ebm_erdma(
+        {
+            "instance_types": ("ecs.ebmgn8ia.64xlarge",),
+            "name": "NVIDIA L20 48 GB",
+            "compute_capability": "8.9",
+            "count": 4,
+            "nvlink": False,
+            "nvlink_detail": "none: PCIe Gen4 x16",
+        },
+        {"ports": 2, "rate_gbps": 80, "total_gbps": 160},
+        _SPECIFIC_REGIONS,
+        unconfirmed=("rdma.ports",),
+    ),
 }
 
 # ebmgn9g / ebmgn9ge / ebmgn9gc: the same GPU board with 48 or 72 GB and more or less host
@@ -411,22 +369,19 @@ FAMILIES = {
 # capability 12.0 (the 10.x data-centre parts have none). Network 360 (180 x 2) Gbit/s, ERIs
 # up to 360; the ERI count is read from "180 x 2".
 for _family, _memory in (("ebmgn9g", 48), ("ebmgn9ge", 72), ("ebmgn9gc", 72)):
-    FAMILIES[_family] = {
-        "instance_types": ("ecs.%s.64xlarge" % _family,),
-        "gpu": "NVIDIA Blackwell professional GPU %d GB" % _memory,
-        "compute_capability": "12.0",
-        "gpus_per_node": 8,
-        "nvlink": False,
-        "nvlink_detail": "none: PCIe Gen5 x16 through a PCIe switch, P2P",
-        "rdma": _erdma(2, 180, 360),
-        "rdma_stack": _ERDMA_STACK,
-        "nccl_env": _ERDMA_NCCL_ENV,
-        "nccl_min_version": "2.19",
-        "status": "invitational preview (by ticket)",
-        "uefi_only": True,
-        "unconfirmed": ("gpu", "compute_capability", "rdma.ports") + _ERDMA_UNCONFIRMED,
-        "sources": dict(_ERDMA_SOURCES, gpu=("ali-ebm", "ali-gpu-en", "nv-cuda-gpus"), status=("ali-ebm",)),
-    }
+    FAMILIES[_family] = _ebm_erdma(
+        {
+            "instance_types": ("ecs.%s.64xlarge" % _family,),
+            "name": "NVIDIA Blackwell professional GPU %d GB" % _memory,
+            "compute_capability": "12.0",
+            "nvlink": False,
+            "nvlink_detail": "none: PCIe Gen5 x16 through a PCIe switch, P2P",
+        },
+        {"ports": 2, "rate_gbps": 180, "total_gbps": 360},
+        _PREVIEW,
+        unconfirmed=("gpu", "compute_capability", "rdma.ports"),
+        status_source="ali-ebm",
+    )
 del _family, _memory
 
 # --- lookups -------------------------------------------------------------------------------
