@@ -1,0 +1,36 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""``instance_profile``: the supported-instance table (module_utils/instance_families.py) as a filter.
+
+A thin wrapper: the data, its sources and the lookup live in the module_util. Documentation:
+the sidecar instance_profile.yml.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import instance_families
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+
+
+def instance_profile(value, name=None):
+    """Instance type, family or compute capability -> its profile (GPU, RDMA, driver, torch, NCCL)."""
+    if isinstance(value, (dict, list)):
+        raise AnsibleFilterError(
+            "instance_profile: input must be an instance type such as 'ecs.sccgn6.24xlarge' or a compute "
+            "capability such as '7.0', got %s" % type(value).__name__
+        )
+    if name is not None and not isinstance(name, str):
+        raise AnsibleFilterError("instance_profile: name must be a variable name, got %s" % type(name).__name__)
+    return filter_call("instance_profile", instance_families.profile, value, name)
+
+
+class FilterModule(object):
+    """scc.training supported-instance filter."""
+
+    def filters(self):
+        return {"instance_profile": instance_profile}

@@ -1,0 +1,207 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for the supported-instance table (module_utils/instance_families.py) and its filter
+``scc.training.instance_profile``."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter.instances import FilterModule, instance_profile
+from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix
+from ansible_collections.scc.training.plugins.module_utils import instance_families as m
+
+
+def _tags(profile):
+    return {b["tag"]: (b["torch_min"], b["torch_max"]) for b in profile["torch_cuda_builds"]}
+
+
+def _dotted(profile, key):
+    value = profile
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+# --- the table itself --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", sorted(m.FAMILIES))
+def test_every_family_is_consistent(family):
+    facts = m.FAMILIES[family]
+    assert facts["compute_capability"] in _gpu_matrix.ARCH_CUDA_RANGE
+    assert all(t.startswith("ecs.%s." % family) for t in facts["instance_types"])
+    assert {key for group in facts["sources"].values() for key in group} <= set(m.SOURCES)
+    assert {"gpu", "rdma", "rdma_stack", "nccl_env"} <= set(facts["sources"])
+    rdma = facts["rdma"]
+    assert rdma["kind"] in ("roce_v2", "erdma")
+    if rdma["ports"] and rdma["rate_gbps"]:
+        assert rdma["ports"] * rdma["rate_gbps"] == rdma["total_gbps"]
+    # The active ports are discovered on the hosts, never written down here.
+    assert "NCCL_IB_HCA" not in facts["nccl_env"]
+    profile = m.profile(family)
+    for key in facts["unconfirmed"]:
+        _dotted(profile, key)  # names a real key of the profile
+    assert profile["sources"] and all(s for s in profile["sources"])
+
+
+@pytest.mark.parametrize("family", sorted(m.FAMILIES))
+def test_driver_branch_fits_the_version_matrix_and_every_listed_wheel(family):
+    profile = m.profile(family)
+    check = _gpu_matrix.check_stack(
+        {"driver": profile["driver_branch"], "compute_capability": profile["compute_capability"]}
+    )
+    assert check["ok"], check["problems"]
+    assert profile["torch_cuda_builds"], "no PyTorch build runs on %s" % family
+    for build in profile["torch_cuda_builds"]:
+        assert int(profile["driver_branch"]) >= int(build["driver_min_branch"])
+
+
+def test_roce_gid_is_discovered_erdma_gid_is_alibabas():
+    assert m.profile("sccgn6")["rdma"]["gid_index"] is None
+    assert "NCCL_IB_GID_INDEX" not in m.profile("sccgn6")["nccl_env"]
+    erdma = m.profile("ebmgn8is")
+    assert erdma["rdma"]["gid_index"] == 1 and erdma["nccl_env"]["NCCL_IB_GID_INDEX"] == "1"
+    assert erdma["rdma"]["mtu"] == {"jumbo_frames": 8500, "standard": 1400}
+    assert erdma["nccl_min_version"] == "2.19"
+
+
+# --- profiles ----------------------------------------------------------------------------
+
+
+def test_sccgn6_profile():
+    profile = m.profile("ecs.sccgn6.24xlarge")
+    assert list(profile) == list(m.PROFILE_KEYS)
+    assert profile["family"] == "sccgn6" and profile["instance_type"] == "ecs.sccgn6.24xlarge"
+    assert (profile["compute_capability"], profile["gpus_per_node"], profile["nvlink"]) == ("7.0", 8, True)
+    assert profile["rdma"]["kind"] == "roce_v2" and profile["rdma"]["provider"] == "mlx5"
+    assert (profile["rdma"]["ports"], profile["rdma"]["rate_gbps"], profile["rdma"]["total_gbps"]) == (2, 25, 50)
+    assert (profile["driver_branch"], profile["driver_branch_max"]) == ("580", "580")
+    assert profile["rdma_stack"]["source"] == "doca-ofed"
+    assert profile["nccl_env"] == {"NCCL_SOCKET_IFNAME": "eth0"}
+
+
+@pytest.mark.parametrize("value", ["ecs.sccgn6.24xlarge", "sccgn6", "ecs.sccgn6", " sccgn6.24xlarge "])
+def test_type_or_family_find_the_family(value):
+    assert m.profile(value)["family"] == "sccgn6"
+    assert m.family_of(value) == "sccgn6"
+
+
+def test_v100_builds_are_cu126_to_2_14_and_cu128_to_2_10():
+    # torch 2.13.0 + 12.6 on 7.0 fits; 2.10.0 + 12.8 fits; 2.11.0 + 12.8, any 13.x, and 2.15 do not.
+    assert _tags(m.profile("7.0")) == {"cu126": ("2.8", "2.14"), "cu128": ("2.8", "2.10")}
+
+
+def test_hopper_and_blackwell_builds():
+    assert _tags(m.profile("ebmgn8v")) == {
+        "cu126": ("2.8", "2.14"),
+        "cu128": ("2.8", "2.11"),
+        "cu130": ("2.9", "2.14"),
+        "cu132": ("2.12", "2.14"),
+    }
+    # No sm_120 in the CUDA 12.6 builds, and sm_90 code does not run on 12.0.
+    assert "cu126" not in _tags(m.profile("ebmgn9g"))
+
+
+def test_ada_runs_sm_86_code():
+    # L20 (8.9): the cu126 wheels carry sm_86, which runs on 8.9 (same major, higher minor).
+    assert "cu126" in _tags(m.profile("ebmgn8is"))
+
+
+def test_builds_carry_index_and_driver():
+    builds = {b["tag"]: b for b in m.profile("9.0")["torch_cuda_builds"]}
+    assert builds["cu126"]["index_url"] == "https://download.pytorch.org/whl/cu126"
+    assert (builds["cu128"]["driver_min_branch"], builds["cu130"]["driver_min_branch"]) == ("525", "580")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("7.0", "7.0"),
+        (7.0, "7.0"),
+        (7, "7.0"),
+        ("sm_70", "7.0"),
+        ("70", "7.0"),
+        ("12", "12.0"),
+        ("120", "12.0"),
+        (8.9, "8.9"),
+    ],
+)
+def test_compute_capability_forms(value, expected):
+    assert m.compute_capability(value) == expected
+    assert m.profile(value)["compute_capability"] == expected
+
+
+def test_compute_capability_profile_has_gpu_keys_only():
+    profile = m.profile("7.0")
+    assert list(profile) == list(m.PROFILE_KEYS)
+    assert profile["family"] is None and profile["rdma"] is None and profile["nccl_env"] == {}
+    assert profile["driver_branch"] == "580" and profile["sources"]
+
+
+def test_newer_gpus_get_the_long_term_branch_without_a_cap():
+    profile = m.profile("ebmgn7ex")
+    assert (profile["driver_branch"], profile["driver_branch_max"]) == ("580", None)
+
+
+def test_profile_is_a_copy():
+    m.profile("ebmgn8v")["nccl_env"]["NCCL_IB_GID_INDEX"] = "9"
+    m.profile("ebmgn8v")["rdma"]["mtu"]["standard"] = 1
+    assert m.profile("ebmgn8v")["nccl_env"]["NCCL_IB_GID_INDEX"] == "1"
+    assert m.profile("ebmgn8v")["rdma"]["mtu"]["standard"] == 1400
+
+
+def test_unconfirmed_keys_are_listed():
+    assert "compute_capability" in m.profile("ebmgn9gc")["unconfirmed"]
+    assert "rdma.ports" in m.profile("sccgn6ne")["unconfirmed"]
+    assert m.profile("sccgn6ne")["rdma"]["ports"] is None
+
+
+# --- refusals name the variable ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "name", "words"),
+    [
+        (
+            "ecs.gn6i-c4g1.xlarge",
+            None,
+            ["scc_instance_type=", "'gn6i-c4g1'", "supported: ebmgn7ex", "scc_gpu_compute_capability"],
+        ),
+        (
+            "ecs.foo.2xlarge",
+            "ecs_instance_type",
+            ["ecs_instance_type='ecs.foo.2xlarge'", "not in the supported-instance table"],
+        ),
+        ("ecs.sccgn6.12xlarge", None, ["scc_instance_type='ecs.sccgn6.12xlarge'", "ecs.sccgn6.24xlarge"]),
+        ("3.5", None, ["scc_gpu_compute_capability='3.5'", "not in the version matrix", "7.0"]),
+        ("sm_35", "nvidia_driver_gpu_compute_capability", ["nvidia_driver_gpu_compute_capability='sm_35'"]),
+        ("", None, ["scc_instance_type is empty"]),
+        (None, "ecs_instance_type", ["ecs_instance_type is empty"]),
+    ],
+)
+def test_refusals_name_the_variable(value, name, words):
+    with pytest.raises(ValueError) as err:
+        m.profile(value, name)
+    for word in words:
+        assert word in str(err.value)
+
+
+# --- the filter --------------------------------------------------------------------------
+
+
+def test_filter_is_registered():
+    assert FilterModule().filters() == {"instance_profile": instance_profile}
+
+
+def test_filter_returns_the_profile():
+    assert instance_profile("ecs.ebmgn7ex.32xlarge") == m.profile("ecs.ebmgn7ex.32xlarge")
+
+
+def test_filter_errors_name_the_filter():
+    with pytest.raises(AnsibleFilterError, match=r"^instance_profile: scc_instance_type='ecs\.foo\.2xlarge': "):
+        instance_profile("ecs.foo.2xlarge")
+    with pytest.raises(AnsibleFilterError, match=r"^instance_profile: input must be an instance type .*got dict$"):
+        instance_profile({"family": "sccgn6"})
+    with pytest.raises(AnsibleFilterError, match=r"^instance_profile: name must be a variable name, got int$"):
+        instance_profile("sccgn6", 3)

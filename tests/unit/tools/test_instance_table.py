@@ -1,0 +1,50 @@
+"""tools/instance_table.py: README's supported-instance table rendered from instance_families.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tools import instance_table
+from tools.instance_table import BEGIN, END, main, render_section, replace_section
+
+
+def test_readme_table_is_current():
+    # The README shows the module_util's facts; a change to one without the other fails here.
+    assert main(["--check"]) == 0
+
+
+def test_every_family_has_a_row_and_every_footnote_is_defined():
+    lines = render_section()
+    rows = [line for line in lines if line.startswith("| `")]
+    assert [re.match(r"\| `([^`]+)`", row).group(1) for row in rows] == list(instance_table.table.FAMILIES)
+    used = set(re.findall(r"\[\^(\d+)\](?!:)", "\n".join(rows + lines[:1])))
+    defined = {match.group(1) for match in map(re.compile(r"^\[\^(\d+)\]: ").match, lines) if match}
+    assert used == defined and defined == {str(n) for n in range(1, len(defined) + 1)}
+
+
+def test_unconfirmed_facts_read_unconfirmed():
+    row = next(line for line in render_section() if line.startswith("| `sccgn6ne`"))
+    assert "100 Gb/s in all (UNCONFIRMED: ports, rate per port, MTU)" in row
+    row = next(line for line in render_section() if line.startswith("| `ebmgn9g`"))
+    assert "(UNCONFIRMED: model, compute capability)" in row
+
+
+def test_replace_section_needs_one_marked_section():
+    with pytest.raises(ValueError, match="exactly one"):
+        replace_section("# README\n")
+    text = "intro\n%s\nold\n%s\nafter\n" % (BEGIN, END)
+    rendered = replace_section(text)
+    assert rendered.startswith("intro\n" + BEGIN + "\n| family") and rendered.endswith(END + "\nafter\n")
+    assert replace_section(rendered) == rendered
+
+
+def test_main_rewrites_a_stale_readme(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("x\n%s\nstale\n%s\n" % (BEGIN, END), encoding="utf-8")
+    assert main(["--check"], readme=readme) == 1
+    assert "stale" in capsys.readouterr().err
+    assert main([], readme=readme) == 0
+    assert main(["--check"], readme=readme) == 0
+    assert readme.read_text(encoding="utf-8") == "x\n" + "\n".join([BEGIN, *render_section(), END]) + "\n"

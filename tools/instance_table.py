@@ -1,0 +1,193 @@
+"""README's "Supported instances" table, generated from plugins/module_utils/instance_families.py.
+
+The supported-instance facts live in one place, the module_util that the filter
+scc.training.instance_profile reads; the README shows them. The lines between the BEGIN and END
+SUPPORTED INSTANCES markers of README.md are replaced with a table of every family (facts that
+no vendor source confirms read UNCONFIRMED) and its footnotes (the sources, numbered by first use).
+
+    python tools/instance_table.py            rewrite README.md when its table is stale
+    python tools/instance_table.py --check    rewrite nothing; exit 1 when it is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / ".collections"))
+
+# The collection from this checkout (.collections links it), as the unit tests import it.
+from ansible_collections.scc.training.plugins.module_utils import instance_families as table
+
+BEGIN = "<!-- BEGIN SUPPORTED INSTANCES: generated from plugins/module_utils/instance_families.py by tools/instance_table.py -->"
+END = "<!-- END SUPPORTED INSTANCES -->"
+_SECTION = re.compile(r"^<!-- BEGIN SUPPORTED INSTANCES.*?-->\n.*?^<!-- END SUPPORTED INSTANCES -->$", re.M | re.S)
+
+HEADER = (
+    "family (type)",
+    "GPUs (compute capability)",
+    "NVLink",
+    "RDMA",
+    "NVIDIA driver",
+    "PyTorch CUDA builds",
+    "RDMA stack",
+    "NCCL settings",
+    "status",
+)
+_STACKS = {
+    "doca-ofed": "DOCA-OFED",
+    "erdma-installer": "Alibaba's eRDMA installer",
+    "distro": "the distribution's rdma-core",
+}
+
+
+class Footnotes:
+    """Source keys numbered by first use: ``mark(keys)`` gives ``[^1][^2]``, ``lines()`` the definitions."""
+
+    def __init__(self):
+        self.order = []
+
+    def mark(self, keys):
+        marks = []
+        for key in keys:
+            if key not in self.order:
+                self.order.append(key)
+            marks.append("[^%d]" % (self.order.index(key) + 1))
+        return "".join(marks)
+
+    def lines(self):
+        out = []
+        for number, key in enumerate(self.order, 1):
+            text, url = table.SOURCES[key]
+            out.append("[^%d]: %s%s" % (number, text.replace("|", "\\|"), " <%s>" % url if url else ""))
+        return out
+
+
+# Unconfirmed keys as the table names them.
+_UNCONFIRMED_WORDS = {
+    "gpu": "model",
+    "compute_capability": "compute capability",
+    "rdma.ports": "ports",
+    "rdma.rate_gbps": "rate per port",
+    "rdma.mtu": "MTU",
+    "rdma.link_layer": "link layer and rate in sysfs",
+}
+
+
+def _unconfirmed(profile, keys):
+    """' (UNCONFIRMED: model, ...)' for those of ``keys`` that the profile lists, else ''."""
+    words = [_UNCONFIRMED_WORDS[key] for key in keys if key in profile["unconfirmed"]]
+    return " (UNCONFIRMED: %s)" % ", ".join(words) if words else ""
+
+
+def _gpus(profile):
+    text = "%d x %s (%s)" % (profile["gpus_per_node"], profile["gpu"], profile["compute_capability"])
+    return text + _unconfirmed(profile, ("gpu", "compute_capability"))
+
+
+def _rdma(profile):
+    rdma = profile["rdma"]
+    kind = "RoCE v2" if rdma["kind"] == "roce_v2" else "eRDMA (iWARP)"
+    if rdma["ports"] and rdma["rate_gbps"]:
+        text = "%s, `%s`: %d x %d Gb/s" % (kind, rdma["provider"], rdma["ports"], rdma["rate_gbps"])
+    else:
+        text = "%s, `%s`: %d Gb/s in all" % (kind, rdma["provider"], rdma["total_gbps"])
+    if rdma["mtu"]:
+        text += "; MTU %(jumbo_frames)d with jumbo frames, else %(standard)d" % rdma["mtu"]
+    return text + _unconfirmed(profile, ("rdma.ports", "rdma.rate_gbps", "rdma.mtu", "rdma.link_layer"))
+
+
+def _driver(profile):
+    if profile["driver_branch_max"]:
+        return "R%s (the last for this GPU)" % profile["driver_branch"]
+    return "R%s (long-term branch)" % profile["driver_branch"]
+
+
+def _torch(profile):
+    return ", ".join(
+        "`%s` (torch %s-%s)" % (b["tag"], b["torch_min"], b["torch_max"]) for b in profile["torch_cuda_builds"]
+    )
+
+
+def _stack(profile):
+    stack = profile["rdma_stack"]
+    text = _STACKS[stack["source"]]
+    if stack["installer_url"]:
+        text += " (`%s`)" % stack["installer_url"].rsplit("/", 1)[-1]
+    gpudirect = "GPUDirect (UNCONFIRMED)" if "rdma_stack.gpudirect" in profile["unconfirmed"] else "GPUDirect"
+    return "%s, or %s; %s: %s" % (text, _STACKS[stack["alternative"]], gpudirect, stack["gpudirect"])
+
+
+def _nccl(profile):
+    text = ", ".join("`%s=%s`" % item for item in profile["nccl_env"].items())
+    if "NCCL_IB_GID_INDEX" not in profile["nccl_env"]:
+        text += "; GID index: the port's RoCE v2 GID"
+    if profile["nccl_min_version"]:
+        text += "; NCCL >= %s" % profile["nccl_min_version"]
+    return text
+
+
+def _status(profile):
+    return profile["status"] + ("; UEFI images only" if profile["uefi_only"] else "")
+
+
+def render_section():
+    """The lines between the markers: the table, then its footnotes."""
+    notes = Footnotes()
+    header = list(HEADER)
+    header[4] += notes.mark(table.DRIVER_SOURCES)
+    header[5] += notes.mark(table.TORCH_SOURCES)
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for family in table.FAMILIES:
+        facts = table.FAMILIES[family]
+        profile = table.profile(family)
+        sources = facts["sources"]
+        nvlink = ("yes: " if facts["nvlink"] else "") + facts["nvlink_detail"]
+        cells = [
+            "`%s` (%s)" % (family, ", ".join("`%s`" % t for t in facts["instance_types"])),
+            _gpus(profile) + notes.mark(sources["gpu"]),
+            nvlink + notes.mark(sources["gpu"][:1]),
+            _rdma(profile) + notes.mark(sources["rdma"]),
+            _driver(profile),
+            _torch(profile),
+            _stack(profile) + notes.mark(sources["rdma_stack"]),
+            _nccl(profile) + notes.mark(sources["nccl_env"]),
+            _status(profile) + notes.mark(sources.get("status", ())),
+        ]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return [*rows, "", *notes.lines()]
+
+
+def replace_section(text):
+    """README text with its marked section rendered anew; ValueError without exactly one section."""
+    if len(_SECTION.findall(text)) != 1:
+        raise ValueError("README.md needs exactly one %s ... %s section" % (BEGIN, END))
+    rendered = "\n".join([BEGIN, *render_section(), END])
+    return _SECTION.sub(lambda match: rendered, text)
+
+
+def main(argv=None, readme=ROOT / "README.md"):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--check", action="store_true", help="rewrite nothing; exit 1 if the table is stale")
+    args = parser.parse_args(argv)
+    text = readme.read_text(encoding="utf-8")
+    try:
+        wanted = replace_section(text)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if wanted == text:
+        return 0
+    if args.check:
+        print("%s: the supported-instance table is stale: run python tools/instance_table.py" % readme, file=sys.stderr)
+        return 1
+    readme.write_text(wanted, encoding="utf-8")
+    print("rewrote %s" % readme)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
