@@ -63,6 +63,7 @@ lint: venv
 	  cmp -s .cache/CHANGELOG.md CHANGELOG.md || \
 	  { echo "CHANGELOG.md is not what changelogs/changelog.yaml generates: run make docs" >&2; exit 1; }
 	$(BIN)/python tools/role_readme.py --check
+	$(BIN)/python tools/instance_table.py --check
 
 # Rewrites the Python files as `make lint` wants them.
 format: venv
@@ -70,10 +71,12 @@ format: venv
 	$(BIN)/ruff format .
 
 # What is generated, never edited by hand: each role README's variable table (from its
-# meta/argument_specs.yml) and CHANGELOG.md (from changelogs/changelog.yaml). `make lint` fails
+# meta/argument_specs.yml), README.md's supported-instance table (from
+# plugins/module_utils/instance_families.py) and CHANGELOG.md (from changelogs/changelog.yaml). `make lint` fails
 # when either is stale.
 docs: venv
 	$(BIN)/python tools/role_readme.py
+	$(BIN)/python tools/instance_table.py
 	$(BIN)/antsibull-changelog generate
 
 # The execution environment (execution-environment.yml): the collection built from this checkout,
