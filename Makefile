@@ -72,8 +72,8 @@ format: venv
 
 # What is generated, never edited by hand: each role README's variable table (from its
 # meta/argument_specs.yml), README.md's supported-instance table (from
-# plugins/module_utils/instance_families.py) and CHANGELOG.md (from changelogs/changelog.yaml). `make lint` fails
-# when either is stale.
+# plugins/module_utils/instance_families.py) and CHANGELOG.md (from changelogs/changelog.yaml).
+# `make lint` fails when one of them is stale.
 docs: venv
 	$(BIN)/python tools/role_readme.py
 	$(BIN)/python tools/instance_table.py
