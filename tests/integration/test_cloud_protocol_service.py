@@ -56,9 +56,8 @@ def absent_args(cpfs):
 
 def cpfs_nfs_pattern():
     """The pattern the cpfs_mount role checks cpfs_mount_source against for protocol cpfs-nfs."""
-    tasks = yaml.safe_load((ROOT / "roles/cpfs_mount/tasks/validate.yml").read_text())
-    task = next(t for t in tasks if t["name"] == "Check cpfs_mount_source for the protocol")
-    return task["vars"]["__pattern"]["cpfs-nfs"]
+    internals = yaml.safe_load((ROOT / "roles/cpfs_mount/vars/main.yml").read_text())
+    return internals["_cpfs_mount_source_forms"]["cpfs-nfs"]["pattern"]
 
 
 def test_protocol_service_cycle(emu, cpfs):
