@@ -15,6 +15,12 @@ CPFS_NFS = {
     "cpfs_mount_alinas_sha256": SHA256,
 }
 
+
+def cpfs_nfs(variable, **change):
+    """A cpfs-nfs case with ``change`` applied, refused naming ``variable``."""
+    return {**CPFS_NFS, **change}, variable
+
+
 CASES = {
     "ok_none": ({}, None),
     "ok_bind": (
@@ -58,55 +64,35 @@ CASES = {
     ),
     "bad_nfs_source": ({"cpfs_mount_protocol": "nfs", "cpfs_mount_source": "/export"}, "cpfs_mount_source"),
     # mount.cpfs-nfs accepts only *.cpfs.aliyuncs.com: the CPFS 1.0 domain (cpfs.nas.aliyuncs.com) is not one.
-    "bad_cpfs_nfs_source_cpfs1_domain": (
-        {**CPFS_NFS, "cpfs_mount_source": "cpfs-0237.cn-shenzhen.cpfs.nas.aliyuncs.com:/share"},
-        "cpfs_mount_source",
+    "bad_cpfs_nfs_source_cpfs1_domain": cpfs_nfs(
+        "cpfs_mount_source", cpfs_mount_source="cpfs-0237.cn-shenzhen.cpfs.nas.aliyuncs.com:/share"
     ),
-    "bad_cpfs_nfs_source_no_export": (
-        {**CPFS_NFS, "cpfs_mount_source": "cpfs-0237.cn-shenzhen.cpfs.aliyuncs.com"},
-        "cpfs_mount_source",
+    "bad_cpfs_nfs_source_no_export": cpfs_nfs(
+        "cpfs_mount_source", cpfs_mount_source="cpfs-0237.cn-shenzhen.cpfs.aliyuncs.com"
     ),
-    "bad_cpfs_nfs_vers4": ({**CPFS_NFS, "cpfs_mount_options": ["vers=4.1", "_netdev"]}, "cpfs_mount_options"),
-    "bad_cpfs_nfs_no_package": ({**CPFS_NFS, "cpfs_mount_alinas_package": ""}, "cpfs_mount_alinas_package"),
-    "bad_cpfs_nfs_other_package": (
-        {**CPFS_NFS, "cpfs_mount_alinas_package": "cpfs-client-1.2.1-centos.x86_64.rpm"},
-        "cpfs_mount_alinas_package",
+    "bad_cpfs_nfs_vers4": cpfs_nfs("cpfs_mount_options", cpfs_mount_options=["vers=4.1", "_netdev"]),
+    "bad_cpfs_nfs_no_package": cpfs_nfs("cpfs_mount_alinas_package", cpfs_mount_alinas_package=""),
+    "bad_cpfs_nfs_other_package": cpfs_nfs(
+        "cpfs_mount_alinas_package", cpfs_mount_alinas_package="cpfs-client-1.2.1-centos.x86_64.rpm"
     ),
-    "bad_cpfs_nfs_no_source": ({**CPFS_NFS, "cpfs_mount_alinas_url": ""}, "cpfs_mount_alinas_url"),
-    "bad_cpfs_nfs_url_and_mirror": (
-        {**CPFS_NFS, "cpfs_mount_alinas_mirror": "/srv/mirror"},
-        "cpfs_mount_alinas_mirror",
-    ),
-    "bad_cpfs_nfs_url_without_sha256": (
-        {**CPFS_NFS, "cpfs_mount_alinas_sha256": ""},
-        "cpfs_mount_alinas_sha256",
-    ),
-    "bad_cpfs_nfs_sha256_uppercase": (
-        {**CPFS_NFS, "cpfs_mount_alinas_sha256": SHA256.upper()},
-        "cpfs_mount_alinas_sha256",
-    ),
-    "bad_cpfs_nfs_url_scheme": (
-        {**CPFS_NFS, "cpfs_mount_alinas_url": "ftp://mirror.example/" + RPM},
-        "cpfs_mount_alinas_url",
-    ),
-    "bad_cpfs_nfs_mirror_relative": (
-        {**CPFS_NFS, "cpfs_mount_alinas_url": "", "cpfs_mount_alinas_mirror": "mirror/cpfs"},
-        "cpfs_mount_alinas_mirror",
+    "bad_cpfs_nfs_no_source": cpfs_nfs("cpfs_mount_alinas_url", cpfs_mount_alinas_url=""),
+    "bad_cpfs_nfs_url_and_mirror": cpfs_nfs("cpfs_mount_alinas_mirror", cpfs_mount_alinas_mirror="/srv/mirror"),
+    "bad_cpfs_nfs_url_without_sha256": cpfs_nfs("cpfs_mount_alinas_sha256", cpfs_mount_alinas_sha256=""),
+    "bad_cpfs_nfs_sha256_uppercase": cpfs_nfs("cpfs_mount_alinas_sha256", cpfs_mount_alinas_sha256=SHA256.upper()),
+    "bad_cpfs_nfs_url_scheme": cpfs_nfs("cpfs_mount_alinas_url", cpfs_mount_alinas_url="ftp://mirror.example/" + RPM),
+    "bad_cpfs_nfs_mirror_relative": cpfs_nfs(
+        "cpfs_mount_alinas_mirror", cpfs_mount_alinas_url="", cpfs_mount_alinas_mirror="mirror/cpfs"
     ),
     # A .deb carries no signature apt or dpkg check: a key with it would promise a check that never runs.
-    "bad_cpfs_nfs_key_with_deb": (
-        {
-            **CPFS_NFS,
-            "cpfs_mount_alinas_package": DEB,
-            "cpfs_mount_alinas_url": "https://mirror.example/" + DEB,
-            "cpfs_mount_alinas_gpg_key": "/srv/keys/alinas.asc",
-        },
+    "bad_cpfs_nfs_key_with_deb": cpfs_nfs(
         "cpfs_mount_alinas_gpg_key",
+        cpfs_mount_alinas_package=DEB,
+        cpfs_mount_alinas_url="https://mirror.example/" + DEB,
+        cpfs_mount_alinas_gpg_key="/srv/keys/alinas.asc",
     ),
-    "bad_cpfs_nfs_key_relative": ({**CPFS_NFS, "cpfs_mount_alinas_gpg_key": "alinas.asc"}, "cpfs_mount_alinas_gpg_key"),
-    "bad_cpfs_nfs_unverified_not_bool": (
-        {**CPFS_NFS, "cpfs_mount_alinas_allow_unverified_os": "maybe"},
-        "cpfs_mount_alinas_allow_unverified_os",
+    "bad_cpfs_nfs_key_relative": cpfs_nfs("cpfs_mount_alinas_gpg_key", cpfs_mount_alinas_gpg_key="alinas.asc"),
+    "bad_cpfs_nfs_unverified_not_bool": cpfs_nfs(
+        "cpfs_mount_alinas_allow_unverified_os", cpfs_mount_alinas_allow_unverified_os="maybe"
     ),
     "bad_options_string": (
         {"cpfs_mount_protocol": "nfs", "cpfs_mount_source": "h:/", "cpfs_mount_options": "vers=3"},
