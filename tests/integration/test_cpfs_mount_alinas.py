@@ -166,7 +166,7 @@ def test_the_package_is_fetched_once_installed_and_mounted_through_its_helper(la
     status, events = run(lab, tmp_path, extravars)
     assert status == "successful", failed(events)
     # One manifest read and one download for both hosts.
-    assert sorted(CountingHandler.requests) == ["/manifest.json", f"/{PACKAGE}"]
+    assert sorted(CountingHandler.requests) == sorted(["/manifest.json", f"/{PACKAGE}"])
     digest = hashlib.sha256((root / PACKAGE).read_bytes()).hexdigest()
     fstab_line = f"{SOURCE} {MOUNT_PATH} cpfs-nfs {OPTIONS} 0 0"
     checks = (
@@ -202,6 +202,7 @@ def test_the_package_is_fetched_once_installed_and_mounted_through_its_helper(la
     # The role's verify does not take the stand-in's bind mount for CPFS-NFS.
     status, events = run(lab, tmp_path, extravars, skip_verify=False)
     assert status == "failed"
+    assert {host for host, _task, _msg in failed(events)} == {"node1", "node2"}
     for _host, task, msg in failed(events):
         assert task == "Check the filesystem is mounted with the expected type", task
         assert "expected nfs" in msg, msg
