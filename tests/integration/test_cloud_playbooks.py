@@ -50,6 +50,8 @@ def cloud(tmp_path_factory, lab):
             vars_file,
             scc_cloud_name="pbt",
             scc_cloud_image_id="m-scc-centos75",
+            # The mount-target path; cpfs-nfs (the example's) is test_cloud_protocol_service.py's.
+            scc_cloud_cpfs_protocol="cpfs",
             scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"},
         )
         inventory = yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text())

@@ -56,8 +56,8 @@ def absent_args(cpfs):
 
 def cpfs_nfs_pattern():
     """The pattern the cpfs_mount role checks cpfs_mount_source against for protocol cpfs-nfs."""
-    role_vars = yaml.safe_load((ROOT / "roles/cpfs_mount/vars/main.yml").read_text())
-    return role_vars["_cpfs_mount_source_forms"]["cpfs-nfs"]["pattern"]
+    internals = yaml.safe_load((ROOT / "roles/cpfs_mount/vars/main.yml").read_text())
+    return internals["_cpfs_mount_source_forms"]["cpfs-nfs"]["pattern"]
 
 
 def test_protocol_service_cycle(emu, cpfs):

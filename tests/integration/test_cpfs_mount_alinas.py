@@ -1,0 +1,208 @@
+"""cpfs_mount's CPFS-NFS path on two lab hosts, with a FIXTURE STAND-IN for Alibaba's aliyun-alinas-utils.
+
+The lab kernel has no NFS client and Alibaba's package is not reachable from here, so the test builds
+a stand-in .deb with dpkg-deb: package name aliyun-alinas-utils, one file, /sbin/mount.cpfs-nfs, a
+shell script that records how mount(8) called it and bind-mounts the lab's shared directory. It is
+NOT Alibaba's client. It is served from an offline mirror on 127.0.0.1 (manifest.json with its sha256).
+
+Proven: Debian 12 (not on the package's verified list) refused without
+cpfs_mount_alinas_allow_unverified_os, before any host changes; a mirror whose sha256 is wrong stops
+on the controller before any host sees the file; with the override the package is fetched once for
+both hosts, copied, installed with apt, the fstab line has type cpfs-nfs and the documented options,
+and mount(8) hands source, mount point and options to /sbin/mount.cpfs-nfs; a re-run and --check
+change nothing; verify refuses the stand-in's mount (not NFS).
+Not proven: Alibaba's package itself, its dependencies, a real CPFS mount, the rpm path (dnf,
+rpmkeys signature check), the sharing proof over CPFS.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import json
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.lab_runner import changed, failed, lab_fixture, run_playbook
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "cpfs_mount_alinas.yml"
+ADDRESS = os.environ.get("SCC_CPFS_MOUNT_LAB_ADDRESS", "127.0.33.11")
+PACKAGE = "aliyun-alinas-utils_0.0.0+scc.standin_all.deb"
+SOURCE = "cpfs-0123456789abcdef-fedcba987654.cn-shanghai.cpfs.aliyuncs.com:/share"
+MOUNT_PATH = "/mnt/scc-cpfs-nfs"
+HELPER_LOG = "/var/log/scc-standin-mount.cpfs-nfs.log"
+OPTIONS = "vers=3,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev"
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
+
+HELPER = f"""#!/bin/sh
+# FIXTURE STAND-IN for aliyun-alinas-utils' /sbin/mount.cpfs-nfs, built by
+# tests/integration/test_cpfs_mount_alinas.py. NOT Alibaba's client (the lab kernel has no NFS):
+# it records how mount(8) called it, then bind-mounts the lab's shared directory (/mnt/cpfs).
+echo "$@" >> {HELPER_LOG}
+exec mount --bind /mnt/cpfs "$2"
+"""
+CONTROL = """Package: aliyun-alinas-utils
+Version: 0.0.0+scc.standin
+Architecture: all
+Maintainer: scc.training tests <tests@scc.training.invalid>
+Description: FIXTURE STAND-IN for Alibaba's aliyun-alinas-utils (not the real client)
+ Built by tests/integration/test_cpfs_mount_alinas.py: only a /sbin/mount.cpfs-nfs stand-in.
+"""
+
+
+def build_standin_deb(directory: Path) -> Path:
+    root = directory / "root"
+    (root / "DEBIAN").mkdir(parents=True)
+    (root / "sbin").mkdir()
+    (root / "DEBIAN" / "control").write_text(CONTROL)
+    (root / "sbin" / "mount.cpfs-nfs").write_text(HELPER)
+    for path in (root, root / "DEBIAN", root / "sbin", root / "sbin" / "mount.cpfs-nfs"):
+        path.chmod(0o755)
+    deb = directory / PACKAGE
+    subprocess.run(["dpkg-deb", "--root-owner-group", "--build", str(root), str(deb)], check=True, capture_output=True)
+    return deb
+
+
+class CountingHandler(http.server.SimpleHTTPRequestHandler):
+    requests: list[str] = []
+
+    def log_message(self, format, *args):
+        CountingHandler.requests.append(self.path)
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory):
+    """(directory, URL): the stand-in package and its manifest.json, served on 127.0.0.1."""
+    root = tmp_path_factory.mktemp("alinas-mirror")
+    deb = build_standin_deb(tmp_path_factory.mktemp("alinas-build"))
+    (root / PACKAGE).write_bytes(deb.read_bytes())
+    entry = {"name": PACKAGE, "sha256": hashlib.sha256(deb.read_bytes()).hexdigest(), "size": deb.stat().st_size}
+    (root / "manifest.json").write_text(json.dumps({"artifacts": [entry]}))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(CountingHandler, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+lab = lab_fixture(2, ADDRESS, name="cpfs-alinas")
+
+
+@pytest.fixture(scope="module")
+def cleanup(lab):
+    yield
+    for host in lab.load():
+        lab.ssh(
+            host.address, f"umount {MOUNT_PATH} 2>/dev/null; dpkg --purge aliyun-alinas-utils >/dev/null 2>&1; true"
+        )
+
+
+def settings(mirror_url, cache, **extra):
+    return {
+        "cpfs_mount_protocol": "cpfs-nfs",
+        "cpfs_mount_source": SOURCE,
+        "cpfs_mount_path": MOUNT_PATH,
+        "cpfs_mount_alinas_package": PACKAGE,
+        "cpfs_mount_alinas_mirror": mirror_url,
+        # The controller's download cache of this test only.
+        "artifact_fetch_cache_dir": str(cache),
+        **extra,
+    }
+
+
+def run(lab, workdir, extravars, check=False, skip_verify=True):
+    # verify.yml expects the kernel's nfs type, which the stand-in's bind mount is not (last test).
+    envvars = {"no_proxy": "127.0.0.1", "NO_PROXY": "127.0.0.1"}
+    if skip_verify:
+        envvars["ANSIBLE_SKIP_TAGS"] = "cpfs_mount_verify"
+    status, _rc, events = run_playbook(PLAYBOOK, lab.inventory, workdir, extravars, check=check, envvars=envvars)
+    return status, events
+
+
+def on_hosts(lab, command):
+    return {host.address: lab.ssh(host.address, command) for host in lab.load()}
+
+
+def test_debian12_is_refused_without_the_override_before_any_change(lab, mirror, tmp_path):
+    status, events = run(lab, tmp_path, settings(mirror[1], tmp_path / "cache"))
+    assert status == "failed"
+    failures = failed(events)
+    assert {host for host, _task, _msg in failures} == {"node1", "node2"}
+    for _host, task, msg in failures:
+        assert task == "Check the OS is one the package's authors verified", task
+        assert "runs Debian 12" in msg and "cpfs_mount_alinas_allow_unverified_os" in msg, msg
+    assert changed(events) == []
+
+
+def test_a_wrong_sha256_stops_on_the_controller_before_any_host_sees_the_file(lab, mirror, tmp_path):
+    bad = tmp_path / "bad-mirror"
+    bad.mkdir()
+    (bad / PACKAGE).write_bytes((mirror[0] / PACKAGE).read_bytes())
+    manifest = json.loads((mirror[0] / "manifest.json").read_text())
+    manifest["artifacts"][0]["sha256"] = "0" * 64
+    (bad / "manifest.json").write_text(json.dumps(manifest))
+    extravars = settings(str(bad), tmp_path / "cache", cpfs_mount_alinas_allow_unverified_os=True)
+    status, events = run(lab, tmp_path, extravars)
+    assert status == "failed"
+    (failure,) = failed(events)
+    assert failure[1] == "Download each file once and check its sha256", failure
+    for address, result in on_hosts(lab, f"test ! -e /opt/scc-training/artifacts/{PACKAGE}").items():
+        assert result.returncode == 0, address
+
+
+def test_the_package_is_fetched_once_installed_and_mounted_through_its_helper(lab, mirror, cleanup, tmp_path):
+    root, url = mirror
+    extravars = settings(url, tmp_path / "cache", cpfs_mount_alinas_allow_unverified_os=True)
+    CountingHandler.requests.clear()
+    status, events = run(lab, tmp_path, extravars)
+    assert status == "successful", failed(events)
+    # One manifest read and one download for both hosts.
+    assert sorted(CountingHandler.requests) == sorted(["/manifest.json", f"/{PACKAGE}"])
+    digest = hashlib.sha256((root / PACKAGE).read_bytes()).hexdigest()
+    fstab_line = f"{SOURCE} {MOUNT_PATH} cpfs-nfs {OPTIONS} 0 0"
+    checks = (
+        f"sha256sum /opt/scc-training/artifacts/{PACKAGE} | cut -d' ' -f1; "
+        "dpkg-query -W -f '${Status} ${Version}\\n' aliyun-alinas-utils; "
+        f"grep -E '^\\S+\\s+{MOUNT_PATH}\\s' /etc/fstab; "
+        f"findmnt --noheadings --output TARGET --mountpoint {MOUNT_PATH}; "
+        f"cat {HELPER_LOG}"
+    )
+    for address, result in on_hosts(lab, checks).items():
+        lines = result.stdout.splitlines()
+        assert result.returncode == 0 and len(lines) == 5, (address, result.stdout, result.stderr)
+        assert lines[0] == digest, address
+        assert lines[1] == "install ok installed 0.0.0+scc.standin", address
+        assert lines[2] == fstab_line, address
+        assert lines[3] == MOUNT_PATH, address
+        # mount(8) ran the package's helper with the fstab source, the mount point and the options.
+        # (mount(8) may add flags such as -n before -o.)
+        helper_args = lines[4].split()
+        assert helper_args[:2] == [SOURCE, MOUNT_PATH] and "-o" in helper_args, (address, lines[4])
+        options = set(helper_args[helper_args.index("-o") + 1].split(","))
+        assert {"vers=3", "rsize=1048576", "hard", "timeo=600", "retrans=2", "noresvport"} <= options, (
+            address,
+            options,
+        )
+
+    for check in (False, True):
+        status, events = run(lab, tmp_path, extravars, check=check)
+        assert status == "successful", (check, failed(events))
+        assert changed(events) == [], check
+    assert f"/{PACKAGE}" not in CountingHandler.requests[2:]
+
+    # The role's verify does not take the stand-in's bind mount for CPFS-NFS.
+    status, events = run(lab, tmp_path, extravars, skip_verify=False)
+    assert status == "failed"
+    assert {host for host, _task, _msg in failed(events)} == {"node1", "node2"}
+    for _host, task, msg in failed(events):
+        assert task == "Check the filesystem is mounted with the expected type", task
+        assert "expected nfs" in msg, msg
