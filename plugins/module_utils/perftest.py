@@ -4,8 +4,9 @@
 """Bandwidth test parsers and the all-pairs schedule, shared by the filters and the roles.
 
 - ``parse_perftest``: perftest BW output (``ib_write_bw``, ``ib_read_bw``, ``ib_send_bw``,
-  ``ib_atomic_bw``) -> ``{test, device, link_type, gid_index, unit, rows}``, bandwidth in Gb/s
-  whatever unit the tool printed (``--report_gbits`` or MB/sec).
+  ``ib_atomic_bw``) -> ``{test, device, link_type, gid_index, header_unit, unit, rows}``, bandwidth in
+  Gb/s whatever unit the figures are in (``--report_gbits``, MB/sec or MiB/sec), which
+  ``figures_unit`` tells from the message rate when the header names another one.
 - ``parse_iperf3``: ``iperf3 -J`` client output -> sent/received Gb/s, retransmits, intervals.
 - ``all_pairs_rounds``: the round-robin tournament schedule: every pair of nodes exactly once,
   in N-1 rounds (N rounds for odd N, each node sitting out once), no node twice in a round.
@@ -20,13 +21,17 @@ __metaclass__ = type
 import json
 import re
 
-_HEADER = re.compile(r"^\s*#bytes\s+#?iterations\s+BW peak\[(Gb/sec|MB/sec)\]\s+BW average\[(Gb/sec|MB/sec)\]")
+_UNITS = r"(Gb/sec|MB/sec|MiB/sec)"
+_HEADER = re.compile(r"^\s*#bytes\s+#?iterations\s+BW peak\[%s\]\s+BW average\[%s\]" % (_UNITS, _UNITS))
 _ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([0-9]+(?:\.[0-9]+)?)\s+([0-9]+(?:\.[0-9]+)?)(?:\s+([0-9]+(?:\.[0-9]+)?))?\s*$")
 _TEST = re.compile(r"^\s*(\S.*\b(?:BW|Bidirectional BW) Test)\s*$")
 _FIELD = re.compile(r"([A-Za-z][A-Za-z0-9_.* ]*?)\s*:\s*(\S+)")
 # perftest divides bytes/s by 0x100000 for MB/sec and bits/s by 1e9 for Gb/sec
-# (format_factor in src/perftest_parameters.c), so its "MB" is a MiB.
-_TO_GBPS = {"Gb/sec": 1.0, "MB/sec": 8.0 * 0x100000 / 1e9}
+# (format_factor in src/perftest_parameters.c), so its "MB" is a MiB; the label says MiB/sec since
+# perftest commit 1d202bb (2024-03-19, tag 24.07.0-0.44).
+_TO_GBPS = {"Gb/sec": 1.0, "MB/sec": 8.0 * 0x100000 / 1e9, "MiB/sec": 8.0 * 0x100000 / 1e9}
+# The printed average agrees with the message rate within this fraction (both are rounded).
+_RATE_TOLERANCE = 0.03
 
 
 class PerftestParseError(ValueError):
@@ -36,6 +41,31 @@ class PerftestParseError(ValueError):
 def _fields(line):
     """' Link type       : Ethernet' -> {'Link type': 'Ethernet'}; two per line when tab-separated."""
     return {k.strip(): v for k, v in _FIELD.findall(line)}
+
+
+def figures_unit(header_unit, rows):
+    """The unit perftest's figures are really in, which its column header does not always say.
+
+    A half-duplex server prints the header in its own unit, then the client's report in the
+    client's unit (``xchg_bw_reports``): a server without ``--report_gbits`` facing a client with it
+    labels Gb/s figures ``MB/sec`` (perftest before commit 5453511, 2025-12-01, which refuses such a
+    mismatch). The message rate does not depend on the unit: MsgRate[Mpps] x bytes x 8 / 1e3 is the
+    bandwidth in Gb/s. The row with the largest average decides (the least rounded); the header's
+    unit stands unless it disagrees with the message rate and another unit agrees.
+    ``rows``: ``(bytes, printed_average, msg_rate_mpps)``.
+    """
+    measured = [(avg, size, rate) for size, avg, rate in rows if rate and avg > 0]
+    if not measured:
+        return header_unit
+    avg, size, rate = max(measured)
+    rate_gbps = rate * size * 8 / 1e3
+
+    def agrees(unit):
+        return abs(avg * _TO_GBPS[unit] - rate_gbps) <= _RATE_TOLERANCE * rate_gbps
+
+    if agrees(header_unit):
+        return header_unit
+    return next((unit for unit in ("Gb/sec", "MiB/sec") if agrees(unit)), header_unit)
 
 
 def parse_perftest(text):
@@ -48,16 +78,17 @@ def parse_perftest(text):
         "link_type": None,
         "gid_index": None,
         "connection_type": None,
+        "header_unit": None,
         "unit": None,
         "rows": [],
     }
-    unit = None
+    raw = []
     for line in text.splitlines():
         match = _TEST.match(line)
         if match and result["test"] is None:
             result["test"] = match.group(1)
             continue
-        if unit is None:
+        if result["header_unit"] is None:
             fields = _fields(line)
             if "Device" in fields and result["device"] is None:
                 result["device"] = fields["Device"]
@@ -69,30 +100,39 @@ def parse_perftest(text):
                 result["connection_type"] = fields["Connection type"]
         header = _HEADER.match(line)
         if header:
-            unit = header.group(2)
-            result["unit"] = unit
+            result["header_unit"] = header.group(2)
             continue
-        if unit is None:
-            continue
-        row = _ROW.match(line)
+        row = _ROW.match(line) if result["header_unit"] else None
         if row:
-            factor = _TO_GBPS[unit]
-            result["rows"].append(
-                {
-                    "bytes": int(row.group(1)),
-                    "iterations": int(row.group(2)),
-                    # 0.00 peak means "not measured" (duration runs); kept as perftest printed it.
-                    "bw_peak_gbps": float(row.group(3)) * factor,
-                    "bw_avg_gbps": float(row.group(4)) * factor,
-                    "msg_rate_mpps": float(row.group(5)) if row.group(5) is not None else None,
-                }
+            raw.append(
+                (
+                    int(row.group(1)),
+                    int(row.group(2)),
+                    float(row.group(3)),
+                    float(row.group(4)),
+                    float(row.group(5)) if row.group(5) is not None else None,
+                )
             )
-    if unit is None:
+    if result["header_unit"] is None:
         raise PerftestParseError(
             "no perftest bandwidth table (no '#bytes #iterations BW peak[...]' header) in the output"
         )
-    if not result["rows"]:
+    if not raw:
         raise PerftestParseError("the perftest bandwidth table has no result rows (the test did not finish?)")
+    unit = figures_unit(result["header_unit"], [(size, avg, rate) for size, dummy_iterations, dummy_peak, avg, rate in raw])
+    result["unit"] = unit
+    factor = _TO_GBPS[unit]
+    result["rows"] = [
+        {
+            "bytes": size,
+            "iterations": iterations,
+            # 0.00 peak means "not measured" (duration runs); kept as perftest printed it.
+            "bw_peak_gbps": peak * factor,
+            "bw_avg_gbps": avg * factor,
+            "msg_rate_mpps": rate,
+        }
+        for size, iterations, peak, avg, rate in raw
+    ]
     return result
 
 

@@ -64,6 +64,44 @@ def test_mb_per_sec_is_converted_to_gbps():
     assert row["bw_peak_gbps"] == pytest.approx(1.70 * 8 * 1048576 / 1e9, rel=1e-6)
 
 
+SERVER = "ib_write_bw_server_header_mb_figures_gbits.txt"
+
+
+def test_server_header_in_mb_over_figures_in_gbits():
+    """A server without --report_gbits prints the client's Gb/s report under its own MB/sec header."""
+    result = perftest_filters.parse_perftest(fixture(SERVER))
+    assert header(result, "header_unit", "unit") == ("mlx5_1", "Ethernet", 3, "MB/sec", "Gb/sec")
+    (row,) = result["rows"]
+    # 0.044098 Mpps x 65536 B x 8 = 23.12 Gb/s: the printed figure, not 23.12 MiB/s (0.19 Gb/s).
+    assert row == {"bytes": 65536, "iterations": 441000, "bw_peak_gbps": 0.0, "bw_avg_gbps": 23.12, "msg_rate_mpps": 0.044098}
+
+
+@pytest.mark.parametrize(
+    ("label", "average", "header_unit", "unit"),
+    [
+        # perftest >= 24.07 labels its 2^20-byte unit MiB/sec: the same mismatch.
+        ("MiB/sec", "23.12", "MiB/sec", "Gb/sec"),
+        # Figures really in MiB/s under that label: 23.12 Gb/s = 2756.07 MiB/s.
+        ("MiB/sec", "2756.07", "MiB/sec", "MiB/sec"),
+        # A Gb/sec header over MiB/s figures (the client without --report_gbits, the server with it).
+        ("Gb/sec", "2756.07", "Gb/sec", "MiB/sec"),
+    ],
+)
+def test_the_message_rate_tells_the_unit_of_the_figures(label, average, header_unit, unit):
+    text = fixture(SERVER).replace("[MB/sec]", "[%s]" % label).replace(" 23.12 ", " %s " % average)
+    result = perftest.parse_perftest(text)
+    assert (result["header_unit"], result["unit"]) == (header_unit, unit)
+    assert result["rows"][0]["bw_avg_gbps"] == pytest.approx(23.12, abs=0.01)
+
+
+def test_without_a_message_rate_the_header_stands():
+    # Neither a zero figure nor a missing rate can tell the unit.
+    for row in (" 65536      441000           0.00               0.00  \t\t   0.000000\n", " 65536      441000   0.00   23.12\n"):
+        text = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n" + row
+        assert perftest.parse_perftest(text)["unit"] == "MB/sec"
+    assert perftest.figures_unit("Gb/sec", []) == "Gb/sec"
+
+
 # Output a filter refuses, and the words of its error.
 REFUSALS = [
     ("parse_perftest", "", "no perftest bandwidth table"),
