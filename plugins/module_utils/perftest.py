@@ -119,7 +119,9 @@ def parse_perftest(text):
         )
     if not raw:
         raise PerftestParseError("the perftest bandwidth table has no result rows (the test did not finish?)")
-    unit = figures_unit(result["header_unit"], [(size, avg, rate) for size, dummy_iterations, dummy_peak, avg, rate in raw])
+    unit = figures_unit(
+        result["header_unit"], [(size, avg, rate) for size, dummy_iterations, dummy_peak, avg, rate in raw]
+    )
     result["unit"] = unit
     factor = _TO_GBPS[unit]
     result["rows"] = [

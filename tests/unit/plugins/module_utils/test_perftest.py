@@ -73,7 +73,13 @@ def test_server_header_in_mb_over_figures_in_gbits():
     assert header(result, "header_unit", "unit") == ("mlx5_1", "Ethernet", 3, "MB/sec", "Gb/sec")
     (row,) = result["rows"]
     # 0.044098 Mpps x 65536 B x 8 = 23.12 Gb/s: the printed figure, not 23.12 MiB/s (0.19 Gb/s).
-    assert row == {"bytes": 65536, "iterations": 441000, "bw_peak_gbps": 0.0, "bw_avg_gbps": 23.12, "msg_rate_mpps": 0.044098}
+    assert row == {
+        "bytes": 65536,
+        "iterations": 441000,
+        "bw_peak_gbps": 0.0,
+        "bw_avg_gbps": 23.12,
+        "msg_rate_mpps": 0.044098,
+    }
 
 
 @pytest.mark.parametrize(
@@ -96,7 +102,10 @@ def test_the_message_rate_tells_the_unit_of_the_figures(label, average, header_u
 
 def test_without_a_message_rate_the_header_stands():
     # Neither a zero figure nor a missing rate can tell the unit.
-    for row in (" 65536      441000           0.00               0.00  \t\t   0.000000\n", " 65536      441000   0.00   23.12\n"):
+    for row in (
+        " 65536      441000           0.00               0.00  \t\t   0.000000\n",
+        " 65536      441000   0.00   23.12\n",
+    ):
         text = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n" + row
         assert perftest.parse_perftest(text)["unit"] == "MB/sec"
     assert perftest.figures_unit("Gb/sec", []) == "Gb/sec"
