@@ -10,6 +10,9 @@
 - ``parse_iperf3``: ``iperf3 -J`` client output -> sent/received Gb/s, retransmits, intervals.
 - ``all_pairs_rounds``: the round-robin tournament schedule: every pair of nodes exactly once,
   in N-1 rounds (N rounds for odd N, each node sitting out once), no node twice in a round.
+- ``bandwidth_rounds``: that schedule in both directions, once per rail (RDMA port).
+- ``bandwidth_matrix``: the measurements folded into per-rail directional matrices, each pair
+  judged against its own threshold (the lower of its two ports' link rates).
 
 Pure Python, no Ansible imports.
 """
@@ -211,33 +214,92 @@ def all_pairs_rounds(nodes):
     return rounds
 
 
-def bandwidth_matrix(nodes, measurements, min_gbps):
-    """Fold one measurement per pair into a node x node matrix and a pass/fail verdict.
+def bandwidth_rounds(nodes, rails=1):
+    """Every ordered pair (client -> server) of ``nodes`` once per rail: for each rail the
+    ``all_pairs_rounds`` schedule, then the same rounds with client and server swapped.
 
-    ``measurements``: list of ``{client, server, gbps}`` (one direction per pair: the client
-    sends to the server). The matrix is symmetric (the pair's value in both cells), ``None``
-    on the diagonal and where a pair was not measured; ``missing`` names such pairs.
+    A round is ``{rail, pairs: [[client, server], ...]}`` (``rail`` from 1); no node is twice in a
+    round, so its pairs run at the same time. 2(N-1) rounds per rail (2N for odd N): O(N), not N^2.
+    """
+    rails = int(rails)
+    if rails < 1:
+        raise ValueError("rails must be >= 1, got %s" % rails)
+    forward = all_pairs_rounds(nodes)
+    rounds = []
+    for rail in range(1, rails + 1):
+        for swap in (False, True):
+            for pairs in forward:
+                rounds.append({"rail": rail, "pairs": [[b, a] if swap else [a, b] for a, b in pairs]})
+    return rounds
+
+
+def _pair_link_rate(measurement, link_rate_gbps):
+    """The declared rate, else the lower of the two ports' rates (a pair is as fast as its slower end)."""
+    if link_rate_gbps is not None:
+        return float(link_rate_gbps)
+    rates = [
+        float(r) for r in (measurement.get("client_rate_gbps"), measurement.get("server_rate_gbps")) if r is not None
+    ]
+    if not rates:
+        raise ValueError(
+            "the link rate of %s -> %s is unknown (neither port reports one): declare rdma_bandwidth_link_rate_gbps"
+            % (measurement["client"], measurement["server"])
+        )
+    return min(rates)
+
+
+def bandwidth_matrix(nodes, measurements, min_fraction, link_rate_gbps=None, rails=1):
+    """Fold the measurements into node x node matrices and a pass/fail verdict.
+
+    ``measurements``: ``{client, server, gbps}`` with ``rail`` (from 1, default 1), ``client_port`` and
+    ``server_port`` (names, or null for TCP) and ``client_rate_gbps``/``server_rate_gbps``. The client
+    sends to the server: row = sender, column = receiver. Each measurement passes at ``min_fraction`` of
+    its pair's link rate: ``link_rate_gbps`` when declared, else the lower of its two ports' rates.
+    ``rails`` lists one directional matrix per rail (with the port of each node on it); ``matrix_gbps``
+    holds, per direction, the slowest rail; ``missing`` names each ``[client, server, 'rail N']`` not
+    measured. ``min_gbps`` and ``link_rate_gbps`` are the lowest threshold and pair rate (a summary:
+    each pair carries its own).
     """
     nodes = list(nodes)
     index = {n: i for i, n in enumerate(nodes)}
-    matrix = [[None] * len(nodes) for dummy_node in nodes]
+    fraction = float(min_fraction)
+    per_rail = {r: [[None] * len(nodes) for dummy_node in nodes] for r in range(1, int(rails) + 1)}
+    ports = {r: {} for r in per_rail}
     pairs, slow = [], []
     for m in measurements:
-        a, b, gbps = m["client"], m["server"], float(m["gbps"])
+        a, b, rail = m["client"], m["server"], int(m.get("rail", 1))
         if a not in index or b not in index:
             raise ValueError("pair %s -> %s names a node not in %s" % (a, b, nodes))
-        matrix[index[a]][index[b]] = matrix[index[b]][index[a]] = gbps
-        entry = dict(m, gbps=gbps, ok=gbps >= min_gbps)
+        if rail not in per_rail:
+            raise ValueError("pair %s -> %s is on rail %s, not one of 1..%s" % (a, b, rail, len(per_rail)))
+        gbps = float(m["gbps"])
+        rate = _pair_link_rate(m, link_rate_gbps)
+        per_rail[rail][index[a]][index[b]] = gbps
+        ports[rail].update({a: m.get("client_port"), b: m.get("server_port")})
+        entry = dict(m, rail=rail, gbps=gbps, link_rate_gbps=rate, min_gbps=rate * fraction, ok=gbps >= rate * fraction)
         pairs.append(entry)
         if not entry["ok"]:
             slow.append(entry)
-    missing = [[a, b] for i, a in enumerate(nodes) for b in nodes[i + 1 :] if matrix[index[a]][index[b]] is None]
+    matrix = [
+        [None if i == j else _lowest(per_rail[r][i][j] for r in per_rail) for j in range(len(nodes))]
+        for i in range(len(nodes))
+    ]
+    missing = [
+        [a, b, "rail %d" % r]
+        for r in per_rail
+        for a in nodes
+        for b in nodes
+        if a != b and per_rail[r][index[a]][index[b]] is None
+    ]
     values = [p["gbps"] for p in pairs]
+    rates = [p["link_rate_gbps"] for p in pairs] or ([float(link_rate_gbps)] if link_rate_gbps is not None else [])
     return {
         "nodes": nodes,
         "matrix_gbps": matrix,
+        "rails": [{"rail": r, "ports": ports[r], "matrix_gbps": per_rail[r]} for r in per_rail],
         "pairs": pairs,
-        "min_gbps": min_gbps,
+        "link_rate_gbps": min(rates) if rates else None,
+        "min_gbps": min(rates) * fraction if rates else None,
         "below_threshold": slow,
         "missing": missing,
         "summary": {
@@ -248,3 +310,9 @@ def bandwidth_matrix(nodes, measurements, min_gbps):
         },
         "ok": not slow and not missing,
     }
+
+
+def _lowest(values):
+    """The lowest measured value (None when a rail was not measured, so a gap is never hidden)."""
+    values = list(values)
+    return None if any(v is None for v in values) else min(values)
