@@ -206,9 +206,9 @@ def test_bandwidth_rounds_every_ordered_pair_once_per_rail(n, rails):
 
 
 def test_bandwidth_rounds_refuses_no_rail():
-    with pytest.raises(AnsibleFilterError, match="^bandwidth_rounds: rails must be >= 1"):
+    with pytest.raises(AnsibleFilterError, match=r"^bandwidth_rounds: rails must be >= 1"):
         perftest_filters.bandwidth_rounds(["a", "b"], 0)
-    with pytest.raises(AnsibleFilterError, match="^bandwidth_rounds: input must be a list of node names"):
+    with pytest.raises(AnsibleFilterError, match=r"^bandwidth_rounds: input must be a list of node names"):
         perftest_filters.bandwidth_rounds("a,b")
 
 
@@ -269,11 +269,11 @@ def test_bandwidth_matrix_declared_rate_missing_measurements_and_errors():
     ]
     assert result["ok"] is False
     assert result["summary"] == {"pairs": 2, "min": 23.0, "max": 23.5, "mean": 23.25}
-    with pytest.raises(AnsibleFilterError, match="link rate of n2 -> n1 is unknown.*rdma_bandwidth_link_rate_gbps"):
+    with pytest.raises(AnsibleFilterError, match=r"link rate of n2 -> n1 is unknown.*rdma_bandwidth_link_rate_gbps"):
         perftest_filters.bandwidth_matrix(measurements, ["n1", "n2"], 0.8)
     with pytest.raises(AnsibleFilterError, match="not in"):
         perftest_filters.bandwidth_matrix([{"client": "x", "server": "n1", "gbps": 1}], ["n1"], 0.8, 25)
-    with pytest.raises(AnsibleFilterError, match="rail 3, not one of 1..2"):
+    with pytest.raises(AnsibleFilterError, match=r"rail 3, not one of 1\.\.2"):
         perftest_filters.bandwidth_matrix([m("n1", "n2", 20, rail=3)], ["n1", "n2"], 0.8, None, 2)
     # No measurement at all (one node): nothing to judge, a declared rate still gives the threshold.
     alone = perftest_filters.bandwidth_matrix([], ["n1"], 0.8, 25)
