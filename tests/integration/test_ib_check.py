@@ -56,6 +56,15 @@ def run(lab, workdir, playbook_text=None, playbook=None, extravars=None, check=F
     return status, events
 
 
+def reports(events):
+    """ib_check's closing report of each node, sorted."""
+    return sorted(
+        e["event_data"]["res"]["msg"]
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Report the RDMA ports"
+    )
+
+
 def test_rdma_info_reports_no_devices_on_lab_hosts(lab, tmp_path):
     status, events = run(lab, tmp_path, PLAY_RDMA_INFO)
     assert status == "successful"
@@ -148,12 +157,7 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
             )
             assert status == "successful", results_by_host(events, "runner_on_failed")
             assert changed(events) == []
-            reports = [
-                e["event_data"]["res"]["msg"]
-                for e in events
-                if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Report the RDMA ports"
-            ]
-            assert sorted(reports) == [
+            assert reports(events) == [
                 f"ib_check: {h}: mlx5_0:1 active, Ethernet, 100 Gb/s (RoCE v2 GID index 1)." for h in ("node1", "node2")
             ]
     finally:
@@ -207,12 +211,7 @@ def test_ib_check_accepts_a_bonded_layout(lab, tmp_path):
         extravars = {"ib_check_sysfs_path": "/mnt/cpfs/stand-in-bond/infiniband"}
         status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=extravars)
         assert status == "successful", results_by_host(events, "runner_on_failed")
-        reports = [
-            e["event_data"]["res"]["msg"]
-            for e in events
-            if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Report the RDMA ports"
-        ]
-        assert sorted(reports) == [
+        assert reports(events) == [
             f"ib_check: {h}: mlx5_bond_0:1 active, Ethernet, 25 Gb/s (RoCE v2 GID index 3)." for h in ("node1", "node2")
         ]
         (base / "net" / "bond0" / "bonding" / "slaves").write_text("eth0\n")
