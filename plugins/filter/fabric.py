@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Verify-stage fabric filters for scc.training: thin wrappers over plugins/module_utils/fabric.py.
 
-``rdma_port_list`` (cluster_report), ``rdma_measurement_port`` and ``bandwidth_shortfalls``
+``rdma_port_list`` (cluster_report), ``rdma_measurement_ports`` and ``bandwidth_shortfalls``
 (rdma_bandwidth), ``fabric_samples`` and ``fabric_traffic`` (fabric_monitor).
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
@@ -41,17 +41,17 @@ def rdma_port_list(devices):
     return filter_call("rdma_port_list: malformed device", fabric.port_list, devices, errors=_MALFORMED)
 
 
-def rdma_measurement_port(devices, device="", gid_index=None):
-    """rdma_info's ``devices`` -> the first active port to measure over, or None."""
-    devices = _devices(devices, "rdma_measurement_port")
+def rdma_measurement_ports(devices, device="", gid_index=None):
+    """rdma_info's ``devices`` -> every active port to measure over (the rails), empty without one."""
+    devices = _devices(devices, "rdma_measurement_ports")
     if gid_index is not None and (isinstance(gid_index, bool) or not str(gid_index).isdigit()):
         raise AnsibleFilterError(
-            "rdma_measurement_port: gid_index must be an integer >= 0 or null, got %r" % (gid_index,)
+            "rdma_measurement_ports: gid_index must be an integer >= 0 or null, got %r" % (gid_index,)
         )
     gid_index = None if gid_index is None else int(gid_index)
     return filter_call(
-        "rdma_measurement_port: malformed device",
-        fabric.measurement_port,
+        "rdma_measurement_ports: malformed device",
+        fabric.measurement_ports,
         devices,
         device or "",
         gid_index,
@@ -96,5 +96,5 @@ class FilterModule(object):
     """scc.training fabric filters."""
 
     def filters(self):
-        filters = (rdma_port_list, rdma_measurement_port, bandwidth_shortfalls, fabric_samples, fabric_traffic)
+        filters = (rdma_port_list, rdma_measurement_ports, bandwidth_shortfalls, fabric_samples, fabric_traffic)
         return {f.__name__: f for f in filters}

@@ -4,7 +4,8 @@
 """Bandwidth filters for scc.training: thin wrappers over plugins/module_utils/perftest.py.
 
 ``parse_perftest`` (ib_write_bw and the other perftest BW tests), ``parse_iperf3`` (iperf3 -J),
-``all_pairs_rounds`` (the round-robin schedule of rdma_bandwidth) and ``bandwidth_matrix``.
+``all_pairs_rounds`` (the round-robin schedule), ``bandwidth_rounds`` (rdma_bandwidth's: both
+directions, every rail) and ``bandwidth_matrix``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -29,18 +30,31 @@ def parse_iperf3(data):
     return filter_call("parse_iperf3", perftest.parse_iperf3, data)
 
 
+def _nodes(nodes, filter_name):
+    if isinstance(nodes, (string_types, dict)) or not hasattr(nodes, "__iter__"):
+        raise AnsibleFilterError("%s: input must be a list of node names, got %s" % (filter_name, type(nodes).__name__))
+    return [str(n) for n in nodes]
+
+
 def all_pairs_rounds(nodes):
     """List of node names -> list of rounds, each a list of [a, b] pairs."""
-    if isinstance(nodes, (string_types, dict)) or not hasattr(nodes, "__iter__"):
-        raise AnsibleFilterError("all_pairs_rounds: input must be a list of node names, got %s" % type(nodes).__name__)
-    return filter_call("all_pairs_rounds", perftest.all_pairs_rounds, [str(n) for n in nodes])
+    return filter_call("all_pairs_rounds", perftest.all_pairs_rounds, _nodes(nodes, "all_pairs_rounds"))
 
 
-def bandwidth_matrix(measurements, nodes, min_gbps):
-    """List of {client, server, gbps} -> matrix, pairs, below_threshold, missing, ok."""
+def bandwidth_rounds(nodes, rails=1):
+    """List of node names -> list of rounds ``{rail, pairs: [[client, server], ...]}``, both directions, every rail."""
+    return filter_call(
+        "bandwidth_rounds",
+        lambda: perftest.bandwidth_rounds(_nodes(nodes, "bandwidth_rounds"), int(rails)),
+        errors=(TypeError, ValueError),
+    )
+
+
+def bandwidth_matrix(measurements, nodes, min_fraction, link_rate_gbps=None, rails=1):
+    """List of {client, server, rail, gbps, ports and their rates} -> matrices, pairs, below_threshold, missing, ok."""
     return filter_call(
         "bandwidth_matrix",
-        lambda: perftest.bandwidth_matrix(nodes, measurements, float(min_gbps)),
+        lambda: perftest.bandwidth_matrix(nodes, measurements, float(min_fraction), link_rate_gbps, int(rails)),
         errors=(KeyError, TypeError, ValueError),
     )
 
@@ -53,5 +67,6 @@ class FilterModule(object):
             "parse_perftest": parse_perftest,
             "parse_iperf3": parse_iperf3,
             "all_pairs_rounds": all_pairs_rounds,
+            "bandwidth_rounds": bandwidth_rounds,
             "bandwidth_matrix": bandwidth_matrix,
         }

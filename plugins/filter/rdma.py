@@ -4,7 +4,7 @@
 """RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
 
 ``parse_ibv_devinfo``, ``parse_ibstat``, ``rdma_port_problems`` and ``rdma_cluster_differences``
-(ib_check), and ``nccl_ib_env`` (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
+(ib_check), ``rdma_stack_problems`` (rdma_stack) and ``nccl_ib_env`` (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -35,9 +35,19 @@ def parse_ibstat(text):
     return rdma.parse_ibstat(require_text(text, "parse_ibstat"))
 
 
-def rdma_port_problems(devices, expected_devices=None, link_layer=None, rate_gbps=None, state="PORT_ACTIVE"):
+def rdma_port_problems(devices, expected_links=None, link_layer=None, rate_gbps=None, state="PORT_ACTIVE"):
     """rdma_info's ``devices`` -> list of readable problems (empty when all is as expected)."""
-    return rdma.port_problems(_devices(devices, "rdma_port_problems"), expected_devices, link_layer, rate_gbps, state)
+    return rdma.port_problems(_devices(devices, "rdma_port_problems"), expected_links, link_layer, rate_gbps, state)
+
+
+def rdma_stack_problems(result, mtu=None):
+    """rdma_info's result -> what the RDMA userspace does not show as it should (empty when all is well)."""
+    if not isinstance(result, dict) or not isinstance(result.get("devices", []), list):
+        raise AnsibleFilterError(
+            "rdma_stack_problems: input must be rdma_info's result (a dict with devices), got %s"
+            % type(result).__name__
+        )
+    return rdma.stack_problems(result, mtu)
 
 
 def rdma_cluster_differences(results):
@@ -64,5 +74,6 @@ class FilterModule(object):
             "parse_ibstat": parse_ibstat,
             "rdma_port_problems": rdma_port_problems,
             "rdma_cluster_differences": rdma_cluster_differences,
+            "rdma_stack_problems": rdma_stack_problems,
             "nccl_ib_env": nccl_ib_env,
         }

@@ -4,7 +4,7 @@
 """The verify stage's fabric helpers, shared by the filters and the roles.
 
 - ``port_list``: every RDMA port of rdma_info's devices as one flat list (cluster_report).
-- ``measurement_port``: the RDMA port a bandwidth measurement runs over (rdma_bandwidth).
+- ``measurement_ports``: the RDMA ports bandwidth measurements run over, every active one (rdma_bandwidth).
 - ``bandwidth_shortfalls``: what a bandwidth matrix failed on, one line per pair (rdma_bandwidth).
 - ``decode_samples`` and ``traffic_rates``: the counter samples fabric_monitor's sampler wrote on each
   node, and the tx/rx rates over time per node and counter computed from them.
@@ -34,30 +34,54 @@ def port_list(devices):
     ]
 
 
-def measurement_port(devices, device="", gid_index=None):
-    """The first PORT_ACTIVE port (of ``device`` when named) as ``{device, port, link_layer, rate_gbps,
-    gid_index}``, with ``gid_index`` when given, else the port's RoCE v2 GID index; None without one."""
+def measurement_ports(devices, device="", gid_index=None):
+    """Every PORT_ACTIVE port (of ``device`` when named), in rdma_info's order: the rails a bandwidth
+    test measures one by one. Each ``{device, port, name, link_layer, rate_gbps, gid_index, links}``:
+    ``name`` is ``<device>:<port>``, ``gid_index`` the one given, else the port's RoCE v2 GID index,
+    ``links`` the physical links behind the port (a bonded port's slaves), which is also the number of
+    queue pairs that spread a test over all of them."""
+    ports = []
     for dev in devices:
         if device and dev["name"] != device:
             continue
         for port in dev.get("ports", []):
             if port.get("state") == "PORT_ACTIVE":
-                return {
-                    "device": dev["name"],
-                    "port": port["port"],
-                    "link_layer": port.get("link_layer"),
-                    "rate_gbps": port.get("rate_gbps"),
-                    "gid_index": gid_index if gid_index is not None else port.get("roce_v2_gid_index"),
-                }
-    return None
+                ports.append(
+                    {
+                        "device": dev["name"],
+                        "port": port["port"],
+                        "name": "%s:%s" % (dev["name"], port["port"]),
+                        "link_layer": port.get("link_layer"),
+                        "rate_gbps": port.get("rate_gbps"),
+                        "gid_index": gid_index if gid_index is not None else port.get("roce_v2_gid_index"),
+                        "links": len(port.get("bond_slaves") or []) or 1,
+                    }
+                )
+    return ports
+
+
+def _end(node, port):
+    return "%s %s" % (node, port) if port else node
 
 
 def bandwidth_shortfalls(result):
-    """A bandwidth matrix result -> ``'<client> -> <server> <Gb/s>'`` per pair below its threshold, then
-    one ``'not measured: a-b, c-d'`` line when pairs are missing."""
-    lines = ["%s -> %s %.2f" % (p["client"], p["server"], float(p["gbps"])) for p in result.get("below_threshold", [])]
+    """A bandwidth matrix result -> ``'<client> [<port>] -> <server> [<port>] <Gb/s> (threshold <Gb/s>)'`` per
+    measurement below its threshold, then one ``'not measured: a -> b (rail 1), ...'`` line when some are missing."""
+    lines = [
+        "%s -> %s %.2f (threshold %.2f)"
+        % (
+            _end(p["client"], p.get("client_port")),
+            _end(p["server"], p.get("server_port")),
+            float(p["gbps"]),
+            float(p["min_gbps"]),
+        )
+        for p in result.get("below_threshold", [])
+    ]
     if result.get("missing"):
-        lines.append("not measured: " + ", ".join("-".join(pair) for pair in result["missing"]))
+        lines.append(
+            "not measured: "
+            + ", ".join("%s -> %s (%s)" % (client, server, rail) for client, server, rail in result["missing"])
+        )
     return lines
 
 

@@ -4,11 +4,15 @@
 """Bandwidth test parsers and the all-pairs schedule, shared by the filters and the roles.
 
 - ``parse_perftest``: perftest BW output (``ib_write_bw``, ``ib_read_bw``, ``ib_send_bw``,
-  ``ib_atomic_bw``) -> ``{test, device, link_type, gid_index, unit, rows}``, bandwidth in Gb/s
-  whatever unit the tool printed (``--report_gbits`` or MB/sec).
+  ``ib_atomic_bw``) -> ``{test, device, link_type, gid_index, header_unit, unit, rows}``, bandwidth in
+  Gb/s whatever unit the figures are in (``--report_gbits``, MB/sec or MiB/sec), which
+  ``figures_unit`` tells from the message rate when the header names another one.
 - ``parse_iperf3``: ``iperf3 -J`` client output -> sent/received Gb/s, retransmits, intervals.
 - ``all_pairs_rounds``: the round-robin tournament schedule: every pair of nodes exactly once,
   in N-1 rounds (N rounds for odd N, each node sitting out once), no node twice in a round.
+- ``bandwidth_rounds``: that schedule in both directions, once per rail (RDMA port).
+- ``bandwidth_matrix``: the measurements folded into per-rail directional matrices, each pair
+  judged against its own threshold (the lower of its two ports' link rates).
 
 Pure Python, no Ansible imports.
 """
@@ -20,13 +24,17 @@ __metaclass__ = type
 import json
 import re
 
-_HEADER = re.compile(r"^\s*#bytes\s+#?iterations\s+BW peak\[(Gb/sec|MB/sec)\]\s+BW average\[(Gb/sec|MB/sec)\]")
+_UNITS = r"(Gb/sec|MB/sec|MiB/sec)"
+_HEADER = re.compile(r"^\s*#bytes\s+#?iterations\s+BW peak\[%s\]\s+BW average\[%s\]" % (_UNITS, _UNITS))
 _ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+([0-9]+(?:\.[0-9]+)?)\s+([0-9]+(?:\.[0-9]+)?)(?:\s+([0-9]+(?:\.[0-9]+)?))?\s*$")
 _TEST = re.compile(r"^\s*(\S.*\b(?:BW|Bidirectional BW) Test)\s*$")
 _FIELD = re.compile(r"([A-Za-z][A-Za-z0-9_.* ]*?)\s*:\s*(\S+)")
 # perftest divides bytes/s by 0x100000 for MB/sec and bits/s by 1e9 for Gb/sec
-# (format_factor in src/perftest_parameters.c), so its "MB" is a MiB.
-_TO_GBPS = {"Gb/sec": 1.0, "MB/sec": 8.0 * 0x100000 / 1e9}
+# (format_factor in src/perftest_parameters.c), so its "MB" is a MiB; the label says MiB/sec since
+# perftest commit 1d202bb (2024-03-19, tag 24.07.0-0.44).
+_TO_GBPS = {"Gb/sec": 1.0, "MB/sec": 8.0 * 0x100000 / 1e9, "MiB/sec": 8.0 * 0x100000 / 1e9}
+# The printed average agrees with the message rate within this fraction (both are rounded).
+_RATE_TOLERANCE = 0.03
 
 
 class PerftestParseError(ValueError):
@@ -36,6 +44,31 @@ class PerftestParseError(ValueError):
 def _fields(line):
     """' Link type       : Ethernet' -> {'Link type': 'Ethernet'}; two per line when tab-separated."""
     return {k.strip(): v for k, v in _FIELD.findall(line)}
+
+
+def figures_unit(header_unit, rows):
+    """The unit perftest's figures are really in, which its column header does not always say.
+
+    A half-duplex server prints the header in its own unit, then the client's report in the
+    client's unit (``xchg_bw_reports``): a server without ``--report_gbits`` facing a client with it
+    labels Gb/s figures ``MB/sec`` (perftest before commit 5453511, 2025-12-01, which refuses such a
+    mismatch). The message rate does not depend on the unit: MsgRate[Mpps] x bytes x 8 / 1e3 is the
+    bandwidth in Gb/s. The row with the largest average decides (the least rounded); the header's
+    unit stands unless it disagrees with the message rate and another unit agrees.
+    ``rows``: ``(bytes, printed_average, msg_rate_mpps)``.
+    """
+    measured = [(avg, size, rate) for size, avg, rate in rows if rate and avg > 0]
+    if not measured:
+        return header_unit
+    avg, size, rate = max(measured)
+    rate_gbps = rate * size * 8 / 1e3
+
+    def agrees(unit):
+        return abs(avg * _TO_GBPS[unit] - rate_gbps) <= _RATE_TOLERANCE * rate_gbps
+
+    if agrees(header_unit):
+        return header_unit
+    return next((unit for unit in ("Gb/sec", "MiB/sec") if agrees(unit)), header_unit)
 
 
 def parse_perftest(text):
@@ -48,16 +81,17 @@ def parse_perftest(text):
         "link_type": None,
         "gid_index": None,
         "connection_type": None,
+        "header_unit": None,
         "unit": None,
         "rows": [],
     }
-    unit = None
+    raw = []
     for line in text.splitlines():
         match = _TEST.match(line)
         if match and result["test"] is None:
             result["test"] = match.group(1)
             continue
-        if unit is None:
+        if result["header_unit"] is None:
             fields = _fields(line)
             if "Device" in fields and result["device"] is None:
                 result["device"] = fields["Device"]
@@ -69,30 +103,41 @@ def parse_perftest(text):
                 result["connection_type"] = fields["Connection type"]
         header = _HEADER.match(line)
         if header:
-            unit = header.group(2)
-            result["unit"] = unit
+            result["header_unit"] = header.group(2)
             continue
-        if unit is None:
-            continue
-        row = _ROW.match(line)
+        row = _ROW.match(line) if result["header_unit"] else None
         if row:
-            factor = _TO_GBPS[unit]
-            result["rows"].append(
-                {
-                    "bytes": int(row.group(1)),
-                    "iterations": int(row.group(2)),
-                    # 0.00 peak means "not measured" (duration runs); kept as perftest printed it.
-                    "bw_peak_gbps": float(row.group(3)) * factor,
-                    "bw_avg_gbps": float(row.group(4)) * factor,
-                    "msg_rate_mpps": float(row.group(5)) if row.group(5) is not None else None,
-                }
+            raw.append(
+                (
+                    int(row.group(1)),
+                    int(row.group(2)),
+                    float(row.group(3)),
+                    float(row.group(4)),
+                    float(row.group(5)) if row.group(5) is not None else None,
+                )
             )
-    if unit is None:
+    if result["header_unit"] is None:
         raise PerftestParseError(
             "no perftest bandwidth table (no '#bytes #iterations BW peak[...]' header) in the output"
         )
-    if not result["rows"]:
+    if not raw:
         raise PerftestParseError("the perftest bandwidth table has no result rows (the test did not finish?)")
+    unit = figures_unit(
+        result["header_unit"], [(size, avg, rate) for size, dummy_iterations, dummy_peak, avg, rate in raw]
+    )
+    result["unit"] = unit
+    factor = _TO_GBPS[unit]
+    result["rows"] = [
+        {
+            "bytes": size,
+            "iterations": iterations,
+            # 0.00 peak means "not measured" (duration runs); kept as perftest printed it.
+            "bw_peak_gbps": peak * factor,
+            "bw_avg_gbps": avg * factor,
+            "msg_rate_mpps": rate,
+        }
+        for size, iterations, peak, avg, rate in raw
+    ]
     return result
 
 
@@ -169,33 +214,92 @@ def all_pairs_rounds(nodes):
     return rounds
 
 
-def bandwidth_matrix(nodes, measurements, min_gbps):
-    """Fold one measurement per pair into a node x node matrix and a pass/fail verdict.
+def bandwidth_rounds(nodes, rails=1):
+    """Every ordered pair (client -> server) of ``nodes`` once per rail: for each rail the
+    ``all_pairs_rounds`` schedule, then the same rounds with client and server swapped.
 
-    ``measurements``: list of ``{client, server, gbps}`` (one direction per pair: the client
-    sends to the server). The matrix is symmetric (the pair's value in both cells), ``None``
-    on the diagonal and where a pair was not measured; ``missing`` names such pairs.
+    A round is ``{rail, pairs: [[client, server], ...]}`` (``rail`` from 1); no node is twice in a
+    round, so its pairs run at the same time. 2(N-1) rounds per rail (2N for odd N): O(N), not N^2.
+    """
+    rails = int(rails)
+    if rails < 1:
+        raise ValueError("rails must be >= 1, got %s" % rails)
+    forward = all_pairs_rounds(nodes)
+    rounds = []
+    for rail in range(1, rails + 1):
+        for swap in (False, True):
+            for pairs in forward:
+                rounds.append({"rail": rail, "pairs": [[b, a] if swap else [a, b] for a, b in pairs]})
+    return rounds
+
+
+def _pair_link_rate(measurement, link_rate_gbps):
+    """The declared rate, else the lower of the two ports' rates (a pair is as fast as its slower end)."""
+    if link_rate_gbps is not None:
+        return float(link_rate_gbps)
+    rates = [
+        float(r) for r in (measurement.get("client_rate_gbps"), measurement.get("server_rate_gbps")) if r is not None
+    ]
+    if not rates:
+        raise ValueError(
+            "the link rate of %s -> %s is unknown (neither port reports one): declare rdma_bandwidth_link_rate_gbps"
+            % (measurement["client"], measurement["server"])
+        )
+    return min(rates)
+
+
+def bandwidth_matrix(nodes, measurements, min_fraction, link_rate_gbps=None, rails=1):
+    """Fold the measurements into node x node matrices and a pass/fail verdict.
+
+    ``measurements``: ``{client, server, gbps}`` with ``rail`` (from 1, default 1), ``client_port`` and
+    ``server_port`` (names, or null for TCP) and ``client_rate_gbps``/``server_rate_gbps``. The client
+    sends to the server: row = sender, column = receiver. Each measurement passes at ``min_fraction`` of
+    its pair's link rate: ``link_rate_gbps`` when declared, else the lower of its two ports' rates.
+    ``rails`` lists one directional matrix per rail (with the port of each node on it); ``matrix_gbps``
+    holds, per direction, the slowest rail; ``missing`` names each ``[client, server, 'rail N']`` not
+    measured. ``min_gbps`` and ``link_rate_gbps`` are the lowest threshold and pair rate (a summary:
+    each pair carries its own).
     """
     nodes = list(nodes)
     index = {n: i for i, n in enumerate(nodes)}
-    matrix = [[None] * len(nodes) for dummy_node in nodes]
+    fraction = float(min_fraction)
+    per_rail = {r: [[None] * len(nodes) for dummy_node in nodes] for r in range(1, int(rails) + 1)}
+    ports = {r: {} for r in per_rail}
     pairs, slow = [], []
     for m in measurements:
-        a, b, gbps = m["client"], m["server"], float(m["gbps"])
+        a, b, rail = m["client"], m["server"], int(m.get("rail", 1))
         if a not in index or b not in index:
             raise ValueError("pair %s -> %s names a node not in %s" % (a, b, nodes))
-        matrix[index[a]][index[b]] = matrix[index[b]][index[a]] = gbps
-        entry = dict(m, gbps=gbps, ok=gbps >= min_gbps)
+        if rail not in per_rail:
+            raise ValueError("pair %s -> %s is on rail %s, not one of 1..%s" % (a, b, rail, len(per_rail)))
+        gbps = float(m["gbps"])
+        rate = _pair_link_rate(m, link_rate_gbps)
+        per_rail[rail][index[a]][index[b]] = gbps
+        ports[rail].update({a: m.get("client_port"), b: m.get("server_port")})
+        entry = dict(m, rail=rail, gbps=gbps, link_rate_gbps=rate, min_gbps=rate * fraction, ok=gbps >= rate * fraction)
         pairs.append(entry)
         if not entry["ok"]:
             slow.append(entry)
-    missing = [[a, b] for i, a in enumerate(nodes) for b in nodes[i + 1 :] if matrix[index[a]][index[b]] is None]
+    matrix = [
+        [None if i == j else _lowest(per_rail[r][i][j] for r in per_rail) for j in range(len(nodes))]
+        for i in range(len(nodes))
+    ]
+    missing = [
+        [a, b, "rail %d" % r]
+        for r in per_rail
+        for a in nodes
+        for b in nodes
+        if a != b and per_rail[r][index[a]][index[b]] is None
+    ]
     values = [p["gbps"] for p in pairs]
+    rates = [p["link_rate_gbps"] for p in pairs] or ([float(link_rate_gbps)] if link_rate_gbps is not None else [])
     return {
         "nodes": nodes,
         "matrix_gbps": matrix,
+        "rails": [{"rail": r, "ports": ports[r], "matrix_gbps": per_rail[r]} for r in per_rail],
         "pairs": pairs,
-        "min_gbps": min_gbps,
+        "link_rate_gbps": min(rates) if rates else None,
+        "min_gbps": min(rates) * fraction if rates else None,
         "below_threshold": slow,
         "missing": missing,
         "summary": {
@@ -206,3 +310,9 @@ def bandwidth_matrix(nodes, measurements, min_gbps):
         },
         "ok": not slow and not missing,
     }
+
+
+def _lowest(values):
+    """The lowest measured value (None when a rail was not measured, so a gap is never hidden)."""
+    values = list(values)
+    return None if any(v is None for v in values) else min(values)

@@ -6,9 +6,11 @@
 - ``parse_ibv_devinfo``: ``ibv_devinfo`` and ``ibv_devinfo -v`` text -> list of devices.
 - ``parse_ibstat``: ``ibstat`` text -> dict keyed by CA name.
 - ``read_sysfs``: ``/sys/class/infiniband`` (or a copy of it) -> list of devices, the same
-  shape as ``parse_ibv_devinfo`` plus rate, netdev and GID types.
+  shape as ``parse_ibv_devinfo`` plus rate, netdev, GID types and the slaves of a bonded netdev.
 - ``roce_v2_gid_index``: the GID index NCCL should use on a RoCE port.
+- ``port_links``: the physical links behind a port (a bonded port has several).
 - ``port_problems``: one readable line per port that is not as expected (ib_check).
+- ``stack_problems``: what the RDMA userspace does not show as it should (rdma_stack).
 - ``nccl_ib_env``: the NCCL environment for RDMA from rdma_info's devices (bert_launch).
 
 Pure Python, no Ansible imports: the filters and the module both wrap these functions.
@@ -265,6 +267,13 @@ def _sysfs_state(text):
     return _SYSFS_STATE.get(name, name)
 
 
+def _bond_slaves(net_root, netdev):
+    """The slave interfaces of a bonding master (``<net>/<netdev>/bonding/slaves``), else []."""
+    if not netdev:
+        return []
+    return (_read(os.path.join(net_root, netdev, "bonding", "slaves")) or "").split()
+
+
 def _sysfs_gids(port_dir):
     """Populated GIDs of one port with their type and netdev (unset entries are all zeros)."""
     gids = []
@@ -290,9 +299,13 @@ def read_sysfs(root="/sys/class/infiniband"):
     """Read every RDMA device under ``root`` (``/sys/class/infiniband`` or a fixture copy).
 
     Returns the ``parse_ibv_devinfo`` shape; each port also has ``rate_gbps``, ``netdev`` (the
-    netdev of its GIDs, for RoCE) and ``gids`` with ``type`` and ``netdev``. An absent or empty
-    ``root`` gives an empty list (a host without RDMA devices).
+    netdev of its GIDs, for RoCE), ``gids`` with ``type`` and ``netdev``, and ``bond_slaves``:
+    when that netdev is a bonding master, its slaves, read from the ``net`` class directory next
+    to ``root`` (``/sys/class/net``): a RoCE LAG port (mlx5 names its device ``mlx5_bond_<n>``)
+    carries the links of all of them. An absent or empty ``root`` gives an empty list (a host
+    without RDMA devices).
     """
+    net_root = os.path.join(os.path.dirname(os.path.normpath(root)), "net")
     devices = []
     for name in _listdir(root):
         dev_dir = os.path.join(root, name)
@@ -312,6 +325,7 @@ def read_sysfs(root="/sys/class/infiniband"):
                     link_layer=_read(os.path.join(port_dir, "link_layer")),
                     rate_gbps=_num(rate.group(1)) if rate else None,
                     netdev=netdevs[0] if netdevs else None,
+                    bond_slaves=_bond_slaves(net_root, netdevs[0] if netdevs else None),
                     gids=gids,
                 )
             )
@@ -367,6 +381,7 @@ def merge_devices(tool_devices, sysfs_devices, ibstat=None):
             if port["rate_gbps"] is None and port["port"] in ca_ports:
                 port["rate_gbps"] = ca_ports[port["port"]]["rate_gbps"]
             port["netdev"] = sys_port.get("netdev")
+            port["bond_slaves"] = sys_port.get("bond_slaves", [])
             if sys_port.get("gids"):
                 port["gids"] = sys_port["gids"]
             else:
@@ -383,38 +398,102 @@ def annotate_gid_index(devices):
         for port in device["ports"]:
             port.setdefault("rate_gbps", None)
             port.setdefault("netdev", None)
+            port.setdefault("bond_slaves", [])
             port["roce_v2_gid_index"] = roce_v2_gid_index(port.get("gids"))
     return devices
 
 
-def port_problems(devices, expected_devices, link_layer, rate_gbps, state="PORT_ACTIVE"):
-    """One readable line per problem: a wrong device count, then each port whose state, link
-    layer or rate is not the expected one. An empty list means the fabric is as expected."""
+def port_links(port):
+    """The physical links behind a port: the slaves of its bonded netdev, else 1."""
+    return len(port.get("bond_slaves") or []) or 1
+
+
+def _port_name(device, port):
+    """'mlx5_1 port 1 (eth2)', 'mlx5_bond_0 port 1 (bond0 of eth0, eth1)'."""
+    netdev = port.get("netdev")
+    if port.get("bond_slaves"):
+        netdev = "%s of %s" % (netdev, ", ".join(port["bond_slaves"]))
+    return "%s port %s%s" % (device["name"], port["port"], " (%s)" % netdev if netdev else "")
+
+
+def _rate_ok(port, rate_gbps):
+    """A port runs at ``rate_gbps``; a bonded port may report one link's rate or the sum of its links'
+    (which one the mlx5 LAG device reports is not documented: both are accepted)."""
+    rate = port.get("rate_gbps")
+    return rate is not None and rate in (rate_gbps, rate_gbps * port_links(port))
+
+
+def port_problems(devices, expected_links, link_layer, rate_gbps, state="PORT_ACTIVE"):
+    """One readable line per problem: a wrong number of physical links, then each port whose state,
+    link layer or rate is not the expected one. An empty list means the fabric is as expected.
+
+    Links are counted, not devices: two separate ports (``mlx5_0``, ``mlx5_1``) and one bonded
+    port whose bond has two slaves (``mlx5_bond_0``) are both two links of ``rate_gbps``.
+    """
     devices = devices or []
     problems = []
-    if expected_devices is not None and len(devices) != int(expected_devices):
-        problems.append(
-            "%d RDMA device(s) found (%s), expected %d"
-            % (len(devices), ", ".join(d["name"] for d in devices) or "none", int(expected_devices))
-        )
+    expected = _num(str(rate_gbps)) if rate_gbps is not None else None
+    if expected_links is not None:
+        links = sum(port_links(p) for d in devices for p in d.get("ports", []))
+        if links != int(expected_links):
+            problems.append(
+                "%d link(s) found (%s), expected %d"
+                % (
+                    links,
+                    ", ".join(_port_name(d, p) for d in devices for p in d.get("ports", [])) or "no RDMA device",
+                    int(expected_links),
+                )
+            )
     for device in devices:
         if not device.get("ports"):
             problems.append("%s: no ports" % device["name"])
         for port in device.get("ports", []):
-            where = "%s port %s%s" % (
-                device["name"],
-                port["port"],
-                " (%s)" % port["netdev"] if port.get("netdev") else "",
-            )
             wrong = []
             if port.get("state") != state:
                 wrong.append("state %s, expected %s" % (port.get("state"), state))
             if link_layer and port.get("link_layer") != link_layer:
                 wrong.append("link layer %s, expected %s" % (port.get("link_layer"), link_layer))
-            if rate_gbps is not None and port.get("rate_gbps") != _num(str(rate_gbps)):
-                wrong.append("rate %s Gb/s, expected %s Gb/s" % (port.get("rate_gbps"), _num(str(rate_gbps))))
+            if expected is not None and not _rate_ok(port, expected):
+                accepted = sorted({expected, _num(str(expected * port_links(port)))})
+                wrong.append(
+                    "rate %s Gb/s, expected %s Gb/s" % (port.get("rate_gbps"), " or ".join(str(r) for r in accepted))
+                )
             if wrong:
-                problems.append("%s: %s" % (where, "; ".join(wrong)))
+                problems.append("%s: %s" % (_port_name(device, port), "; ".join(wrong)))
+    return problems
+
+
+def stack_problems(result, mtu=None):
+    """What an RDMA stack does not show as it should, one readable line each (rdma_stack's verify).
+
+    ``result`` is rdma_info's: the kernel lists a device; the userspace (libibverbs and the NIC's
+    provider) lists it too (``source`` ibv_devinfo, not the sysfs fallback); every active port has
+    a RoCE v2 entry in its GID table when its link layer is Ethernet; and, with ``mtu``, every active
+    port's active MTU is that many bytes.
+    """
+    devices = result.get("devices") or []
+    if not devices:
+        return ["no RDMA device: the kernel lists none (load the NIC's RDMA driver, mlx5_ib for ConnectX)"]
+    problems = []
+    if result.get("source") != "ibv_devinfo":
+        problems.append(
+            "the userspace lists no device while the kernel has %s: ibv_devinfo is missing or libibverbs has no "
+            "provider for this NIC" % ", ".join(d["name"] for d in devices)
+        )
+    active = [(d, p) for d in devices for p in d.get("ports", []) if p.get("state") == "PORT_ACTIVE"]
+    if not active:
+        problems.append("no active port on %s" % ", ".join(d["name"] for d in devices))
+    for device, port in active:
+        if port.get("link_layer") == "Ethernet" and roce_v2_gid_index(port.get("gids")) is None:
+            types = sorted({str(g.get("type")) for g in port.get("gids") or []})
+            problems.append(
+                "%s: no RoCE v2 entry in its GID table (GID types: %s)"
+                % (_port_name(device, port), ", ".join(types) or "none")
+            )
+        if mtu is not None and port.get("active_mtu") != int(mtu):
+            problems.append(
+                "%s: active MTU %s, expected %d" % (_port_name(device, port), port.get("active_mtu"), int(mtu))
+            )
     return problems
 
 

@@ -23,12 +23,17 @@ description:
     C(ports/<n>/gid_attrs/types/*) (or the GID types C(ibv_devinfo -v) prints): the first
     RoCE v2 GID that carries an IPv4 address, else the first RoCE v2 GID.
   - >-
+    A port whose netdev is a bonding master (RoCE LAG: mlx5 then names the device C(mlx5_bond_<n>)) lists the
+    bond's slaves (C(/sys/class/net/<netdev>/bonding/slaves), the C(net) class directory next to O(sysfs_path)):
+    the physical links behind it.
+  - >-
     On a host without RDMA devices (no C(/sys/class/infiniband), as in the lab) it returns
     RV(rdma_present=false) and an empty RV(devices); it does not fail.
 options:
   sysfs_path:
     description:
       - The sysfs class directory to read, or a copy of it (tests point this at a fixture tree).
+      - The slaves of a bonded netdev are read from the directory C(net) next to it (C(/sys/class/net)).
     type: path
     default: /sys/class/infiniband
   use_tools:
@@ -130,6 +135,10 @@ devices:
         netdev:
           description: The Ethernet interface of a RoCE port (from its GIDs); null for InfiniBand.
           type: str
+        bond_slaves:
+          description: When RV(devices[].ports[].netdev) is a bonding master, its slave interfaces (the links of a RoCE LAG port); else empty.
+          type: list
+          elements: str
         roce_v2_gid_index:
           description: The GID index for NCCL_IB_GID_INDEX; null when the port has no RoCE v2 GID.
           type: int
@@ -151,6 +160,7 @@ devices:
           active_mtu: 1024
           rate_gbps: 25
           netdev: eth1
+          bond_slaves: []
           roce_v2_gid_index: 3
           gids:
             - {index: 3, gid: "0000:0000:0000:0000:0000:ffff:c0a8:0a0b", type: RoCE v2, netdev: eth1}

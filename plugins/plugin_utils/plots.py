@@ -3,9 +3,10 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """PNG plots of the verify stage's results, drawn on the controller (the ``scc.training.plot`` action).
 
-- ``bandwidth_heatmap``: rdma_bandwidth's node-pair matrix (``bandwidth_matrix`` plus tool, link
-  rate and fraction): Gb/s in each cell, the diagonal and pairs not measured blank, pairs below the
-  threshold outlined in red.
+- ``bandwidth_heatmap``: rdma_bandwidth's node-pair matrices (``bandwidth_matrix`` plus tool, link
+  rate and fraction), one panel per rail (RDMA port), rows sending and columns receiving: Gb/s in
+  each cell, the diagonal and pairs not measured blank, measurements below their threshold outlined
+  in red.
 - ``traffic``: fabric_monitor's rates (``fabric_traffic``): tx+rx Gb/s over time per node and counter.
 
 matplotlib (requirements.txt) is imported when a plot is drawn, with its file-only Agg backend.
@@ -29,39 +30,70 @@ def _save(plt, fig, dest):
     plt.close(fig)
 
 
-def bandwidth_heatmap(data, dest):
-    """Draw the pair matrix ``data`` as a heatmap PNG at ``dest``."""
-    plt = _pyplot()
+def _panel(ax, plt, cells, nodes, labels, failed, vmax):
+    """One heatmap: rows send, columns receive; failed cells (row, column) outlined in red."""
     from matplotlib.patches import Rectangle
 
-    nodes = data["nodes"]
     n = len(nodes)
-    cells = data["matrix_gbps"]
-    values = [v for row in cells for v in row if v is not None]
-    # The colour scale runs to the link rate, or to the highest value when one is above it.
-    vmax = max([data.get("link_rate_gbps") or 0] + (values or [1]))
-    size = max(4.0, 1.0 + 0.7 * n)
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
     image = ax.imshow(
         [[float("nan") if v is None else v for v in row] for row in cells], cmap="viridis", vmin=0, vmax=vmax
     )
-    ax.set_xticks(range(n), labels=nodes, rotation=45, ha="right")
-    ax.set_yticks(range(n), labels=nodes)
+    ax.set_xticks(range(n), labels=labels, rotation=45, ha="right")
+    ax.set_yticks(range(n), labels=labels)
+    ax.set_xlabel("receiver (server)")
+    ax.set_ylabel("sender (client)")
     for i, row in enumerate(cells):
         for j, value in enumerate(row):
             if value is None:
                 continue
             color = "white" if value < 0.6 * vmax else "black"
             ax.text(j, i, "%.1f" % value, ha="center", va="center", color=color, fontsize=9)
-            if value < data["min_gbps"]:
+            if (nodes[i], nodes[j]) in failed:
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2.5))
-    fig.colorbar(image, ax=ax, label="Gb/s")
-    ax.set_title(
-        "%s bandwidth per node pair (Gb/s)\nthreshold %.2f Gb/s = %s x %s Gb/s link"
-        % (data.get("tool", ""), data["min_gbps"], data.get("min_fraction"), data.get("link_rate_gbps")),
+    return image
+
+
+def bandwidth_heatmap(data, dest):
+    """Draw the pair matrix ``data`` as a heatmap PNG at ``dest``: one panel per rail (RDMA port) when
+    ``data`` has ``rails`` (row = sender, column = receiver, each node labelled with its port on that
+    rail), else ``matrix_gbps`` alone; measurements below their threshold are outlined in red."""
+    plt = _pyplot()
+    nodes = data["nodes"]
+    n = len(nodes)
+    rails = data.get("rails") or [{"rail": None, "ports": {}, "matrix_gbps": data["matrix_gbps"]}]
+    values = [v for rail in rails for row in rail["matrix_gbps"] for v in row if v is not None]
+    # The colour scale runs to the link rate, or to the highest value when one is above it.
+    vmax = max([data.get("link_rate_gbps") or 0] + (values or [1]))
+    size = max(4.0, 1.0 + 0.7 * n)
+    # Constrained layout places the colour bar shared by the panels (tight_layout cannot).
+    fig, axes = plt.subplots(
+        1, len(rails), figsize=((size + 1.0) * len(rails) + 1.0, size + 0.5), squeeze=False, layout="constrained"
+    )
+    for ax, rail in zip(axes[0], rails):
+        if rail["rail"] is None:
+            failed = {
+                (nodes[i], nodes[j])
+                for i, row in enumerate(rail["matrix_gbps"])
+                for j, v in enumerate(row)
+                if v is not None and v < data["min_gbps"]
+            }
+        else:
+            failed = {
+                (p["client"], p["server"]) for p in data.get("below_threshold", []) if p.get("rail") == rail["rail"]
+            }
+        ports = rail.get("ports") or {}
+        labels = ["%s\n%s" % (node, ports[node]) if ports.get(node) else node for node in nodes]
+        image = _panel(ax, plt, rail["matrix_gbps"], nodes, labels, failed, vmax)
+        if rail["rail"] is not None and len(rails) > 1:
+            ax.set_title("rail %s" % rail["rail"], fontsize=10)
+    fig.colorbar(image, ax=list(axes[0]), label="Gb/s")
+    fig.suptitle(
+        "%s bandwidth per node pair and direction (Gb/s)\nthreshold %s x the lower link rate of each pair (lowest %.2f Gb/s)"
+        % (data.get("tool", ""), data.get("min_fraction"), data["min_gbps"] or 0),
         fontsize=10,
     )
-    _save(plt, fig, dest)
+    fig.savefig(dest, dpi=100)
+    plt.close(fig)
 
 
 def traffic(data, dest):

@@ -1,7 +1,9 @@
 """rdma_info and ib_check on lab hosts, which have no RDMA devices: rdma_info reports none,
 ib_check fails with its documented message (or skips when the cluster is declared TCP), a bad
 variable fails in validate before any host is contacted, and on a STAND-IN sysfs tree (built
-from real published show_gids + ibstat outputs) ib_check passes, or fails naming the one bad port."""
+from real published show_gids + ibstat outputs) ib_check passes, or fails naming the one bad port;
+on a stand-in bonded layout (one mlx5_bond_0 on a bond of two slaves, re-typed in the same
+layouts) the same two-link expectation passes."""
 
 import importlib.util
 import os
@@ -52,6 +54,15 @@ def run(lab, workdir, playbook_text=None, playbook=None, extravars=None, check=F
     extravars = {"scc_transport": "rdma", **(extravars or {})}
     status, _rc, events = run_playbook(playbook, lab.inventory, workdir, extravars, check=check)
     return status, events
+
+
+def reports(events):
+    """ib_check's closing report of each node, sorted."""
+    return sorted(
+        e["event_data"]["res"]["msg"]
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Report the RDMA ports"
+    )
 
 
 def test_rdma_info_reports_no_devices_on_lab_hosts(lab, tmp_path):
@@ -121,7 +132,7 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
     )
     expect = {
         "ib_check_sysfs_path": "/mnt/cpfs/stand-in-infiniband",
-        "ib_check_expected_devices": 2,
+        "ib_check_expected_links": 2,
         "ib_check_expected_link_layer": "Ethernet",
         "ib_check_expected_rate_gbps": 100,
     }
@@ -132,7 +143,7 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
         assert sorted(failures) == ["node1", "node2"]
         for host, res in failures.items():
             assert res["msg"] == [
-                f"ib_check: {host}: 1 problem(s), expected 2 device(s) with ports PORT_ACTIVE, link layer "
+                f"ib_check: {host}: 1 problem(s), expected 2 link(s) with ports PORT_ACTIVE, link layer "
                 "Ethernet, 100 Gb/s:",
                 "mlx5_1 port 1: state PORT_DOWN, expected PORT_ACTIVE; link layer InfiniBand, expected Ethernet; "
                 "rate 10 Gb/s, expected 100 Gb/s",
@@ -142,16 +153,11 @@ def test_ib_check_on_a_stand_in_sysfs_tree(lab, tmp_path):
         shutil.rmtree(tree / "mlx5_1")
         for check in (False, True):
             status, events = run(
-                lab, tmp_path, PLAY_IB_CHECK, check=check, extravars={**expect, "ib_check_expected_devices": 1}
+                lab, tmp_path, PLAY_IB_CHECK, check=check, extravars={**expect, "ib_check_expected_links": 1}
             )
             assert status == "successful", results_by_host(events, "runner_on_failed")
             assert changed(events) == []
-            reports = [
-                e["event_data"]["res"]["msg"]
-                for e in events
-                if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Report the RDMA ports"
-            ]
-            assert sorted(reports) == [
+            assert reports(events) == [
                 f"ib_check: {h}: mlx5_0:1 active, Ethernet, 100 Gb/s (RoCE v2 GID index 1)." for h in ("node1", "node2")
             ]
     finally:
@@ -175,7 +181,7 @@ def test_ib_check_nodes_must_match_the_first(lab, tmp_path):
             PLAY_IB_CHECK,
             extravars={
                 "ib_check_sysfs_path": "/mnt/cpfs/stand-in-per-node/{{ inventory_hostname }}",
-                "ib_check_expected_devices": 1,
+                "ib_check_expected_links": 1,
                 "ib_check_expected_rate_gbps": 100,
             },
         )
@@ -186,6 +192,36 @@ def test_ib_check_nodes_must_match_the_first(lab, tmp_path):
             "ib_check: the nodes differ from node1 (NCCL would be given its ports):",
             "node2: RoCE v2 GID index mlx5_0:1=None, node1 has mlx5_0:1=1",
         ]
+        assert changed(events) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_ib_check_accepts_a_bonded_layout(lab, tmp_path):
+    """sccgn6's two 25 Gb/s links as one RoCE LAG port: mlx5_bond_0 on bond0 (slaves eth0, eth1) passes
+    the default expectation of two links; with one slave left it fails naming the count."""
+    base = lab.shared / "stand-in-bond"
+    try:
+        _tree.build_tree(
+            base / "infiniband",
+            "show_gids_mlx5_bond_roce.txt",
+            "ibstat_mlx5_bond_roce.txt",
+            bonds={"bond0": ["eth0", "eth1"]},
+        )
+        extravars = {"ib_check_sysfs_path": "/mnt/cpfs/stand-in-bond/infiniband"}
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=extravars)
+        assert status == "successful", results_by_host(events, "runner_on_failed")
+        assert reports(events) == [
+            f"ib_check: {h}: mlx5_bond_0:1 active, Ethernet, 25 Gb/s (RoCE v2 GID index 3)." for h in ("node1", "node2")
+        ]
+        (base / "net" / "bond0" / "bonding" / "slaves").write_text("eth0\n")
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=extravars)
+        assert status == "failed"
+        failures = results_by_host(events, "runner_on_failed")
+        assert sorted(failures) == ["node1", "node2"]
+        assert {res["msg"][1] for res in failures.values()} == {
+            "1 link(s) found (mlx5_bond_0 port 1 (bond0 of eth0)), expected 2"
+        }
         assert changed(events) == []
     finally:
         shutil.rmtree(base, ignore_errors=True)

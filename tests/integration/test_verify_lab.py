@@ -1,8 +1,9 @@
-"""playbooks/verify.yml on a 3-host lab: the iperf3 all-pairs matrix and heatmap for real, the fabric's
+"""playbooks/verify.yml on a 3-host lab: the iperf3 all-pairs matrix (both directions) and heatmap for real, the fabric's
 traffic sampled while it runs, one cluster report (JSON + HTML); a re-run and --check change nothing;
 and rdma_bandwidth in mode rdma fails on hosts without RDMA devices with its documented message."""
 
 import base64
+import itertools
 import json
 import os
 import re
@@ -53,22 +54,25 @@ def test_verify_measures_all_pairs_samples_traffic_and_reports(lab, workdir):
     matrix = json.loads((results / "bandwidth-tcp.json").read_text())
     nodes = ["node1", "node2", "node3"]
     assert matrix["nodes"] == nodes and matrix["ok"] is True
-    # 3 nodes: 3 rounds of one pair (one node sits out each round), every pair exactly once.
-    assert [len(r) for r in matrix["rounds"]] == [1, 1, 1]
-    assert sorted(sorted([p["client"], p["server"]]) for p in matrix["pairs"]) == [
-        ["node1", "node2"],
-        ["node1", "node3"],
-        ["node2", "node3"],
-    ]
+    # 3 nodes: 3 rounds of one pair (one node sits out each round), then the same rounds the other way:
+    # every pair once in each direction, on TCP's one rail.
+    assert [(r["rail"], len(r["pairs"])) for r in matrix["rounds"]] == [(1, 1)] * 6
+    assert sorted((p["client"], p["server"]) for p in matrix["pairs"]) == sorted(itertools.permutations(nodes, 2))
     assert matrix["missing"] == [] and matrix["min_gbps"] == 1.0
+    assert [(r["rail"], r["ports"]) for r in matrix["rails"]] == [(1, dict.fromkeys(nodes))]
     for p in matrix["pairs"]:
         # Each client really talked to its server's own address, and measured more than the threshold.
         detail = p["detail"]
         assert detail["local_host"] == ADDRESSES[nodes.index(p["client"])]
         assert detail["remote_host"] == ADDRESSES[nodes.index(p["server"])]
         assert p["gbps"] == detail["received_gbps"] > 1.0
+        assert (p["link_rate_gbps"], p["min_gbps"], p["ok"]) == (2.0, 1.0, True)
+    # Rows send, columns receive: each cell is its own direction's measurement.
     m = matrix["matrix_gbps"]
-    assert all(m[i][i] is None for i in range(3)) and all(m[i][j] == m[j][i] for i in range(3) for j in range(3))
+    assert all(m[i][i] is None for i in range(3))
+    assert {(nodes[i], nodes[j]): m[i][j] for i in range(3) for j in range(3) if i != j} == {
+        (p["client"], p["server"]): p["gbps"] for p in matrix["pairs"]
+    }
     assert (results / "bandwidth-tcp.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     # No iperf3 server outlived its round, and no sampler its window.

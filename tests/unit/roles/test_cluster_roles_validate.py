@@ -35,7 +35,7 @@ CASES = {
     "ib_check": {
         "ok": ({"ib_check_expected_link_layer": "InfiniBand", "ib_check_expected_rate_gbps": 100}, None),
         "bad_transport": ({"ib_check_transport": "roce"}, "ib_check_transport"),
-        "bad_devices": ({"ib_check_expected_devices": 0}, "ib_check_expected_devices"),
+        "bad_links": ({"ib_check_expected_links": 0}, "ib_check_expected_links"),
         "bad_rate": ({"ib_check_expected_rate_gbps": "fast"}, "ib_check_expected_rate_gbps"),
         "bad_sysfs": ({"ib_check_sysfs_path": "sys/class/infiniband"}, "ib_check_sysfs_path"),
     },

@@ -20,16 +20,16 @@ def b64(text):
 def test_registered_names():
     assert fabric.FilterModule().filters() == {
         "rdma_port_list": fabric.rdma_port_list,
-        "rdma_measurement_port": fabric.rdma_measurement_port,
+        "rdma_measurement_ports": fabric.rdma_measurement_ports,
         "bandwidth_shortfalls": fabric.bandwidth_shortfalls,
         "fabric_samples": fabric.fabric_samples,
         "fabric_traffic": fabric.fabric_traffic,
     }
 
 
-def test_measurement_port_takes_a_gid_index_as_inventories_give_it():
-    assert fabric.rdma_measurement_port(DEVICES, "", "5")["gid_index"] == 5
-    assert fabric.rdma_measurement_port(DEVICES, None, None)["gid_index"] == 3
+def test_measurement_ports_take_a_gid_index_as_inventories_give_it():
+    assert fabric.rdma_measurement_ports(DEVICES, "", "5")[0]["gid_index"] == 5
+    assert fabric.rdma_measurement_ports(DEVICES, None, None)[0]["gid_index"] == 3
 
 
 def test_samples_of_the_hosts_that_have_them():
@@ -51,9 +51,9 @@ def test_traffic_of_samples():
     [
         (lambda: fabric.rdma_port_list({"devices": []}), r"^rdma_port_list: input must be rdma_info's devices"),
         (lambda: fabric.rdma_port_list([{"ports": [{}]}]), r"^rdma_port_list: malformed device"),
-        (lambda: fabric.rdma_measurement_port("mlx5_0"), r"^rdma_measurement_port: input must be"),
-        (lambda: fabric.rdma_measurement_port(DEVICES, "", "three"), r"^rdma_measurement_port: gid_index must be"),
-        (lambda: fabric.rdma_measurement_port(DEVICES, "", True), r"^rdma_measurement_port: gid_index must be"),
+        (lambda: fabric.rdma_measurement_ports("mlx5_0"), r"^rdma_measurement_ports: input must be"),
+        (lambda: fabric.rdma_measurement_ports(DEVICES, "", "three"), r"^rdma_measurement_ports: gid_index must be"),
+        (lambda: fabric.rdma_measurement_ports(DEVICES, "", True), r"^rdma_measurement_ports: gid_index must be"),
         (lambda: fabric.bandwidth_shortfalls([]), r"^bandwidth_shortfalls: input must be"),
         (lambda: fabric.bandwidth_shortfalls({"below_threshold": [{}]}), r"^bandwidth_shortfalls: malformed"),
         (lambda: fabric.fabric_samples("n1", {}, "raw"), r"^fabric_samples: input must be a list"),

@@ -20,6 +20,7 @@ def test_registered_names():
         "parse_ibstat": rdma.parse_ibstat,
         "rdma_port_problems": rdma.rdma_port_problems,
         "rdma_cluster_differences": rdma.rdma_cluster_differences,
+        "rdma_stack_problems": rdma.rdma_stack_problems,
         "nccl_ib_env": rdma.nccl_ib_env,
     }
     assert nccl.FilterModule().filters() == {
@@ -48,6 +49,8 @@ def test_filters_on_fixtures():
         (rdma.parse_ibstat, None, "parse_ibstat"),
         (rdma.rdma_port_problems, {"devices": []}, "rdma_port_problems"),
         (rdma.rdma_cluster_differences, [{"devices": []}], "rdma_cluster_differences"),
+        (rdma.rdma_stack_problems, [{"devices": []}], "rdma_stack_problems"),
+        (rdma.rdma_stack_problems, {"devices": "mlx5_0"}, "rdma_stack_problems"),
         (nccl.parse_nccl_log, 42, "parse_nccl_log"),
         (nccl.parse_nccl_tests, b"# Avg bus bandwidth : 1", "parse_nccl_tests"),
     ],

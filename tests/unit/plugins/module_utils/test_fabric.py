@@ -35,35 +35,48 @@ def test_port_list_flattens_every_port_of_every_device():
 @pytest.mark.parametrize(
     ("device", "gid_index", "expected"),
     [
-        # The first active port, with its RoCE v2 GID index.
-        ("", None, ("mlx5_1", 1, 5)),
+        # Every active port (both rails), in rdma_info's order, each with its RoCE v2 GID index.
+        ("", None, [("mlx5_1:1", 5), ("mlx5_1:2", 7)]),
         # A named device; a declared GID index wins over the detected one.
-        ("mlx5_1", 0, ("mlx5_1", 1, 0)),
-        ("mlx5_0", None, None),
-        ("mlx5_9", None, None),
+        ("mlx5_1", 0, [("mlx5_1:1", 0), ("mlx5_1:2", 0)]),
+        ("mlx5_0", None, []),
+        ("mlx5_9", None, []),
     ],
 )
-def test_measurement_port(device, gid_index, expected):
-    got = fabric.measurement_port(DEVICES, device, gid_index)
-    assert (got and (got["device"], got["port"], got["gid_index"])) == expected
-    if got:
-        assert (got["link_layer"], got["rate_gbps"]) == ("Ethernet", 25.0)
+def test_measurement_ports(device, gid_index, expected):
+    got = fabric.measurement_ports(DEVICES, device, gid_index)
+    assert [(p["name"], p["gid_index"]) for p in got] == expected
+    for p in got:
+        assert (p["device"], p["link_layer"], p["rate_gbps"], p["links"]) == ("mlx5_1", "Ethernet", 25.0, 1)
 
 
-def test_measurement_port_on_infiniband_has_no_gid():
+def test_measurement_ports_on_infiniband_have_no_gid_and_a_bond_has_its_links():
     ib = [{"name": "mlx5_0", "ports": [dict(port(1), link_layer="InfiniBand", roce_v2_gid_index=None)]}]
-    assert fabric.measurement_port(ib)["gid_index"] is None
+    assert fabric.measurement_ports(ib)[0]["gid_index"] is None
+    bond = [{"name": "mlx5_bond_0", "ports": [dict(port(1), bond_slaves=["eth0", "eth1"])]}]
+    assert [(p["name"], p["links"]) for p in fabric.measurement_ports(bond)] == [("mlx5_bond_0:1", 2)]
 
 
 def test_bandwidth_shortfalls():
     result = {
         "below_threshold": [
-            {"client": "n1", "server": "n3", "gbps": 7.456},
-            {"client": "n2", "server": "n4", "gbps": "1"},
+            {
+                "client": "n1",
+                "server": "n3",
+                "gbps": 7.456,
+                "min_gbps": 20,
+                "client_port": "mlx5_0:1",
+                "server_port": "mlx5_1:1",
+            },
+            {"client": "n2", "server": "n4", "gbps": "1", "min_gbps": 1.0, "client_port": None, "server_port": None},
         ],
-        "missing": [["n1", "n2"], ["n3", "n4"]],
+        "missing": [["n1", "n2", "rail 1"], ["n4", "n3", "rail 2"]],
     }
-    assert fabric.bandwidth_shortfalls(result) == ["n1 -> n3 7.46", "n2 -> n4 1.00", "not measured: n1-n2, n3-n4"]
+    assert fabric.bandwidth_shortfalls(result) == [
+        "n1 mlx5_0:1 -> n3 mlx5_1:1 7.46 (threshold 20.00)",
+        "n2 -> n4 1.00 (threshold 1.00)",
+        "not measured: n1 -> n2 (rail 1), n4 -> n3 (rail 2)",
+    ]
     assert fabric.bandwidth_shortfalls({"below_threshold": [], "missing": []}) == []
 
 

@@ -64,6 +64,53 @@ def test_mb_per_sec_is_converted_to_gbps():
     assert row["bw_peak_gbps"] == pytest.approx(1.70 * 8 * 1048576 / 1e9, rel=1e-6)
 
 
+SERVER = "ib_write_bw_server_header_mb_figures_gbits.txt"
+
+
+def test_server_header_in_mb_over_figures_in_gbits():
+    """A server without --report_gbits prints the client's Gb/s report under its own MB/sec header."""
+    result = perftest_filters.parse_perftest(fixture(SERVER))
+    assert header(result, "header_unit", "unit") == ("mlx5_1", "Ethernet", 3, "MB/sec", "Gb/sec")
+    (row,) = result["rows"]
+    # 0.044098 Mpps x 65536 B x 8 = 23.12 Gb/s: the printed figure, not 23.12 MiB/s (0.19 Gb/s).
+    assert row == {
+        "bytes": 65536,
+        "iterations": 441000,
+        "bw_peak_gbps": 0.0,
+        "bw_avg_gbps": 23.12,
+        "msg_rate_mpps": 0.044098,
+    }
+
+
+@pytest.mark.parametrize(
+    ("label", "average", "header_unit", "unit"),
+    [
+        # perftest >= 24.07 labels its 2^20-byte unit MiB/sec: the same mismatch.
+        ("MiB/sec", "23.12", "MiB/sec", "Gb/sec"),
+        # Figures really in MiB/s under that label: 23.12 Gb/s = 2756.07 MiB/s.
+        ("MiB/sec", "2756.07", "MiB/sec", "MiB/sec"),
+        # A Gb/sec header over MiB/s figures (the client without --report_gbits, the server with it).
+        ("Gb/sec", "2756.07", "Gb/sec", "MiB/sec"),
+    ],
+)
+def test_the_message_rate_tells_the_unit_of_the_figures(label, average, header_unit, unit):
+    text = fixture(SERVER).replace("[MB/sec]", "[%s]" % label).replace(" 23.12 ", " %s " % average)
+    result = perftest.parse_perftest(text)
+    assert (result["header_unit"], result["unit"]) == (header_unit, unit)
+    assert result["rows"][0]["bw_avg_gbps"] == pytest.approx(23.12, abs=0.01)
+
+
+def test_without_a_message_rate_the_header_stands():
+    # Neither a zero figure nor a missing rate can tell the unit.
+    for row in (
+        " 65536      441000           0.00               0.00  \t\t   0.000000\n",
+        " 65536      441000   0.00   23.12\n",
+    ):
+        text = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n" + row
+        assert perftest.parse_perftest(text)["unit"] == "MB/sec"
+    assert perftest.figures_unit("Gb/sec", []) == "Gb/sec"
+
+
 # Output a filter refuses, and the words of its error.
 REFUSALS = [
     ("parse_perftest", "", "no perftest bandwidth table"),
@@ -143,21 +190,106 @@ def test_all_pairs_rounds_rejects_duplicates_and_strings():
         perftest_filters.all_pairs_rounds("node1,node2")
 
 
-def test_bandwidth_matrix_threshold_and_missing():
+@pytest.mark.parametrize("n", [2, 3, 4, 7])
+@pytest.mark.parametrize("rails", [1, 2])
+def test_bandwidth_rounds_every_ordered_pair_once_per_rail(n, rails):
+    nodes = ["node%d" % i for i in range(1, n + 1)]
+    rounds = perftest_filters.bandwidth_rounds(nodes, rails)
+    # O(N) rounds per rail: the round-robin schedule twice (once each way).
+    assert len(rounds) == rails * 2 * (n - 1 if n % 2 == 0 else n)
+    for rail in range(1, rails + 1):
+        measured = [tuple(p) for r in rounds if r["rail"] == rail for p in r["pairs"]]
+        assert sorted(measured) == sorted(itertools.permutations(nodes, 2)), "every direction of every pair, once"
+    for r in rounds:
+        in_round = [node for pair in r["pairs"] for node in pair]
+        assert len(in_round) == len(set(in_round)), "a node is twice in round %s" % r
+
+
+def test_bandwidth_rounds_refuses_no_rail():
+    with pytest.raises(AnsibleFilterError, match=r"^bandwidth_rounds: rails must be >= 1"):
+        perftest_filters.bandwidth_rounds(["a", "b"], 0)
+    with pytest.raises(AnsibleFilterError, match=r"^bandwidth_rounds: input must be a list of node names"):
+        perftest_filters.bandwidth_rounds("a,b")
+
+
+def m(client, server, gbps, rail=1, rates=(25.0, 25.0)):
+    """A measurement as rdma_bandwidth's round.yml records it."""
+    return {
+        "client": client,
+        "server": server,
+        "rail": rail,
+        "gbps": gbps,
+        "client_port": "mlx5_%d:1" % (rail - 1),
+        "server_port": "mlx5_%d:1" % (rail - 1),
+        "client_rate_gbps": rates[0],
+        "server_rate_gbps": rates[1],
+    }
+
+
+def test_bandwidth_matrix_directional_per_rail_and_each_pair_against_its_slower_end():
+    nodes = ["n1", "n2", "n3"]
+    # n3's ports run at 10 Gb/s: its pairs are judged against 0.8 x 10 = 8, the others against 0.8 x 25 = 20.
+    slow = {"n3"}
+
+    def rates(a, b):
+        return tuple(10.0 if x in slow else 25.0 for x in (a, b))
+
     measurements = [
-        {"client": "n1", "server": "n2", "gbps": 23.5, "round": 1},
-        {"client": "n3", "server": "n1", "gbps": 9.0, "round": 2},
+        m(a, b, 23.0 if not slow & {a, b} else 9.0, rail, rates(a, b))
+        for rail in (1, 2)
+        for a, b in itertools.permutations(nodes, 2)
     ]
-    result = perftest_filters.bandwidth_matrix(measurements, ["n1", "n2", "n3"], 20)
-    assert result["matrix_gbps"] == [[None, 23.5, 9.0], [23.5, None, None], [9.0, None, None]]
-    assert [(p["client"], p["ok"]) for p in result["pairs"]] == [("n1", True), ("n3", False)]
-    assert [(p["client"], p["server"]) for p in result["below_threshold"]] == [("n3", "n1")]
-    assert result["missing"] == [["n2", "n3"]]
-    assert result["summary"] == {"pairs": 2, "min": 9.0, "max": 23.5, "mean": 16.25}
+    # One direction of one rail is slow: n2 sends to n1 at 12 Gb/s on rail 2.
+    next(x for x in measurements if (x["client"], x["server"], x["rail"]) == ("n2", "n1", 2))["gbps"] = 12.0
+    result = perftest_filters.bandwidth_matrix(measurements, nodes, 0.8, None, 2)
+    assert [(p["client"], p["server"], p["rail"], p["min_gbps"]) for p in result["below_threshold"]] == [
+        ("n2", "n1", 2, 20.0)
+    ]
+    assert {(p["link_rate_gbps"], p["min_gbps"]) for p in result["pairs"] if "n3" in (p["client"], p["server"])} == {
+        (10.0, 8.0)
+    }
+    # Rows send, columns receive; the top-level matrix keeps each direction's slowest rail.
+    assert result["rails"][1]["matrix_gbps"][1][0] == 12.0 and result["rails"][1]["matrix_gbps"][0][1] == 23.0
+    assert result["matrix_gbps"] == [[None, 23.0, 9.0], [12.0, None, 9.0], [9.0, 9.0, None]]
+    assert result["rails"][0]["ports"] == {"n1": "mlx5_0:1", "n2": "mlx5_0:1", "n3": "mlx5_0:1"}
+    assert (result["link_rate_gbps"], result["min_gbps"]) == (10.0, 8.0)
+    assert result["missing"] == [] and result["summary"]["pairs"] == 12 and result["ok"] is False
+
+
+def test_bandwidth_matrix_declared_rate_missing_measurements_and_errors():
+    measurements = [m("n1", "n2", 23.5), m("n2", "n1", 23.0, rates=(None, None))]
+    # A declared rate wins over the ports' (and stands in for unknown ones).
+    result = perftest_filters.bandwidth_matrix(measurements, ["n1", "n2", "n3"], 0.5, 2, 1)
+    assert {p["min_gbps"] for p in result["pairs"]} == {1.0} and result["below_threshold"] == []
+    assert result["missing"] == [
+        ["n1", "n3", "rail 1"],
+        ["n2", "n3", "rail 1"],
+        ["n3", "n1", "rail 1"],
+        ["n3", "n2", "rail 1"],
+    ]
     assert result["ok"] is False
-    complete = perftest_filters.bandwidth_matrix(
-        measurements + [{"client": "n2", "server": "n3", "gbps": 21}], ["n1", "n2", "n3"], 5
-    )
-    assert complete["ok"] is True and complete["missing"] == [] and complete["below_threshold"] == []
+    assert result["summary"] == {"pairs": 2, "min": 23.0, "max": 23.5, "mean": 23.25}
+    with pytest.raises(AnsibleFilterError, match=r"link rate of n2 -> n1 is unknown.*rdma_bandwidth_link_rate_gbps"):
+        perftest_filters.bandwidth_matrix(measurements, ["n1", "n2"], 0.8)
     with pytest.raises(AnsibleFilterError, match="not in"):
-        perftest_filters.bandwidth_matrix([{"client": "x", "server": "n1", "gbps": 1}], ["n1"], 1)
+        perftest_filters.bandwidth_matrix([{"client": "x", "server": "n1", "gbps": 1}], ["n1"], 0.8, 25)
+    with pytest.raises(AnsibleFilterError, match=r"rail 3, not one of 1\.\.2"):
+        perftest_filters.bandwidth_matrix([m("n1", "n2", 20, rail=3)], ["n1", "n2"], 0.8, None, 2)
+    # No measurement at all (one node): nothing to judge, a declared rate still gives the threshold.
+    alone = perftest_filters.bandwidth_matrix([], ["n1"], 0.8, 25)
+    assert (alone["ok"], alone["min_gbps"], alone["summary"]["pairs"]) == (True, 20.0, 0)
+
+
+def test_heatmap_draws_one_panel_per_rail(tmp_path):
+    from ansible_collections.scc.training.plugins.plugin_utils import plots
+
+    nodes = ["n1", "n2"]
+    measurements = [m(a, b, 21.0, rail) for rail in (1, 2) for a, b in itertools.permutations(nodes, 2)]
+    measurements[0]["gbps"] = 3.0
+    result = dict(perftest.bandwidth_matrix(nodes, measurements, 0.8, None, 2), tool="ib_write_bw", min_fraction=0.8)
+    plots.bandwidth_heatmap(result, str(tmp_path / "h.png"))
+    image = (tmp_path / "h.png").read_bytes()
+    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    # Two panels side by side: wider than tall.
+    width, height = int.from_bytes(image[16:20], "big"), int.from_bytes(image[20:24], "big")
+    assert width > 1.5 * height

@@ -207,7 +207,7 @@ def test_port_problems_one_line_per_bad_port_and_the_count():
         }
     )
     assert rdma.port_problems(devices, 2, "Ethernet", 25) == [
-        "3 RDMA device(s) found (mlx5_0, mlx5_1, mlx5_2), expected 2",
+        "3 link(s) found (mlx5_0 port 1 (eth1), mlx5_1 port 1 (eth2), mlx5_2 port 1), expected 2",
         "mlx5_1 port 1 (eth2): state PORT_DOWN, expected PORT_ACTIVE; rate 10 Gb/s, expected 25 Gb/s",
         "mlx5_2 port 1: link layer InfiniBand, expected Ethernet",
     ]
@@ -215,7 +215,8 @@ def test_port_problems_one_line_per_bad_port_and_the_count():
 
 def test_port_problems_on_parsed_fixture_with_down_ports():
     devices = rdma.parse_ibv_devinfo(fixture("ibv_devinfo_mlx4_ib_port_down.txt"))
-    problems = rdma.port_problems(devices, 2, "InfiniBand", None)
+    # Two devices of two ports each: four links.
+    problems = rdma.port_problems(devices, 4, "InfiniBand", None)
     assert problems == [
         "mlx4_1 port 2: state PORT_DOWN, expected PORT_ACTIVE",
         "mlx4_0 port 2: state PORT_DOWN, expected PORT_ACTIVE",
@@ -223,7 +224,44 @@ def test_port_problems_on_parsed_fixture_with_down_ports():
 
 
 def test_port_problems_no_devices():
-    assert rdma.port_problems([], 2, "Ethernet", 25) == ["0 RDMA device(s) found (none), expected 2"]
+    assert rdma.port_problems([], 2, "Ethernet", 25) == ["0 link(s) found (no RDMA device), expected 2"]
+
+
+def _bonded(rate=25, slaves=("eth0", "eth1")):
+    """sccgn6's two 25 Gb/s links as one RoCE LAG port (mlx5_bond_0 on bond0)."""
+    port = {
+        "port": 1,
+        "state": "PORT_ACTIVE",
+        "link_layer": "Ethernet",
+        "rate_gbps": rate,
+        "netdev": "bond0",
+        "bond_slaves": list(slaves),
+        "roce_v2_gid_index": 3,
+    }
+    return [{"name": "mlx5_bond_0", "ports": [port]}]
+
+
+@pytest.mark.parametrize("rate", [25, 50])
+def test_port_problems_a_bonded_port_is_its_slaves_links(rate):
+    # One link's rate or the bond's sum: which one mlx5 LAG reports is not documented, both pass.
+    assert [rdma.port_links(p) for d in _bonded(rate) for p in d["ports"]] == [2]
+    assert rdma.port_problems(_bonded(rate), 2, "Ethernet", 25) == []
+
+
+def test_port_problems_a_bonded_port_with_one_slave_or_a_wrong_rate():
+    assert rdma.port_problems(_bonded(slaves=("eth0",)), 2, "Ethernet", 25) == [
+        "1 link(s) found (mlx5_bond_0 port 1 (bond0 of eth0)), expected 2"
+    ]
+    assert rdma.port_problems(_bonded(rate=10), 2, "Ethernet", 25) == [
+        "mlx5_bond_0 port 1 (bond0 of eth0, eth1): rate 10 Gb/s, expected 25 or 50 Gb/s"
+    ]
+    # Separate ports named like a bond but without bond slaves count one link each.
+    assert rdma.port_links({"bond_slaves": []}) == 1
+
+
+def test_nccl_ib_env_bonded_port():
+    env = rdma.nccl_ib_env(_bonded(), "bond0")
+    assert (env["NCCL_IB_HCA"], env["NCCL_IB_GID_INDEX"]) == ("=mlx5_bond_0:1", "3")
 
 
 def test_nccl_ib_env_roce():

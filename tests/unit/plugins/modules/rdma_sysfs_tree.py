@@ -6,8 +6,9 @@ real published output: `show_gids` prints exactly the files ports/<n>/gids/<i>,
 gid_attrs/types/<i> and gid_attrs/ndevs/<i>, and `ibstat` of the same host gives state, rate and
 link layer. File contents use the kernel's formats (drivers/infiniband/core/sysfs.c: state
 "4: ACTIVE", phys_state "5: LinkUp", rate "100 Gb/sec (4X EDR)"; gid_attrs/types "IB/RoCE v1" or
-"RoCE v2"; unset GIDs read as zeros). Used by the unit tests of rdma_info and by the lab test of
-ib_check.
+"RoCE v2"; unset GIDs read as zeros). A bond's slaves go to the `net` class directory next to the
+tree (`<net>/<bond>/bonding/slaves`, the bonding driver's space-separated list). Used by the unit
+tests of rdma_info and by the lab test of ib_check.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ def _write(path, text):
     path.write_text(text + "\n")
 
 
-def build_tree(root, gids_fixture, ibstat_fixture=None, unset_gids=()):
+def build_tree(root, gids_fixture, ibstat_fixture=None, unset_gids=(), bonds=None):
+    for bond, slaves in (bonds or {}).items():
+        _write(root.parent / "net" / bond / "bonding" / "slaves", " ".join(slaves))
     cas = rdma.parse_ibstat((FIXTURES / ibstat_fixture).read_text()) if ibstat_fixture else {}
     for dev, port, index, gid, version, netdev in _show_gids(gids_fixture):
         port_dir = root / dev / "ports" / str(port)

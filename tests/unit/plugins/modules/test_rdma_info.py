@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import shutil
 
 from ansible_collections.scc.training.plugins.module_utils import rdma
 from ansible_collections.scc.training.plugins.modules import rdma_info
@@ -76,6 +77,80 @@ def test_merge_completes_ibv_devinfo_from_sysfs_and_ibstat(tmp_path):
     assert [p["rate_gbps"] for d in merged for p in d["ports"]] == [100, 10]
     assert merged[0]["ports"][0]["netdev"] == "ens11f0"
     assert merged[0]["ports"][0]["roce_v2_gid_index"] == 1
+
+
+def test_read_sysfs_bonded_port_lists_its_slaves(tmp_path):
+    root = build_tree(
+        tmp_path / "infiniband",
+        "show_gids_mlx5_bond_roce.txt",
+        "ibstat_mlx5_bond_roce.txt",
+        bonds={"bond0": ["eth0", "eth1"]},
+    )
+    (device,) = rdma.annotate_gid_index(rdma.read_sysfs(str(root)))
+    (port,) = device["ports"]
+    assert (device["name"], port["netdev"], port["bond_slaves"], port["rate_gbps"]) == (
+        "mlx5_bond_0",
+        "bond0",
+        ["eth0", "eth1"],
+        25,
+    )
+    # The IPv4 RoCE v2 GID, not the link-local one.
+    assert port["roce_v2_gid_index"] == 3
+    assert rdma.port_problems([device], 2, "Ethernet", 25) == []
+    # Without the bond in the net class directory the port is one link.
+    (tmp_path / "net" / "bond0" / "bonding" / "slaves").unlink()
+    assert rdma.read_sysfs(str(root))[0]["ports"][0]["bond_slaves"] == []
+
+
+def _stack(devices, source="ibv_devinfo"):
+    return {"rdma_present": bool(devices), "source": source, "devices": devices}
+
+
+def test_stack_problems_on_sysfs_trees(tmp_path):
+    bond = rdma.annotate_gid_index(
+        rdma.read_sysfs(
+            str(build_tree(tmp_path / "b" / "infiniband", "show_gids_mlx5_bond_roce.txt", "ibstat_mlx5_bond_roce.txt"))
+        )
+    )
+    assert rdma.stack_problems(_stack(bond)) == []
+    # rdma_info fell back to sysfs: the userspace did not list the device.
+    assert rdma.stack_problems(_stack(bond, source="sysfs")) == [
+        "the userspace lists no device while the kernel has mlx5_bond_0: ibv_devinfo is missing or libibverbs has no "
+        "provider for this NIC"
+    ]
+    # sysfs has no MTU: only ibv_devinfo tells it.
+    assert rdma.stack_problems(_stack(bond), mtu=4096) == ["mlx5_bond_0 port 1 (bond0): active MTU None, expected 4096"]
+    bond[0]["ports"][0]["active_mtu"] = 4096
+    assert rdma.stack_problems(_stack(bond), mtu=4096) == []
+    # A RoCE port whose GID table has no RoCE v2 entry (only v1 GIDs kept).
+    root = build_tree(tmp_path / "v1" / "infiniband", "show_gids_mlx5_bond_roce.txt", "ibstat_mlx5_bond_roce.txt")
+    for index in (1, 3):
+        for sub in ("gids", "gid_attrs/types", "gid_attrs/ndevs"):
+            (root / "mlx5_bond_0" / "ports" / "1" / sub / str(index)).unlink()
+    v1_only = rdma.annotate_gid_index(rdma.read_sysfs(str(root)))
+    assert rdma.stack_problems(_stack(v1_only)) == [
+        "mlx5_bond_0 port 1 (bond0): no RoCE v2 entry in its GID table (GID types: RoCE v1)"
+    ]
+
+
+def test_stack_problems_without_devices_or_active_ports(tmp_path):
+    assert rdma.stack_problems(_stack([], source="none")) == [
+        "no RDMA device: the kernel lists none (load the NIC's RDMA driver, mlx5_ib for ConnectX)"
+    ]
+    root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt")
+    devices = rdma.annotate_gid_index(rdma.read_sysfs(str(root)))
+    # mlx5_0 (RoCE, active, RoCE v2 at index 1) is fine; mlx5_1 (InfiniBand) is down: not a stack problem.
+    assert rdma.stack_problems(_stack(devices)) == []
+    shutil.rmtree(root / "mlx5_0")
+    assert rdma.stack_problems(_stack(rdma.read_sysfs(str(root)))) == ["no active port on mlx5_1"]
+
+
+def test_stack_problems_on_ibv_devinfo_without_gid_types():
+    # An rdma-core that prints no GID types, and no sysfs to complete it: no RoCE v2 entry can be shown.
+    devices = rdma.annotate_gid_index(rdma.parse_ibv_devinfo((FIXTURES / "ibv_devinfo_v_rxe_roce.txt").read_text()))
+    assert rdma.stack_problems(_stack(devices), mtu=1024) == [
+        "rxe0 port 1: no RoCE v2 entry in its GID table (GID types: None)"
+    ]
 
 
 def run(**args):

@@ -1,0 +1,44 @@
+"""rdma_stack's validate entry point: good inputs pass, bad ones fail naming the variables, whether the
+argument spec (types, choices) or validate.yml (patterns, rules across variables) refuses them."""
+
+from tests.unit.roles.validate_runner import validate_tests
+
+SHA = "0123456789abcdef" * 4
+DOCA = {
+    "rdma_stack_source": "doca",
+    "rdma_stack_mirror": "https://mirror.example.internal/nvidia",
+    "rdma_stack_artifact_name": "doca-host_2.9.1-018000-24.10-ubuntu2204_amd64.deb",
+    "rdma_stack_artifact_sha256": SHA,
+}
+MLNX = dict(
+    DOCA, rdma_stack_source="mlnx_ofed", rdma_stack_artifact_name="MLNX_OFED_LINUX-24.10-3.2.5.0-ubuntu22.04-x86_64.tgz"
+)
+
+CASES = {
+    "ok_default_distro": ({}, None),
+    "ok_distro_tcp_mtu": ({"rdma_stack_transport": "tcp", "rdma_stack_mtu": 4096}, None),
+    # peermem defaults to on with doca/mlnx_ofed on GPU hosts, off on a CPU-only cluster.
+    "ok_doca_gpu": (DOCA, None),
+    "ok_doca_rpm_cpu_only": (
+        dict(DOCA, rdma_stack_artifact_name="doca-host-2.9.1-018000_24.10_rhel94.x86_64.rpm", scc_cpu_only=True),
+        None,
+    ),
+    "ok_mlnx_ofed_from_a_controller_directory": (dict(MLNX, rdma_stack_mirror="/srv/mirror"), None),
+    "bad_source": ({"rdma_stack_source": "ofed"}, "rdma_stack_source"),
+    "bad_distro_with_peermem": ({"rdma_stack_peermem": True}, "rdma_stack_source"),
+    "bad_distro_with_peermem_names_it": ({"rdma_stack_peermem": True}, "rdma_stack_peermem"),
+    "bad_peermem_on_cpu_only": (dict(DOCA, rdma_stack_peermem=True, scc_cpu_only=True), "rdma_stack_cpu_only"),
+    "bad_doca_without_sha256": (dict(DOCA, rdma_stack_artifact_sha256=""), "rdma_stack_artifact_sha256"),
+    "bad_doca_with_an_ofed_archive": (
+        dict(DOCA, rdma_stack_artifact_name=MLNX["rdma_stack_artifact_name"]),
+        "doca-host_",
+    ),
+    "bad_mlnx_ofed_name": (dict(MLNX, rdma_stack_artifact_name="mlnx-ofed.iso"), "MLNX_OFED_LINUX-"),
+    "bad_mirror": (dict(MLNX, rdma_stack_mirror="mirror.example.internal"), "rdma_stack_mirror"),
+    "bad_mtu": ({"rdma_stack_mtu": 9000}, "rdma_stack_mtu"),
+    "bad_transport": ({"rdma_stack_transport": "roce"}, "rdma_stack_transport"),
+    "bad_package_name": ({"rdma_stack_packages": ["rdma-core; rm"]}, "rdma_stack_packages"),
+    "bad_sysfs_path": ({"rdma_stack_sysfs_path": "sys/class/infiniband"}, "rdma_stack_sysfs_path"),
+}
+
+results, test_validate = validate_tests("rdma_stack", CASES)
