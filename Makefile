@@ -9,7 +9,7 @@ MOLECULE_LAB_DIR ?= $(CURDIR)/.lab-molecule
 # Several checkouts on one machine run their molecule labs side by side on other addresses.
 MOLECULE_FIRST_ADDRESS ?= 127.0.4.11
 # Molecule scenarios in dependency order: each later one assumes the earlier ones converged.
-SCENARIOS := cpfs_mount hosts_file ssh_trust mpi_hostfile openmpi python_env bert_launch
+SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi python_env bert_launch
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
