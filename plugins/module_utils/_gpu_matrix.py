@@ -405,7 +405,7 @@ def release_matches(version, release):
 
 def torch_builds(torch):
     """The CUDA builds of a torch version, {cuda: TorchBuild}; None when the matrix has no row."""
-    rows = [(release, builds) for release, builds in list(TORCH_BUILDS.items()) + list(TORCH_LEGACY_BUILDS.items())]
+    rows = list(TORCH_BUILDS.items()) + list(TORCH_LEGACY_BUILDS.items())
     found = [(release, builds) for release, builds in rows if release_matches(torch, release)]
     if not found:
         return None
