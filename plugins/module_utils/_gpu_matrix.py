@@ -21,6 +21,16 @@ Interface
       capability when ``compute_capability`` is empty.
     - ``kernel_modules``: "proprietary" or "open" (NVIDIA's open GPU kernel modules need
       compute capability >= 7.5, so not on V100).
+    - ``torch``: PyTorch version ("2.13.0"). Its builds are rows of ``TORCH_BUILDS``; with
+      ``torch_cuda`` empty the check is that SOME build of it has kernels for every GPU.
+    - ``torch_cuda``: the CUDA of the torch build ("12.6", "12.8", "13.0", ...) or "cpu": the
+      build must exist, have kernels for every GPU (``arch_covers``) and a CUDA the driver runs.
+    - ``aiacc``: AIACC-Training version ("1.5.0"); ``acspeed``: ACSpeed version ("1.1.0"). Each
+      is checked against its vendor matrix (``FRAMEWORK_PROFILES``) with ``torch``,
+      ``torch_cuda`` and ``python``.
+    - ``python``: CPython major.minor ("3.9"). Checked for AIACC-Training and ACSpeed (their
+      documented ranges); with one of them and a torch, an unknown Python is refused. PyTorch's
+      own Python ranges are not rows here (not gathered from RELEASE.md: UNCONFIRMED).
 
     ``names`` maps those keys to the variable names shown in messages (defaults in
     ``DEFAULT_NAMES``), so that each role's message names ITS variables.
@@ -29,9 +39,19 @@ Interface
     variables involved and the supported choices. ``resolved`` holds what the matrix derived:
     ``compute_capability``, ``cuda_range`` ([min, max or None] for the GPU), ``cuda_max_for_driver``,
     ``driver_min_for_cuda``, ``driver_branch_max_for_gpu``, ``cudnn_cuda_majors``,
-    ``nccl_cuda_majors``, ``cuda_choices`` (CUDA versions valid for the GPU and driver).
+    ``nccl_cuda_majors``, ``cuda_choices`` (CUDA versions valid for the GPU and driver), and with
+    a torch: ``torch_builds`` (the CUDA builds of that release), ``torch_cuda_choices`` (those
+    with kernels for every GPU and a CUDA the driver runs, oldest first), ``torch_cuda_stable``
+    (the stable ones among them), ``torch_archs`` (the chosen build's compute capabilities, None
+    where the wheel's list is not documented); with a framework: ``aiacc_profile`` /
+    ``acspeed_profile`` (its documented legacy profile).
 
 ``compute_capability_for_name(name) -> str or None``: "Tesla V100-SXM2-16GB" -> "7.0".
+
+``arch_covers(archs, cc) -> bool``: whether kernels built for ``archs`` ("7.0" or "sm_70"
+spellings) run on a GPU of compute capability ``cc``: an exact SASS build, or one of the same
+major version and a lower minor (NVIDIA's binary compatibility rule), or PTX of an equal or lower
+capability ("compute_70", which the driver compiles).
 
 Cluster-wide inventory variables the roles feed into ``stack`` (not role defaults; documented
 in each GPU role README): ``scc_gpu_compute_capability`` (default "7.0", sccgn6 = V100) and
@@ -61,11 +81,42 @@ Sources (checked 2026-12-02; cite them when you change a row)
 - Compute capability per GPU: https://developer.nvidia.com/cuda-gpus .
 - Open GPU kernel modules support Turing and later only:
   https://github.com/NVIDIA/open-gpu-kernel-modules (README, "Compatible GPUs").
+- PyTorch CUDA builds per release (TORCH_BUILDS), stable and experimental: pytorch/pytorch
+  RELEASE.md "Release Compatibility Matrix" (2.8 to 2.14) and the issues it links: pt#157517
+  (2.8), pt#159980 (2.9), pt#164471 (2.10), pt#172351/pt#172352 and PR pt#177975 (2.11: CUDA 13.0
+  stable on PyPI, CUDA 12.8 without Volta, PR pt#172598), pt#178665 (2.12: 12.8 gone), pt#187075
+  (2.13), pt#190355 (2.14: 13.2 stable); 2.15: pytorch/test-infra PR #8739 and RFC pt#190385
+  (12.6 builds no longer published; the final 2.15 set beyond that is UNCONFIRMED).
+  (pt#N = github.com/pytorch/pytorch issue or PR N; gathered in the project's hardware_facts.md 1.1.)
+- Compute capabilities of each build (x86_64 wheels): RELEASE.md and dev-discuss.pytorch.org
+  topics 3128 and 3432 (12.6: 5.0-9.0; 12.8 in 2.8-2.10: 7.0-12.0, Volta reintroduced, pt#160269;
+  13.x: 7.5-12.0); 2.11's 12.8 build dropped 7.0 (pt#172352) and is otherwise taken to be 2.10's
+  list (UNCONFIRMED beyond the missing 7.0). Checked against two real PyPI wheels, whose arch lists
+  are fixtures of the unit tests (tests/fixtures/torch/): torch-2.10.0 (2.10.0+cu128) is built for
+  sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120, torch-2.13.0 (2.13.0+cu130) for sm_75 sm_80 sm_86
+  sm_90 sm_100 sm_120, and neither embeds PTX, so there is no JIT path to an older GPU.
+- Which kernels run on a GPU (arch_covers): "a cubin generated for compute capability X.y will
+  only execute on devices of compute capability X.z where z >= y", and PTX is compiled by the
+  driver for equal or newer capabilities (CUDA C++ Programming Guide, "Binary Compatibility" and
+  "PTX Compatibility", https://docs.nvidia.com/cuda/cuda-c-programming-guide/ ). torch 2.13's own
+  warning (torch/cuda/__init__.py, _check_cubins) uses the looser "same major version".
+- AIACC-Training 1.5.0 (FRAMEWORK_PROFILES["aiacc"]): Alibaba Cloud "Install AIACC-Training"
+  (help doc 163494, egs/install-aiacc-training): CUDA 10.0 PyTorch 1.2, 1.3; CUDA 10.1 1.4, 1.5.1,
+  1.6; CUDA 10.2 1.5.1, 1.6, 1.8.0, 1.8.2, 1.9, 1.10; CUDA 11.0 1.7.0, 1.7.1; Python 3.6 to 3.9 for
+  PyTorch. Nothing newer is documented: it is a legacy profile (torch <= 1.10, CUDA <= 11.0).
+- ACSpeed 1.1.0 (FRAMEWORK_PROFILES["acspeed"]): Alibaba Cloud "Install and use AIACC-ACSpeed"
+  (help.aliyun.com/zh/egs/developer-reference/install-and-use-aiacc-acspeed): PyTorch 1.6 (CUDA
+  10.1) ... 1.13.1 (CUDA 11.6), 2.0.0 (CUDA 11.7), Python 3.6 to 3.10. The versions between the
+  ends are elided there, so only those three torch/CUDA pairs are rows (the others UNCONFIRMED).
+- The torch builds those two matrices name (TORCH_LEGACY_BUILDS, e.g. 1.10 + CUDA 10.2) have no
+  documented arch list here: they are judged by what their CUDA toolkit can build (ARCH_CUDA_RANGE),
+  and python_env's verify reads the real list on the GPU host.
 """
 
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 
 # --- the data ---------------------------------------------------------------------------
 
@@ -156,6 +207,105 @@ NCCL_CUDA_MAJORS = {
 OPEN_KERNEL_MODULES_CC_MIN = "7.5"
 KERNEL_MODULES = ("proprietary", "open")
 
+# --- PyTorch builds and the frameworks built on them (sources: module docstring) ------------
+
+# A CUDA build of a torch release: the compute capabilities its kernels are built for (None:
+# not documented, judged by what its CUDA toolkit can build) and whether PyTorch calls it stable.
+TorchBuild = namedtuple("TorchBuild", "archs stable")
+
+_ARCHS_CU126 = ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")
+_ARCHS_CU128_VOLTA = ("7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0")  # 2.8-2.10
+_ARCHS_CU128 = ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")  # 2.11: Volta dropped
+_ARCHS_CU13 = ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")  # CUDA 13 cannot build sm_70
+
+# torch release (major.minor, matching every patch release) -> {CUDA of the build: TorchBuild}.
+TORCH_BUILDS = {
+    "2.8": {
+        "12.6": TorchBuild(_ARCHS_CU126, True),
+        "12.8": TorchBuild(_ARCHS_CU128_VOLTA, True),
+        "12.9": TorchBuild(_ARCHS_CU128_VOLTA, False),
+    },
+    "2.9": {
+        "12.6": TorchBuild(_ARCHS_CU126, True),
+        "12.8": TorchBuild(_ARCHS_CU128_VOLTA, True),
+        "13.0": TorchBuild(_ARCHS_CU13, False),
+    },
+    "2.10": {
+        "12.6": TorchBuild(_ARCHS_CU126, True),
+        "12.8": TorchBuild(_ARCHS_CU128_VOLTA, True),
+        "13.0": TorchBuild(_ARCHS_CU13, False),
+    },
+    "2.11": {
+        "12.6": TorchBuild(_ARCHS_CU126, True),
+        "12.8": TorchBuild(_ARCHS_CU128, True),
+        "13.0": TorchBuild(_ARCHS_CU13, True),
+    },
+    "2.12": {
+        "12.6": TorchBuild(_ARCHS_CU126, True),
+        "13.0": TorchBuild(_ARCHS_CU13, True),
+        "13.2": TorchBuild(_ARCHS_CU13, False),
+    },
+    "2.13": {
+        "12.6": TorchBuild(_ARCHS_CU126, True),
+        "13.0": TorchBuild(_ARCHS_CU13, True),
+        "13.2": TorchBuild(_ARCHS_CU13, False),
+    },
+    "2.14": {
+        "12.6": TorchBuild(_ARCHS_CU126, True),
+        "13.0": TorchBuild(_ARCHS_CU13, True),
+        "13.2": TorchBuild(_ARCHS_CU13, True),
+    },
+    "2.15": {
+        "13.0": TorchBuild(_ARCHS_CU13, True),
+        "13.2": TorchBuild(_ARCHS_CU13, True),
+    },
+}
+
+# Alibaba's frameworks on top of torch, each with the one release whose matrix is documented:
+# (torch release, CUDA of its build) pairs (a torch "1.9" matches 1.9.x, "1.5.1" only itself),
+# and the Python range. Both are legacy: nothing is documented for torch newer than 2.0.
+FrameworkProfile = namedtuple("FrameworkProfile", "product releases torch_cuda python")
+FRAMEWORK_PROFILES = {
+    "aiacc": FrameworkProfile(
+        "AIACC-Training",
+        ("1.5.0",),
+        (
+            ("1.2", "10.0"),
+            ("1.3", "10.0"),
+            ("1.4", "10.1"),
+            ("1.5.1", "10.1"),
+            ("1.5.1", "10.2"),
+            ("1.6", "10.1"),
+            ("1.6", "10.2"),
+            ("1.7.0", "11.0"),
+            ("1.7.1", "11.0"),
+            ("1.8.0", "10.2"),
+            ("1.8.2", "10.2"),
+            ("1.9", "10.2"),
+            ("1.10", "10.2"),
+        ),
+        ("3.6", "3.9"),
+    ),
+    "acspeed": FrameworkProfile(
+        "ACSpeed",
+        ("1.1.0",),
+        (("1.6", "10.1"), ("1.13.1", "11.6"), ("2.0.0", "11.7")),
+        ("3.6", "3.10"),
+    ),
+}
+
+
+def _legacy_builds():
+    """The torch builds the framework matrices name, as TORCH_BUILDS rows without an arch list."""
+    builds = {}
+    for profile in FRAMEWORK_PROFILES.values():
+        for torch, cuda in profile.torch_cuda:
+            builds.setdefault(torch, {})[cuda] = TorchBuild(None, True)
+    return builds
+
+
+TORCH_LEGACY_BUILDS = _legacy_builds()
+
 DEFAULT_NAMES = {
     "driver": "nvidia_driver_branch",
     "cuda": "cuda_version",
@@ -164,6 +314,11 @@ DEFAULT_NAMES = {
     "compute_capability": "scc_gpu_compute_capability",
     "gpu_name": "gpu name",
     "kernel_modules": "nvidia_driver_kernel_modules",
+    "torch": "python_env_requirements",
+    "torch_cuda": "python_env_torch_cuda",
+    "python": "python_env_python",
+    "aiacc": "aiacc_version",
+    "acspeed": "aiacc_version",
 }
 
 # --- helpers ----------------------------------------------------------------------------
@@ -240,6 +395,50 @@ def cuda_max_for_driver(driver):
 
 def cuda_versions():
     return sorted(CUDA_MIN_DRIVER, key=version_tuple)
+
+
+def release_matches(version, release):
+    """'1.10.2' matches the release '1.10' (every patch release) and '1.10.2', not '1.1'."""
+    wanted = version_tuple(release)
+    return version_tuple(version)[: len(wanted)] == wanted
+
+
+def torch_builds(torch):
+    """The CUDA builds of a torch version, {cuda: TorchBuild}; None when the matrix has no row."""
+    rows = list(TORCH_BUILDS.items()) + list(TORCH_LEGACY_BUILDS.items())
+    found = [(release, builds) for release, builds in rows if release_matches(torch, release)]
+    if not found:
+        return None
+    # the most specific release wins ("1.5.1" over a "1.5")
+    return max(found, key=lambda item: len(version_tuple(item[0])))[1]
+
+
+def _arch_parts(arch):
+    """'sm_70' / 'compute_70' / '7.0' -> ('sm' | 'compute', major, minor)."""
+    text = str(arch).strip().lower()
+    kind = "compute" if text.startswith("compute_") else "sm"
+    major, minor = version_tuple(_cc_text(text.rstrip("af") if text.startswith(("sm_", "compute_")) else text))[:2]
+    return kind, major, minor
+
+
+def arch_covers(archs, cc):
+    """Whether kernels built for `archs` run on compute capability `cc` (see the module docstring)."""
+    major, minor = version_tuple(_cc_text(cc))[:2]
+    for arch in archs:
+        kind, a_major, a_minor = _arch_parts(arch)
+        if kind == "sm" and a_major == major and a_minor <= minor:
+            return True
+        if kind == "compute" and (a_major, a_minor) <= (major, minor):
+            return True
+    return False
+
+
+def _build_covers(build, cuda, cc):
+    """A torch build has kernels for cc: by its arch list, or (list not documented) by its toolkit's range."""
+    if build.archs is not None:
+        return arch_covers(build.archs, cc)
+    first, last = ARCH_CUDA_RANGE[cc]
+    return _in_range(cuda, first, last)
 
 
 def _blank(value):
@@ -495,10 +694,198 @@ def _check_kernel_modules(ctx, gpus):
         )
 
 
+def _torch_cuda(ctx):
+    """The stack's torch_cuda: None (blank), 'cpu', or a CUDA major.minor (None and refused when bad)."""
+    value = ctx.stack.get("torch_cuda")
+    if _blank(value):
+        return None
+    text = str(value).strip().lower()
+    if text == "cpu":
+        return text
+    if re.match(r"^\d+\.\d+$", text):
+        return text
+    ctx.refuse(
+        "%s=%r is not a torch build: cpu or the CUDA of the build, such as '12.6'", ctx.names["torch_cuda"], value
+    )
+    return None
+
+
+def _newest_torch_for(ccs):
+    """'torch 2.14 (CUDA 12.6)': the newest release with a build that has kernels for every cc."""
+    for release in sorted(TORCH_BUILDS, key=version_tuple, reverse=True):
+        fits = [c for c, b in TORCH_BUILDS[release].items() if all(_build_covers(b, c, cc) for cc in ccs)]
+        if fits:
+            return "torch %s (CUDA %s)" % (release, ", ".join(sorted(fits, key=version_tuple)))
+    return "none"
+
+
+def _check_torch(ctx, torch, gpus, driver, driver_cuda_max):
+    """torch and the CUDA of its build: the build exists, has kernels for every GPU, and the
+    driver runs its CUDA. With torch_cuda empty: some build of the release has the kernels."""
+    torch_cuda = _torch_cuda(ctx)
+    pin = "%s pins torch %s" % (ctx.names["torch"], torch)
+    if torch is None:
+        if torch_cuda is not None:
+            ctx.refuse("%s=%s needs a torch pin in %s", ctx.names["torch_cuda"], torch_cuda, ctx.names["torch"])
+        return
+    builds = torch_builds(torch)
+    if builds is None:
+        if gpus.ccs and torch_cuda != "cpu":
+            ctx.refuse(
+                "%s, which is not in the version matrix (its CUDA builds and their kernels are not known); known: "
+                "torch %s, and the legacy builds of the AIACC-Training and ACSpeed profiles (torch %s)",
+                pin,
+                ", ".join(sorted(TORCH_BUILDS, key=version_tuple)),
+                ", ".join(sorted(TORCH_LEGACY_BUILDS, key=version_tuple)),
+            )
+        return
+
+    def runs(cuda):
+        return driver_cuda_max is None or _cmp(version_tuple(cuda), version_tuple(driver_cuda_max)) <= 0
+
+    covering = sorted(
+        (c for c, b in builds.items() if all(_build_covers(b, c, cc) for cc in gpus.ccs)), key=version_tuple
+    )
+    choices = [c for c in covering if runs(c)]
+    ctx.resolved["torch_builds"] = sorted(builds, key=version_tuple)
+    ctx.resolved["torch_cuda_choices"] = choices
+    ctx.resolved["torch_cuda_stable"] = [c for c in choices if builds[c].stable]
+    ccs_text = "compute capability %s (%s)" % (", ".join(gpus.ccs), ctx.names["compute_capability"])
+    if torch_cuda == "cpu":
+        if gpus.ccs:
+            ctx.refuse(
+                "%s=cpu: the CPU build of torch cannot use the GPUs of %s; choose a CUDA build (%s) or declare the "
+                "cluster CPU-only (scc_cpu_only)",
+                ctx.names["torch_cuda"],
+                ccs_text,
+                ", ".join(choices) or "none fits",
+            )
+        return
+    if torch_cuda is None:
+        if gpus.ccs and not covering:
+            ctx.refuse(
+                "%s: no build of it has kernels for %s; the newest release with them: %s",
+                pin,
+                ccs_text,
+                _newest_torch_for(gpus.ccs),
+            )
+        return
+    if torch_cuda not in builds:
+        ctx.refuse(
+            "%s, which has no CUDA %s build (%s=%s); its builds: CUDA %s",
+            pin,
+            torch_cuda,
+            ctx.names["torch_cuda"],
+            torch_cuda,
+            ", ".join(ctx.resolved["torch_builds"]),
+        )
+        return
+    build = builds[torch_cuda]
+    ctx.resolved["torch_archs"] = list(build.archs) if build.archs is not None else None
+    missing = [cc for cc in gpus.ccs if not _build_covers(build, torch_cuda, cc)]
+    if missing:
+        ctx.refuse(
+            "%s, whose CUDA %s build (%s=%s) has no kernels for compute capability %s (%s): it is built for %s; "
+            "builds of it that have them: %s",
+            pin,
+            torch_cuda,
+            ctx.names["torch_cuda"],
+            torch_cuda,
+            ", ".join(missing),
+            ctx.names["compute_capability"],
+            " ".join("sm_" + a.replace(".", "") for a in build.archs)
+            if build.archs
+            else "an undocumented arch list, and CUDA %s cannot build for it" % torch_cuda,
+            ("CUDA " + ", ".join(covering))
+            if covering
+            else "none; the newest release with them: " + _newest_torch_for(gpus.ccs),
+        )
+    if driver is not None and not runs(torch_cuda):
+        ctx.refuse(
+            "%s=%s (torch %s) needs a driver >= %s but %s=%s supports CUDA <= %s; choose %s",
+            ctx.names["torch_cuda"],
+            torch_cuda,
+            torch,
+            CUDA_MIN_DRIVER.get(torch_cuda, "newer"),
+            ctx.names["driver"],
+            driver,
+            driver_cuda_max,
+            ", ".join(choices) or "a newer driver",
+        )
+
+
+def _check_framework(ctx, key, torch):
+    """AIACC-Training (aiacc) or ACSpeed (acspeed): a release with a documented matrix, and the
+    torch, the CUDA of its build and the Python that matrix names (its legacy profile)."""
+    release = ctx.version(key)
+    if release is None:
+        return
+    profile = FRAMEWORK_PROFILES[key]
+    by_cuda = {}
+    for torch_release, cuda in profile.torch_cuda:
+        by_cuda.setdefault(cuda, []).append(torch_release)
+    pairs = "; ".join(
+        "CUDA %s: torch %s" % (cuda, ", ".join(sorted(releases, key=version_tuple)))
+        for cuda, releases in sorted(by_cuda.items(), key=lambda item: version_tuple(item[0]))
+    )
+    legacy = "%s %s legacy profile: %s; Python %s to %s" % (
+        profile.product,
+        profile.releases[-1],
+        pairs,
+        profile.python[0],
+        profile.python[1],
+    )
+    ctx.resolved["%s_profile" % key] = {
+        "name": "%s %s legacy profile" % (profile.product, profile.releases[-1]),
+        "torch_cuda": [list(pair) for pair in profile.torch_cuda],
+        "python": list(profile.python),
+    }
+    name = "%s=%s (%s)" % (ctx.names[key], release, profile.product)
+    if not any(release_matches(release, r) for r in profile.releases):
+        ctx.refuse("%s has no documented version matrix; documented: %s", name, legacy)
+        return
+    python = ctx.version("python")
+    if python is not None and not _in_range(_mm(python), profile.python[0], profile.python[1]):
+        ctx.refuse(
+            "%s supports Python %s to %s, not %s=%s",
+            name,
+            profile.python[0],
+            profile.python[1],
+            ctx.names["python"],
+            python,
+        )
+    if torch is None:
+        return
+    cudas = [cuda for release_, cuda in profile.torch_cuda if release_matches(torch, release_)]
+    if not cudas:
+        ctx.refuse("%s does not support torch %s (%s); its %s", name, torch, ctx.names["torch"], legacy)
+        return
+    torch_cuda = ctx.stack.get("torch_cuda")
+    if not _blank(torch_cuda) and str(torch_cuda).strip() not in cudas:
+        ctx.refuse(
+            "%s supports torch %s only in its CUDA %s build, not %s=%s",
+            name,
+            torch,
+            " or ".join(cudas),
+            ctx.names["torch_cuda"],
+            torch_cuda,
+        )
+    if python is None:
+        ctx.refuse(
+            "%s needs Python %s to %s, and the version of the interpreter is not known: name it with its version "
+            "in %s (e.g. python%s)",
+            name,
+            profile.python[0],
+            profile.python[1],
+            ctx.names["python"],
+            profile.python[1],
+        )
+
+
 def check_stack(stack, names=None):
     """See the module docstring: every component's check, each against the ones it depends on."""
     ctx = _Context(stack, names)
-    driver, cuda, cudnn, nccl = (ctx.version(key) for key in ("driver", "cuda", "cudnn", "nccl"))
+    driver, cuda, cudnn, nccl, torch = (ctx.version(key) for key in ("driver", "cuda", "cudnn", "nccl", "torch"))
     gpus = _check_gpus(ctx)
     driver, driver_cuda_max = _check_driver(ctx, driver, gpus)
     cuda_mm = _check_cuda(ctx, cuda, gpus, driver, driver_cuda_max)
@@ -507,4 +894,7 @@ def check_stack(stack, names=None):
         _check_cudnn_gpus(ctx, cudnn, gpus)
     _check_library(ctx, "nccl", NCCL_CUDA_MAJORS, nccl, cuda, cuda_mm)
     _check_kernel_modules(ctx, gpus)
+    _check_torch(ctx, torch, gpus, driver, driver_cuda_max)
+    for framework in sorted(FRAMEWORK_PROFILES):
+        _check_framework(ctx, framework, torch)
     return {"ok": not ctx.problems, "problems": ctx.problems, "resolved": ctx.resolved}

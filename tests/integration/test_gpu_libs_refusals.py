@@ -119,3 +119,17 @@ def test_validate_playbook_refuses_a_bad_nvidia_repo_fingerprint_without_contact
     assert not unreachable(events)
     messages = [msg for _host, _task, msg in failed(events)]
     assert any("nvidia_repo_key_fingerprint" in m for m in messages), messages
+
+
+def test_validate_playbook_refuses_aiacc_with_the_default_torch_naming_the_variables(tmp_path):
+    # python_env's validate resolves torch 2.13.0 (its CUDA 12.6 build on V100) and publishes it; the aiacc
+    # role's validate, later in the same run, refuses AIACC-Training 1.5.0 with it: no host is contacted.
+    ghost = tmp_path / "hosts.yml"
+    ghost.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
+    aiacc = {"bert_launch_framework": "aiacc", "aiacc_artifact_name": WHEEL, "aiacc_mirror": "/mnt/cpfs/mirror"}
+    status, events = run(ROOT / "playbooks" / "validate.yml", ghost, {"scc_cpu_only": False, **aiacc}, tmp_path)
+    refusals = [msg for _host, task, msg in failed(events) if "AIACC-Training or ACSpeed release" in task]
+    assert (status, unreachable(events)) == ("failed", [])
+    assert len(refusals) == 1, failed(events)
+    for name in ("bert_launch_framework is aiacc", "aiacc_version=1.5.0", "torch 2.13.0 (python_env_requirements)"):
+        assert name in refusals[0]

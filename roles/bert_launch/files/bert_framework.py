@@ -4,6 +4,10 @@
   _LOCAL_RANK, _LOCAL_SIZE; torchrun's as a fallback); connect() joins a torch.distributed
   process group over TCP (MASTER_ADDR:MASTER_PORT; --backend: NCCL on GPUs, gloo on CPUs), and
   the model is wrapped in DistributedDataParallel, which averages the gradients in backward.
+- ACSpeedDDP (acspeed): TorchDDP with Alibaba's ACSpeed, a plug-in for native DDP, imported
+  right after torch as its install guide shows (`import torch; import acspeed`; help.aliyun.com,
+  "Install and use AIACC-ACSpeed"). It needs CUDA devices (NCCL): Alibaba documents it for its
+  GPU instances. No environment is set for it: Alibaba documents none.
 - HorovodAPI (horovod: horovod.torch; aiacc: perseus.torch.horovod, Alibaba's AIACC-Training,
   which has Horovod's API): hvd.init() gives rank, size and local rank; the optimizer is wrapped
   in hvd.DistributedOptimizer, rank 0's parameters and optimizer state are broadcast, and each
@@ -23,12 +27,24 @@ from typing import Any, Mapping
 
 from bert_setup import UsageError
 
-# --framework -> the module with Horovod's API (None: torch.distributed + DDP).
+# --framework -> the module it imports besides torch (None: torch.distributed + DDP alone).
 FRAMEWORK_MODULES: dict[str, str | None] = {
     "torch": None,
     "horovod": "horovod.torch",
     "aiacc": "perseus.torch.horovod",
+    "acspeed": "acspeed",
 }
+# Those whose module has Horovod's API; the others run DistributedDataParallel.
+HOROVOD_API = ("horovod", "aiacc")
+
+
+def _import(name: str):
+    """The framework's module, or a usage error naming it."""
+    module = FRAMEWORK_MODULES[name]
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise UsageError(f"--framework {name} needs the module {module} in this python ({exc})") from exc
 
 
 def rank_info(environ: Mapping[str, str]) -> dict[str, int]:
@@ -132,6 +148,23 @@ class TorchDDP:
         self.dist.destroy_process_group()
 
 
+class ACSpeedDDP(TorchDDP):
+    """TorchDDP with ACSpeed plugged in (--framework acspeed)."""
+
+    name = "acspeed"
+
+    def __init__(self, environ: Mapping[str, str]):
+        super().__init__(environ)
+        import torch  # noqa: F401  (ACSpeed plugs into the torch imported before it)
+
+        self.plugin = _import(self.name)
+
+    def connect(self, args: Any, use_cuda: bool) -> None:
+        if not use_cuda:
+            raise UsageError("--framework acspeed needs CUDA devices (ACSpeed plugs into DDP over NCCL)")
+        super().connect(args, use_cuda)
+
+
 class HorovodAPI:
     """Horovod's API (horovod.torch or perseus.torch.horovod).
 
@@ -146,11 +179,7 @@ class HorovodAPI:
     master = None
 
     def __init__(self, name: str):
-        module = FRAMEWORK_MODULES[name]
-        try:
-            self.hvd = importlib.import_module(module)
-        except ImportError as exc:
-            raise UsageError(f"--framework {name} needs the module {module} in this python ({exc})") from exc
+        self.hvd = _import(name)
         self.hvd.init()
         # The backend it reports is the framework's name.
         self.name = self.backend = name
@@ -221,4 +250,6 @@ class HorovodAPI:
 
 def open_framework(name: str, environ: Mapping[str, str]):
     """The framework object of --framework `name`: its ranks known, not yet connected."""
-    return HorovodAPI(name) if FRAMEWORK_MODULES[name] else TorchDDP(environ)
+    if name in HOROVOD_API:
+        return HorovodAPI(name)
+    return ACSpeedDDP(environ) if name == "acspeed" else TorchDDP(environ)

@@ -2,13 +2,14 @@
 
 One process per rank, started by OpenMPI's mpirun. It trains transformers' BertForPreTraining
 on the masked-LM (15% of tokens; 80% [MASK], 10% random, 10% kept) and next-sentence
-objectives, with one of three data-parallel frameworks (--framework): torch (DDP over
-torch.distributed, the default), horovod (horovod.torch) or aiacc (perseus.torch.horovod).
+objectives, with one of four data-parallel frameworks (--framework): torch (DDP over
+torch.distributed, the default), acspeed (the same DDP with Alibaba's ACSpeed plug-in), horovod
+(horovod.torch) or aiacc (perseus.torch.horovod, AIACC-Training).
 
 This file is the command line and the order of the run; the parts are modules next to it:
 
     bert_setup.py      the rank's device, precision and threads; the refusals (exit status 2)
-    bert_framework.py  the framework adapter: torch DDP, or Horovod's API (horovod, aiacc)
+    bert_framework.py  the framework adapter: torch DDP (torch, acspeed), or Horovod's API (horovod, aiacc)
     bert_data.py       the vocabulary, the next-sentence instances, masking, each rank's batch
     bert_model.py      the size table, the model, the parameter and FLOP counts, device peaks
     bert_train.py      the optimizer and the training loop
@@ -55,8 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--framework",
         choices=sorted(bert_framework.FRAMEWORK_MODULES),
         default="torch",
-        help="torch: torch.distributed + DistributedDataParallel; horovod: "
-        "horovod.torch; aiacc: perseus.torch.horovod (AIACC-Training)",
+        help="torch: torch.distributed + DistributedDataParallel; acspeed: the same with Alibaba's "
+        "ACSpeed plug-in (import acspeed; CUDA only); horovod: horovod.torch; aiacc: "
+        "perseus.torch.horovod (AIACC-Training)",
     )
     p.add_argument("--model-size", choices=sorted(bert_model.MODEL_SIZES), default="tiny")
     p.add_argument("--num-layers", type=int, help="override the size table")

@@ -144,13 +144,14 @@ def test_horovod_api_path_two_ranks(framework, module, tmp_path, torch_run, smal
     assert len(set(checksums[0])) == STEPS  # and the weights did change every step
 
 
-def test_missing_framework_module_exits_2_naming_it(tmp_path, capsys, monkeypatch):
-    if importlib.util.find_spec("horovod") is not None:
-        pytest.skip("a horovod module is importable here")
+@pytest.mark.parametrize("framework, module", [("horovod", "horovod.torch"), ("acspeed", "acspeed")])
+def test_missing_framework_module_exits_2_naming_it(framework, module, tmp_path, capsys, monkeypatch):
+    if importlib.util.find_spec(module.split(".")[0]) is not None:
+        pytest.skip(f"a {module} module is importable here")
     monkeypatch.delenv("OMPI_COMM_WORLD_RANK", raising=False)
-    rc = pb.main(["--framework", "horovod", "--output-dir", str(tmp_path)])
+    rc = pb.main(["--framework", framework, "--output-dir", str(tmp_path)])
     assert rc == pb.EXIT_USAGE
-    assert "--framework horovod needs the module horovod.torch" in capsys.readouterr().err
+    assert f"--framework {framework} needs the module {module}" in capsys.readouterr().err
 
 
 def test_backend_applies_to_torch_only():

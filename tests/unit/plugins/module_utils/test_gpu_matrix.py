@@ -213,3 +213,171 @@ def test_matrix_rows_are_consistent():
     for first, last in m.ARCH_CUDA_RANGE.values():
         assert first in m.CUDA_MIN_DRIVER or m.version_tuple(first) < (11, 0)
         assert last is None or last in m.CUDA_MIN_DRIVER
+
+
+# --- the framework: torch builds, AIACC-Training, ACSpeed --------------------------------------
+
+# The issue's examples, and more: (stack, None if accepted, else words the problems must contain).
+FRAMEWORK = [
+    pytest.param(
+        {"torch": "2.13.0", "torch_cuda": "13.0", "compute_capability": V100},
+        ["python_env_requirements pins torch 2.13.0", "python_env_torch_cuda=13.0", "7.0", "CUDA 12.6"],
+        id="2.13-cu130-on-v100",
+    ),
+    pytest.param({"torch": "2.13.0", "torch_cuda": "12.6", "compute_capability": V100}, None, id="2.13-cu126-on-v100"),
+    pytest.param({"torch": "2.10.0", "torch_cuda": "12.8", "compute_capability": V100}, None, id="2.10-cu128-on-v100"),
+    pytest.param(
+        {"torch": "2.11.0", "torch_cuda": "12.8", "compute_capability": V100},
+        ["python_env_requirements pins torch 2.11.0", "python_env_torch_cuda=12.8", "CUDA 12.6"],
+        id="2.11-cu128-on-v100",
+    ),
+    pytest.param(
+        {"torch": "2.15", "compute_capability": V100},
+        ["python_env_requirements pins torch 2.15", "no build", "torch 2.14 (CUDA 12.6)"],
+        id="2.15-on-v100",
+    ),
+    pytest.param(
+        {"torch": "2.15.0", "torch_cuda": "13.0", "compute_capability": V100},
+        ["python_env_torch_cuda=13.0", "torch 2.14 (CUDA 12.6)"],
+        id="2.15-cu130-on-v100",
+    ),
+    pytest.param({"torch": "2.13.0", "torch_cuda": "13.0", "compute_capability": "9.0"}, None, id="2.13-cu130-on-h100"),
+    pytest.param(
+        {"torch": "2.13.0", "aiacc": "1.5.0"},
+        ["aiacc_version=1.5.0 (AIACC-Training)", "torch 2.13.0 (python_env_requirements)", "CUDA 10.2: torch"],
+        id="aiacc1.5-with-torch2.13",
+    ),
+    # the driver must run the build's CUDA (the driver rows of the CUDA toolkit)
+    pytest.param(
+        {"torch": "2.13.0", "torch_cuda": "13.0", "compute_capability": "9.0", "driver": "570"},
+        ["python_env_torch_cuda=13.0", "580.65.06", "nvidia_driver_branch=570", "choose 12.6"],
+        id="cu130-on-driver570",
+    ),
+    pytest.param(
+        {"torch": "2.13.0", "torch_cuda": "12.6", "driver": "580", "compute_capability": V100}, None, id="sccgn6"
+    ),
+    pytest.param(
+        {"torch": "2.13.0", "torch_cuda": "12.8", "compute_capability": V100},
+        ["has no CUDA 12.8 build", "CUDA 12.6, 13.0, 13.2"],
+        id="2.13-has-no-cu128",
+    ),
+    pytest.param(
+        {"torch": "2.13.0", "torch_cuda": "cpu", "compute_capability": "8.0"},
+        ["python_env_torch_cuda=cpu", "scc_cpu_only"],
+        id="cpu-build-on-gpus",
+    ),
+    pytest.param({"torch": "2.13.0", "torch_cuda": "cpu"}, None, id="cpu-build-without-gpus"),
+    pytest.param({"torch_cuda": "12.6"}, ["python_env_torch_cuda=12.6 needs a torch pin"], id="build-without-torch"),
+    pytest.param(
+        {"torch": "2.13.0", "torch_cuda": "cu126"}, ["python_env_torch_cuda='cu126'", "such as '12.6'"], id="spelling"
+    ),
+    pytest.param(
+        {"torch": "2.7.1", "compute_capability": V100}, ["torch 2.7.1", "not in the version matrix"], id="unknown-torch"
+    ),
+    pytest.param({"torch": "2.7.1"}, None, id="unknown-torch-without-gpus"),
+    # Ada (8.9) runs Ampere 8.6 kernels, Blackwell Ultra (10.3) 10.0's: same major, lower minor
+    pytest.param({"torch": "2.13.0", "torch_cuda": "13.0", "compute_capability": ["8.9", "10.3"]}, None, id="l20-b300"),
+    pytest.param(
+        {"torch": "2.13.0", "torch_cuda": "12.6", "compute_capability": "10.0"},
+        ["no kernels for compute capability 10.0", "CUDA 13.0, 13.2"],
+        id="cu126-on-b200",
+    ),
+    # the AIACC-Training 1.5 legacy profile: torch <= 1.10, CUDA 10.0-11.0, Python 3.6-3.9
+    pytest.param(
+        {"torch": "1.10.2", "torch_cuda": "10.2", "aiacc": "1.5.0", "python": "3.9", "compute_capability": V100},
+        None,
+        id="aiacc-legacy-profile",
+    ),
+    pytest.param(
+        {"torch": "1.10.2", "torch_cuda": "10.2", "aiacc": "1.5.0", "python": "3.11"},
+        ["aiacc_version=1.5.0", "Python 3.6 to 3.9", "python_env_python=3.11"],
+        id="aiacc-python3.11",
+    ),
+    pytest.param(
+        {"torch": "1.10.2", "torch_cuda": "10.2", "aiacc": "1.5.0"},
+        ["aiacc_version=1.5.0", "python_env_python", "python3.9"],
+        id="aiacc-python-unknown",
+    ),
+    pytest.param(
+        {"torch": "1.7.1", "torch_cuda": "10.2", "aiacc": "1.5.0", "python": "3.8"},
+        ["only in its CUDA 11.0 build", "python_env_torch_cuda=10.2"],
+        id="aiacc-torch1.7-cuda10.2",
+    ),
+    pytest.param(
+        {"torch": "1.10.2", "torch_cuda": "10.2", "aiacc": "1.5.0", "python": "3.9", "compute_capability": "8.0"},
+        ["no kernels for compute capability 8.0", "CUDA 10.2 cannot build for it"],
+        id="aiacc-on-a100",
+    ),
+    pytest.param({"aiacc": "1.3.3"}, ["aiacc_version=1.3.3", "no documented version matrix"], id="aiacc-1.3.3"),
+    # ACSpeed 1.1.0: PyTorch 1.6 (CUDA 10.1) ... 1.13.1 (11.6), 2.0.0 (11.7), Python 3.6-3.10
+    pytest.param(
+        {"torch": "2.0.0", "torch_cuda": "11.7", "acspeed": "1.1.0", "python": "3.10", "compute_capability": "8.0"},
+        None,
+        id="acspeed-torch2.0",
+    ),
+    pytest.param(
+        {"torch": "2.13.0", "acspeed": "1.1.0", "python": "3.11"},
+        ["(ACSpeed) does not support torch 2.13.0", "Python 3.6 to 3.10", "CUDA 11.7: torch 2.0.0"],
+        id="acspeed-torch2.13",
+    ),
+]
+
+
+@pytest.mark.parametrize("stack, words", FRAMEWORK)
+def test_framework_rows(stack, words):
+    result = gpu_stack_check(stack)
+    if words is None:
+        assert result["problems"] == [] and result["ok"]
+        return
+    assert not result["ok"]
+    text = " | ".join(result["problems"])
+    for word in words:
+        assert word in text, "%r not in %r" % (word, text)
+
+
+def test_resolved_torch_builds_for_v100():
+    resolved = m.check_stack({"torch": "2.10.0", "compute_capability": V100, "driver": "580"})["resolved"]
+    assert resolved["torch_builds"] == ["12.6", "12.8", "13.0"]
+    assert resolved["torch_cuda_choices"] == ["12.6", "12.8"]  # 13.0 has no sm_70
+    assert resolved["torch_cuda_stable"] == ["12.6", "12.8"]
+    resolved = m.check_stack({"torch": "2.13.0", "torch_cuda": "12.6", "compute_capability": V100})["resolved"]
+    assert "7.0" in resolved["torch_archs"]
+    legacy = m.check_stack({"torch": "1.9.1", "torch_cuda": "10.2", "aiacc": "1.5.0", "python": "3.9"})["resolved"]
+    assert legacy["torch_archs"] is None  # not documented: judged by what CUDA 10.2 can build
+    assert legacy["aiacc_profile"]["name"] == "AIACC-Training 1.5.0 legacy profile"
+    assert legacy["aiacc_profile"]["python"] == ["3.6", "3.9"]
+
+
+@pytest.mark.parametrize(
+    "archs, cc, covered",
+    [
+        (["sm_70", "sm_80"], "7.0", True),
+        (["sm_75", "sm_80"], "7.0", False),
+        (["sm_80", "sm_86"], "8.9", True),  # same major, lower minor
+        (["sm_86"], "8.0", False),  # a higher minor does not run on a lower one
+        (["sm_90a"], "9.0", True),
+        (["compute_70"], "8.0", True),  # PTX is compiled by the driver for newer GPUs
+        (["compute_80"], "7.0", False),
+        (["7.0", "9.0"], "sm_70", True),
+        ([], "7.0", False),
+    ],
+)
+def test_arch_covers(archs, cc, covered):
+    assert m.arch_covers(archs, cc) is covered
+
+
+def test_release_matching():
+    assert m.release_matches("1.10.2", "1.10") and not m.release_matches("1.10.2", "1.1")
+    assert m.release_matches("2.13.0+cu126", "2.13")
+    assert m.torch_builds("1.5.1") == {"10.1": m.TorchBuild(None, True), "10.2": m.TorchBuild(None, True)}
+    assert m.torch_builds("1.5.0") is None and m.torch_builds("2.16.0") is None
+
+
+def test_framework_rows_are_consistent():
+    for builds in m.TORCH_BUILDS.values():
+        for cuda, build in builds.items():
+            assert cuda in m.CUDA_MIN_DRIVER  # the driver check needs the row
+            assert all(len(m.version_tuple(cc)) == 2 for cc in build.archs)
+    for profile in m.FRAMEWORK_PROFILES.values():
+        for torch, cuda in profile.torch_cuda:
+            assert m.torch_builds(torch)[cuda].archs is None

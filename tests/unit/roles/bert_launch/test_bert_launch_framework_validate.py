@@ -3,6 +3,8 @@ the variables, and no host is contacted (one ansible-playbook run for every case
 
 from tests.unit.roles.validate_runner import validate_tests
 
+ACSPEED, TCP = {"bert_launch_framework": "acspeed"}, {"bert_launch_transport": "tcp"}
+
 CASES = {
     "ok_default_torch": ({}, None),
     "ok_torch_gloo_cpu_only": (
@@ -31,6 +33,9 @@ CASES = {
         {"bert_launch_framework": "horovod", "scc_cpu_only": False, "bert_launch_transport": "rdma"},
         None,
     ),
+    "ok_acspeed_gpus": ({**ACSPEED, "scc_cpu_only": False}, None),
+    "bad_acspeed_cpu_only": ({**ACSPEED, "scc_cpu_only": True, **TCP}, "bert_launch_framework acspeed needs GPUs"),
+    "bad_acspeed_backend": ({**ACSPEED, "bert_launch_backend": "gloo", **TCP}, "bert_launch_backend must be auto"),
     "bad_aiacc_env_file": (
         {"bert_launch_framework": "aiacc", "bert_launch_aiacc_env_file": "aiacc.env"},
         "bert_launch_aiacc_env_file",
