@@ -63,6 +63,11 @@ Sources (checked 2026-12-02; cite them when you change a row)
   Versions" (Linux x86_64, toolkit driver, GA release)
   https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html . This is the full-feature
   requirement, stricter than CUDA minor-version compatibility on purpose (no PTX JIT surprises).
+  PyTorch wheels are judged by minor-version compatibility instead (``wheel_min_driver``: the X.0
+  row of their CUDA major): they bundle their CUDA runtime and carry no PTX (the arch lists of the
+  real 2.10.0 and 2.13.0 wheels, tests/fixtures/torch), and NVIDIA's "CUDA Compatibility" guide,
+  section "Minor Version Compatibility" (https://docs.nvidia.com/deploy/cuda-compatibility/), lets
+  a CUDA 12.x runtime run on any >= 525 driver and a 13.x runtime on >= 580.
 - CUDA 13.0 removed offline compilation and library support for compute capability < 7.5
   (Maxwell, Pascal, Volta), and R580 is the last driver branch for them:
   https://developer.nvidia.com/blog/navigating-gpu-architecture-support-a-guide-for-nvidia-cuda-developers
@@ -255,9 +260,11 @@ TORCH_BUILDS = {
         "13.0": TorchBuild(_ARCHS_CU13, True),
         "13.2": TorchBuild(_ARCHS_CU13, True),
     },
+    # Proposed, not published (UNCONFIRMED): not stable, so `auto` never picks them; an explicit
+    # python_env_torch_cuda still can.
     "2.15": {
-        "13.0": TorchBuild(_ARCHS_CU13, True),
-        "13.2": TorchBuild(_ARCHS_CU13, True),
+        "13.0": TorchBuild(_ARCHS_CU13, False),
+        "13.2": TorchBuild(_ARCHS_CU13, False),
     },
 }
 
@@ -391,6 +398,28 @@ def cuda_max_for_driver(driver):
         if ok and (best is None or _cmp(version_tuple(cuda), version_tuple(best)) > 0):
             best = cuda
     return best
+
+
+def _major(version):
+    return str(version).split(".", maxsplit=1)[0]
+
+
+def wheel_min_driver(cuda):
+    """The oldest driver a PyTorch wheel built with CUDA ``cuda`` runs on: the wheel carries its CUDA
+    runtime, which runs on any driver of its CUDA major from the X.0 release on (minor-version
+    compatibility; the wheels carry no PTX to JIT, so its limits do not apply)."""
+    return CUDA_MIN_DRIVER.get("%s.0" % _major(cuda))
+
+
+def wheel_runs_on_driver(cuda, driver):
+    minimum = wheel_min_driver(cuda)
+    if minimum is None:
+        # Older than every row (CUDA 10.x of the legacy profiles): drivers run older runtimes
+        # (backward compatibility); a newer major than the table knows: no driver here runs it.
+        oldest = min(int(_major(c)) for c in CUDA_MIN_DRIVER)
+        return int(_major(cuda)) < oldest
+    dv, mv = version_tuple(driver), version_tuple(minimum)
+    return dv[0] >= mv[0] if len(dv) == 1 else _cmp(dv, mv) >= 0
 
 
 def cuda_versions():
@@ -741,7 +770,7 @@ def _check_torch(ctx, torch, gpus, driver, driver_cuda_max):
         return
 
     def runs(cuda):
-        return driver_cuda_max is None or _cmp(version_tuple(cuda), version_tuple(driver_cuda_max)) <= 0
+        return driver is None or wheel_runs_on_driver(cuda, driver)
 
     covering = sorted(
         (c for c, b in builds.items() if all(_build_covers(b, c, cc) for cc in gpus.ccs)), key=version_tuple
@@ -802,14 +831,14 @@ def _check_torch(ctx, torch, gpus, driver, driver_cuda_max):
         )
     if driver is not None and not runs(torch_cuda):
         ctx.refuse(
-            "%s=%s (torch %s) needs a driver >= %s but %s=%s supports CUDA <= %s; choose %s",
+            "%s=%s (torch %s) needs a driver >= %s (CUDA %s minor-version compatibility) but %s=%s; choose %s",
             ctx.names["torch_cuda"],
             torch_cuda,
             torch,
-            CUDA_MIN_DRIVER.get(torch_cuda, "newer"),
+            wheel_min_driver(torch_cuda) or "newer",
+            _major(torch_cuda),
             ctx.names["driver"],
             driver,
-            driver_cuda_max,
             ", ".join(choices) or "a newer driver",
         )
 

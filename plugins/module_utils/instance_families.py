@@ -66,6 +66,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix
+from ansible_collections.scc.training.plugins.module_utils.torch_build import TORCH_INDEX
 
 # --- sources -------------------------------------------------------------------------------
 
@@ -179,22 +180,9 @@ SOURCES = {
 # whose last branch is older (_gpu_matrix.ARCH_DRIVER_BRANCH_MAX) gets that one instead.
 RECOMMENDED_DRIVER_BRANCH = 580
 
-# PyTorch CUDA wheels for Linux x86_64: (CUDA, first torch, last torch, compute capabilities
-# with SASS). cu126: 5.0 ... 9.0 in every release that ships it (2.8-2.14; 2.15 drops it).
-# cu128: 7.0 ... 12.0 up to 2.10 (our read of 2.10.0+cu128), Volta dropped in 2.11, not built
-# from 2.12. cu130 / cu132: 7.5 ... 12.0 (our read of 2.13.0+cu130; no PTX, so nothing older
-# runs) [pt-release, pt-172352, pt-wheels]. 2.15's final set is not published: not listed.
-TORCH_WHEELS = (
-    ("12.6", "2.8", "2.14", ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")),
-    ("12.8", "2.8", "2.10", ("7.0", "7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
-    ("12.8", "2.11", "2.11", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
-    ("13.0", "2.9", "2.14", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
-    ("13.2", "2.12", "2.14", ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0")),
-)
-TORCH_INDEX_URL = "https://download.pytorch.org/whl/%s"
-# The oldest driver branch a wheel of each CUDA major runs on: the wheels carry their CUDA
-# runtime, which needs the driver of its major only (minor version compatibility) [nv-cuda-compat].
-CUDA_MAJOR_MIN_DRIVER_BRANCH = {"12": 525, "13": 580}
+# The PyTorch CUDA wheels, their kernels and the drivers they run on come from the version matrix
+# (_gpu_matrix.TORCH_BUILDS, arch_covers, wheel_min_driver: one copy of those facts); this table
+# lists the stable builds [pt-release, pt-172352, pt-wheels, nv-binary-compat, nv-cuda-compat].
 TORCH_SOURCES = ("pt-release", "pt-172352", "pt-wheels", "nv-binary-compat", "nv-cuda-compat")
 DRIVER_SOURCES = ("nv-arch-matrix", "nv-drivers")
 
@@ -425,33 +413,28 @@ def _version(text):
     return tuple(int(p) for p in text.split("."))
 
 
-def _runs_on(sass, cc):
-    """A cubin for ``sass`` (X.y) runs on ``cc`` (X.z) when z >= y [nv-binary-compat]."""
-    sass_v, cc_v = _version(sass), _version(cc)
-    return sass_v[0] == cc_v[0] and sass_v[1] <= cc_v[1]
-
-
 def torch_cuda_builds(cc):
-    """The PyTorch CUDA wheels with kernels for compute capability ``cc``, oldest CUDA first."""
+    """The stable PyTorch CUDA wheels with kernels for compute capability ``cc``, oldest CUDA first."""
     releases = {}
-    for cuda, first, last, arches in TORCH_WHEELS:
-        if any(_runs_on(sass, cc) for sass in arches):
-            low, high = releases.get(cuda, (first, last))
-            releases[cuda] = (min(low, first, key=_version), max(high, last, key=_version))
-    builds = []
+    for torch, builds in _gpu_matrix.TORCH_BUILDS.items():
+        for cuda, build in builds.items():
+            if build.stable and _gpu_matrix.arch_covers(build.archs, cc):
+                releases.setdefault(cuda, []).append(torch)
+    out = []
     for cuda in sorted(releases, key=_version):
         tag = "cu" + cuda.replace(".", "")
-        builds.append(
+        torches = sorted(releases[cuda], key=_version)
+        out.append(
             {
                 "cuda": cuda,
                 "tag": tag,
-                "torch_min": releases[cuda][0],
-                "torch_max": releases[cuda][1],
-                "index_url": TORCH_INDEX_URL % tag,
-                "driver_min_branch": str(CUDA_MAJOR_MIN_DRIVER_BRANCH[cuda.split(".")[0]]),
+                "torch_min": torches[0],
+                "torch_max": torches[-1],
+                "index_url": TORCH_INDEX % tag[2:],
+                "driver_min_branch": _gpu_matrix.wheel_min_driver(cuda).split(".")[0],
             }
         )
-    return builds
+    return out
 
 
 def driver_branch(cc):

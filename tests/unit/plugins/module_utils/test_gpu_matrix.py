@@ -381,3 +381,21 @@ def test_framework_rows_are_consistent():
     for profile in m.FRAMEWORK_PROFILES.values():
         for torch, cuda in profile.torch_cuda:
             assert m.torch_builds(torch)[cuda].archs is None
+
+
+@pytest.mark.parametrize(
+    ("torch_cuda", "driver", "ok"),
+    [
+        # A wheel bundles its CUDA runtime: minor-version compatibility (>= the X.0 driver) decides.
+        ("12.6", "535", True),
+        ("12.6", "520", False),
+        ("13.0", "575", False),
+        ("13.0", "580", True),
+    ],
+)
+def test_torch_wheels_need_the_driver_of_their_cuda_major_only(torch_cuda, driver, ok):
+    stack = {"torch": "2.13.0", "torch_cuda": torch_cuda, "driver": driver, "compute_capability": "8.0"}
+    result = m.check_stack(stack)
+    assert result["ok"] is ok, result["problems"]
+    if not ok:
+        assert any("python_env_torch_cuda" in p and "nvidia_driver_branch" in p for p in result["problems"])

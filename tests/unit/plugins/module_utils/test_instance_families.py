@@ -93,11 +93,12 @@ def test_v100_builds_are_cu126_to_2_14_and_cu128_to_2_10():
 
 
 def test_hopper_and_blackwell_builds():
+    # The stable builds of the version matrix: cu130 stable from 2.11, cu132 from 2.14 (2.15 unpublished).
     assert _tags(m.profile("ebmgn8v")) == {
         "cu126": ("2.8", "2.14"),
         "cu128": ("2.8", "2.11"),
-        "cu130": ("2.9", "2.14"),
-        "cu132": ("2.12", "2.14"),
+        "cu130": ("2.11", "2.14"),
+        "cu132": ("2.14", "2.14"),
     }
     # No sm_120 in the CUDA 12.6 builds, and sm_90 code does not run on 12.0.
     assert "cu126" not in _tags(m.profile("ebmgn9g"))
