@@ -142,8 +142,10 @@ def unreachable(events) -> list:
 
 
 def gathered_facts(events) -> list:
-    """Events of fact gathering: a play that contacted its hosts."""
-    return [e for e in events if e["event_data"].get("task") == "Gathering Facts"]
+    """Events of fact gathering: a play that contacted its hosts.
+
+    Not every runner event has event_data (verbose and error lines do not)."""
+    return [e for e in events if e.get("event_data", {}).get("task") == "Gathering Facts"]
 
 
 # --- refusal tables: many cases judged in one playbook run -----------------------------------
