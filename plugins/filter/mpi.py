@@ -2,7 +2,8 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
-``mpi_hostfile`` (the mpi_hostfile role), ``mpi_hostfile_ranks`` and ``mpirun_argv`` (bert_launch).
+``mpi_hostfile`` and ``mpi_hostfile_nodes`` (the mpi_hostfile role), ``mpi_hostfile_ranks``,
+``mpi_hostfile_node_count`` and ``mpirun_argv`` (bert_launch).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
 from __future__ import absolute_import, division, print_function
@@ -25,6 +26,21 @@ def mpi_hostfile_ranks(text, np=0):
     )
 
 
+def mpi_hostfile_nodes(nodes, healthy=None, exclude_unhealthy=True):
+    """The cluster's nodes -> those the hostfile lists: the healthy ones (or refused with unhealthy ones)."""
+    return filter_call("mpi_hostfile_nodes", mpi.hostfile_nodes, nodes, healthy, exclude_unhealthy)
+
+
+def mpi_hostfile_node_count(text, min_nodes=1):
+    """Hostfile text -> its number of nodes; fails below ``min_nodes``."""
+    return filter_call(
+        "mpi_hostfile_node_count",
+        mpi.hostfile_node_count,
+        require_text(text, "mpi_hostfile_node_count", "the hostfile's text"),
+        min_nodes,
+    )
+
+
 def mpirun_argv(job):
     """bert_launch's settings -> its whole command line (timeout, mpirun, -x pairs, pretrain_bert.py)."""
     return filter_call("mpirun_argv", mpi.mpirun_argv, job)
@@ -34,4 +50,10 @@ class FilterModule(object):
     """scc.training MPI filters."""
 
     def filters(self):
-        return {"mpi_hostfile": mpi_hostfile, "mpi_hostfile_ranks": mpi_hostfile_ranks, "mpirun_argv": mpirun_argv}
+        return {
+            "mpi_hostfile": mpi_hostfile,
+            "mpi_hostfile_nodes": mpi_hostfile_nodes,
+            "mpi_hostfile_node_count": mpi_hostfile_node_count,
+            "mpi_hostfile_ranks": mpi_hostfile_ranks,
+            "mpirun_argv": mpirun_argv,
+        }

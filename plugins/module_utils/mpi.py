@@ -6,6 +6,8 @@
 - ``render_hostfile``: ``[{host, slots}]`` -> hostfile text (the mpi_hostfile role writes it).
 - ``parse_hostfile``: hostfile text -> ``[{host, slots}]`` (``slots`` None where a line has none).
 - ``hostfile_ranks``: the number of ranks to start: ``np``, else the sum of the hostfile's slots.
+- ``hostfile_nodes``: the cluster's nodes that go into the hostfile (the healthy ones).
+- ``hostfile_node_count``: hostfile text -> the number of its nodes, at least ``min_nodes``.
 - ``parse_env_file``: ``NAME=value`` lines (the aiacc role's file) -> dict.
 - ``rank_env``: the environment every rank of bert_launch gets (``mpirun -x``).
 - ``script_argv``: pretrain_bert.py's arguments.
@@ -119,6 +121,47 @@ def hostfile_ranks(text, np=0):
     if total < 1:
         raise ValueError("the hostfile's %d host line(s) give 0 slots" % len(hosts))
     return total
+
+
+def hostfile_nodes(nodes, healthy=None, exclude_unhealthy=True):
+    """The nodes the hostfile lists, in ``nodes``' (inventory) order.
+
+    ``healthy``: the cluster's healthy nodes (scc_healthy_nodes, from the cluster_health role), or
+    None when no gate judged the cluster in this run: then every node. With ``exclude_unhealthy``
+    the unhealthy nodes are left out; without it, an unhealthy node is refused (a job that would
+    start ranks on a node known bad), naming the nodes. Raises ValueError.
+    """
+    nodes = list(nodes)
+    if not nodes:
+        raise ValueError("the cluster group has no node")
+    if healthy is None:
+        return nodes
+    if isinstance(healthy, (str, dict)) or not hasattr(healthy, "__iter__"):
+        raise ValueError("scc_healthy_nodes must be a list of host names, got %s" % type(healthy).__name__)
+    healthy = set(healthy)
+    unhealthy = [node for node in nodes if node not in healthy]
+    if unhealthy and not exclude_unhealthy:
+        raise ValueError(
+            "unhealthy node(s) %s (not in scc_healthy_nodes) and mpi_hostfile_exclude_unhealthy is false: "
+            "repair them, or set mpi_hostfile_exclude_unhealthy: true to leave them out of the hostfile"
+            % ", ".join(unhealthy)
+        )
+    kept = [node for node in nodes if node in healthy]
+    if not kept:
+        raise ValueError("no healthy node left for the hostfile (unhealthy: %s)" % ", ".join(unhealthy))
+    return kept
+
+
+def hostfile_node_count(text, min_nodes=1):
+    """Hostfile text -> its number of nodes; ValueError when fewer than ``min_nodes``."""
+    hosts = [entry["host"] for entry in parse_hostfile(text)]
+    if len(hosts) < min_nodes:
+        raise ValueError(
+            "the hostfile lists %d node(s) (%s), fewer than bert_launch_min_nodes (%d): the other nodes were "
+            "judged unhealthy by verify.yml (see its cluster_health message) or are not in the cluster group"
+            % (len(hosts), ", ".join(hosts) or "none", min_nodes)
+        )
+    return len(hosts)
 
 
 def parse_env_file(text):

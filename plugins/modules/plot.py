@@ -18,12 +18,14 @@ description:
     pairs below C(min_gbps) outlined in red.
   - V(traffic) draws the rates of C(scc.training.fabric_traffic) - tx+rx Gb/s over time per node and counter,
     counters that never passed 1 Mb/s left out.
+  - V(nccl_busbw) draws the C(nccl_check) role's cluster results (C(nccl_check_cluster)) - the all_reduce bus
+    bandwidth by message size across the nodes (log2 sizes), with the threshold as a dashed line.
 options:
   kind:
     description: Which plot to draw.
     type: str
     required: true
-    choices: [bandwidth_heatmap, traffic]
+    choices: [bandwidth_heatmap, nccl_busbw, traffic]
   data:
     description: The results the plot is drawn from, in the shape O(kind) names.
     type: dict

@@ -117,4 +117,29 @@ def traffic(data, dest):
     _save(plt, fig, dest)
 
 
-PLOTS = {"bandwidth_heatmap": bandwidth_heatmap, "traffic": traffic}
+def nccl_busbw(data, dest):
+    """Draw nccl_check's busbw-by-size curve (``data``: nccl_check_cluster) and its threshold as a PNG at ``dest``."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    multi = data.get("multi_node") or {}
+    curve = multi.get("curve") or []
+    if curve:
+        ax.plot(
+            [p["size_bytes"] for p in curve],
+            [p["busbw_gbps"] for p in curve],
+            marker=".",
+            label="all_reduce_perf across %d node(s)" % len(multi.get("hosts") or []),
+        )
+    if data.get("threshold_gbps") is not None:
+        ax.axhline(data["threshold_gbps"], color="#c0182b", linestyle="--", label="threshold")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size, bytes")
+    ax.set_ylabel("bus bandwidth, GB/s")
+    ax.set_title("NCCL all_reduce bus bandwidth by message size")
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper left")
+    _save(plt, fig, dest)
+
+
+PLOTS = {"bandwidth_heatmap": bandwidth_heatmap, "nccl_busbw": nccl_busbw, "traffic": traffic}

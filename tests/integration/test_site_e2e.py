@@ -142,6 +142,26 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir, c
     assert (status, rc) == ("successful", 0), failed(events)
     assert changed(events) == []
 
+    # A hostfile of one node (as verify.yml leaves it when it judged the other unhealthy) and
+    # bert_launch_min_nodes 2: refused before mpirun starts, naming the variable and the node left.
+    hostfile = "/etc/scc-training/mpihosts"
+    for host in lab.load():
+        assert (
+            lab.ssh(host.address, f"cp {hostfile} {hostfile}.bak && head -1 {hostfile}.bak > {hostfile}").returncode
+            == 0
+        )
+    try:
+        status, rc, events = run(lab, workdir, "train_bert.yml", {"bert_launch_min_nodes": 2})
+    finally:
+        for host in lab.load():
+            lab.ssh(host.address, f"mv {hostfile}.bak {hostfile}")
+    assert status == "failed" and rc != 0
+    (message,) = [msg for _host, _task, msg in failed(events)]
+    assert "lists 1 node(s)" in message and "fewer than bert_launch_min_nodes (2)" in message, message
+    assert not any(
+        e["event_data"].get("task", "").startswith("Run BERT pretraining") for e in events if "event_data" in e
+    )
+
     # teardown.yml deletes every resource provision.yml made: nothing of ours is left in the cloud.
     status, rc, events = run(lab, workdir, "teardown.yml", cloud["settings"])
     assert (status, rc) == ("successful", 0), failed(events)

@@ -25,8 +25,16 @@ LAB_VARS = {
     "cluster_report_cpfs_path": "/mnt/cpfs",
     # No ssh_trust in this test (cluster.yml's job): the SSH ring is not checked here.
     "cluster_report_ssh_check": False,
+    # No hosts_file in this test (cluster.yml's job): the node names do not resolve on the nodes.
+    "mpi_hostfile_verify": False,
     # validate.yml checks the roles of this stage only (the other stages' tests check theirs).
-    "scc_validate_roles": ["scc.training.rdma_bandwidth", "scc.training.fabric_monitor", "scc.training.cluster_report"],
+    "scc_validate_roles": [
+        "scc.training.rdma_bandwidth",
+        "scc.training.fabric_monitor",
+        "scc.training.cluster_health",
+        "scc.training.mpi_hostfile",
+        "scc.training.cluster_report",
+    ],
 }
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
@@ -88,8 +96,16 @@ def test_verify_measures_all_pairs_samples_traffic_and_reports(lab, workdir):
         # The iperf3 rounds ran while it sampled: loopback carried more than the 1 Gb/s threshold at its peak.
         assert lo["peak_gbps"] > 1.0
 
+    # The lab declares scc_cpu_only: no gate judged a node, every node stays in the hostfile.
+    health = json.loads((results / "cluster-health.json").read_text())
+    assert health["healthy"] == nodes and health["unhealthy"] == {} and health["judged_by"] == []
+    assert [c["status"] for c in health["cards"]] == ["unjudged"] * 3
+    for address in ADDRESSES:
+        assert lab.ssh(address, "cat /etc/scc-training/mpihosts").stdout.split()[::2] == nodes
+
     report = json.loads((results / "cluster-report.json").read_text())
     assert [n["host"] for n in report["nodes"]] == nodes and report["not_reached"] == []
+    assert report["health"]["healthy"] == nodes
     for n in report["nodes"]:
         assert n["gpu"]["count"] == 0 and n["rdma"]["present"] is False
         assert n["cpfs"]["mounted"] is True and n["cpfs"]["path"] == "/mnt/cpfs"

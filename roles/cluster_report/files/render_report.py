@@ -5,8 +5,10 @@
 
     python render_report.py cluster-report.json cluster-report.html
 
-Tables for the nodes (GPUs, RDMA ports, shared filesystem, SSH), the bandwidth matrices and the
-traffic, with the PNGs found next to the JSON (bandwidth-<tool>.png, traffic.png) embedded as data: URIs.
+A verdict card per node (cluster_health: green, amber, red, its failing checks and remedy), tables
+for the nodes (GPUs, RDMA ports, shared filesystem, SSH), the NCCL check (busbw per node and across the
+nodes, the bisection's rounds), the bandwidth matrices and the traffic, with the PNGs found next to
+the JSON (nccl-busbw.png, bandwidth-<tool>.png, traffic.png) embedded as data: URIs.
 When BERT results (bert-<run_id>.json, bert_launch) lie next to the JSON, the newest run is summarised
 with the traffic sampled during it (traffic-bert-<run_id>.json/.png, train_bert.yml): the summary is
 added to REPORT.json as the key "training" (null when there is no run) and shown on the page.
@@ -25,6 +27,8 @@ h1{margin-bottom:0}.sub{color:#666;margin-top:4px}
 table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}
 th{background:#f2f2f2}.ok{color:#0a7d28;font-weight:600}.bad{color:#c0182b;font-weight:600}.na{color:#888}
 .cards{display:flex;gap:12px;flex-wrap:wrap}.card{border:1px solid #ccc;border-radius:6px;padding:8px 14px}
+.green{border-left:8px solid #0a7d28}.amber{border-left:8px solid #d48a00}.red{border-left:8px solid #c0182b}
+.unjudged{border-left:8px solid #bbb}
 img{max-width:100%;border:1px solid #ddd}
 """
 
@@ -86,6 +90,66 @@ def nodes_section(report):
         ssh_cell = ("%s &rarr; %s" % (verdict(ssh["ok"]), esc(ssh["target"]))) if ssh["target"] else verdict(None)
         rows.append([esc(n["host"]), gpus, ports, esc(cpfs["path"]) + " " + fs, ssh_cell])
     return "<h2>Nodes</h2>" + table(["node", "GPUs", "RDMA ports", "shared filesystem", "SSH to next node"], rows)
+
+
+def health_section(report):
+    """One card per node from cluster_health's verdict: its status, failing checks and remedy."""
+    h = report.get("health")
+    if not h:
+        return '<h2>Node verdicts</h2><p class="na">not judged in this run</p>'
+    cards = []
+    for c in h["cards"]:
+        gates = ", ".join("%s %s" % (esc(g), esc(s)) for g, s in sorted(c["gates"].items())) or "no gate ran"
+        problems = "".join("<li>%s</li>" % esc(p) for p in c["problems"])
+        remedy = "<br>remedy: <b>%s</b>" % esc(c["remedy"]) if c["remedy"] else ""
+        cards.append(
+            "<div class='card %s'><b>%s</b> %s<br><small>%s</small>%s%s</div>"
+            % (
+                esc(c["status"]),
+                esc(c["host"]),
+                esc(c["status"].upper()),
+                gates,
+                remedy,
+                "<ul>%s</ul>" % problems if problems else "",
+            )
+        )
+    return "<h2>Node verdicts</h2><p>%s</p><div class='cards'>%s</div>" % (esc(h["summary"][0]), "".join(cards))
+
+
+def nccl_section(report, directory):
+    """nccl_check's cluster results: the run across the nodes, its curve, and the bisection's rounds."""
+    n = report.get("nccl")
+    if not n:
+        return '<h2>NCCL all_reduce</h2><p class="na">not measured in this run</p>'
+    multi = n.get("multi_node") or {}
+    out = [
+        "<h2>NCCL all_reduce %s</h2>" % verdict(n.get("ok"), "at or above threshold", "below threshold"),
+        "<p>across %s: %s GB/s bus bandwidth; threshold %s GB/s</p>"
+        % (
+            esc(", ".join(multi.get("hosts") or [])),
+            number(multi.get("busbw_gbps"), "%.2f"),
+            number(n.get("threshold_gbps"), "%.2f"),
+        ),
+        image(directory, "nccl-busbw.png"),
+    ]
+    bisection = n.get("bisection")
+    if bisection:
+        rows = [
+            [
+                esc(r["round"]),
+                esc(", ".join(g["hosts"])),
+                number(g.get("busbw_gbps"), "%.2f"),
+                verdict(g["ok"]),
+            ]
+            for r in bisection["rounds"]
+            for g in r["groups"]
+        ]
+        out.append(
+            "<h3>Bad-node search: %d round(s), found %s</h3>"
+            % (len(bisection["rounds"]), esc(", ".join(bisection["bad_nodes"]) or "none"))
+        )
+        out.append(table(["round", "group", "busbw GB/s", ""], rows))
+    return "\n".join(out)
 
 
 def bandwidth_section(report, directory):
@@ -258,7 +322,12 @@ def training_section(t, directory):
 
 def render(report, directory):
     nodes = report["nodes"]
+    health = report.get("health")
     cards = [
+        (
+            "healthy nodes",
+            "%d of %d" % (len(health["healthy"]), len(health["cards"])) if health else "not judged",
+        ),
         (
             "nodes",
             "%d reached%s"
@@ -295,7 +364,9 @@ def render(report, directory):
             % (esc(report["group"]), esc(report["generated_at"])),
             "<div class='cards'>%s</div>"
             % "".join("<div class='card'><b>%s</b><br>%s</div>" % (esc(k), esc(v)) for k, v in cards),
+            health_section(report),
             nodes_section(report),
+            nccl_section(report, directory),
             bandwidth_section(report, directory),
             traffic_section(report, directory),
             training_section(report.get("training"), directory),

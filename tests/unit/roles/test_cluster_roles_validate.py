@@ -31,6 +31,13 @@ CASES = {
         "bad_slots_text": ({"mpi_hostfile_slots": "eight"}, "mpi_hostfile_slots"),
         "bad_path": ({"mpi_hostfile_path": "etc/mpihosts"}, "mpi_hostfile_path"),
         "bad_gpu_count": ({"scc_gpu_count": -1}, "scc_gpu_count"),
+        "bad_exclude_unhealthy": ({"mpi_hostfile_exclude_unhealthy": "sometimes"}, "mpi_hostfile_exclude_unhealthy"),
+    },
+    "cluster_health": {
+        "ok": ({"cluster_health_gates": ["gpu_health"]}, None),
+        "bad_gate_name": ({"cluster_health_gates": ["gpu health"]}, "cluster_health_gates"),
+        "bad_no_gate": ({"cluster_health_gates": []}, "cluster_health_gates"),
+        "bad_group": ({"cluster_health_group": "no_such_group"}, "cluster_health_group"),
     },
     "ib_check": {
         "ok": ({"ib_check_expected_link_layer": "InfiniBand", "ib_check_expected_rate_gbps": 100}, None),

@@ -21,6 +21,8 @@ _spec.loader.exec_module(mpi)
 def test_registered_under_their_names():
     assert mpi.FilterModule().filters() == {
         "mpi_hostfile": mpi.mpi_hostfile,
+        "mpi_hostfile_nodes": mpi.mpi_hostfile_nodes,
+        "mpi_hostfile_node_count": mpi.mpi_hostfile_node_count,
         "mpi_hostfile_ranks": mpi.mpi_hostfile_ranks,
         "mpirun_argv": mpi.mpirun_argv,
     }
@@ -111,3 +113,47 @@ def test_bad_input_shape(value):
 def test_entry_not_a_dict():
     with pytest.raises(AnsibleFilterError, match=r"entry 1 must be a dict"):
         mpi.mpi_hostfile([{"host": "node1", "slots": 1}, "node2"])
+
+
+NODES = ["node1", "node2", "node3", "node4"]
+
+
+@pytest.mark.parametrize(
+    "healthy,exclude,expected",
+    [
+        # Not judged in this run: every node, in inventory order.
+        (None, True, NODES),
+        (None, False, NODES),
+        # The unhealthy ones left out; inventory order kept (not scc_healthy_nodes' order).
+        (["node4", "node1", "node3"], True, ["node1", "node3", "node4"]),
+        (NODES, False, NODES),
+    ],
+)
+def test_mpi_hostfile_nodes(healthy, exclude, expected):
+    assert mpi.mpi_hostfile_nodes(NODES, healthy, exclude) == expected
+
+
+def test_mpi_hostfile_nodes_refuses_unhealthy_nodes_unless_excluded():
+    with pytest.raises(AnsibleFilterError, match=r"unhealthy node\(s\) node2, node4 .*mpi_hostfile_exclude_unhealthy"):
+        mpi.mpi_hostfile_nodes(NODES, ["node1", "node3"], False)
+
+
+def test_mpi_hostfile_nodes_refuses_an_empty_result_and_bad_input():
+    with pytest.raises(AnsibleFilterError, match=r"no healthy node left .*node1, node2, node3, node4"):
+        mpi.mpi_hostfile_nodes(NODES, [], True)
+    with pytest.raises(AnsibleFilterError, match="scc_healthy_nodes must be a list"):
+        mpi.mpi_hostfile_nodes(NODES, "node1", True)
+    with pytest.raises(AnsibleFilterError, match="no node"):
+        mpi.mpi_hostfile_nodes([], None, True)
+
+
+def test_mpi_hostfile_node_count():
+    text = "# healthy nodes\nnode1 slots=8\n\nnode3 slots=8\n"
+    assert mpi.mpi_hostfile_node_count(text) == 2
+    assert mpi.mpi_hostfile_node_count(text, 2) == 2
+    with pytest.raises(
+        AnsibleFilterError, match=r"lists 2 node\(s\) \(node1, node3\), fewer than bert_launch_min_nodes \(3\)"
+    ):
+        mpi.mpi_hostfile_node_count(text, 3)
+    with pytest.raises(AnsibleFilterError, match="the hostfile's text"):
+        mpi.mpi_hostfile_node_count(None, 1)

@@ -7,6 +7,9 @@ ACSPEED, TCP = {"bert_launch_framework": "acspeed"}, {"bert_launch_transport": "
 
 CASES = {
     "ok_default_torch": ({}, None),
+    "ok_min_nodes_one": ({"bert_launch_min_nodes": 1}, None),
+    "bad_min_nodes_zero": ({"bert_launch_min_nodes": 0}, "bert_launch_min_nodes (0) must be between 1"),
+    "bad_min_nodes_over_the_group": ({"bert_launch_min_nodes": 999}, "bert_launch_min_nodes (999) must be between 1"),
     "ok_torch_gloo_cpu_only": (
         {"bert_launch_backend": "gloo", "scc_cpu_only": True, "bert_launch_transport": "tcp"},
         None,

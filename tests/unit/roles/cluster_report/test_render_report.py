@@ -208,3 +208,59 @@ def test_report_says_when_nccl_did_not_run_and_traffic_was_not_sampled(tmp_path)
     run.write_text(json.dumps(bert_results("r1")))
     assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
     assert "not recorded in the results file" in (tmp_path / "r.html").read_text()
+
+
+def test_report_shows_a_verdict_card_per_node_and_the_nccl_check(tmp_path):
+    """The cluster_health verdict (a card per node) and nccl_check's results, as the roles publish them."""
+    from ansible_collections.scc.training.plugins.module_utils import health
+
+    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    xid = {
+        "status": "red",
+        "problems": ["GPU 3 xid: Xid 79 (remedy: reboot)"],
+        "verdicts": [{"gpu": 3, "check": "xid", "ok": False, "detail": "Xid 79", "remedy": "reboot"}],
+    }
+    green = {"status": "green", "problems": []}
+    verdict = health.judge(
+        ["n1", "n2", "n3"], {"n1": {"gpu_health": green}, "n2": {"gpu_health": xid}, "n3": {}}, ["n1", "n2", "n3"]
+    )
+    nccl = {
+        "ok": False,
+        "threshold_gbps": 4.8,
+        "multi_node": {
+            "hosts": ["n1", "n2", "n3"],
+            "busbw_gbps": 1.2,
+            "ok": False,
+            "curve": [{"size_bytes": 2**k, "busbw_gbps": min(6.0, 0.01 * 2 ** (k - 10))} for k in range(10, 28, 2)],
+        },
+        "bisection": {
+            "rounds": [
+                {"round": 1, "groups": [{"hosts": ["n1", "n2"], "busbw_gbps": 1.1, "ok": False}]},
+                {"round": 2, "groups": [{"hosts": ["n1", "n3"], "busbw_gbps": 5.9, "ok": True}]},
+            ],
+            "bad_nodes": ["n2"],
+        },
+    }
+    plots.nccl_busbw(nccl, str(tmp_path / "nccl-busbw.png"))
+    report = {
+        "generated_at": "2026-12-03T00:00:00Z",
+        "group": "scc_cluster",
+        "not_reached": [],
+        "nodes": [node("n1"), node("n2"), node("n3")],
+        "bandwidth": {},
+        "traffic": {},
+        "health": verdict,
+        "nccl": nccl,
+    }
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text()
+    assert "2 of 3 node(s) healthy (judged by gpu_health)" in page
+    cards = dict(re.findall(r"<div class='card (\w+)'><b>(n\d)</b>", page)[i][::-1] for i in range(3))
+    assert cards == {"n1": "green", "n2": "red", "n3": "unjudged"}
+    assert "remedy: <b>reboot</b>" in page and "gpu_health: GPU 3 xid: Xid 79 (remedy: reboot)" in page
+    assert "Bad-node search: 2 round(s), found n2" in page and "below threshold" in page
+    rows = re.findall(r"<tr><td>(\d)</td><td>([n\d, ]+)</td><td>([\d.]+)</td>", page)
+    assert rows == [("1", "n1, n2", "1.10"), ("2", "n1, n3", "5.90")]
+    (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert base64.b64decode(png) == (tmp_path / "nccl-busbw.png").read_bytes()

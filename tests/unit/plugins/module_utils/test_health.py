@@ -1,0 +1,108 @@
+# -*- coding: utf-8 -*-
+"""Unit tests for plugins/module_utils/health.py and its filter scc.training.cluster_health."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import health
+
+_PLUGIN = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "filter" / "health.py"
+_spec = importlib.util.spec_from_file_location("scc_training_filter_health", _PLUGIN)
+health_filter = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(health_filter)
+
+NODES = ["node1", "node2", "node3", "node4"]
+GREEN = {"status": "green", "ok": True, "problems": []}
+XID79 = {
+    "status": "red",
+    "ok": False,
+    "problems": ["GPU 3 xid: Xid 79 at 00000000:3B:00.0 (remedy: reboot)"],
+    "verdicts": [
+        {"gpu": 3, "check": "xid", "ok": False, "detail": "Xid 79", "remedy": "reboot"},
+        {"gpu": 2, "check": "throttle", "ok": False, "detail": "hw_slowdown", "remedy": "reset_gpu"},
+        {"gpu": 1, "check": "ecc_mode", "ok": True, "detail": "Enabled", "remedy": "isolate"},
+    ],
+}
+AMBER = {"status": "amber", "ok": True, "problems": ["GPU 0 xid: Xid 13 (remedy: restart_app)"], "verdicts": []}
+SLOW = {"status": "red", "ok": False, "problems": ["bisection: slow in every group it was in"]}
+
+
+def reports(**by_node):
+    return {node: by_node.get(node, {"gpu_health": GREEN, "nccl_check": GREEN}) for node in NODES}
+
+
+def test_a_healthy_cluster_keeps_every_node_in_order():
+    verdict = health.judge(NODES, reports(), NODES)
+    assert verdict["healthy"] == NODES and verdict["unhealthy"] == {}
+    assert verdict["judged_by"] == ["gpu_health", "nccl_check"]
+    assert [c["status"] for c in verdict["cards"]] == ["green"] * 4
+    assert verdict["summary"] == ["4 of 4 node(s) healthy (judged by gpu_health, nccl_check)"]
+
+
+def test_red_from_any_gate_and_a_dropped_node_are_unhealthy_amber_is_not():
+    verdict = health.judge(
+        NODES,
+        reports(
+            node2={"gpu_health": AMBER, "nccl_check": GREEN},
+            node3={"gpu_health": XID79, "nccl_check": SLOW},
+        ),
+        ["node1", "node2", "node3"],
+    )
+    assert verdict["healthy"] == ["node1", "node2"]
+    assert verdict["unhealthy"] == {
+        "node3": [
+            "gpu_health: GPU 3 xid: Xid 79 at 00000000:3B:00.0 (remedy: reboot)",
+            "nccl_check: bisection: slow in every group it was in",
+        ],
+        "node4": [health.NOT_REACHED],
+    }
+    cards = {c["host"]: c for c in verdict["cards"]}
+    assert cards["node2"]["status"] == "amber" and cards["node2"]["problems"] == [
+        "gpu_health: GPU 0 xid: Xid 13 (remedy: restart_app)"
+    ]
+    # The most severe remedy among the FAILING checks (reboot beats reset_gpu; a passing check's is not counted).
+    assert cards["node3"]["remedy"] == "reboot"
+    assert cards["node3"]["gates"] == {"gpu_health": "red", "nccl_check": "red"}
+    assert cards["node4"]["status"] == "red" and cards["node4"]["remedy"] is None
+    assert verdict["summary"][0] == "2 of 4 node(s) healthy (judged by gpu_health, nccl_check)"
+    assert verdict["summary"][2].startswith("node3 red (remedy: reboot): gpu_health: GPU 3 xid")
+
+
+def test_gates_that_did_not_run_leave_nodes_unjudged_and_healthy():
+    verdict = health.judge(NODES, {"node1": {"gpu_health": None, "nccl_check": None}}, NODES)
+    assert verdict["healthy"] == NODES and verdict["judged_by"] == []
+    assert [c["status"] for c in verdict["cards"]] == ["unjudged"] * 4
+    assert verdict["summary"] == ["4 of 4 node(s) healthy (judged by no gate: every node unjudged)"]
+
+
+@pytest.mark.parametrize(
+    "report,message",
+    [
+        ("red", "gpu_health_report of node1 must be a dict"),
+        ({"status": "blue"}, "gpu_health_report of node1: status must be one of green, amber, red, got 'blue'"),
+        ({"status": "red", "problems": "x"}, "problems must be a list"),
+    ],
+)
+def test_malformed_reports_are_refused_naming_node_and_gate(report, message):
+    with pytest.raises(ValueError, match=message):
+        health.judge(NODES, {"node1": {"gpu_health": report}}, NODES)
+
+
+def test_the_filter_reads_each_gate_report_from_hostvars():
+    hostvars = {
+        "node1": {"gpu_health_report": GREEN, "nccl_check_report": GREEN},
+        "node2": {"gpu_health_report": XID79},
+        "node3": {},
+    }
+    verdict = health_filter.cluster_health(["node1", "node2", "node3"], hostvars, ["gpu_health", "nccl_check"], NODES)
+    assert verdict["healthy"] == ["node1", "node3"] and list(verdict["unhealthy"]) == ["node2"]
+    assert health_filter.FilterModule().filters() == {"cluster_health": health_filter.cluster_health}
+    with pytest.raises(AnsibleFilterError, match=r"cluster_health: .*status must be one of"):
+        health_filter.cluster_health(["node1"], {"node1": {"gpu_health_report": {"status": "?"}}}, ["gpu_health"], [])
+    with pytest.raises(AnsibleFilterError, match="hostvars must be a mapping"):
+        health_filter.cluster_health(["node1"], [], ["gpu_health"], [])
