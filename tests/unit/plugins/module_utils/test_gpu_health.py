@@ -11,10 +11,15 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.filter import gpu_health as gpu_health_filters
 from ansible_collections.scc.training.plugins.filter import nvidia_smi as nvidia_smi_filters
 from ansible_collections.scc.training.plugins.module_utils import gpu_health, nvidia_pci, nvidia_smi, xid
+from tests.unit.plugins.nvidia_fixtures import (
+    drop_gpu,
+    link_down,
+    replace_in_gpu,
+    retirement_pending,
+    v100_nvlink,
+    v100_xml,
+)
 from tests.unit.plugins.source_fixture import FIXTURES, source_fixture
-
-V100_XML = "v100-sxm2-8gpu-580-layout.xml"
-V100_BUSES = ["1a", "1b", "3d", "3e", "88", "89", "b1", "b2"]
 
 
 def _xml(name):
@@ -24,29 +29,13 @@ def _xml(name):
 
 
 def _v100(edit=None):
-    text = _xml(V100_XML)
+    text = v100_xml()
     return nvidia_smi.parse(edit(text) if edit else text)
 
 
 def _nvlink(edit=None):
-    text = source_fixture("nvidia_smi", "nvlink-s-8xv100-sxm2-layout.txt")
+    text = v100_nvlink()
     return nvidia_smi.parse_nvlink_status(edit(text) if edit else text)
-
-
-def _link_down(text, gpu, link):
-    """nvidia-smi nvlink -s text with link ``link`` of GPU ``gpu`` down."""
-    start = text.index("GPU %d:" % gpu)
-    at = text.index("\t Link %d: 25.781 GB/s" % link, start)
-    return text[:at] + "\t Link %d: <inactive>" % link + text[at + len("\t Link %d: 25.781 GB/s" % link) :]
-
-
-def _replace_in_gpu(text, bus, old, new):
-    """``old`` -> ``new`` inside the <gpu> element of PCI bus ``bus`` only."""
-    start = text.index('<gpu id="00000000:%s:00.0">' % bus)
-    end = text.index("</gpu>", start)
-    block = text[start:end]
-    assert old in block
-    return text[:start] + block.replace(old, new) + text[end:]
 
 
 def _detail(verdicts, gpu, check):
@@ -97,9 +86,9 @@ def test_row_remapper_and_retired_pages_pending():
         "<remapped_row_pending>Yes</remapped_row_pending><remapped_row_failure>No</remapped_row_failure>"
         "</remapped_rows>"
     )
-    r = _v100(lambda t: _replace_in_gpu(t, "1A", "<remapped_rows>N/A</remapped_rows>", rows))
+    r = _v100(lambda t: replace_in_gpu(t, "1A", "<remapped_rows>N/A</remapped_rows>", rows))
     assert r["gpus"][0]["remapped_rows"] == {"correctable": 0, "uncorrectable": 2, "pending": True, "failure": False}
-    r = _v100(lambda t: _replace_in_gpu(t, "3D", "<pending_retirement>No", "<pending_retirement>Yes"))
+    r = _v100(lambda t: replace_in_gpu(t, "3D", "<pending_retirement>No", "<pending_retirement>Yes"))
     assert r["gpus"][2]["retired_pages"]["pending"] is True
 
 
@@ -112,7 +101,7 @@ def test_nvlink_status_all_up_and_one_down():
         (i, 6, 6, []) for i in range(8)
     ]
     assert links[0]["name"] == "Tesla V100-SXM2-32GB" and links[0]["uuid"].startswith("GPU-5c0f6e2a-")
-    down = _nvlink(lambda t: _link_down(t, 5, 3))
+    down = _nvlink(lambda t: link_down(t, 5, 3))
     assert [(g["links_up"], g["links_down"]) for g in down][4:7] == [(6, []), (5, [3]), (6, [])]
     assert nvidia_smi.parse_nvlink_status("") == []
     assert nvidia_smi.parse_nvlink_status("GPU 0: Tesla T4 (UUID: GPU-x)\n") == [
@@ -213,8 +202,8 @@ def test_healthy_v100_node_is_green_with_every_check_ok():
 
 def test_xid_79_of_a_gpu_that_fell_off_the_bus_is_red():
     # The GPU at b1 is gone from nvidia-smi: the count fails and its Xid is reported under its PCI address.
-    smi = _v100()
-    smi["gpus"] = [g for g in smi["gpus"] if g["pci_bus_id"] != "00000000:B1:00.0"]
+    smi = _v100(lambda t: drop_gpu(t, "B1"))
+    assert smi["gpu_count"] == 7
     events = xid.parse_xid(
         "[ 6102.317811] NVRM: Xid (PCI:0000:b1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
     )
@@ -227,21 +216,14 @@ def test_xid_79_of_a_gpu_that_fell_off_the_bus_is_red():
 
 
 def test_page_retirement_pending_dbe_and_nvlink_down_are_red():
-    def fault(text):
-        text = _replace_in_gpu(text, "3D", "<pending_retirement>No", "<pending_retirement>Yes")
-        return _replace_in_gpu(
-            text,
-            "3D",
-            "<cbu>0</cbu>\n\t\t\t\t\t<total>0</total>\n\t\t\t\t</double_bit>\n\t\t\t</aggregate>",
-            "<cbu>0</cbu>\n\t\t\t\t\t<total>1</total>\n\t\t\t\t</double_bit>\n\t\t\t</aggregate>",
-        )
-
     events = xid.parse_xid(
         "NVRM: Xid (PCI:0000:3d:00): 48, An uncorrectable double bit error (DBE) has been detected on GPU (0000:3d:00).\n"
         "NVRM: Xid (PCI:0000:3d:00): 63, Dynamic Page Retirement: New retired page, reload the driver to activate. (0x1)\n"
     )
-    nvlink = _nvlink(lambda t: _link_down(t, 5, 3))
-    verdicts = gpu_health.verdicts(_v100(fault), xid_events=events, nvlink=nvlink, expected_gpus=8)
+    nvlink = _nvlink(lambda t: link_down(t, 5, 3))
+    verdicts = gpu_health.verdicts(
+        _v100(lambda t: retirement_pending(t, "3D")), xid_events=events, nvlink=nvlink, expected_gpus=8
+    )
     assert _failing(verdicts) == [
         ("GPU 2", "ecc_aggregate_uncorrectable", "none"),
         ("GPU 2", "retired_pages_pending", "reset_gpu"),
@@ -260,7 +242,7 @@ def test_row_remapping_failure_isolates_and_pending_resets():
         "<remapped_row_pending>Yes</remapped_row_pending><remapped_row_failure>Yes</remapped_row_failure>"
         "</remapped_rows>"
     )
-    smi = _v100(lambda t: _replace_in_gpu(t, "1A", "<remapped_rows>N/A</remapped_rows>", rows))
+    smi = _v100(lambda t: replace_in_gpu(t, "1A", "<remapped_rows>N/A</remapped_rows>", rows))
     verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink())
     assert _failing(verdicts) == [
         ("GPU 0", "row_remap_failure", "isolate"),
@@ -270,7 +252,7 @@ def test_row_remapping_failure_isolates_and_pending_resets():
 
 def test_pcie_generation_below_max_only_fails_when_busy_and_width_always():
     def gen2(text):
-        return _replace_in_gpu(
+        return replace_in_gpu(
             text, "88", "<current_link_gen>3</current_link_gen>", "<current_link_gen>1</current_link_gen>"
         )
 
@@ -280,10 +262,10 @@ def test_pcie_generation_below_max_only_fails_when_busy_and_width_always():
 
     def busy(text):
         text = gen2(text)
-        text = _replace_in_gpu(
+        text = replace_in_gpu(
             text, "88", "<clocks_event_reason_gpu_idle>Active<", "<clocks_event_reason_gpu_idle>Not Active<"
         )
-        return _replace_in_gpu(text, "88", "<current_link_width>16x<", "<current_link_width>8x<")
+        return replace_in_gpu(text, "88", "<current_link_width>16x<", "<current_link_width>8x<")
 
     verdicts = gpu_health.verdicts(_v100(busy), xid_events=[], nvlink=_nvlink())
     assert _failing(verdicts) == [("GPU 4", "pcie_link_gen", "reboot"), ("GPU 4", "pcie_link_width", "reboot")]
@@ -291,10 +273,10 @@ def test_pcie_generation_below_max_only_fails_when_busy_and_width_always():
 
 def test_warnings_only_make_the_node_amber():
     def warn(text):
-        text = _replace_in_gpu(
+        text = replace_in_gpu(
             text, "1B", "<clocks_event_reason_hw_slowdown>Not Active<", "<clocks_event_reason_hw_slowdown>Active<"
         )
-        return _replace_in_gpu(text, "1B", "<persistence_mode>Enabled<", "<persistence_mode>Disabled<")
+        return replace_in_gpu(text, "1B", "<persistence_mode>Enabled<", "<persistence_mode>Disabled<")
 
     events = xid.parse_xid(
         "NVRM: Xid (PCI:0000:1b:00): 13, pid=1, name=python, Graphics Exception\nNVRM: Xid (PCI:0000:1b:00): 43, pid=1, name=python, Ch 00000010"
