@@ -13,30 +13,16 @@ from ansible_collections.scc.training.plugins.module_utils import gpu_health, xi
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
-def gpu_health_verdicts(
-    smi,
-    xid_events=None,
-    nvlink=None,
-    expected_gpus=None,
-    expected_nvlinks=None,
-    thresholds=None,
-    smi_error=None,
-):
-    """parse_nvidia_smi's output (None when nvidia-smi failed) -> [{gpu, check, ok, detail, remedy}]."""
+def gpu_health_verdicts(smi, **options):
+    """parse_nvidia_smi's output (None when nvidia-smi failed) -> [{gpu, check, ok, detail, remedy}];
+    ``options``: the keyword arguments of module_utils/gpu_health.py's verdicts()."""
     if smi is not None and not isinstance(smi, dict):
         raise AnsibleFilterError(
             "gpu_health_verdicts: input must be parse_nvidia_smi's dict or None, got %s" % type(smi).__name__
         )
     return filter_call(
         "gpu_health_verdicts",
-        gpu_health.verdicts,
-        smi,
-        xid_events,
-        nvlink,
-        expected_gpus,
-        expected_nvlinks,
-        thresholds,
-        smi_error,
+        lambda: gpu_health.verdicts(smi, **options),
         errors=(ValueError, TypeError, KeyError),
     )
 

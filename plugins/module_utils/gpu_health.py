@@ -95,35 +95,48 @@ def _over(value, limit):
     return value is not None and value > limit
 
 
+# (check, parse() key, threshold, what the count covers, remedy above the threshold)
+_ECC_COUNTS = (
+    (
+        "ecc_volatile_uncorrectable",
+        "ecc_errors_uncorrected",
+        "ecc_volatile_uncorrectable_max",
+        "since the driver loaded",
+        "reset_gpu",
+    ),
+    (
+        "ecc_aggregate_uncorrectable",
+        "ecc_errors_uncorrected_aggregate",
+        "ecc_aggregate_uncorrectable_max",
+        "over the GPU's life",
+        "none",
+    ),
+)
+
+
 def _ecc_verdicts(label, gpu, limits):
     mode = gpu.get("ecc_mode")
-    volatile = gpu.get("ecc_errors_uncorrected")
-    aggregate = gpu.get("ecc_errors_uncorrected_aggregate")
-    return [
+    verdicts = [
         _verdict(
             label,
             "ecc_mode",
             mode is None or mode == "Enabled" or not limits["require_ecc"],
             "ECC %s" % (mode or "not supported (N/A)"),
             "reset_gpu",
-        ),
-        _verdict(
-            label,
-            "ecc_volatile_uncorrectable",
-            not _over(volatile, limits["ecc_volatile_uncorrectable_max"]),
-            "%s uncorrectable ECC errors since the driver loaded (max %d)"
-            % ("n/a" if volatile is None else volatile, limits["ecc_volatile_uncorrectable_max"]),
-            "reset_gpu",
-        ),
-        _verdict(
-            label,
-            "ecc_aggregate_uncorrectable",
-            not _over(aggregate, limits["ecc_aggregate_uncorrectable_max"]),
-            "%s uncorrectable ECC errors over the GPU's life (max %d)"
-            % ("n/a" if aggregate is None else aggregate, limits["ecc_aggregate_uncorrectable_max"]),
-            "none",
-        ),
+        )
     ]
+    for check, key, limit, period, remedy in _ECC_COUNTS:
+        count = gpu.get(key)
+        verdicts.append(
+            _verdict(
+                label,
+                check,
+                not _over(count, limits[limit]),
+                "%s uncorrectable ECC errors %s (max %d)" % ("n/a" if count is None else count, period, limits[limit]),
+                remedy,
+            )
+        )
+    return verdicts
 
 
 def _memory_repair_verdicts(label, gpu):
@@ -141,23 +154,17 @@ def _memory_repair_verdicts(label, gpu):
         )
     ]
     rows = gpu.get("remapped_rows")
-    if rows is not None:
-        verdicts += [
-            _verdict(
-                label,
-                "row_remap_pending",
-                not rows.get("pending"),
-                "row remapping pending: %s" % ("yes" if rows.get("pending") else "no"),
-                "reset_gpu",
-            ),
-            _verdict(
-                label,
-                "row_remap_failure",
-                not rows.get("failure"),
-                "row remapping failure: %s" % ("yes" if rows.get("failure") else "no"),
-                "isolate",
-            ),
-        ]
+    if rows is not None:  # Ampere and later: a pending remap needs a reset, a failed one RMA
+        for key, remedy in (("pending", "reset_gpu"), ("failure", "isolate")):
+            verdicts.append(
+                _verdict(
+                    label,
+                    "row_remap_" + key,
+                    not rows.get(key),
+                    "row remapping %s: %s" % (key, "yes" if rows.get(key) else "no"),
+                    remedy,
+                )
+            )
     return verdicts
 
 
@@ -240,13 +247,7 @@ def _xid_verdict(label, events):
 
 
 def verdicts(
-    smi,
-    xid_events=None,
-    nvlink=None,
-    expected_gpus=None,
-    expected_nvlinks=None,
-    thresholds=None,
-    smi_error=None,
+    smi, xid_events=None, nvlink=None, expected_gpus=None, expected_nvlinks=None, thresholds=None, smi_error=None
 ):
     """The node's verdicts: see the module docstring."""
     limits = dict(DEFAULT_THRESHOLDS, **(thresholds or {}))

@@ -38,6 +38,17 @@ def _nvlink(edit=None):
     return nvidia_smi.parse_nvlink_status(edit(text) if edit else text)
 
 
+def _row_remapper(text, uncorrectable, pending, failure):
+    """GPU 0 (bus 1A) with a row remapper, its children as the nvsmi DTD names them (influxdata/telegraf
+    plugins/inputs/nvidia_smi/schema_v11/types.go reads the same element names)."""
+    rows = (
+        "<remapped_rows><remapped_row_corr>0</remapped_row_corr><remapped_row_unc>%d</remapped_row_unc>"
+        "<remapped_row_pending>%s</remapped_row_pending><remapped_row_failure>%s</remapped_row_failure>"
+        "</remapped_rows>" % (uncorrectable, pending, failure)
+    )
+    return replace_in_gpu(text, "1A", "<remapped_rows>N/A</remapped_rows>", rows)
+
+
 def _detail(verdicts, gpu, check):
     return next(v["detail"] for v in verdicts if v["gpu"] == gpu and v["check"] == check)
 
@@ -79,14 +90,7 @@ def test_older_drivers_clocks_throttle_reasons_and_sram_dram_aggregate():
 
 
 def test_row_remapper_and_retired_pages_pending():
-    # remapped_rows children as the nvsmi DTD names them (influxdata/telegraf
-    # plugins/inputs/nvidia_smi/schema_v11/types.go reads the same element names).
-    rows = (
-        "<remapped_rows><remapped_row_corr>0</remapped_row_corr><remapped_row_unc>2</remapped_row_unc>"
-        "<remapped_row_pending>Yes</remapped_row_pending><remapped_row_failure>No</remapped_row_failure>"
-        "</remapped_rows>"
-    )
-    r = _v100(lambda t: replace_in_gpu(t, "1A", "<remapped_rows>N/A</remapped_rows>", rows))
+    r = _v100(lambda t: _row_remapper(t, uncorrectable=2, pending="Yes", failure="No"))
     assert r["gpus"][0]["remapped_rows"] == {"correctable": 0, "uncorrectable": 2, "pending": True, "failure": False}
     r = _v100(lambda t: replace_in_gpu(t, "3D", "<pending_retirement>No", "<pending_retirement>Yes"))
     assert r["gpus"][2]["retired_pages"]["pending"] is True
@@ -237,12 +241,7 @@ def test_page_retirement_pending_dbe_and_nvlink_down_are_red():
 
 
 def test_row_remapping_failure_isolates_and_pending_resets():
-    rows = (
-        "<remapped_rows><remapped_row_corr>0</remapped_row_corr><remapped_row_unc>5</remapped_row_unc>"
-        "<remapped_row_pending>Yes</remapped_row_pending><remapped_row_failure>Yes</remapped_row_failure>"
-        "</remapped_rows>"
-    )
-    smi = _v100(lambda t: replace_in_gpu(t, "1A", "<remapped_rows>N/A</remapped_rows>", rows))
+    smi = _v100(lambda t: _row_remapper(t, uncorrectable=5, pending="Yes", failure="Yes"))
     verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink())
     assert _failing(verdicts) == [
         ("GPU 0", "row_remap_failure", "isolate"),
@@ -345,7 +344,7 @@ def test_filters_wrap_module_utils():
     assert set(filters) == {"gpu_health_verdicts", "gpu_health_report", "parse_xid"}
     smi = _v100()
     verdicts = filters["gpu_health_verdicts"](smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
-    assert verdicts == gpu_health.verdicts(smi, [], _nvlink(), 8)
+    assert verdicts == gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
     assert filters["gpu_health_report"](verdicts)["status"] == "green"
     assert filters["parse_xid"]("NVRM: Xid (PCI:0000:1a:00): 79, GPU has fallen off the bus.")[0]["xid"] == 79
     with pytest.raises(AnsibleFilterError, match="parse_xid: input must be the kernel log"):
