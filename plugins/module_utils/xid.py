@@ -107,7 +107,7 @@ def bus_key(pci_bus_id):
     """'00000000:1A:00.0' (nvidia-smi) and '0000:1a:00' (Xid) -> '0000:1a:00': domain (last 4 digits), bus, device."""
     if not pci_bus_id:
         return None
-    parts = str(pci_bus_id).lower().split(".")[0].split(":")
+    parts = str(pci_bus_id).lower().split(".", maxsplit=1)[0].split(":")
     if len(parts) != 3:
         return str(pci_bus_id).lower()
     domain, bus, device = parts
