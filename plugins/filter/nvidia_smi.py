@@ -2,12 +2,16 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """``parse_nvidia_smi``: ``nvidia-smi -q -x`` XML -> dict, over module_utils/nvidia_smi.py,
-the same parser the ``gpu_info`` module uses. Documentation: the sidecar parse_nvidia_smi.yml.
+the same parser the ``gpu_info`` module uses; ``parse_nvlink_status``: ``nvidia-smi nvlink -s`` -> list;
+``nvidia_pci_devices``: sysfs PCI lines -> NVIDIA GPUs and NVSwitches (module_utils/nvidia_pci.py).
+Documentation: the sidecars parse_nvidia_smi.yml, parse_nvlink_status.yml, nvidia_pci_devices.yml.
 """
 
 from __future__ import annotations
 
-from ansible_collections.scc.training.plugins.module_utils import nvidia_smi
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import nvidia_pci, nvidia_smi
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
@@ -16,8 +20,24 @@ def parse_nvidia_smi(xml_text):
     return filter_call("parse_nvidia_smi", nvidia_smi.parse, require_text(xml_text, "parse_nvidia_smi", "the XML text"))
 
 
+def parse_nvlink_status(text):
+    """``nvidia-smi nvlink -s`` output -> [{index, name, uuid, links, links_up, links_down}]."""
+    return nvidia_smi.parse_nvlink_status(require_text(text, "parse_nvlink_status", "the command's output as a string"))
+
+
+def nvidia_pci_devices(lines):
+    """``"<address> <vendor> <class>"`` lines -> {gpus: [...], nvswitches: [...]}."""
+    if not isinstance(lines, list):
+        raise AnsibleFilterError("nvidia_pci_devices: input must be a list of lines, got %s" % type(lines).__name__)
+    return nvidia_pci.nvidia_pci_devices(lines)
+
+
 class FilterModule(object):
-    """scc.training nvidia-smi filter."""
+    """scc.training nvidia-smi and NVIDIA PCI filters."""
 
     def filters(self):
-        return {"parse_nvidia_smi": parse_nvidia_smi}
+        return {
+            "parse_nvidia_smi": parse_nvidia_smi,
+            "parse_nvlink_status": parse_nvlink_status,
+            "nvidia_pci_devices": nvidia_pci_devices,
+        }

@@ -14,7 +14,16 @@ and the ``scc.training.parse_nvidia_smi`` filter.
                "temperature_c": 66 | None, "power_limit_w": 250.0 | None,
                "persistence_mode": "Enabled" | "Disabled" | None,
                "compute_capability": "7.0" | None,  # by product name (version matrix)
-               "architecture": "Volta" | None}, ...]}
+               "architecture": "Volta" | None,
+               # what gpu_health judges (module_utils/gpu_health.py):
+               "ecc_errors_uncorrected_aggregate": 0 | None,  # over the GPU's life
+               "retired_pages": {"single_bit": 0, "double_bit": 0, "pending": False} | None,
+               "remapped_rows": {"correctable": 0, "uncorrectable": 0, "pending": False,
+                                 "failure": False} | None,  # None on Volta/Turing ("N/A")
+               "pcie": {"gen_current": 3, "gen_max": 3, "width_current": 16, "width_max": 16},
+               "clocks_event_reasons": {"gpu_idle": True, "hw_slowdown": False,
+                                        "hw_thermal_slowdown": False, "hw_power_brake_slowdown": False,
+                                        "sw_thermal_slowdown": False}}, ...]}
 
 "N/A" and missing fields become None. The XML schema changed over driver releases; the
 uncorrected volatile ECC count is read from whichever form is present:
@@ -22,6 +31,17 @@ uncorrected volatile ECC count is read from whichever form is present:
 ``volatile/{sram_uncorrectable,dram_uncorrectable}`` (v11/v12, e.g. 515.x) or of
 ``volatile/{sram_uncorrectable_parity,sram_uncorrectable_secded,dram_uncorrectable}`` (v13).
 The power limit is ``power_readings/power_limit`` (old) or ``gpu_power_readings/current_power_limit``.
+The aggregate count is read the same way from ``aggregate`` instead of ``volatile``.
+
+Retired pages (Kepler..Volta and later: ``retired_pages/{multiple_single_bit_retirement,
+double_bit_retirement}/retired_count``, ``pending_blacklist`` (old name) or ``pending_retirement``,
+"Yes"/"No") and row remapping (Ampere and later: ``remapped_rows/{remapped_row_corr,remapped_row_unc,
+remapped_row_pending,remapped_row_failure}``; a bare ``<remapped_rows>N/A</remapped_rows>`` on Volta)
+as NVIDIA's nvsmi DTD names them (the element names influxdata/telegraf's
+plugins/inputs/nvidia_smi/schema_v11/types.go reads). PCIe: ``pci/pci_gpu_link_info/pcie_gen/
+{current_link_gen,max_link_gen}`` and ``link_widths/{current,max}_link_width`` ("16x" -> 16). Clock
+event reasons: ``clocks_event_reasons/clocks_event_reason_<name>`` (driver 535 and later) or the older
+``clocks_throttle_reasons/clocks_throttle_reason_<name>``; "Active" -> True, "Not Active" -> False.
 GPUs are listed in the order nvidia-smi prints them, which is the nvidia-smi index order.
 """
 
@@ -39,6 +59,10 @@ _UNCORRECTED_SUMMED = (
     "sram_uncorrectable_secded",
     "dram_uncorrectable",
 )
+
+
+# The per-GPU keys gpu_health judges (module_utils/gpu_health.py), beyond the inventory above.
+HEALTH_KEYS = ("ecc_errors_uncorrected_aggregate", "retired_pages", "remapped_rows", "pcie", "clocks_event_reasons")
 
 
 class NvidiaSmiParseError(ValueError):
@@ -71,16 +95,81 @@ def _number(value, kind=int):
     return kind(float(match.group(1))) if kind is int else kind(match.group(1))
 
 
-def _ecc_uncorrected(gpu):
-    volatile = gpu.find("ecc_errors/volatile")
-    if volatile is None:
+def _ecc_uncorrected(gpu, counter="volatile"):
+    """Uncorrectable ECC errors of ``ecc_errors/<counter>`` (volatile: since the driver loaded;
+    aggregate: over the GPU's life)."""
+    block = gpu.find("ecc_errors/" + counter)
+    if block is None:
         return None
-    total = _text(volatile, "double_bit/total")
+    total = _text(block, "double_bit/total")
     if total is not None:
         return _number(total)
-    values = [_number(_text(volatile, name)) for name in _UNCORRECTED_SUMMED if volatile.find(name) is not None]
+    values = [_number(_text(block, name)) for name in _UNCORRECTED_SUMMED if block.find(name) is not None]
     values = [v for v in values if v is not None]
     return sum(values) if values else None
+
+
+def _yes(value):
+    """'Yes' -> True, 'No' -> False, None -> None."""
+    return None if value is None else value.lower() == "yes"
+
+
+def _retired_pages(gpu):
+    pages = gpu.find("retired_pages")
+    if pages is None or len(pages) == 0:  # absent, or a bare "N/A"
+        return None
+    pending = _text(pages, "pending_retirement") or _text(pages, "pending_blacklist")
+    retired = {
+        "single_bit": _number(_text(pages, "multiple_single_bit_retirement/retired_count")),
+        "double_bit": _number(_text(pages, "double_bit_retirement/retired_count")),
+        "pending": _yes(pending),
+    }
+    return None if all(value is None for value in retired.values()) else retired
+
+
+def _remapped_rows(gpu):
+    rows = gpu.find("remapped_rows")
+    if rows is None or len(rows) == 0:  # absent, or a bare "N/A" (Volta and older: page retirement instead)
+        return None
+    return {
+        "correctable": _number(_text(rows, "remapped_row_corr")),
+        "uncorrectable": _number(_text(rows, "remapped_row_unc")),
+        "pending": _yes(_text(rows, "remapped_row_pending")),
+        "failure": _yes(_text(rows, "remapped_row_failure")),
+    }
+
+
+def _pcie(gpu):
+    link = gpu.find("pci/pci_gpu_link_info")
+    return {
+        "gen_current": _number(_text(link, "pcie_gen/current_link_gen")),
+        "gen_max": _number(_text(link, "pcie_gen/max_link_gen")),
+        "width_current": _number(_text(link, "link_widths/current_link_width")),
+        "width_max": _number(_text(link, "link_widths/max_link_width")),
+    }
+
+
+CLOCK_EVENT_REASONS = (
+    "gpu_idle",
+    "hw_slowdown",
+    "hw_thermal_slowdown",
+    "hw_power_brake_slowdown",
+    "sw_thermal_slowdown",
+)
+
+
+def _clocks_event_reasons(gpu):
+    for parent, prefix in (
+        ("clocks_event_reasons", "clocks_event_reason_"),
+        ("clocks_throttle_reasons", "clocks_throttle_reason_"),
+    ):
+        node = gpu.find(parent)
+        if node is not None:
+            return {
+                name: (None if value is None else value.lower() == "active")
+                for name, value in ((name, _text(node, prefix + name)) for name in CLOCK_EVENT_REASONS)
+            }
+    return dict.fromkeys(CLOCK_EVENT_REASONS)
 
 
 def _power_limit(gpu):
@@ -124,6 +213,11 @@ def parse(xml_text):
                 "persistence_mode": _text(gpu, "persistence_mode"),
                 "compute_capability": compute_capability_for_name(name),
                 "architecture": _text(gpu, "product_architecture"),
+                "ecc_errors_uncorrected_aggregate": _ecc_uncorrected(gpu, "aggregate"),
+                "retired_pages": _retired_pages(gpu),
+                "remapped_rows": _remapped_rows(gpu),
+                "pcie": _pcie(gpu),
+                "clocks_event_reasons": _clocks_event_reasons(gpu),
             }
         )
     return {
@@ -132,3 +226,47 @@ def parse(xml_text):
         "gpu_count": len(gpus),
         "gpus": gpus,
     }
+
+
+_NVLINK_GPU = re.compile(r"^GPU (?P<index>\d+): (?P<name>.*?)(?: \(UUID: (?P<uuid>[^)]*)\))?\s*$")
+_NVLINK_SPEED = re.compile(r"\d+(?:\.\d+)?\s*GB/s")
+_NVLINK_LINK = re.compile(r"^\s+Link (?P<link>\d+): (?P<state>.*?)\s*$")
+
+
+def parse_nvlink_status(text):
+    """Parse ``nvidia-smi nvlink -s`` (``--status``): one block per GPU, one line per link::
+
+        GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-...)
+        \t Link 0: 25.781 GB/s
+        \t Link 1: <inactive>
+
+    A link is up when its line gives a speed in GB/s; any other state counts as down (``-s`` displays
+    "link state (active/inactive)" per ``nvidia-smi nvlink --help``; the exact text of a down link,
+    ``<inactive>`` in tools' test data, is UNCONFIRMED from a real output). A GPU without NVLink prints
+    no link line. Returns ``[{"index": 0, "name": ..., "uuid": ..., "links": 6, "links_up": 5, "links_down": [1]}]``
+    in the order printed (the nvidia-smi index order).
+    """
+    gpus = []
+    for line in (text or "").splitlines():
+        gpu = _NVLINK_GPU.match(line)
+        if gpu:
+            gpus.append(
+                {
+                    "index": int(gpu.group("index")),
+                    "name": gpu.group("name"),
+                    "uuid": gpu.group("uuid"),
+                    "links": 0,
+                    "links_up": 0,
+                    "links_down": [],
+                }
+            )
+            continue
+        link = _NVLINK_LINK.match(line)
+        if link and gpus:
+            current = gpus[-1]
+            current["links"] += 1
+            if _NVLINK_SPEED.search(link.group("state")):
+                current["links_up"] += 1
+            else:
+                current["links_down"].append(int(link.group("link")))
+    return gpus

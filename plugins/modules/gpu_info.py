@@ -148,6 +148,37 @@ gpus:
       description: Architecture as nvidia-smi names it (newer drivers only).
       type: str
       sample: Volta
+    ecc_errors_uncorrected_aggregate:
+      description: Uncorrected ECC errors over the GPU's life (aggregate total), null where not reported.
+      type: int
+      sample: 0
+    retired_pages:
+      description:
+        - Dynamic page retirement (Kepler and later), null where nvidia-smi reports none.
+        - C(single_bit) and C(double_bit) retired page counts, C(pending) true when a page waits for the next
+          driver reload.
+      type: dict
+      sample: {"single_bit": 0, "double_bit": 0, "pending": false}
+    remapped_rows:
+      description:
+        - Row remapper (Ampere and later) with C(correctable), C(uncorrectable), C(pending) and C(failure);
+          null where nvidia-smi reports N/A (Volta and older).
+      type: dict
+      sample: null
+    pcie:
+      description: PCIe link generation and width, current and maximum (C(gen_current), C(gen_max),
+        C(width_current), C(width_max)).
+      type: dict
+      sample: {"gen_current": 3, "gen_max": 3, "width_current": 16, "width_max": 16}
+    clocks_event_reasons:
+      description:
+        - Clock event (throttle) reasons, true when active; from C(clocks_event_reasons) or, before driver 535,
+          C(clocks_throttle_reasons).
+        - Keys C(gpu_idle), C(hw_slowdown), C(hw_thermal_slowdown), C(hw_power_brake_slowdown),
+          C(sw_thermal_slowdown).
+      type: dict
+      sample: {"gpu_idle": true, "hw_slowdown": false, "hw_thermal_slowdown": false,
+               "hw_power_brake_slowdown": false, "sw_thermal_slowdown": false}
 """
 
 import os

@@ -1,0 +1,52 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""GPU health filters, thin wrappers: ``gpu_health_verdicts`` and ``gpu_health_report`` over
+plugins/module_utils/gpu_health.py, ``parse_xid`` over plugins/module_utils/xid.py. Documentation: the
+sidecars gpu_health_verdicts.yml, gpu_health_report.yml and parse_xid.yml."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import gpu_health, xid
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+
+
+def gpu_health_verdicts(smi, **options):
+    """parse_nvidia_smi's output (None when nvidia-smi failed) -> [{gpu, check, ok, detail, remedy}];
+    ``options``: the keyword arguments of module_utils/gpu_health.py's verdicts()."""
+    if smi is not None and not isinstance(smi, dict):
+        raise AnsibleFilterError(
+            "gpu_health_verdicts: input must be parse_nvidia_smi's dict or None, got %s" % type(smi).__name__
+        )
+    return filter_call(
+        "gpu_health_verdicts",
+        lambda: gpu_health.verdicts(smi, **options),
+        errors=(ValueError, TypeError, KeyError),
+    )
+
+
+def gpu_health_report(verdicts):
+    """A node's verdicts -> {status, ok, verdicts, problems} (the gpu_health_report fact)."""
+    if not isinstance(verdicts, list):
+        raise AnsibleFilterError(
+            "gpu_health_report: input must be gpu_health_verdicts' list, got %s" % type(verdicts).__name__
+        )
+    return filter_call("gpu_health_report", gpu_health.report, verdicts, errors=(ValueError, KeyError))
+
+
+def parse_xid(text):
+    """A kernel log -> [{pci_bus_id, xid, message}] in log order."""
+    return xid.parse_xid(require_text(text, "parse_xid", "the kernel log as a string"))
+
+
+class FilterModule(object):
+    """scc.training GPU health filters."""
+
+    def filters(self):
+        return {
+            "gpu_health_verdicts": gpu_health_verdicts,
+            "gpu_health_report": gpu_health_report,
+            "parse_xid": parse_xid,
+        }

@@ -1,0 +1,360 @@
+# -*- coding: utf-8 -*-
+"""GPU health: what nvidia_smi.parse() adds for judging, the nvidia-smi nvlink -s parser, the Xid parser
+and catalogue (xid.py), the NVIDIA PCI rule (nvidia_pci.py), the verdicts and node status
+(gpu_health.py) and their filters. Fixtures: re-typed samples in published layouts (sources in their headers)."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter import gpu_health as gpu_health_filters
+from ansible_collections.scc.training.plugins.filter import nvidia_smi as nvidia_smi_filters
+from ansible_collections.scc.training.plugins.module_utils import gpu_health, nvidia_pci, nvidia_smi, xid
+from tests.unit.plugins.nvidia_fixtures import (
+    drop_gpu,
+    link_down,
+    replace_in_gpu,
+    retirement_pending,
+    v100_nvlink,
+    v100_xml,
+)
+from tests.unit.plugins.source_fixture import FIXTURES, source_fixture
+
+
+def _xml(name):
+    text = (FIXTURES / "nvidia_smi" / name).read_text(encoding="utf-8")
+    assert text.splitlines()[1].startswith("<!-- source: https://github.com/")
+    return text
+
+
+def _v100(edit=None):
+    text = v100_xml()
+    return nvidia_smi.parse(edit(text) if edit else text)
+
+
+def _nvlink(edit=None):
+    text = v100_nvlink()
+    return nvidia_smi.parse_nvlink_status(edit(text) if edit else text)
+
+
+def _row_remapper(text, uncorrectable, pending, failure):
+    """GPU 0 (bus 1A) with a row remapper, its children as the nvsmi DTD names them (influxdata/telegraf
+    plugins/inputs/nvidia_smi/schema_v11/types.go reads the same element names)."""
+    rows = (
+        "<remapped_rows><remapped_row_corr>0</remapped_row_corr><remapped_row_unc>%d</remapped_row_unc>"
+        "<remapped_row_pending>%s</remapped_row_pending><remapped_row_failure>%s</remapped_row_failure>"
+        "</remapped_rows>" % (uncorrectable, pending, failure)
+    )
+    return replace_in_gpu(text, "1A", "<remapped_rows>N/A</remapped_rows>", rows)
+
+
+def _detail(verdicts, gpu, check):
+    return next(v["detail"] for v in verdicts if v["gpu"] == gpu and v["check"] == check)
+
+
+def _failing(verdicts):
+    return sorted((v["gpu"], v["check"], v["remedy"]) for v in verdicts if not v["ok"])
+
+
+# nvidia_smi.parse(): the fields gpu_health judges
+
+
+def test_v100_layout_health_fields():
+    r = _v100()
+    assert r["gpu_count"] == 8 and [g["pci_bus_id"] for g in r["gpus"]][6] == "00000000:B1:00.0"
+    g = r["gpus"][5]
+    assert g["ecc_errors_uncorrected_aggregate"] == 0 and g["ecc_errors_uncorrected"] == 0
+    assert g["retired_pages"] == {"single_bit": 0, "double_bit": 0, "pending": False}
+    assert g["remapped_rows"] is None  # Volta: "N/A", page retirement instead
+    assert g["pcie"] == {"gen_current": 3, "gen_max": 3, "width_current": 16, "width_max": 16}
+    assert g["clocks_event_reasons"] == {
+        "gpu_idle": True,
+        "hw_slowdown": False,
+        "hw_thermal_slowdown": False,
+        "hw_power_brake_slowdown": False,
+        "sw_thermal_slowdown": False,
+    }
+    assert g["persistence_mode"] == "Enabled"
+
+
+def test_older_drivers_clocks_throttle_reasons_and_sram_dram_aggregate():
+    # Driver 515 (dtd v11): clocks_throttle_reasons, aggregate sram/dram counters, PCIe x8 of x16 (a real output).
+    g = nvidia_smi.parse(_xml("tesla-t4-515.xml"))["gpus"][0]
+    assert g["clocks_event_reasons"]["hw_slowdown"] is False and g["clocks_event_reasons"]["gpu_idle"] is False
+    assert g["ecc_errors_uncorrected_aggregate"] == 0
+    assert g["pcie"] == {"gen_current": 3, "gen_max": 3, "width_current": 8, "width_max": 16}
+    # A consumer card: no page retirement (all N/A), no ECC.
+    g = nvidia_smi.parse(_xml("rtx-3080-595-na-ecc.xml"))["gpus"][0]
+    assert g["retired_pages"] is None and g["ecc_errors_uncorrected_aggregate"] is None
+
+
+def test_row_remapper_and_retired_pages_pending():
+    r = _v100(lambda t: _row_remapper(t, uncorrectable=2, pending="Yes", failure="No"))
+    assert r["gpus"][0]["remapped_rows"] == {"correctable": 0, "uncorrectable": 2, "pending": True, "failure": False}
+    r = _v100(lambda t: replace_in_gpu(t, "3D", "<pending_retirement>No", "<pending_retirement>Yes"))
+    assert r["gpus"][2]["retired_pages"]["pending"] is True
+
+
+# nvidia-smi nvlink -s
+
+
+def test_nvlink_status_all_up_and_one_down():
+    links = _nvlink()
+    assert [(g["index"], g["links"], g["links_up"], g["links_down"]) for g in links] == [
+        (i, 6, 6, []) for i in range(8)
+    ]
+    assert links[0]["name"] == "Tesla V100-SXM2-32GB" and links[0]["uuid"].startswith("GPU-5c0f6e2a-")
+    down = _nvlink(lambda t: link_down(t, 5, 3))
+    assert [(g["links_up"], g["links_down"]) for g in down][4:7] == [(6, []), (5, [3]), (6, [])]
+    assert nvidia_smi.parse_nvlink_status("") == []
+    assert nvidia_smi.parse_nvlink_status("GPU 0: Tesla T4 (UUID: GPU-x)\n") == [
+        {"index": 0, "name": "Tesla T4", "uuid": "GPU-x", "links": 0, "links_up": 0, "links_down": []}
+    ]
+
+
+# xid.py
+
+
+def test_parse_xid_every_layout_in_log_order():
+    events = xid.parse_xid(source_fixture("xid", "kernel_log_xid_layouts.txt"))
+    assert [(e["pci_bus_id"], e["xid"]) for e in events] == [
+        ("0000:b1:00", 79),
+        ("0000:1b:00", 119),
+        ("0000:88:00", 43),
+        ("0000:3d:00", 13),
+        ("0000:89:00", 63),
+        ("0000:3e:00", 48),
+        ("0000:1a:00", 63),
+        ("0000:b2:00", 13),
+    ]
+    messages = [e["message"] for e in events]
+    assert messages[0] == "GPU has fallen off the bus."  # pid='<unknown>', name=<unknown> removed
+    assert messages[2] == "Ch 00000010"  # pid=51870, name=pt_main_thread removed
+    assert messages[4].startswith("Dynamic Page Retirement: New retired page")  # old body: nothing to remove
+    assert messages[6].startswith("Row Remapper: New row")  # pid without name
+    assert xid.parse_xid("") == [] and xid.parse_xid(None) == []
+
+
+@pytest.mark.parametrize(
+    "number, remedy",
+    [(13, "restart_app"), (31, "restart_app"), (43, "none"), (48, "reset_gpu"), (63, "none"), (64, "reset_gpu")]
+    + [(74, "reset_gpu"), (79, "reboot"), (92, "none"), (94, "restart_app"), (95, "reset_gpu"), (61, "isolate")]
+    + [(1, None)],
+)
+def test_xid_catalogue(number, remedy):
+    assert xid.xid_remedy(number) == remedy
+
+
+def test_bus_key_compares_nvidia_smi_and_xid_addresses():
+    assert xid.bus_key("00000000:1A:00.0") == xid.bus_key("0000:1a:00") == "0000:1a:00"
+    assert xid.bus_key(None) is None
+    assert xid.worst_remedy(["none", "reboot", "reset_gpu"]) == "reboot" and xid.worst_remedy([]) == "none"
+
+
+# nvidia_pci.py
+
+
+def test_nvidia_pci_devices_counts_gpus_and_nvswitches():
+    lines = [
+        "0000:1a:00.0 0x10de 0x030200",  # 3D controller (Tesla)
+        "0000:65:00.0 0x10de 0x030000",  # VGA controller
+        "0000:05:00.0 0x10de 0x068000",  # NVSwitch (bridge)
+        "0000:1a:00.1 0x10de 0x040300",  # audio function of a card: not a GPU
+        "0000:3b:00.0 0x15b3 0x020000",  # Mellanox NIC
+        "garbage",
+    ]
+    assert nvidia_pci.nvidia_pci_devices(lines) == {
+        "gpus": ["0000:1a:00.0", "0000:65:00.0"],
+        "nvswitches": ["0000:05:00.0"],
+    }
+    assert nvidia_pci.nvidia_pci_devices([]) == {"gpus": [], "nvswitches": []}
+
+
+# gpu_health.py
+
+
+def test_healthy_v100_node_is_green_with_every_check_ok():
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert all(v["ok"] and v["remedy"] == "none" for v in verdicts), _failing(verdicts)
+    per_gpu = [v["check"] for v in verdicts if v["gpu"] == "GPU 0"]
+    assert per_gpu == [
+        "ecc_mode",
+        "ecc_volatile_uncorrectable",
+        "ecc_aggregate_uncorrectable",
+        "retired_pages_pending",
+        "pcie_link_width",
+        "pcie_link_gen",
+        "clocks_hw_slowdown",
+        "clocks_hw_thermal_slowdown",
+        "clocks_hw_power_brake_slowdown",
+        "clocks_sw_thermal_slowdown",
+        "persistence_mode",
+        "nvlink",
+        "xid",
+    ]
+    assert {v["gpu"] for v in verdicts} == {"node"} | {"GPU %d" % i for i in range(8)}
+    assert [v["check"] for v in verdicts if v["gpu"] == "node"] == [
+        "nvidia_smi",
+        "gpu_count",
+        "kernel_log",
+        "nvlink_status",
+    ]
+    assert gpu_health.node_status(verdicts) == "green"
+    assert gpu_health.report(verdicts) == {"status": "green", "ok": True, "verdicts": verdicts, "problems": []}
+
+
+def test_xid_79_of_a_gpu_that_fell_off_the_bus_is_red():
+    # The GPU at b1 is gone from nvidia-smi: the count fails and its Xid is reported under its PCI address.
+    smi = _v100(lambda t: drop_gpu(t, "B1"))
+    assert smi["gpu_count"] == 7
+    events = xid.parse_xid(
+        "[ 6102.317811] NVRM: Xid (PCI:0000:b1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+    )
+    verdicts = gpu_health.verdicts(smi, xid_events=events, nvlink=_nvlink(), expected_gpus=8)
+    assert _failing(verdicts) == [("PCI 0000:b1:00", "xid", "reboot"), ("node", "gpu_count", "reboot")]
+    report = gpu_health.report(verdicts)
+    assert report["status"] == "red" and report["ok"] is False
+    assert "PCI 0000:b1:00 xid: Xid 79 x1 (GPU has fallen off the bus.) (remedy: reboot)" in report["problems"]
+    assert "node gpu_count: 7 GPUs seen by nvidia-smi, 8 expected (remedy: reboot)" in report["problems"]
+
+
+def test_page_retirement_pending_dbe_and_nvlink_down_are_red():
+    events = xid.parse_xid(
+        "NVRM: Xid (PCI:0000:3d:00): 48, An uncorrectable double bit error (DBE) has been detected on GPU (0000:3d:00).\n"
+        "NVRM: Xid (PCI:0000:3d:00): 63, Dynamic Page Retirement: New retired page, reload the driver to activate. (0x1)\n"
+    )
+    nvlink = _nvlink(lambda t: link_down(t, 5, 3))
+    verdicts = gpu_health.verdicts(
+        _v100(lambda t: retirement_pending(t, "3D")), xid_events=events, nvlink=nvlink, expected_gpus=8
+    )
+    assert _failing(verdicts) == [
+        ("GPU 2", "ecc_aggregate_uncorrectable", "none"),
+        ("GPU 2", "retired_pages_pending", "reset_gpu"),
+        ("GPU 2", "xid", "reset_gpu"),
+        ("GPU 5", "nvlink", "reboot"),
+    ]
+    by_check = {(v["gpu"], v["check"]): v["detail"] for v in verdicts}
+    assert by_check[("GPU 5", "nvlink")] == "5 of 6 NVLinks active, inactive: link 3"
+    assert by_check[("GPU 2", "xid")].startswith("Xid 48 x1 (An uncorrectable double bit error")
+    assert gpu_health.node_status(verdicts) == "red"
+
+
+def test_row_remapping_failure_isolates_and_pending_resets():
+    smi = _v100(lambda t: _row_remapper(t, uncorrectable=5, pending="Yes", failure="Yes"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink())
+    assert _failing(verdicts) == [
+        ("GPU 0", "row_remap_failure", "isolate"),
+        ("GPU 0", "row_remap_pending", "reset_gpu"),
+    ]
+
+
+def test_pcie_generation_below_max_only_fails_when_busy_and_width_always():
+    def gen2(text):
+        return replace_in_gpu(
+            text, "88", "<current_link_gen>3</current_link_gen>", "<current_link_gen>1</current_link_gen>"
+        )
+
+    idle = gpu_health.verdicts(_v100(gen2), xid_events=[], nvlink=_nvlink())
+    assert _failing(idle) == []
+    assert "(idle: the generation may be reduced" in _detail(idle, "GPU 4", "pcie_link_gen")
+
+    def busy(text):
+        text = gen2(text)
+        text = replace_in_gpu(
+            text, "88", "<clocks_event_reason_gpu_idle>Active<", "<clocks_event_reason_gpu_idle>Not Active<"
+        )
+        return replace_in_gpu(text, "88", "<current_link_width>16x<", "<current_link_width>8x<")
+
+    verdicts = gpu_health.verdicts(_v100(busy), xid_events=[], nvlink=_nvlink())
+    assert _failing(verdicts) == [("GPU 4", "pcie_link_gen", "reboot"), ("GPU 4", "pcie_link_width", "reboot")]
+
+
+def test_warnings_only_make_the_node_amber():
+    def warn(text):
+        text = replace_in_gpu(
+            text, "1B", "<clocks_event_reason_hw_slowdown>Not Active<", "<clocks_event_reason_hw_slowdown>Active<"
+        )
+        return replace_in_gpu(text, "1B", "<persistence_mode>Enabled<", "<persistence_mode>Disabled<")
+
+    events = xid.parse_xid(
+        "NVRM: Xid (PCI:0000:1b:00): 13, pid=1, name=python, Graphics Exception\nNVRM: Xid (PCI:0000:1b:00): 43, pid=1, name=python, Ch 00000010"
+    )
+    verdicts = gpu_health.verdicts(_v100(warn), xid_events=events, nvlink=_nvlink())
+    assert _failing(verdicts) == [
+        ("GPU 1", "clocks_hw_slowdown", "none"),
+        ("GPU 1", "persistence_mode", "none"),
+        ("GPU 1", "xid", "restart_app"),
+    ]
+    report = gpu_health.report(verdicts)
+    assert (report["status"], report["ok"], len(report["problems"])) == ("amber", True, 3)
+    # Thresholds are variables: persistence not required, Xid 13 ignored -> only the slowdown remains.
+    relaxed = gpu_health.verdicts(
+        _v100(warn), xid_events=events, nvlink=_nvlink(), thresholds={"require_persistence": False, "xid_ignore": [13]}
+    )
+    assert _failing(relaxed) == [("GPU 1", "clocks_hw_slowdown", "none")]
+
+
+def test_unknown_xid_is_a_warning_and_informational_xid_is_ok():
+    events = xid.parse_xid("NVRM: Xid (PCI:0000:1a:00): 1, something new\nNVRM: Xid (PCI:0000:1b:00): 43, Ch 1")
+    verdicts = gpu_health.verdicts(_v100(), xid_events=events, nvlink=_nvlink())
+    assert _failing(verdicts) == [("GPU 0", "xid", "none")]
+    assert "not in the catalogue: 1" in _detail(verdicts, "GPU 0", "xid")
+    assert gpu_health.node_status(verdicts) == "amber"
+
+
+def test_nvidia_smi_that_cannot_run_is_red_with_its_reason():
+    verdicts = gpu_health.verdicts(None, xid_events=[], smi_error="nvidia-smi: command not found", expected_gpus=8)
+    assert _failing(verdicts) == [("node", "gpu_count", "reboot"), ("node", "nvidia_smi", "reboot")]
+    assert "nvidia-smi: command not found" in gpu_health.report(verdicts)["problems"][0]
+    # Unreadable kernel log and nvlink output: warnings, not judged.
+    verdicts = gpu_health.verdicts(_v100(), xid_events=None, nvlink=None)
+    assert _failing(verdicts) == [("node", "kernel_log", "none"), ("node", "nvlink_status", "none")]
+
+
+@pytest.mark.parametrize(
+    "name, links",
+    [
+        ("Tesla V100-SXM2-32GB", 6),
+        ("Tesla V100-SXM2-16GB", 6),
+        ("NVIDIA A100-SXM4-80GB", 12),
+        ("Tesla V100S-PCIE-32GB", 0),
+        ("Tesla T4", 0),
+        ("NVIDIA GeForce RTX 3080", None),
+        (None, None),
+    ],
+)
+def test_expected_nvlinks_by_name(name, links):
+    assert gpu_health.expected_nvlinks_for(name) == links
+
+
+def test_pcie_v100s_needs_no_nvlink_and_declared_count_overrides_the_table():
+    smi = nvidia_smi.parse(_xml("v100s-pcie-8gpu-460.xml"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=None, thresholds={"require_persistence": False})
+    assert _failing(verdicts) == []  # no nvlink_status check either: no NVLink expected
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_nvlinks=8)
+    assert len(_failing(verdicts)) == 8
+
+
+# filters
+
+
+def test_filters_wrap_module_utils():
+    filters = gpu_health_filters.FilterModule().filters()
+    assert set(filters) == {"gpu_health_verdicts", "gpu_health_report", "parse_xid"}
+    smi = _v100()
+    verdicts = filters["gpu_health_verdicts"](smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert verdicts == gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert filters["gpu_health_report"](verdicts)["status"] == "green"
+    assert filters["parse_xid"]("NVRM: Xid (PCI:0000:1a:00): 79, GPU has fallen off the bus.")[0]["xid"] == 79
+    with pytest.raises(AnsibleFilterError, match="parse_xid: input must be the kernel log"):
+        filters["parse_xid"](None)
+    with pytest.raises(AnsibleFilterError, match="gpu_health_verdicts: input must be"):
+        filters["gpu_health_verdicts"]("xml text")
+    with pytest.raises(AnsibleFilterError, match="gpu_health_report: input must be"):
+        filters["gpu_health_report"]({})
+    smi_filters = nvidia_smi_filters.FilterModule().filters()
+    assert smi_filters["parse_nvlink_status"]("GPU 0: X (UUID: U)\n\t Link 0: 25.781 GB/s\n")[0]["links_up"] == 1
+    assert smi_filters["nvidia_pci_devices"](["0000:1a:00.0 0x10de 0x030200"])["gpus"] == ["0000:1a:00.0"]
+    with pytest.raises(AnsibleFilterError, match="nvidia_pci_devices: input must be a list"):
+        smi_filters["nvidia_pci_devices"]("0000:1a:00.0 0x10de 0x030200")

@@ -1,0 +1,31 @@
+"""gpu_health's validate entry point: good inputs pass, bad ones fail naming the variable."""
+
+from tests.unit.roles.validate_runner import validate_tests
+
+CASES = {
+    "ok_default": ({}, None),
+    "ok_declared": (
+        {
+            "gpu_health_expected_gpus": 8,
+            "gpu_health_expected_nvlinks": 6,
+            "gpu_health_kernel_log_command": ["dmesg", "-T"],
+            "gpu_health_xid_ignore": [48, 63],
+            "gpu_health_require_persistence": False,
+        },
+        None,
+    ),
+    "ok_pcie_no_nvlink": ({"gpu_health_expected_nvlinks": 0}, None),
+    "bad_expected_gpus_zero": ({"gpu_health_expected_gpus": 0}, "gpu_health_expected_gpus"),
+    "bad_expected_gpus_text": ({"gpu_health_expected_gpus": "eight"}, "gpu_health_expected_gpus"),
+    "bad_expected_nvlinks": ({"gpu_health_expected_nvlinks": -1}, "gpu_health_expected_nvlinks"),
+    "bad_ecc_max": ({"gpu_health_ecc_volatile_uncorrectable_max": -1}, "gpu_health_ecc_volatile_uncorrectable_max"),
+    "bad_kernel_log_empty": ({"gpu_health_kernel_log_command": []}, "gpu_health_kernel_log_command"),
+    "bad_kernel_log_string": ({"gpu_health_kernel_log_command": {"cmd": "dmesg"}}, "gpu_health_kernel_log_command"),
+    "bad_nvidia_smi_empty": ({"gpu_health_nvidia_smi_path": ""}, "gpu_health_nvidia_smi_path"),
+    "bad_pci_path_relative": ({"gpu_health_pci_devices_path": "sys/bus/pci"}, "gpu_health_pci_devices_path"),
+    "bad_xid_ignore": ({"gpu_health_xid_ignore": ["seventy-nine"]}, "gpu_health_xid_ignore"),
+    "bad_require_ecc": ({"gpu_health_require_ecc": "sometimes"}, "gpu_health_require_ecc"),
+}
+
+
+results, test_validate = validate_tests("gpu_health", CASES)
