@@ -5,7 +5,8 @@ the lab's shared directory (/mnt/cpfs on every host), with faults injected per n
 node1 healthy (an informational Xid 43 only), node2 an Xid 79 whose GPU is gone from nvidia-smi,
 node3 a page pending retirement after an Xid 48 + 63 and one NVLink down.
 The role judges each node, publishes gpu_health_report, writes gpu-health.json once, fails no task,
-and changes nothing on the nodes (a re-run and --check change nothing at all)."""
+and changes nothing on the nodes (a re-run and --check change nothing at all). As verify.yml does after
+it, cluster_health then names the healthy nodes once and mpi_hostfile keeps the two red nodes out."""
 
 import json
 import os
@@ -28,11 +29,22 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 lab = lab_fixture(3, "127.0.21.11", name="gpuhealth")
 
 PLAY = """
-- name: Judge the GPUs
+- name: Judge the GPUs, then the nodes, then write the hostfile of the healthy ones (as verify.yml does)
   hosts: scc_cluster
   gather_facts: false
-  roles:
-    - scc.training.gpu_health
+  tasks:
+    - name: Gather the facts mpi_hostfile reads
+      ansible.builtin.setup:
+        gather_subset: [min, hardware]
+    - name: Judge the GPUs
+      ansible.builtin.import_role:
+        name: scc.training.gpu_health
+    - name: Judge the nodes
+      ansible.builtin.import_role:
+        name: scc.training.cluster_health
+    - name: Write the hostfile
+      ansible.builtin.import_role:
+        name: scc.training.mpi_hostfile
 """
 STAND_IN = "/mnt/cpfs/gpu-health/{{ inventory_hostname }}"
 # STAND-IN nvidia-smi: the lab has no GPU; it prints this node's fixture for the two calls gpu_health makes.
@@ -124,12 +136,23 @@ def test_gpu_health_judges_injected_faults_per_node(lab, tmp_path):
         "gpu_health_kernel_log_command": [STAND_IN + "/journalctl", "-k", "--no-pager"],
         "gpu_health_pci_devices_path": STAND_IN + "/pci",
         "gpu_health_results_dir": str(results),
+        "cluster_health_results_dir": str(results),
+        "mpi_hostfile_slots": 8,
+        # No hosts_file in this lab: the node names do not resolve on the nodes.
+        "mpi_hostfile_verify": False,
     }
     try:
         run = run_playbook(playbook, lab.inventory, tmp_path, extravars)
         assert run.status == "successful", failed(run.events)
-        # Only the controller's new results directory; the nodes are only read.
-        assert changed(run.events) == [("node1", "Create the results directory")]
+        # The controller's new results directory, and the hostfile: gpu_health only reads the nodes.
+        assert sorted(changed(run.events)) == sorted(
+            [("node1", "Create the results directory")]
+            + [
+                (host, task)
+                for host in ("node1", "node2", "node3")
+                for task in ("Create the configuration directory", "Write the hostfile")
+            ]
+        )
         reports = {
             host: res["ansible_facts"]["gpu_health_report"]
             for host, res in ok_results(run.events, "Judge the GPUs of this node").items()
@@ -163,6 +186,22 @@ def test_gpu_health_judges_injected_faults_per_node(lab, tmp_path):
 
         written = json.loads((results / "gpu-health.json").read_text())
         assert written == reports
+
+        # Once for the cluster: node1 healthy; the red nodes named with their problems and remedy.
+        health = json.loads((results / "cluster-health.json").read_text())
+        assert health["healthy"] == ["node1"] and sorted(health["unhealthy"]) == ["node2", "node3"]
+        assert [(c["host"], c["status"], c["remedy"]) for c in health["cards"]] == [
+            ("node1", "green", None),
+            ("node2", "red", "reboot"),
+            ("node3", "red", "reboot"),
+        ]
+        assert (
+            "gpu_health: PCI 0000:b1:00 xid: Xid 79 x1 (GPU has fallen off the bus.) (remedy: reboot)"
+            in (health["unhealthy"]["node2"])
+        )
+        # Every node's hostfile lists the healthy node only.
+        for host in lab.load():
+            assert lab.ssh(host.address, "cat /etc/scc-training/mpihosts").stdout == "node1 slots=8\n"
 
         # A re-run and --check: the same verdicts, nothing changed, nothing failed.
         for check in (False, True):

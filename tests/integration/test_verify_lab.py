@@ -31,6 +31,7 @@ LAB_VARS = {
     "scc_validate_roles": [
         "scc.training.rdma_bandwidth",
         "scc.training.fabric_monitor",
+        "scc.training.gpu_health",
         "scc.training.cluster_health",
         "scc.training.mpi_hostfile",
         "scc.training.cluster_report",
@@ -96,10 +97,13 @@ def test_verify_measures_all_pairs_samples_traffic_and_reports(lab, workdir):
         # The iperf3 rounds ran while it sampled: loopback carried more than the 1 Gb/s threshold at its peak.
         assert lo["peak_gbps"] > 1.0
 
-    # The lab declares scc_cpu_only: no gate judged a node, every node stays in the hostfile.
+    # The lab declares scc_cpu_only: gpu_health finds no GPU to judge (green, saying so), every node
+    # stays in the hostfile. (Faults and exclusion: tests/integration/test_gpu_health.py.)
     health = json.loads((results / "cluster-health.json").read_text())
-    assert health["healthy"] == nodes and health["unhealthy"] == {} and health["judged_by"] == []
-    assert [c["status"] for c in health["cards"]] == ["unjudged"] * 3
+    assert health["healthy"] == nodes and health["unhealthy"] == {} and health["judged_by"] == ["gpu_health"]
+    assert [(c["status"], c["gates"]) for c in health["cards"]] == [("green", {"gpu_health": "green"})] * 3
+    gpu = json.loads((results / "gpu-health.json").read_text())
+    assert [v["check"] for v in gpu["node1"]["verdicts"]] == ["cpu_only"]
     for address in ADDRESSES:
         assert lab.ssh(address, "cat /etc/scc-training/mpihosts").stdout.split()[::2] == nodes
 
