@@ -105,14 +105,15 @@ def run_verdict(parsed, threshold_gbps):
 def node_report(single, bisection=None, host=None, failure=None):
     """One node's ``nccl_check_report``: ``{status, ok, problems, single_node}``.
 
-    ``single``: run_verdict of its all_reduce alone (``failure``: why it could not run at all);
+    ``single``: run_verdict of its all_reduce alone (null when it could not run at all);
+    ``failure``: why the run failed (its exit code and error), empty when it exited 0.
     ``bisection``: the cluster's bisection summary (or null), whose ``bad_nodes`` name ``host``
     (red) or whose ``unresolved`` hold it (amber: slow in every group it ran in, not proven).
     red: the node's own run failed, or the bisection named it; green otherwise."""
     problems = []
     if failure:
-        problems.append("all_reduce_perf alone could not run: %s" % failure)
-    elif single is not None:
+        problems.append("all_reduce_perf alone failed: %s" % failure)
+    if single is not None:
         problems += ["alone: %s" % p for p in single["problems"]]
     bisection = bisection or {}
     named = host is not None and host in (bisection.get("bad_nodes") or [])
