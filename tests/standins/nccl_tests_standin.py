@@ -10,9 +10,10 @@ curve rises to a peak injected per node. Under the name ``mpirun`` it reads ``--
 ``SCC_STANDIN_HOSTS`` (the hostfile's hosts) and ``SCC_STANDIN_RANKS`` set: no remote launch.
 
 The injected faults: ``$SCC_STANDIN_BUSBW`` (default: ``busbw.json`` beside this file) is
-``{"busbw": {"<address>": peak_busbw_gbps, ...}, "wrong": {"<address>": n}}``; a run alone is the
-node ``$SCC_STANDIN_NODE``, a group run under the stand-in mpirun peaks at the lowest peak of its
-hosts (a ring runs at the pace of its slowest link); ``wrong`` adds n wrong values to a node's runs.
+``{"busbw": {"<address>": peak_busbw_gbps, ...}, "alone": {...}, "wrong": {"<address>": n}}``: a
+group run under the stand-in mpirun peaks at the lowest ``busbw`` of its hosts (a ring runs at the
+pace of its slowest link); a run alone is the node ``$SCC_STANDIN_NODE`` and peaks at its ``alone``
+value (NVLink), else its ``busbw``; ``wrong`` adds n wrong values to a node's runs.
 """
 
 import argparse
@@ -75,10 +76,11 @@ def all_reduce_perf(argv):
     args, _ = parser.parse_known_args(argv)
     injected = _injected()
     hosts = [h for h in os.environ.get("SCC_STANDIN_HOSTS", "").split(",") if h]
+    peaks = injected["busbw"]
     if not hosts:
-        hosts = [os.environ["SCC_STANDIN_NODE"]]
+        hosts, peaks = [os.environ["SCC_STANDIN_NODE"]], dict(peaks, **injected.get("alone", {}))
     ranks = int(os.environ.get("SCC_STANDIN_RANKS") or args.ngpus)
-    peak = min(float(injected["busbw"][h]) for h in hosts)
+    peak = min(float(peaks[h]) for h in hosts)
     wrong = sum(int(injected.get("wrong", {}).get(h, 0)) for h in hosts)
     sys.stdout.write(table(peak, ranks, _size(args.minbytes), _size(args.maxbytes), args.stepfactor, wrong))
     return 0
