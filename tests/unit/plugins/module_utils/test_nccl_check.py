@@ -98,7 +98,7 @@ def test_node_reports():
     assert (failed["status"], failed["single_node"], failed["problems"]) == (
         "red",
         None,
-        ["all_reduce_perf alone could not run: all_reduce_perf: not found"],
+        ["all_reduce_perf alone failed: all_reduce_perf: not found"],
     )
 
 
