@@ -21,6 +21,18 @@ from ansible_collections.scc.training.plugins.module_utils.nccl_bisect import bi
 SIZES = (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256)
 
 
+class GroupRun:
+    """The simulated oracle: a group is slow (2 GB/s) when it holds a bad node; every run recorded."""
+
+    def __init__(self, bad, runs):
+        self.bad, self.runs = bad, runs
+
+    def __call__(self, hosts):
+        self.runs.append(hosts)
+        ok = not set(hosts) & self.bad
+        return ok, 10.0 if ok else 2.0
+
+
 def placements(n: int, bad: int) -> list[tuple[int, ...]]:
     """Indexes of the bad nodes: at the edges, the middle, spread out, side by side."""
     if bad == 1:
@@ -40,13 +52,7 @@ def main() -> int:
             for indexes in cases:
                 bad = {names[i] for i in indexes}
                 runs = []
-
-                def run(hosts, bad=bad, runs=runs):
-                    runs.append(hosts)
-                    ok = not set(hosts) & bad
-                    return ok, 10.0 if ok else 2.0
-
-                state = bisect(names, run)
+                state = bisect(names, GroupRun(bad, runs))
                 rounds = len(state["rounds"])
                 worst_rounds, worst_runs = max(worst_rounds, rounds), max(worst_runs, len(runs))
                 bound = 2 * math.log2(n) + 2

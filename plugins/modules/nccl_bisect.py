@@ -15,8 +15,8 @@ description:
   - Runs on the first node. Round 1 runs O(command) (an nccl-tests binary such as C(all_reduce_perf)) over every node
     of O(nodes) with O(mpirun), O(slots) ranks per node, and judges it against O(threshold_gbps) (busbw at the largest
     size; C(#wrong) or values out of bounds fail it).
-  - When round 1 fails, the slow nodes are searched in rounds of group runs (plugins/module_utils/nccl_bisect.py):
-    every slow group is split in halves and all the halves of a round run at once, each its own C(mpirun) with its
+  - When round 1 fails, the slow nodes are searched in rounds of group runs (plugins/module_utils/nccl_bisect.py).
+    Every slow group is split in halves and all the halves of a round run at once, each its own C(mpirun) with its
     own hostfile; a lone suspect runs with a node already proven good. One bad node among N takes 1 + ceil(log2 N)
     rounds, never the N^2 pairs.
   - Read-only for the cluster (the hostfiles go to a temporary directory that is removed); it runs the same in check
@@ -50,7 +50,7 @@ options:
     type: float
     required: true
   timeout:
-    description: Seconds one round may run; a group still running then is killed and judged slow.
+    description: Seconds a group run may take (C(timeout) around its C(mpirun)); one still running then is killed and judged slow.
     type: int
     default: 900
 extends_documentation_fragment:
@@ -105,9 +105,8 @@ runs:
 
 import os
 import shutil
-import subprocess
 import tempfile
-import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -116,45 +115,35 @@ from ansible_collections.scc.training.plugins.module_utils.mpi import render_hos
 from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests
 
 
-def run_round(argvs, timeout):
-    """Start every command of a round at once; ``[(rc, stdout, stderr)]`` in order: rc None when
-    the round's ``timeout`` killed it, 127 when it could not start."""
-    procs = []
-    for argv in argvs:
+def round_runner(run_command):
+    """A round's runner: ``run_command(argv) -> (rc, stdout, stderr)`` for every command of the round
+    at once (a thread each: a run blocks until its mpirun ends); rc 127 when it could not start."""
+
+    def start(argv):
         try:
-            procs.append(
-                subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-            )
+            return run_command(argv)
         except OSError as exc:
-            procs.append(exc)
-    deadline = time.monotonic() + timeout
-    results = []
-    for proc in procs:
-        if isinstance(proc, OSError):
-            results.append((127, "", str(proc)))
-            continue
-        try:
-            out, err = proc.communicate(timeout=max(deadline - time.monotonic(), 0.1))
-            results.append((proc.returncode, out, err))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            results.append((None, out, err))
-    return results
+            return 127, "", str(exc)
+
+    def run(argvs):
+        with ThreadPoolExecutor(max_workers=max(len(argvs), 1)) as pool:
+            return list(pool.map(start, argvs))
+
+    return run
 
 
 def judge(rc, stdout, stderr, threshold):
     """One group run's verdict (nccl_check.run_verdict), an exit code or a timeout named first."""
     verdict = nccl_check.run_verdict(parse_nccl_tests(stdout), threshold)
     if rc != 0:
-        why = "killed after the round's timeout" if rc is None else "exit code %d" % rc
+        why = "timed out (killed by timeout)" if rc in (124, 137) else "exit code %d" % rc
         tail = (stderr or "").strip().splitlines()[-1:]
         verdict["problems"].insert(0, why + (": %s" % tail[0] if tail else ""))
         verdict["ok"] = False
     return verdict
 
 
-def bisect_cluster(params, runner=run_round):
+def bisect_cluster(params, runner):
     """Round 1 over every node, then the bisection; ``(cluster, runs)``."""
     address = {}
     for node in params["nodes"]:
@@ -175,12 +164,13 @@ def bisect_cluster(params, runner=run_round):
                 with open(hostfile, "w") as handle:
                     handle.write(render_hostfile([{"host": address[h], "slots": slots} for h in group]))
                 argvs.append(
-                    list(params["mpirun"])
+                    ["timeout", "--kill-after=30", str(params["timeout"])]
+                    + list(params["mpirun"])
                     + ["--hostfile", hostfile, "-np", str(slots * len(group))]
                     + list(params["command"])
                 )
             results = []
-            for group, (rc, out, err) in zip(groups, runner(argvs, params["timeout"])):
+            for group, (rc, out, err) in zip(groups, runner(argvs)):
                 verdict = judge(rc, out, err, threshold)
                 first = first or verdict
                 runs.append(
@@ -209,7 +199,8 @@ def main():
     if module.params["slots"] < 1 or module.params["timeout"] < 1:
         module.fail_json(msg="slots and timeout must be >= 1")
     try:
-        cluster, runs = bisect_cluster(module.params)
+        runner = round_runner(lambda argv: module.run_command(argv, handle_exceptions=False))
+        cluster, runs = bisect_cluster(module.params, runner)
     except ValueError as exc:
         module.fail_json(msg="nccl_bisect: %s" % exc)
     module.exit_json(changed=False, cluster=cluster, runs=runs)

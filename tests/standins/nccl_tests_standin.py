@@ -73,7 +73,7 @@ def all_reduce_perf(argv):
     parser.add_argument("-e", "--maxbytes", default="32M")
     parser.add_argument("-f", "--stepfactor", type=int, default=2)
     parser.add_argument("-g", "--ngpus", type=int, default=1)
-    args, _ = parser.parse_known_args(argv)
+    args = parser.parse_known_args(argv)[0]
     injected = _injected()
     hosts = [h for h in os.environ.get("SCC_STANDIN_HOSTS", "").split(",") if h]
     peaks = injected["busbw"]
@@ -104,7 +104,7 @@ def mpirun(argv):
             elif option == "-np":
                 ranks = value
             elif option == "-x":
-                name, _, text = value.partition("=")
+                name, text = value.split("=", 1)
                 env[name] = text
             index += 2
             continue

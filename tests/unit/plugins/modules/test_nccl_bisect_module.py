@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -66,10 +68,16 @@ def test_a_fast_cluster_runs_round_1_only(standin):
     assert [r["round"] for r in result["runs"]] == [1]
 
 
+def local_run(argv):
+    """run_command's contract, without a module: (rc, stdout, stderr); OSError when it cannot start."""
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 def fake_runner(slow, seen):
     """Judges a group by the addresses in its hostfile, as a round's mpiruns would; records each round."""
 
-    def run(argvs, timeout):
+    def run(argvs):
         seen.append(argvs)
         results = []
         for argv in argvs:
@@ -100,9 +108,9 @@ def test_each_round_starts_its_groups_together_with_their_own_hostfiles():
 
 def test_a_run_that_cannot_start_or_fails_is_slow_with_its_reason(standin):
     params = args(standin, mpirun=[str(standin / "no-such-mpirun")])
-    cluster, runs = nccl_bisect.bisect_cluster(params)
+    cluster, runs = nccl_bisect.bisect_cluster(params, nccl_bisect.round_runner(local_run))
     assert not cluster["ok"]
-    assert runs[0]["rc"] == 127 and "No such file" in runs[0]["problems"][0]
+    assert runs[0]["rc"] == 127 and "no-such-mpirun" in runs[0]["problems"][0]
     assert cluster["bisection"]["bad_nodes"] == [] and cluster["bisection"]["unresolved"] == [n["host"] for n in NODES]
 
 
@@ -110,7 +118,16 @@ def test_judge_names_the_exit_code_and_the_timeout():
     assert nccl_bisect.judge(1, "", "mpirun: host unreachable\n", 1.0)["problems"][0] == (
         "exit code 1: mpirun: host unreachable"
     )
-    assert nccl_bisect.judge(None, "", "", 1.0)["problems"][0] == "killed after the round's timeout"
+    assert nccl_bisect.judge(124, "", "", 1.0)["problems"][0] == "timed out (killed by timeout)"
+
+
+def test_the_groups_of_a_round_run_at_the_same_time():
+    """Three 0.3 s runs end in well under 0.9 s."""
+    started = time.monotonic()
+    results = nccl_bisect.round_runner(local_run)([["sleep", "0.3"]] * 3)
+    assert [rc for rc, _out, _err in results] == [0, 0, 0]
+    assert time.monotonic() - started < 0.8
+    assert nccl_bisect.round_runner(local_run)([["/no/such/program"]])[0][0] == 127
 
 
 def test_bad_nodes_argument(standin):
