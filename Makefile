@@ -19,7 +19,7 @@ help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
 	@echo "make demo-cloud  the same, its hosts from provision.yml on the cloud emulator (scc.training.ecs inventory)"
 	@echo "make test   set up everything and run every test (lint, unit, sanity, molecule, end-to-end)"
-	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts"
+	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts; nccl_check's bisection rounds vs N = 4..256"
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
 
@@ -112,6 +112,7 @@ integration: venv lab-deps
 test: lint unit sanity molecule integration
 
 bench: venv lab-deps
+	$(BIN)/python bench/nccl_bisect_bench.py
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/site_bench.py
 
 clean:

@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
 ``mpi_hostfile`` and ``mpi_hostfile_nodes`` (the mpi_hostfile role), ``mpi_hostfile_ranks``,
-``mpi_hostfile_node_count`` and ``mpirun_argv`` (bert_launch).
+``mpi_hostfile_node_count`` and ``mpirun_argv`` (bert_launch), ``nccl_tests_mpirun`` (nccl_check).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
 from __future__ import absolute_import, division, print_function
@@ -46,6 +46,11 @@ def mpirun_argv(job):
     return filter_call("mpirun_argv", mpi.mpirun_argv, job)
 
 
+def nccl_tests_mpirun(job):
+    """nccl_check's settings -> mpirun and its options, up to the hostfile, -np and the binary."""
+    return filter_call("nccl_tests_mpirun", mpi.nccl_tests_mpirun, job)
+
+
 class FilterModule(object):
     """scc.training MPI filters."""
 
@@ -56,4 +61,5 @@ class FilterModule(object):
             "mpi_hostfile_node_count": mpi_hostfile_node_count,
             "mpi_hostfile_ranks": mpi_hostfile_ranks,
             "mpirun_argv": mpirun_argv,
+            "nccl_tests_mpirun": nccl_tests_mpirun,
         }

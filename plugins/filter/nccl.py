@@ -2,16 +2,18 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NCCL filters for scc.training, thin wrappers: ``parse_nccl_log`` over
-plugins/module_utils/nccl_log.py and ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py.
-Their documentation lives in ``parse_nccl_log.yml`` and ``parse_nccl_tests.yml``."""
+plugins/module_utils/nccl_log.py, ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py,
+``nccl_thresholds``, ``nccl_run_verdict`` and ``nccl_node_report`` over
+plugins/module_utils/nccl_check.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.scc.training.plugins.module_utils import nccl_check
 from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log as _parse
 from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests as _parse_tests
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
 def parse_nccl_log(text):
@@ -24,8 +26,29 @@ def parse_nccl_tests(text):
     return _parse_tests(require_text(text, "parse_nccl_tests", "the output as a string"))
 
 
+def nccl_thresholds(limits):
+    """NVLink links and rate, the node's link rate and the fractions -> the busbw thresholds, GB/s."""
+    return filter_call("nccl_thresholds", nccl_check.thresholds, limits)
+
+
+def nccl_run_verdict(parsed, threshold_gbps):
+    """parse_nccl_tests' output of one run and its threshold -> the run's verdict and curve."""
+    return filter_call("nccl_run_verdict", nccl_check.run_verdict, parsed, threshold_gbps)
+
+
+def nccl_node_report(single, bisection=None, host=None, failure=None):
+    """A node's verdict of its run alone, the cluster's bisection -> its nccl_check_report."""
+    return filter_call("nccl_node_report", nccl_check.node_report, single, bisection, host, failure)
+
+
 class FilterModule(object):
     """scc.training NCCL filters."""
 
     def filters(self):
-        return {"parse_nccl_log": parse_nccl_log, "parse_nccl_tests": parse_nccl_tests}
+        return {
+            "parse_nccl_log": parse_nccl_log,
+            "parse_nccl_tests": parse_nccl_tests,
+            "nccl_thresholds": nccl_thresholds,
+            "nccl_run_verdict": nccl_run_verdict,
+            "nccl_node_report": nccl_node_report,
+        }

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Open MPI hostfiles and bert_launch's mpirun command, as pure functions.
+"""Open MPI hostfiles and the mpirun commands of bert_launch and nccl_check, as pure functions.
 
 - ``render_hostfile``: ``[{host, slots}]`` -> hostfile text (the mpi_hostfile role writes it).
 - ``parse_hostfile``: hostfile text -> ``[{host, slots}]`` (``slots`` None where a line has none).
@@ -12,6 +12,8 @@
 - ``rank_env``: the environment every rank of bert_launch gets (``mpirun -x``).
 - ``script_argv``: pretrain_bert.py's arguments.
 - ``mpirun_argv``: the whole command: ``timeout`` around ``mpirun`` around ``pretrain_bert.py``.
+- ``nccl_tests_mpirun``: nccl_check's mpirun with the same MPI and NCCL transport settings, up to
+  its hosts and program.
 
 Pure Python, no Ansible imports: the filters in plugins/filter/mpi.py wrap these functions and
 turn their ValueError into the filter's error.
@@ -240,6 +242,35 @@ def script_argv(job):
     return argv + [str(arg) for arg in job.get("script_extra_args") or []]
 
 
+def _mpirun_options(job, env):
+    """mpirun's placement, MPI's TCP and out-of-band traffic on ``tcp_interface``, the environment
+    as ``-x NAME=value``, then ``mpirun_extra_args``."""
+    argv = ["--bind-to", str(job["bind_to"]), "--map-by", str(job["map_by"])]
+    argv += ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self"]
+    argv += ["--mca", "btl_tcp_if_include", str(job["tcp_interface"])]
+    argv += ["--mca", "oob_tcp_if_include", str(job["tcp_interface"])]
+    for name, value in env.items():
+        argv += ["-x", "%s=%s" % (name, value)]
+    return argv + [str(arg) for arg in job.get("mpirun_extra_args") or []]
+
+
+def nccl_tests_mpirun(job):
+    """nccl_check's mpirun, up to the hosts and the program: ``mpirun_path``, the placement, MPI
+    on ``tcp_interface``, NCCL's transport (``transport`` tcp or rdma, ``rdma_devices``) with
+    ``env`` on top as ``-x`` pairs, ``mpirun_extra_args``. The caller adds ``--hostfile``, ``-np``
+    and the nccl-tests binary. Raises ValueError on a missing key, a bad transport, or an rdma job
+    without an active port."""
+    if not isinstance(job, dict):
+        raise ValueError("input must be a dict of nccl_check's settings, got %s" % type(job).__name__)
+    try:
+        env = _nccl_env(job)
+        env.update(job.get("env") or {})
+        env = {str(name): str(value) for name, value in env.items()}
+        return [str(job["mpirun_path"]), "--allow-run-as-root"] + _mpirun_options(job, env)
+    except KeyError as exc:
+        raise ValueError("missing key %s" % exc) from None
+
+
 def mpirun_argv(job):
     """bert_launch's whole command line, from its variables (``job``, see the mpirun_argv filter's
     documentation for the keys): ``timeout`` around ``mpirun`` (MPI's TCP and out-of-band traffic
@@ -255,13 +286,7 @@ def mpirun_argv(job):
             raise ValueError("np must be >= 1 (the ranks to start), got %d" % np)
         argv = ["/usr/bin/timeout", "--kill-after=%d" % _KILL_AFTER, str(job["timeout"]), str(job["mpirun_path"])]
         argv += ["--allow-run-as-root", "--hostfile", str(job["hostfile"]), "-np", str(np)]
-        argv += ["--bind-to", str(job["bind_to"]), "--map-by", str(job["map_by"])]
-        argv += ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self"]
-        argv += ["--mca", "btl_tcp_if_include", str(job["tcp_interface"])]
-        argv += ["--mca", "oob_tcp_if_include", str(job["tcp_interface"])]
-        for name, value in rank_env(job).items():
-            argv += ["-x", "%s=%s" % (name, value)]
-        argv += [str(arg) for arg in job.get("mpirun_extra_args") or []]
+        argv += _mpirun_options(job, rank_env(job))
         argv += [str(job["python"]), "%s/pretrain_bert.py" % job["install_dir"]]
         return argv + script_argv(job)
     except KeyError as exc:

@@ -26,6 +26,9 @@ def test_registered_names():
     assert nccl.FilterModule().filters() == {
         "parse_nccl_log": nccl.parse_nccl_log,
         "parse_nccl_tests": nccl.parse_nccl_tests,
+        "nccl_thresholds": nccl.nccl_thresholds,
+        "nccl_run_verdict": nccl.nccl_run_verdict,
+        "nccl_node_report": nccl.nccl_node_report,
     }
 
 

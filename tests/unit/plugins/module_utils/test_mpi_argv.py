@@ -161,3 +161,41 @@ def test_mpirun_argv_names_a_missing_key_and_a_wrong_input():
         mpi.mpirun_argv(incomplete)
     with pytest.raises(ValueError, match="must be a dict"):
         mpi.mpirun_argv(["mpirun"])
+
+
+def test_nccl_tests_mpirun_shares_bert_launch_mpi_options():
+    nccl = {"mpirun_path": "/usr/bin/mpirun", "bind_to": "none", "map_by": "slot", "tcp_interface": "lo"}
+    argv = mpi.nccl_tests_mpirun(dict(nccl, transport="tcp", env={"NCCL_DEBUG": "WARN"}, mpirun_extra_args=["-v"]))
+    assert argv == [
+        "/usr/bin/mpirun",
+        "--allow-run-as-root",
+        "--bind-to",
+        "none",
+        "--map-by",
+        "slot",
+        "--mca",
+        "pml",
+        "ob1",
+        "--mca",
+        "btl",
+        "tcp,self",
+        "--mca",
+        "btl_tcp_if_include",
+        "lo",
+        "--mca",
+        "oob_tcp_if_include",
+        "lo",
+        "-x",
+        "NCCL_SOCKET_IFNAME=lo",
+        "-x",
+        "NCCL_IB_DISABLE=1",
+        "-x",
+        "NCCL_DEBUG=WARN",
+        "-v",
+    ]
+    bert = mpi.mpirun_argv(job())
+    assert bert[bert.index("--bind-to") : bert.index("--bind-to") + 14] == argv[2:16]
+    with pytest.raises(ValueError, match="no active RDMA port"):
+        mpi.nccl_tests_mpirun(dict(nccl, transport="rdma", rdma_devices=[]))
+    with pytest.raises(ValueError, match="missing key 'transport'"):
+        mpi.nccl_tests_mpirun(nccl)

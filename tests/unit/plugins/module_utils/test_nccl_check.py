@@ -1,0 +1,119 @@
+# -*- coding: utf-8 -*-
+"""plugins/module_utils/nccl_check.py: thresholds from NVLink and the link rate, verdicts over
+parse_nccl_tests (real published outputs and the stand-in's table), node and cluster reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import nccl_check
+from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests
+from tests.standins.nccl_tests_standin import table
+from tests.unit.plugins.source_fixture import source_fixture
+
+SCCGN6 = {
+    "nvlink_links": 6,
+    "nvlink_gbs_per_link": 25,
+    "single_fraction": 0.7,
+    "link_rate_gbps": 50,
+    "multi_fraction": 0.7,
+}
+
+
+def test_sccgn6_thresholds():
+    assert nccl_check.thresholds(SCCGN6) == {"single_node_gbps": 105.0, "multi_node_gbps": 4.38}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"nvlink_links": 0}, "nvlink_links must be > 0"),
+        ({"single_fraction": 1.5}, r"single_fraction must be in \(0, 1\]"),
+        ({"link_rate_gbps": "fast"}, "link_rate_gbps must be a number"),
+    ],
+)
+def test_bad_limits(change, message):
+    with pytest.raises(ValueError, match=message):
+        nccl_check.thresholds({**SCCGN6, **change})
+    with pytest.raises(ValueError, match="missing key 'multi_fraction'"):
+        nccl_check.thresholds({k: v for k, v in SCCGN6.items() if k != "multi_fraction"})
+
+
+def test_published_8xv100_pre_2_13_run_passes_the_sccgn6_threshold():
+    parsed = parse_nccl_tests(source_fixture("nccl", "nccl_tests_all_reduce_8xv100_pre_2_13_layout.txt"))
+    verdict = nccl_check.run_verdict(parsed, 105.0)
+    assert (verdict["ok"], verdict["wrong"], verdict["out_of_bounds"], verdict["problems"]) == (True, None, 0, [])
+    assert verdict["busbw_gbps"] == parsed["rows"][-1]["busbw_gbs"] > 105
+    assert verdict["curve"][0] == {"size_bytes": 1024, "busbw_gbps": 0.04}
+    assert len(verdict["curve"]) == 18
+
+
+def test_values_out_of_bounds_fail_the_run():
+    parsed = parse_nccl_tests(source_fixture("nccl", "nccl_tests_all_gather_v100_out_of_bounds_37.txt"))
+    verdict = nccl_check.run_verdict(parsed, 100.0)
+    assert not verdict["ok"]
+    assert verdict["problems"] == ["2 values out of bounds"]
+
+
+def test_slow_and_wrong_stand_in_run():
+    parsed = parse_nccl_tests(table(3.0, 16, 1024, 1 << 28, 2, wrong=4))
+    verdict = nccl_check.run_verdict(parsed, 4.38)
+    assert parsed["layout"] == "2.13+"
+    assert verdict["wrong"] == 4 * 2 * len(parsed["rows"])
+    assert (
+        verdict["problems"][0].startswith("busbw 3.0 GB/s at 268435456 bytes")
+        and "below the threshold 4.38 GB/s" in verdict["problems"][0]
+    )
+    assert verdict["problems"][1:] == ["%d wrong values (#wrong)" % verdict["wrong"], "4 values out of bounds"]
+
+
+def test_a_run_without_rows_or_summary_fails():
+    assert nccl_check.run_verdict(parse_nccl_tests(""), 1.0)["problems"] == [
+        "no result rows (the run failed or printed no table)"
+    ]
+    cut = table(10.0, 8, 1024, 4096, 2).split("# Out of bounds")[0]
+    assert nccl_check.run_verdict(parse_nccl_tests(cut), 0.1)["problems"] == [
+        "no 'Out of bounds values' summary (the run did not finish)"
+    ]
+    with pytest.raises(ValueError, match="parse_nccl_tests' output"):
+        nccl_check.run_verdict("text", 1.0)
+
+
+def test_node_reports():
+    good = nccl_check.run_verdict(parse_nccl_tests(table(120.0, 8, 1 << 20, 1 << 28, 2)), 105.0)
+    slow = nccl_check.run_verdict(parse_nccl_tests(table(60.0, 8, 1 << 20, 1 << 28, 2)), 105.0)
+    bisection = {"rounds": [], "bad_nodes": ["node3"], "unresolved": ["node4"]}
+    green = nccl_check.node_report(good, bisection, "node1")
+    assert (green["status"], green["ok"], green["problems"]) == ("green", True, [])
+    assert green["single_node"] == {"busbw_gbps": good["busbw_gbps"], "threshold_gbps": 105.0, "ok": True, "wrong": 0}
+    assert nccl_check.node_report(slow, None, "node2")["status"] == "red"
+    named = nccl_check.node_report(good, bisection, "node3")
+    assert (named["status"], named["ok"], named["problems"]) == (
+        "red",
+        False,
+        ["slow in the cluster run: named by the bisection"],
+    )
+    assert nccl_check.node_report(good, bisection, "node4")["status"] == "amber"
+    failed = nccl_check.node_report(None, None, "node5", failure="all_reduce_perf: not found")
+    assert (failed["status"], failed["single_node"], failed["problems"]) == (
+        "red",
+        None,
+        ["all_reduce_perf alone failed: all_reduce_perf: not found"],
+    )
+
+
+def test_cluster_report():
+    multi = nccl_check.run_verdict(parse_nccl_tests(table(5.0, 16, 1 << 20, 1 << 21, 2)), 4.38)
+    report = nccl_check.cluster_report(multi, ["node1", "node2"], None)
+    assert report == {
+        "ok": True,
+        "threshold_gbps": 4.38,
+        "multi_node": {
+            "hosts": ["node1", "node2"],
+            "busbw_gbps": multi["busbw_gbps"],
+            "ok": True,
+            "curve": multi["curve"],
+            "problems": [],
+        },
+        "bisection": None,
+    }
