@@ -27,6 +27,8 @@ PLAY = """
   gather_facts: false
   roles:
     - scc.training.nccl_check
+    # As verify.yml: the nodes judged once from nccl_check's reports.
+    - scc.training.cluster_health
 """
 
 lab = lab_fixture(len(ADDRESSES), ADDRESSES[0], name="ncclcheck")
@@ -59,6 +61,7 @@ def extravars(standin, results):
         "nccl_check_max_bytes": "256M",
         "nccl_check_env": {"NCCL_ALGO": "Ring", "SCC_STANDIN_NODE": "{{ ansible_host }}"},
         "nccl_check_results_dir": str(results),
+        "cluster_health_results_dir": str(results),
     }
 
 
@@ -100,6 +103,14 @@ def test_the_slow_nodes_are_judged_and_named_and_check_mode_changes_nothing(lab,
     ]
     written = json.loads((results / "nccl-check.json").read_text())
     assert written["cluster"] == cluster and written["nodes"] == reports
+    # cluster_health: the two red nodes out of scc_healthy_nodes, each with nccl_check's reason.
+    health = json.loads((results / "cluster-health.json").read_text())
+    assert (health["healthy"], health["judged_by"]) == (["node1", "node4"], ["nccl_check"])
+    assert health["unhealthy"]["node3"] == ["nccl_check: slow in the cluster run: named by the bisection"]
+    assert (
+        health["unhealthy"]["node2"][0].startswith("nccl_check: ") and "alone: busbw" in health["unhealthy"]["node2"][0]
+    )
+
     # Only the controller's results directory is new; the measurements change nothing.
     assert changed(run.events) == [("node1", "Create the results directory")]
 
