@@ -50,6 +50,10 @@ def listed_tasks(inventory, playbook, tags):
     return [line.split("\t")[0].strip() for line in proc.stdout.splitlines() if "\tTAGS:" in line and " : " in line]
 
 
+# The internal roles a role imports: their tasks are that role's steps, so its tag runs them.
+INTERNAL_ROLES = {"nccl_check": ["artifact_fetch"]}
+
+
 @pytest.mark.parametrize(
     ("playbook", "role", "task"),
     [
@@ -68,9 +72,13 @@ def listed_tasks(inventory, playbook, tags):
 def test_a_roles_tag_lists_its_tasks_and_no_other_roles(inventory, playbook, role, task):
     tasks = listed_tasks(inventory, playbook, role)
     assert f"scc.training.{role} : {task}" in tasks, tasks
-    # Besides the role, only the always-tagged argument spec checks of the play's roles.
-    others = [t for t in tasks if not t.startswith(f"scc.training.{role} : ") and "Validating arguments" not in t]
+    # Besides the role and the internal roles it imports (its own steps), only the always-tagged
+    # argument spec checks of the play's roles.
+    own = [f"scc.training.{name} : " for name in [role, *INTERNAL_ROLES.get(role, [])]]
+    others = [t for t in tasks if not t.startswith(tuple(own)) and "Validating arguments" not in t]
     assert others == [], others
+    for internal in INTERNAL_ROLES.get(role, []):
+        assert any(t.startswith(f"scc.training.{internal} : ") for t in tasks), f"{internal}'s tasks left out: {tasks}"
 
 
 def test_tags_reach_the_dynamically_included_measurement(inventory, tmp_path):
