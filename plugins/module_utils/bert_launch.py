@@ -15,9 +15,9 @@ import re
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     ENV_NAME,
     at_least,
+    is_port,
     matches,
     number,
-    port,
     text,
 )
 
@@ -113,7 +113,7 @@ def _name_problems(settings):
         for name, pattern, what in _PATTERNS
         if not matches(pattern, text(settings[name]))
     ]
-    if not port(settings["bert_launch_master_port"]):
+    if not is_port(settings["bert_launch_master_port"]):
         problems.append(
             "bert_launch_master_port must be a port within [1, 65535] (got %s)." % settings["bert_launch_master_port"]
         )

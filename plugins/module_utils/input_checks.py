@@ -49,7 +49,7 @@ def fraction(value):
     return value is not None and 0 < value <= 1
 
 
-def port(value):
+def is_port(value):
     """Whether ``value`` is a TCP/UDP port, 1 to 65535."""
     value = number(value, int)
     return value is not None and 1 <= value <= 65535
@@ -68,3 +68,31 @@ def text(value):
 def show(value):
     """``value`` as Ansible's ``to_json`` shows it."""
     return json.dumps(value, sort_keys=False)
+
+
+def pattern(regex):
+    """A check: the value, as a string, matches ``regex`` at its start (Jinja's ``is match``)."""
+    return lambda value: matches(regex, text(value))
+
+
+def minimum(least, kind=int):
+    """A check: the value is a number >= ``least``."""
+    return lambda value: at_least(value, least, kind)
+
+
+def positive(value):
+    """A check: the value is a number > 0."""
+    value = number(value, float)
+    return value is not None and value > 0
+
+
+def is_set(value):
+    """A check: the value is not empty."""
+    return bool(text(value))
+
+
+def rule_problems(settings, rules):
+    """``rules``: (variable, check, what it must be) -> "<variable> (<value>) must be <what>." for each that fails."""
+    return [
+        "%s (%s) must be %s." % (name, settings[name], what) for name, check, what in rules if not check(settings[name])
+    ]
