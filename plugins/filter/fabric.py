@@ -4,7 +4,7 @@
 """Verify-stage fabric filters for scc.training: thin wrappers over plugins/module_utils/fabric.py.
 
 ``rdma_port_list`` (cluster_report), ``rdma_measurement_ports``, ``bandwidth_shortfalls`` and
-``rdma_bandwidth_input_problems`` (rdma_bandwidth), ``fabric_samples`` and ``fabric_traffic`` (fabric_monitor).
+``rdma_bandwidth_input_problems`` (rdma_bandwidth), ``fabric_samples``, ``fabric_traffic`` and ``fabric_monitor_input_problems`` (fabric_monitor).
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -97,6 +97,11 @@ def rdma_bandwidth_input_problems(settings):
     return fabric.rdma_bandwidth_input_problems(require_settings(settings, "rdma_bandwidth_input_problems"))
 
 
+def fabric_monitor_input_problems(settings):
+    """fabric_monitor's variables -> one readable line per problem (empty when all is well)."""
+    return fabric.fabric_monitor_input_problems(require_settings(settings, "fabric_monitor_input_problems"))
+
+
 class FilterModule(object):
     """scc.training fabric filters."""
 
@@ -108,5 +113,6 @@ class FilterModule(object):
             rdma_bandwidth_input_problems,
             fabric_samples,
             fabric_traffic,
+            fabric_monitor_input_problems,
         )
         return {f.__name__: f for f in filters}

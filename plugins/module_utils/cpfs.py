@@ -13,7 +13,13 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.input_checks import SHA256, matches, show, text
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    SHA256,
+    group_problems,
+    matches,
+    show,
+    text,
+)
 
 _PATH_PART = re.compile(r"\s|/\.\.?(/|$)")
 _NFS_VERSION = re.compile(r"^(nfs)?vers=")
@@ -92,9 +98,7 @@ def cpfs_mount_input_problems(settings):
     ``alinas_package_pattern``.
     """
     protocol, forms = settings["cpfs_mount_protocol"], settings["source_forms"]
-    problems = []
-    if not settings["group_hosts"]:
-        problems.append("cpfs_mount_group (%s) must name a non-empty inventory group." % settings["cpfs_mount_group"])
+    problems = group_problems(settings, "cpfs_mount_group")
     if protocol in settings["refused_protocols"]:
         problems.append("cpfs_mount_protocol %s is refused: %s" % (protocol, settings["refused_protocols"][protocol]))
     if protocol in forms:

@@ -96,3 +96,10 @@ def rule_problems(settings, rules):
     return [
         "%s (%s) must be %s." % (name, settings[name], what) for name, check, what in rules if not check(settings[name])
     ]
+
+
+def group_problems(settings, variable):
+    """The role's group (``variable``) must have hosts: ``settings["group_hosts"]`` (``groups[<group>]``)."""
+    if settings["group_hosts"]:
+        return []
+    return ["%s (%s) must name a non-empty inventory group." % (variable, settings[variable])]

@@ -36,6 +36,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     MIRROR,
     SHA256,
     fraction,
+    group_problems,
     minimum,
     pattern,
     positive,
@@ -71,12 +72,7 @@ def nccl_check_input_problems(settings):
 
     ``settings``: the ``nccl_check_*`` variables and ``group_hosts`` (the hosts of nccl_check_group).
     """
-    problems = (
-        []
-        if settings["group_hosts"]
-        else ["nccl_check_group (%s) must name a non-empty group." % settings["nccl_check_group"]]
-    )
-    return problems + rule_problems(settings, _VALIDATE_RULES)
+    return group_problems(settings, "nccl_check_group") + rule_problems(settings, _VALIDATE_RULES)
 
 
 def _positive(name, value):

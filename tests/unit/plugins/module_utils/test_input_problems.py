@@ -9,9 +9,11 @@ import pytest
 from ansible_collections.scc.training.plugins.module_utils import (
     aiacc,
     bert_launch,
+    cluster,
     cpfs,
     fabric,
     input_checks,
+    mellanox_fw,
     nccl_check,
     rdma,
 )
@@ -141,6 +143,38 @@ AIACC = {
     "aiacc_verify_import": "perseus.torch.horovod",
     "aiacc_env": {"PERSEUS_ALLREDUCE_STREAMS": "4"},
 }
+NIC_FIRMWARE = {
+    "nic_firmware_targets": [{"psid": "MT_0000000359", "version": "22.39.1002", "image": "files/fw.bin"}],
+    "nic_firmware_burn": True,
+    "nic_firmware_tool": "auto",
+    "nic_firmware_tool_path": "",
+    "nic_firmware_reboot_timeout": 1800,
+    "nic_firmware_image_dir": "/var/cache/scc-training/nic-firmware",
+}
+TARGET = {"psid": "MT_0000000359", "version": "22.39.1002"}
+
+SSH_TRUST = {
+    "group_hosts": ["node1"],
+    "ssh_trust_group": "scc_cluster",
+    "ssh_trust_cluster_name": "scc_cluster",
+    "ssh_trust_key_name": "id_ed25519_scc_training",
+    "ssh_trust_key_dir": "~/.ssh/scc-training/scc_cluster",
+    "ssh_trust_interface": "",
+    "ssh_trust_authorized_key_options": ["no-pty", "no-agent-forwarding"],
+    "ssh_trust_verify_timeout": 10,
+}
+
+FABRIC_MONITOR = {
+    "group_hosts": ["node1"],
+    "fabric_monitor_group": "scc_cluster",
+    "fabric_monitor_interval_s": 1,
+    "fabric_monitor_max_duration_s": 3600,
+    "fabric_monitor_interfaces": ["eth0", "bond0.100"],
+    "fabric_monitor_node_dir": "/opt/scc-training/fabric_monitor",
+    "fabric_monitor_results_dir": "results",
+    "fabric_monitor_results_name": "traffic",
+}
+
 RELEASE = {**AIACC, "aiacc_source": "release", "aiacc_mirror": "", "aiacc_artifact_sha256": SHA}
 
 GOOD = {
@@ -190,6 +224,20 @@ GOOD = {
         aiacc.aiacc_input_problems,
         {**AIACC, "aiacc_cpu_only": True, "aiacc_artifact_name": ""},
     ),
+    "nic_firmware_burn": (mellanox_fw.nic_firmware_input_problems, NIC_FIRMWARE),
+    "nic_firmware_check_only": (
+        mellanox_fw.nic_firmware_input_problems,
+        {
+            **NIC_FIRMWARE,
+            "nic_firmware_targets": [TARGET],
+            "nic_firmware_burn": False,
+            "nic_firmware_tool": "mstflint",
+            "nic_firmware_tool_path": "/usr/bin/mstflint",
+        },
+    ),
+    "nic_firmware_no_target": (mellanox_fw.nic_firmware_input_problems, {**NIC_FIRMWARE, "nic_firmware_targets": []}),
+    "ssh_trust": (cluster.ssh_trust_input_problems, SSH_TRUST),
+    "fabric_monitor": (fabric.fabric_monitor_input_problems, FABRIC_MONITOR),
 }
 
 # case: (function, settings, the one problem's text: its variable, and its value where it shows one)
@@ -461,6 +509,46 @@ BAD = {
         {**BANDWIDTH, "rdma_bandwidth_tcp_port": 18515},
         "rdma_bandwidth_tcp_port and rdma_bandwidth_rdma_port must be two different ports (both 18515).",
     ),
+    "nic_firmware_psid": (
+        mellanox_fw.nic_firmware_input_problems,
+        {**NIC_FIRMWARE, "nic_firmware_burn": False, "nic_firmware_targets": [dict(TARGET, psid="ConnectX6")]},
+        'nic_firmware_targets must name each PSID once, such as MT_0000000359, with a version such as 22.39.1002 (got [{"psid": "ConnectX6"',
+    ),
+    "nic_firmware_version": (
+        mellanox_fw.nic_firmware_input_problems,
+        {**NIC_FIRMWARE, "nic_firmware_burn": False, "nic_firmware_targets": [{"psid": "MT_0000000359"}]},
+        "with a version such as 22.39.1002",
+    ),
+    "nic_firmware_psid_twice": (
+        mellanox_fw.nic_firmware_input_problems,
+        {**NIC_FIRMWARE, "nic_firmware_burn": False, "nic_firmware_targets": [TARGET, TARGET]},
+        "nic_firmware_targets must name each PSID once",
+    ),
+    "nic_firmware_burn_without_image": (
+        mellanox_fw.nic_firmware_input_problems,
+        {**NIC_FIRMWARE, "nic_firmware_targets": [TARGET]},
+        'nic_firmware_burn is true, so every target of nic_firmware_targets needs an image (no image: ["MT_0000000359"]).',
+    ),
+    "nic_firmware_tool_path_with_auto": (
+        mellanox_fw.nic_firmware_input_problems,
+        {**NIC_FIRMWARE, "nic_firmware_tool_path": "/usr/bin/mstflint"},
+        "nic_firmware_tool_path (/usr/bin/mstflint) must be empty, or absolute with nic_firmware_tool (auto) naming the tool.",
+    ),
+    "nic_firmware_tool_path_relative": (
+        mellanox_fw.nic_firmware_input_problems,
+        {**NIC_FIRMWARE, "nic_firmware_tool": "mstflint", "nic_firmware_tool_path": "bin/mstflint"},
+        "nic_firmware_tool_path (bin/mstflint)",
+    ),
+    "ssh_trust_group": (
+        cluster.ssh_trust_input_problems,
+        {**SSH_TRUST, "group_hosts": []},
+        "ssh_trust_group (scc_cluster) must name a non-empty inventory group.",
+    ),
+    "fabric_monitor_group": (
+        fabric.fabric_monitor_input_problems,
+        {**FABRIC_MONITOR, "group_hosts": []},
+        "fabric_monitor_group (scc_cluster)",
+    ),
     "aiacc_env": (
         aiacc.aiacc_input_problems,
         {**AIACC, "aiacc_cpu_only": True, "aiacc_env": {"lower": "1"}},
@@ -529,6 +617,44 @@ ONE_VARIABLE = [
     (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_gid_index", -1, ">= 0 or null"),
     (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_address", "a b", "a host name or IP address"),
     (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_results_dir", "", "set"),
+    (mellanox_fw.nic_firmware_input_problems, NIC_FIRMWARE, "nic_firmware_reboot_timeout", 30, ">= 60"),
+    (mellanox_fw.nic_firmware_input_problems, NIC_FIRMWARE, "nic_firmware_image_dir", "cache", "absolute"),
+    (
+        cluster.ssh_trust_input_problems,
+        SSH_TRUST,
+        "ssh_trust_cluster_name",
+        "my cluster",
+        "only letters, digits, '_', '.', '-'",
+    ),
+    (cluster.ssh_trust_input_problems, SSH_TRUST, "ssh_trust_key_name", "id/x", "only letters, digits, '_', '.', '-'"),
+    (cluster.ssh_trust_input_problems, SSH_TRUST, "ssh_trust_key_dir", "", "set"),
+    (cluster.ssh_trust_input_problems, SSH_TRUST, "ssh_trust_interface", "eth0 eth1", "empty or an interface name"),
+    (
+        cluster.ssh_trust_input_problems,
+        SSH_TRUST,
+        "ssh_trust_authorized_key_options",
+        ['from="10.0.0.1"'],
+        "options without spaces, quotes or from= (set ssh_trust_restrict_from instead)",
+    ),
+    (cluster.ssh_trust_input_problems, SSH_TRUST, "ssh_trust_verify_timeout", 0, ">= 1"),
+    (fabric.fabric_monitor_input_problems, FABRIC_MONITOR, "fabric_monitor_interval_s", 0.01, ">= 0.1"),
+    (fabric.fabric_monitor_input_problems, FABRIC_MONITOR, "fabric_monitor_max_duration_s", 0, ">= 1"),
+    (
+        fabric.fabric_monitor_input_problems,
+        FABRIC_MONITOR,
+        "fabric_monitor_interfaces",
+        ["eth0 eth1"],
+        "interface names",
+    ),
+    (fabric.fabric_monitor_input_problems, FABRIC_MONITOR, "fabric_monitor_node_dir", "/opt/a b", "absolute"),
+    (fabric.fabric_monitor_input_problems, FABRIC_MONITOR, "fabric_monitor_results_dir", "", "set"),
+    (
+        fabric.fabric_monitor_input_problems,
+        FABRIC_MONITOR,
+        "fabric_monitor_results_name",
+        "a/b",
+        "letters, digits, . _ -",
+    ),
     (aiacc.aiacc_input_problems, AIACC, "aiacc_artifact_name", "", "the wheel or .tar.gz file to install"),
     (
         aiacc.aiacc_input_problems,
