@@ -106,13 +106,9 @@ class FilterModule(object):
     """scc.training fabric filters."""
 
     def filters(self):
-        filters = (
-            rdma_port_list,
-            rdma_measurement_ports,
-            bandwidth_shortfalls,
-            rdma_bandwidth_input_problems,
-            fabric_samples,
-            fabric_traffic,
-            fabric_monitor_input_problems,
-        )
-        return {f.__name__: f for f in filters}
+        by_role = {
+            "cluster_report": (rdma_port_list,),
+            "rdma_bandwidth": (rdma_measurement_ports, bandwidth_shortfalls, rdma_bandwidth_input_problems),
+            "fabric_monitor": (fabric_samples, fabric_traffic, fabric_monitor_input_problems),
+        }
+        return {f.__name__: f for filters in by_role.values() for f in filters}

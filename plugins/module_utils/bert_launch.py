@@ -22,14 +22,15 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
 )
 
 # A value >= 1, or >= 0, and what it means where that needs saying.
-_AT_LEAST = (
-    ("bert_launch_steps", 1, ""),
-    ("bert_launch_batch_size", 1, ""),
-    ("bert_launch_omp_num_threads", 1, ""),
-    ("bert_launch_timeout", 1, ""),
-    ("bert_launch_np", 0, " (0: the hostfile's slots)"),
-    ("bert_launch_seed", 0, ""),
-)
+_AT_LEAST = {
+    "bert_launch_steps": 1,
+    "bert_launch_batch_size": 1,
+    "bert_launch_omp_num_threads": 1,
+    "bert_launch_timeout": 1,
+    "bert_launch_np": 0,
+    "bert_launch_seed": 0,
+}
+_MEANING = {"bert_launch_np": " (0: the hostfile's slots)"}
 # Names, addresses and paths: (variable, pattern, what it must be).
 _PATTERNS = (
     ("bert_launch_tcp_interface", r"^[A-Za-z0-9_.:-]{1,15}$", "an interface name such as eth0, bond0 or lo"),
@@ -59,8 +60,8 @@ def _group_problems(settings):
 
 def _training_problems(settings):
     problems = [
-        "%s (%s) must be >= %d%s." % (name, settings[name], minimum, meaning)
-        for name, minimum, meaning in _AT_LEAST
+        "%s (%s) must be >= %d%s." % (name, settings[name], minimum, _MEANING.get(name, ""))
+        for name, minimum in _AT_LEAST.items()
         if not at_least(settings[name], minimum)
     ]
     warmup, steps = number(settings["bert_launch_warmup_steps"]), number(settings["bert_launch_steps"])

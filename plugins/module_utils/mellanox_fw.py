@@ -31,13 +31,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.input_checks import (
-    minimum,
-    pattern,
-    rule_problems,
-    show,
-    text,
-)
+from ansible_collections.scc.training.plugins.module_utils import input_checks
 
 _DEVICE_HEADER = re.compile(r"^\s*Device #(\d+):\s*$")
 _FIELD = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?):\s+(.*?)\s*$")
@@ -174,8 +168,8 @@ def differences(plan):
 _TARGET_PSID = re.compile(r"^[A-Z]{2,4}_[0-9]{10}$")
 _TARGET_VERSION = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 _NIC_FIRMWARE_RULES = (
-    ("nic_firmware_reboot_timeout", minimum(60), ">= 60"),
-    ("nic_firmware_image_dir", pattern(r"^/"), "absolute"),
+    ("nic_firmware_reboot_timeout", input_checks.minimum(60), ">= 60"),
+    ("nic_firmware_image_dir", input_checks.pattern(r"^/"), "absolute"),
 )
 
 
@@ -185,27 +179,27 @@ def nic_firmware_input_problems(settings):
     ``settings``: the ``nic_firmware_*`` variables, ``nic_firmware_burn`` a bool.
     """
     targets = settings["nic_firmware_targets"]
-    psids = [text(target.get("psid")) for target in targets]
+    psids = [input_checks.text(target.get("psid")) for target in targets]
     problems = []
     if (
         any(not _TARGET_PSID.match(psid) for psid in psids)
-        or any(not _TARGET_VERSION.match(text(target.get("version"))) for target in targets)
+        or any(not _TARGET_VERSION.match(input_checks.text(target.get("version"))) for target in targets)
         or len(set(psids)) != len(psids)
     ):
         problems.append(
             "nic_firmware_targets must name each PSID once, such as MT_0000000359, with a version such as 22.39.1002 "
-            "(got %s)." % show(targets)
+            "(got %s)." % input_checks.show(targets)
         )
     without_image = [target.get("psid") for target in targets if not target.get("image")]
     if settings["nic_firmware_burn"] and without_image:
         problems.append(
             "nic_firmware_burn is true, so every target of nic_firmware_targets needs an image (no image: %s)."
-            % show(without_image)
+            % input_checks.show(without_image)
         )
-    tool_path = text(settings["nic_firmware_tool_path"])
+    tool_path = input_checks.text(settings["nic_firmware_tool_path"])
     if tool_path and (settings["nic_firmware_tool"] == "auto" or not tool_path.startswith("/")):
         problems.append(
             "nic_firmware_tool_path (%s) must be empty, or absolute with nic_firmware_tool (%s) naming the tool."
             % (tool_path, settings["nic_firmware_tool"])
         )
-    return problems + rule_problems(settings, _NIC_FIRMWARE_RULES)
+    return problems + input_checks.rule_problems(settings, _NIC_FIRMWARE_RULES)
