@@ -4,7 +4,8 @@
 """RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
 
 ``parse_ibv_devinfo``, ``parse_ibstat``, ``rdma_port_problems`` and ``rdma_cluster_differences``
-(ib_check), ``rdma_stack_problems`` and ``rdma_stack_input_problems`` (rdma_stack) and ``nccl_ib_env`` (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
+(ib_check), ``rdma_stack_problems`` and ``rdma_stack_input_problems`` (rdma_stack) and ``nccl_ib_env``
+(bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
 from __future__ import absolute_import, division, print_function

@@ -18,6 +18,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     is_port,
     matches,
     number,
+    positive,
     text,
 )
 
@@ -77,7 +78,7 @@ def _training_problems(settings):
             % (settings["bert_launch_seq_len"], low, high)
         )
     rate = settings["bert_launch_learning_rate"]
-    if rate is not None and not (number(rate, float) or 0) > 0:
+    if rate is not None and not positive(rate):
         problems.append("bert_launch_learning_rate (%s) must be null (the model size's default) or > 0." % rate)
     return problems
 
