@@ -67,7 +67,7 @@ def text(value):
 
 def show(value):
     """``value`` as Ansible's ``to_json`` shows it."""
-    return json.dumps(value, sort_keys=False)
+    return json.dumps(value)
 
 
 def pattern(regex):
