@@ -5,7 +5,7 @@
 
 ``cluster_addresses`` (the address rule of hosts_file and ssh_trust),
 ``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``
-and ``mpi_slots``.
+``mpi_slots`` and ``ssh_trust_input_problems``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import cluster
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
 
 
 def _list(value, filter_name, what):
@@ -77,6 +77,11 @@ def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
     return filter_call("mpi_slots", cluster.mpi_slots, slots, gpu_count, gpu_devices, vcpus)
 
 
+def ssh_trust_input_problems(settings):
+    """ssh_trust's variables -> one readable line per problem (empty when all is well)."""
+    return cluster.ssh_trust_input_problems(require_settings(settings, "ssh_trust_input_problems"))
+
+
 class FilterModule(object):
     """scc.training cluster-stage filters."""
 
@@ -88,5 +93,6 @@ class FilterModule(object):
             cluster_known_hosts,
             cluster_authorized_key,
             mpi_slots,
+            ssh_trust_input_problems,
         )
         return {f.__name__: f for f in filters}

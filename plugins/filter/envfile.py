@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Environment file filter for scc.training, a thin wrapper over plugins/module_utils/envfile.py.
-Its documentation lives in ``env_file.yml``."""
+"""The aiacc role's filters for scc.training, thin wrappers: ``env_file`` over plugins/module_utils/envfile.py
+and ``aiacc_input_problems`` over plugins/module_utils/aiacc.py (aiacc's validate.yml). Their documentation
+lives in the sidecars ``env_file.yml`` and ``aiacc_input_problems.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +11,9 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.scc.training.plugins.module_utils import aiacc
 from ansible_collections.scc.training.plugins.module_utils.envfile import env_file as _env_file
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
 
 
 def env_file(env, style="plain", header=""):
@@ -21,8 +24,13 @@ def env_file(env, style="plain", header=""):
         raise AnsibleFilterError("env_file: %s" % exc) from exc
 
 
+def aiacc_input_problems(settings):
+    """aiacc's variables -> one readable line per problem (empty when all is well)."""
+    return aiacc.aiacc_input_problems(require_settings(settings, "aiacc_input_problems"))
+
+
 class FilterModule(object):
-    """scc.training environment file filter."""
+    """scc.training filters of the aiacc role."""
 
     def filters(self):
-        return {"env_file": env_file}
+        return {"env_file": env_file, "aiacc_input_problems": aiacc_input_problems}

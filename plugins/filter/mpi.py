@@ -3,15 +3,20 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
 ``mpi_hostfile`` and ``mpi_hostfile_nodes`` (the mpi_hostfile role), ``mpi_hostfile_ranks``,
-``mpi_hostfile_node_count`` and ``mpirun_argv`` (bert_launch), ``nccl_tests_mpirun`` (nccl_check).
+``mpi_hostfile_node_count`` and ``mpirun_argv`` (bert_launch), ``nccl_tests_mpirun`` (nccl_check); and
+``bert_launch_input_problems`` over plugins/module_utils/bert_launch.py (bert_launch's validate.yml).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import mpi
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.module_utils import bert_launch, mpi
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_settings,
+    require_text,
+)
 
 
 def mpi_hostfile(entries):
@@ -51,15 +56,18 @@ def nccl_tests_mpirun(job):
     return filter_call("nccl_tests_mpirun", mpi.nccl_tests_mpirun, job)
 
 
+def bert_launch_input_problems(settings):
+    """bert_launch's variables -> one readable line per problem (empty when all is well)."""
+    return bert_launch.bert_launch_input_problems(require_settings(settings, "bert_launch_input_problems"))
+
+
 class FilterModule(object):
     """scc.training MPI filters."""
 
     def filters(self):
-        return {
-            "mpi_hostfile": mpi_hostfile,
-            "mpi_hostfile_nodes": mpi_hostfile_nodes,
-            "mpi_hostfile_node_count": mpi_hostfile_node_count,
-            "mpi_hostfile_ranks": mpi_hostfile_ranks,
-            "mpirun_argv": mpirun_argv,
-            "nccl_tests_mpirun": nccl_tests_mpirun,
+        by_role = {
+            "mpi_hostfile": (mpi_hostfile, mpi_hostfile_nodes),
+            "bert_launch": (mpi_hostfile_node_count, mpi_hostfile_ranks, mpirun_argv, bert_launch_input_problems),
+            "nccl_check": (nccl_tests_mpirun,),
         }
+        return {f.__name__: f for filters in by_role.values() for f in filters}

@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NCCL filters for scc.training, thin wrappers: ``parse_nccl_log`` over
 plugins/module_utils/nccl_log.py, ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py,
-``nccl_thresholds``, ``nccl_run_verdict`` and ``nccl_node_report`` over
+``nccl_thresholds``, ``nccl_run_verdict``, ``nccl_node_report`` and ``nccl_check_input_problems`` over
 plugins/module_utils/nccl_check.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,11 @@ __metaclass__ = type
 from ansible_collections.scc.training.plugins.module_utils import nccl_check
 from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log as _parse
 from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests as _parse_tests
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_settings,
+    require_text,
+)
 
 
 def parse_nccl_log(text):
@@ -41,6 +45,11 @@ def nccl_node_report(single, bisection=None, host=None, failure=None):
     return filter_call("nccl_node_report", nccl_check.node_report, single, bisection, host, failure)
 
 
+def nccl_check_input_problems(settings):
+    """nccl_check's variables -> one readable line per problem (empty when all is well)."""
+    return nccl_check.nccl_check_input_problems(require_settings(settings, "nccl_check_input_problems"))
+
+
 class FilterModule(object):
     """scc.training NCCL filters."""
 
@@ -51,4 +60,5 @@ class FilterModule(object):
             "nccl_thresholds": nccl_thresholds,
             "nccl_run_verdict": nccl_run_verdict,
             "nccl_node_report": nccl_node_report,
+            "nccl_check_input_problems": nccl_check_input_problems,
         }

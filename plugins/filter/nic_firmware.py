@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NIC firmware filters, thin wrappers over module_utils/mellanox_fw.py (the parsers the
 ``nic_firmware_info`` module uses). Documentation: the sidecars parse_nic_firmware.yml,
-nic_firmware_compare.yml and nic_firmware_differences.yml.
+nic_firmware_compare.yml, nic_firmware_differences.yml and nic_firmware_input_problems.yml.
 """
 
 from __future__ import annotations
@@ -11,7 +11,11 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import mellanox_fw
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_settings,
+    require_text,
+)
 
 
 def parse_nic_firmware(text, tool="mlxfwmanager"):
@@ -47,8 +51,16 @@ def nic_firmware_differences(plan):
     return mellanox_fw.differences(plan)
 
 
+def nic_firmware_input_problems(settings):
+    """nic_firmware's variables -> one readable line per problem (empty when all is well)."""
+    return mellanox_fw.nic_firmware_input_problems(require_settings(settings, "nic_firmware_input_problems"))
+
+
 class FilterModule(object):
     """scc.training NIC firmware filters."""
 
     def filters(self):
-        return {f.__name__: f for f in (parse_nic_firmware, nic_firmware_compare, nic_firmware_differences)}
+        return {
+            f.__name__: f
+            for f in (parse_nic_firmware, nic_firmware_compare, nic_firmware_differences, nic_firmware_input_problems)
+        }

@@ -4,7 +4,8 @@
 """RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
 
 ``parse_ibv_devinfo``, ``parse_ibstat``, ``rdma_port_problems`` and ``rdma_cluster_differences``
-(ib_check), ``rdma_stack_problems`` (rdma_stack) and ``nccl_ib_env`` (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
+(ib_check), ``rdma_stack_problems`` and ``rdma_stack_input_problems`` (rdma_stack) and ``nccl_ib_env``
+(bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,7 +15,11 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import rdma
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_settings,
+    require_text,
+)
 
 
 def _devices(devices, filter_name):
@@ -50,6 +55,11 @@ def rdma_stack_problems(result, mtu=None):
     return rdma.stack_problems(result, mtu)
 
 
+def rdma_stack_input_problems(settings):
+    """rdma_stack's variables -> one readable line per problem (empty when all is well)."""
+    return rdma.rdma_stack_input_problems(require_settings(settings, "rdma_stack_input_problems"))
+
+
 def rdma_cluster_differences(results):
     """{node: rdma_info result} -> one line per node whose active ports or GID indexes differ from the first's."""
     if not isinstance(results, dict):
@@ -75,5 +85,6 @@ class FilterModule(object):
             "rdma_port_problems": rdma_port_problems,
             "rdma_cluster_differences": rdma_cluster_differences,
             "rdma_stack_problems": rdma_stack_problems,
+            "rdma_stack_input_problems": rdma_stack_input_problems,
             "nccl_ib_env": nccl_ib_env,
         }

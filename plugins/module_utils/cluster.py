@@ -9,6 +9,7 @@
   known_hosts block and the authorized_keys line made from those nodes; ``stale_hosts_regex``: the
   /etc/hosts lines outside the block that map a cluster name to another address.
 - ``mpi_slots``: how many MPI processes a node of the hostfile may run.
+- ``ssh_trust_input_problems``: ssh_trust's rules across its variables (its validate.yml).
 
 Pure Python, no Ansible imports: ``hostvars`` is any mapping of host name -> mapping of variables.
 """
@@ -19,6 +20,28 @@ __metaclass__ = type
 
 import ipaddress
 import re
+
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    group_problems,
+    minimum,
+    pattern,
+    rule_problems,
+    text,
+)
+
+_NAME = r"^[A-Za-z0-9_.-]+$"
+_SSH_TRUST_RULES = (
+    ("ssh_trust_cluster_name", pattern(_NAME), "only letters, digits, '_', '.', '-'"),
+    ("ssh_trust_key_name", pattern(_NAME), "only letters, digits, '_', '.', '-'"),
+    ("ssh_trust_key_dir", pattern(r"^."), "set"),
+    ("ssh_trust_interface", lambda name: not re.search(r"\s", text(name)), "empty or an interface name"),
+    (
+        "ssh_trust_authorized_key_options",
+        lambda options: not any(re.search(r'[\s"]|^from=', text(option)) for option in options),
+        "options without spaces, quotes or from= (set ssh_trust_restrict_from instead)",
+    ),
+    ("ssh_trust_verify_timeout", minimum(1), ">= 1"),
+)
 
 
 def interface_fact_keys(interface):
@@ -157,3 +180,11 @@ def mpi_slots(slots=None, gpu_count=None, gpu_devices=0, vcpus=None):
         if _positive(value):
             return int(value)
     raise ValueError("no slot count: slots, GPU count, GPU devices and vCPUs are all unset or 0")
+
+
+def ssh_trust_input_problems(settings):
+    """ssh_trust's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``ssh_trust_*`` variables and ``group_hosts`` (the hosts of ssh_trust_group).
+    """
+    return group_problems(settings, "ssh_trust_group") + rule_problems(settings, _SSH_TRUST_RULES)

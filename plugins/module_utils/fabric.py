@@ -6,6 +6,8 @@
 - ``port_list``: every RDMA port of rdma_info's devices as one flat list (cluster_report).
 - ``measurement_ports``: the RDMA ports bandwidth measurements run over, every active one (rdma_bandwidth).
 - ``bandwidth_shortfalls``: what a bandwidth matrix failed on, one line per pair (rdma_bandwidth).
+- ``rdma_bandwidth_input_problems``, ``fabric_monitor_input_problems``: those roles' rules across their
+  variables (their validate.yml).
 - ``decode_samples`` and ``traffic_rates``: the counter samples fabric_monitor's sampler wrote on each
   node, and the tx/rx rates over time per node and counter computed from them.
 
@@ -18,6 +20,30 @@ __metaclass__ = type
 
 import base64
 import json
+
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    fraction,
+    group_problems,
+    is_port,
+    minimum,
+    number,
+    pattern,
+    positive,
+    rule_problems,
+)
+
+_BANDWIDTH_RULES = (
+    ("rdma_bandwidth_min_fraction", fraction, "in (0, 1]"),
+    ("rdma_bandwidth_tcp_min_fraction", fraction, "in (0, 1]"),
+    ("rdma_bandwidth_duration_s", minimum(1), ">= 1"),
+    ("rdma_bandwidth_message_bytes", minimum(1), ">= 1"),
+    ("rdma_bandwidth_tcp_port", is_port, "a port in 1..65535"),
+    ("rdma_bandwidth_rdma_port", is_port, "a port in 1..65535"),
+    ("rdma_bandwidth_device", pattern(r"^[A-Za-z0-9_.\-]*$"), "a device name or empty"),
+    ("rdma_bandwidth_gid_index", lambda value: value is None or minimum(0)(value), ">= 0 or null"),
+    ("rdma_bandwidth_address", pattern(r"^[A-Za-z0-9_.:\-]+$"), "a host name or IP address"),
+    ("rdma_bandwidth_results_dir", pattern(r"^."), "set"),
+)
 
 
 def port_list(devices):
@@ -83,6 +109,49 @@ def bandwidth_shortfalls(result):
             + ", ".join("%s -> %s (%s)" % (client, server, rail) for client, server, rail in result["missing"])
         )
     return lines
+
+
+def rdma_bandwidth_input_problems(settings):
+    """rdma_bandwidth's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``rdma_bandwidth_*`` variables and ``group_hosts`` (the hosts of rdma_bandwidth_group).
+    """
+    problems = group_problems(settings, "rdma_bandwidth_group")
+    rate, mode = settings["rdma_bandwidth_link_rate_gbps"], settings["rdma_bandwidth_mode"]
+    if (rate is not None and not positive(rate)) or (rate is None and mode != "rdma"):
+        problems.append(
+            "rdma_bandwidth_link_rate_gbps (%s) must be > 0 in Gb/s, or null to detect it from the RDMA ports (mode rdma "
+            "only: TCP has none to detect, declare it for mode %s)." % (json.dumps(rate), mode)
+        )
+    problems.extend(rule_problems(settings, _BANDWIDTH_RULES))
+    tcp_port = number(settings["rdma_bandwidth_tcp_port"])
+    if tcp_port is not None and tcp_port == number(settings["rdma_bandwidth_rdma_port"]):
+        problems.append(
+            "rdma_bandwidth_tcp_port and rdma_bandwidth_rdma_port must be two different ports (both %s)." % tcp_port
+        )
+    return problems
+
+
+_MONITOR_RULES = (
+    ("fabric_monitor_interval_s", minimum(0.1, float), ">= 0.1"),
+    ("fabric_monitor_max_duration_s", minimum(1), ">= 1"),
+    (
+        "fabric_monitor_interfaces",
+        lambda names: all(pattern(r"^[A-Za-z0-9_.:@\-]+$")(name) for name in names),
+        "interface names",
+    ),
+    ("fabric_monitor_node_dir", pattern(r"^/\S+$"), "absolute"),
+    ("fabric_monitor_results_dir", pattern(r"^."), "set"),
+    ("fabric_monitor_results_name", pattern(r"^[A-Za-z0-9_.-]+$"), "letters, digits, . _ -"),
+)
+
+
+def fabric_monitor_input_problems(settings):
+    """fabric_monitor's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``fabric_monitor_*`` variables and ``group_hosts`` (the hosts of fabric_monitor_group).
+    """
+    return group_problems(settings, "fabric_monitor_group") + rule_problems(settings, _MONITOR_RULES)
 
 
 def decode_samples(content):

@@ -22,12 +22,16 @@ the target's image (None without one).
 
 ``differences(plan) -> list``: ``"<psid> <current> (target <target>)"`` per device to burn.
 
+``nic_firmware_input_problems(settings) -> list``: the role nic_firmware's rules across its variables.
+
 "N/A" becomes None.
 """
 
 from __future__ import annotations
 
 import re
+
+from ansible_collections.scc.training.plugins.module_utils import input_checks
 
 _DEVICE_HEADER = re.compile(r"^\s*Device #(\d+):\s*$")
 _FIELD = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?):\s+(.*?)\s*$")
@@ -159,3 +163,43 @@ def compare(devices, targets):
 def differences(plan):
     """The devices of a ``compare`` plan to burn, as ``"<psid> <current> (target <target>)"``."""
     return ["%s %s (target %s)" % (p["psid"], p["current"], p["target"]) for p in plan if p["action"] == "burn"]
+
+
+_TARGET_PSID = re.compile(r"^[A-Z]{2,4}_[0-9]{10}$")
+_TARGET_VERSION = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
+_NIC_FIRMWARE_RULES = (
+    ("nic_firmware_reboot_timeout", input_checks.minimum(60), ">= 60"),
+    ("nic_firmware_image_dir", input_checks.pattern(r"^/"), "absolute"),
+)
+
+
+def nic_firmware_input_problems(settings):
+    """nic_firmware's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``nic_firmware_*`` variables, ``nic_firmware_burn`` a bool.
+    """
+    targets = settings["nic_firmware_targets"]
+    psids = [input_checks.text(target.get("psid")) for target in targets]
+    problems = []
+    if (
+        any(not _TARGET_PSID.match(psid) for psid in psids)
+        or any(not _TARGET_VERSION.match(input_checks.text(target.get("version"))) for target in targets)
+        or len(set(psids)) != len(psids)
+    ):
+        problems.append(
+            "nic_firmware_targets must name each PSID once, such as MT_0000000359, with a version such as 22.39.1002 "
+            "(got %s)." % input_checks.show(targets)
+        )
+    without_image = [target.get("psid") for target in targets if not target.get("image")]
+    if settings["nic_firmware_burn"] and without_image:
+        problems.append(
+            "nic_firmware_burn is true, so every target of nic_firmware_targets needs an image (no image: %s)."
+            % input_checks.show(without_image)
+        )
+    tool_path = input_checks.text(settings["nic_firmware_tool_path"])
+    if tool_path and (settings["nic_firmware_tool"] == "auto" or not tool_path.startswith("/")):
+        problems.append(
+            "nic_firmware_tool_path (%s) must be empty, or absolute with nic_firmware_tool (%s) naming the tool."
+            % (tool_path, settings["nic_firmware_tool"])
+        )
+    return problems + input_checks.rule_problems(settings, _NIC_FIRMWARE_RULES)

@@ -30,6 +30,50 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    ABSOLUTE,
+    INTERFACE,
+    MIRROR,
+    SHA256,
+    fraction,
+    group_problems,
+    minimum,
+    pattern,
+    positive,
+    rule_problems,
+)
+
+_BYTES = r"^[0-9]+[KMG]?$"
+_VALIDATE_RULES = (
+    ("nccl_check_tests_version", pattern(r"^[0-9]+\.[0-9]+\.[0-9]+$"), "X.Y.Z"),
+    ("nccl_check_tests_sha256", pattern(SHA256.pattern), "64 lowercase hex digits"),
+    ("nccl_check_tests_url", pattern(r"^((https?|file)://|/)"), "an http(s)://, file:// URL or absolute path"),
+    ("nccl_check_mirror", pattern(r"^$|" + MIRROR.pattern), "empty, an http(s):// URL or an absolute path"),
+    ("nccl_check_build_dir", pattern(ABSOLUTE.pattern), "absolute"),
+    ("nccl_check_tests_dir", pattern(r"^$|^/"), "absolute or empty"),
+    ("nccl_check_gpus", minimum(1), ">= 1"),
+    ("nccl_check_min_bytes", pattern(_BYTES), "a number of bytes with an optional K, M or G"),
+    ("nccl_check_max_bytes", pattern(_BYTES), "a number of bytes with an optional K, M or G"),
+    ("nccl_check_step_factor", minimum(2), ">= 2"),
+    ("nccl_check_nvlink_links", minimum(1), ">= 1"),
+    ("nccl_check_nvlink_gbs_per_link", positive, "> 0"),
+    ("nccl_check_link_rate_gbps", positive, "> 0"),
+    ("nccl_check_single_min_fraction", fraction, "in (0, 1]"),
+    ("nccl_check_multi_min_fraction", fraction, "in (0, 1]"),
+    ("nccl_check_tcp_interface", pattern(INTERFACE.pattern), "an interface name"),
+    ("nccl_check_interface", pattern(r"^$|" + INTERFACE.pattern), "an interface name or empty"),
+    ("nccl_check_timeout_s", minimum(1), ">= 1"),
+    ("nccl_check_results_dir", pattern(r"^."), "set"),
+)
+
+
+def nccl_check_input_problems(settings):
+    """nccl_check's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``nccl_check_*`` variables and ``group_hosts`` (the hosts of nccl_check_group).
+    """
+    return group_problems(settings, "nccl_check_group") + rule_problems(settings, _VALIDATE_RULES)
+
 
 def _positive(name, value):
     try:

@@ -11,6 +11,7 @@
 - ``port_links``: the physical links behind a port (a bonded port has several).
 - ``port_problems``: one readable line per port that is not as expected (ib_check).
 - ``stack_problems``: what the RDMA userspace does not show as it should (rdma_stack).
+- ``rdma_stack_input_problems``: rdma_stack's rules across its variables (its validate.yml).
 - ``nccl_ib_env``: the NCCL environment for RDMA from rdma_info's devices (bert_launch).
 
 Pure Python, no Ansible imports: the filters and the module both wrap these functions.
@@ -22,6 +23,8 @@ __metaclass__ = type
 
 import os
 import re
+
+from ansible_collections.scc.training.plugins.module_utils.input_checks import MIRROR, SHA256, matches, number, text
 
 # ibv_devinfo prints "state: PORT_ACTIVE (4)"; sysfs "4: ACTIVE"; ibstat "Active".
 # Every source is normalised to ibv_devinfo's names, which ib_check compares against.
@@ -494,6 +497,83 @@ def stack_problems(result, mtu=None):
             problems.append(
                 "%s: active MTU %s, expected %d" % (_port_name(device, port), port.get("active_mtu"), int(mtu))
             )
+    return problems
+
+
+# The offline file of each source that has one: its pattern and how to say it.
+_STACK_ARTIFACTS = {
+    "doca": (
+        r"^doca-host[-_][A-Za-z0-9._+-]+\.(deb|rpm)$",
+        "the DOCA host repository package, doca-host_<version>_<arch>.deb or doca-host-<version>.<arch>.rpm",
+    ),
+    "mlnx_ofed": (
+        r"^MLNX_OFED_LINUX-[0-9][0-9.-]*[0-9]-[A-Za-z0-9._-]+\.tgz$",
+        "MLNX_OFED_LINUX-<version>-<os>-<arch>.tgz",
+    ),
+}
+# RDMA MTUs (bytes). They stay here, not in the argument spec: its choices cannot allow null.
+_RDMA_MTUS = (256, 512, 1024, 2048, 4096)
+
+
+def _peermem_problems(source, cpu_only):
+    # nvidia-peermem registers with the peer-memory API of MLNX_OFED / DOCA-OFED's ib_core, which the
+    # distribution's kernel and rdma-core do not have (hardware_facts 4.3): it cannot load there.
+    problems = []
+    if source == "distro":
+        problems.append(
+            "rdma_stack_peermem is true with rdma_stack_source: distro, but nvidia-peermem cannot load on the distribution's "
+            "RDMA stack (it needs the peer-memory support of MLNX_OFED or DOCA-OFED): set rdma_stack_source: doca or "
+            "mlnx_ofed, or rdma_stack_peermem: false (NCCL then stages GPU buffers through host memory)."
+        )
+    if cpu_only:
+        problems.append(
+            "rdma_stack_peermem is true but rdma_stack_cpu_only (from scc_cpu_only) declares hosts without a GPU: "
+            "nvidia-peermem is GPUDirect RDMA, it needs the NVIDIA driver. Set rdma_stack_peermem: false."
+        )
+    return problems
+
+
+def _artifact_problems(settings, source):
+    mirror, name = text(settings["rdma_stack_mirror"]), text(settings["rdma_stack_artifact_name"])
+    pattern, form = _STACK_ARTIFACTS[source]
+    problems = []
+    if not MIRROR.match(mirror):
+        problems.append(
+            "with rdma_stack_source %s, rdma_stack_mirror must be an http(s):// URL or an absolute controller directory "
+            "(got '%s')." % (source, mirror)
+        )
+    if not SHA256.match(text(settings["rdma_stack_artifact_sha256"])):
+        problems.append(
+            "with rdma_stack_source %s, rdma_stack_artifact_sha256 must be the file's sha256 (64 lowercase hex digits)."
+            % source
+        )
+    if not re.match(pattern, name):
+        problems.append(
+            "with rdma_stack_source %s, rdma_stack_artifact_name must be the file: %s (got '%s')."
+            % (source, form, name)
+        )
+    return problems
+
+
+def rdma_stack_input_problems(settings):
+    """rdma_stack's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``rdma_stack_*`` variables, ``rdma_stack_peermem`` and ``rdma_stack_cpu_only`` as bools.
+    """
+    source, mtu = settings["rdma_stack_source"], settings["rdma_stack_mtu"]
+    problems = _peermem_problems(source, settings["rdma_stack_cpu_only"]) if settings["rdma_stack_peermem"] else []
+    if source in _STACK_ARTIFACTS:
+        problems.extend(_artifact_problems(settings, source))
+    if mtu is not None and number(mtu) not in _RDMA_MTUS:
+        problems.append(
+            "rdma_stack_mtu must be null or an RDMA MTU, 256, 512, 1024, 2048 or 4096 bytes (got %s)." % mtu
+        )
+    for name in ("rdma_stack_artifacts_path", "rdma_stack_sysfs_path"):
+        if not matches(r"^/", settings[name]):
+            problems.append("%s must be an absolute path (got %s)." % (name, settings[name]))
+    packages = list(settings["rdma_stack_packages"]) + list(settings["rdma_stack_doca_packages"])
+    if any(not matches(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$", package) for package in packages):
+        problems.append("rdma_stack_packages and rdma_stack_doca_packages must be package names (got %s)." % packages)
     return problems
 
 

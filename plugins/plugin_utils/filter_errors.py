@@ -7,6 +7,8 @@ ValueError (their parse errors are subclasses of it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 
@@ -24,3 +26,12 @@ def filter_call(filter_name, function, *args, errors=(ValueError,)):
         return function(*args)
     except errors as exc:
         raise AnsibleFilterError("%s: %s" % (filter_name, exc)) from exc
+
+
+def require_settings(value, filter_name):
+    """`value` when it is a dict (a role's variables, for its ``<role>_input_problems``), else AnsibleFilterError."""
+    if not isinstance(value, Mapping):
+        raise AnsibleFilterError(
+            "%s: input must be a dict of the role's variables, got %s" % (filter_name, type(value).__name__)
+        )
+    return value

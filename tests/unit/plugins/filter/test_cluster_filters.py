@@ -25,6 +25,7 @@ def test_registered_names():
         "cluster_known_hosts": cluster.cluster_known_hosts,
         "cluster_authorized_key": cluster.cluster_authorized_key,
         "mpi_slots": cluster.mpi_slots,
+        "ssh_trust_input_problems": cluster.ssh_trust_input_problems,
     }
 
 

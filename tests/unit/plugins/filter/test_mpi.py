@@ -26,6 +26,7 @@ def test_registered_under_their_names():
         "mpi_hostfile_ranks": mpi.mpi_hostfile_ranks,
         "mpirun_argv": mpi.mpirun_argv,
         "nccl_tests_mpirun": mpi.nccl_tests_mpirun,
+        "bert_launch_input_problems": mpi.bert_launch_input_problems,
     }
 
 

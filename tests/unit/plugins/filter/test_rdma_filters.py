@@ -22,6 +22,7 @@ def test_registered_names():
         "rdma_cluster_differences": rdma.rdma_cluster_differences,
         "rdma_stack_problems": rdma.rdma_stack_problems,
         "nccl_ib_env": rdma.nccl_ib_env,
+        "rdma_stack_input_problems": rdma.rdma_stack_input_problems,
     }
     assert nccl.FilterModule().filters() == {
         "parse_nccl_log": nccl.parse_nccl_log,
@@ -29,6 +30,7 @@ def test_registered_names():
         "nccl_thresholds": nccl.nccl_thresholds,
         "nccl_run_verdict": nccl.nccl_run_verdict,
         "nccl_node_report": nccl.nccl_node_report,
+        "nccl_check_input_problems": nccl.nccl_check_input_problems,
     }
 
 

@@ -1,0 +1,141 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""bert_launch's rules across its variables (its validate.yml): ``bert_launch_input_problems``.
+
+Pure Python, no Ansible imports.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    ENV_NAME,
+    at_least,
+    is_port,
+    matches,
+    number,
+    positive,
+    text,
+)
+
+# A value >= 1, or >= 0, and what it means where that needs saying.
+_AT_LEAST = {
+    "bert_launch_steps": 1,
+    "bert_launch_batch_size": 1,
+    "bert_launch_omp_num_threads": 1,
+    "bert_launch_timeout": 1,
+    "bert_launch_np": 0,
+    "bert_launch_seed": 0,
+}
+_MEANING = {"bert_launch_np": " (0: the hostfile's slots)"}
+# Names, addresses and paths: (variable, pattern, what it must be).
+_PATTERNS = (
+    ("bert_launch_tcp_interface", r"^[A-Za-z0-9_.:-]{1,15}$", "an interface name such as eth0, bond0 or lo"),
+    ("bert_launch_master_addr", r"^[A-Za-z0-9_.:-]*$", "empty or an address or host name"),
+    ("bert_launch_map_by", r"^[a-z]+(:[A-Za-z0-9=,:]+)?$", "an mpirun --map-by value such as slot, node or ppr:8:node"),
+    ("bert_launch_run_id", r"^[A-Za-z0-9._-]*$", "empty or letters, digits, '.', '_' and '-'"),
+    ("bert_launch_aiacc_env_file", r"^/", "an absolute path"),
+)
+
+
+def _lower(value):
+    return str(value).lower()
+
+
+def _group_problems(settings):
+    group, size = settings["bert_launch_group"], settings["group_size"]
+    if size < 1:
+        return ["bert_launch_group: the inventory group '%s' has no hosts; its first host launches mpirun." % group]
+    min_nodes = number(settings["bert_launch_min_nodes"])
+    if min_nodes is None or not 1 <= min_nodes <= size:
+        return [
+            "bert_launch_min_nodes (%s) must be between 1 and the %d node(s) of group '%s'."
+            % (settings["bert_launch_min_nodes"], size, group)
+        ]
+    return []
+
+
+def _training_problems(settings):
+    problems = [
+        "%s (%s) must be >= %d%s." % (name, settings[name], minimum, _MEANING.get(name, ""))
+        for name, minimum in _AT_LEAST.items()
+        if not at_least(settings[name], minimum)
+    ]
+    warmup, steps = number(settings["bert_launch_warmup_steps"]), number(settings["bert_launch_steps"])
+    if warmup is None or warmup < 0 or steps is None or warmup >= steps:
+        problems.append(
+            "bert_launch_warmup_steps (%s) must be >= 0 and < bert_launch_steps (%s) so that a step is measured."
+            % (settings["bert_launch_warmup_steps"], settings["bert_launch_steps"])
+        )
+    seq_len, (low, high) = number(settings["bert_launch_seq_len"]), settings["seq_len_range"]
+    if seq_len is None or not low <= seq_len <= high:
+        problems.append(
+            "bert_launch_seq_len (%s) must be within [%s, %s] (BERT's position embeddings)."
+            % (settings["bert_launch_seq_len"], low, high)
+        )
+    rate = settings["bert_launch_learning_rate"]
+    if rate is not None and not positive(rate):
+        problems.append("bert_launch_learning_rate (%s) must be null (the model size's default) or > 0." % rate)
+    return problems
+
+
+def _framework_problems(settings):
+    framework, backend = settings["bert_launch_framework"], settings["bert_launch_backend"]
+    cpu_only = settings["bert_launch_cpu_only"]
+    problems = []
+    if framework != "torch" and backend != "auto":
+        problems.append(
+            "bert_launch_backend must be auto unless bert_launch_framework is torch (got %s with %s: Horovod and AIACC "
+            "choose their own, ACSpeed runs over NCCL)." % (backend, framework)
+        )
+    # AIACC-Training allreduces over NCCL, and ACSpeed plugs into DDP over NCCL, on GPUs: no CPU path.
+    if framework in ("aiacc", "acspeed") and cpu_only:
+        problems.append(
+            "bert_launch_framework %s needs GPUs (AIACC-Training and ACSpeed communicate over NCCL), but the cluster is "
+            "declared CPU-only (bert_launch_cpu_only, from scc_cpu_only, is %s). Use bert_launch_framework torch or "
+            "horovod on CPUs." % (framework, _lower(cpu_only))
+        )
+    # On CPUs every framework allreduces over gloo or MPI/TCP: NCCL (the only RDMA path) needs GPUs.
+    if settings["bert_launch_transport"] == "rdma" and (backend == "gloo" or cpu_only):
+        problems.append(
+            "bert_launch_transport rdma needs NCCL on GPUs: bert_launch_backend nccl, or auto on GPUs (got %s, "
+            "bert_launch_cpu_only %s, from scc_cpu_only); gloo has no RDMA transport. On a CPU-only cluster set "
+            "scc_transport (or bert_launch_transport) to tcp." % (backend, _lower(cpu_only))
+        )
+    return problems
+
+
+def _name_problems(settings):
+    problems = [
+        "%s must be %s (got %s)." % (name, what, settings[name])
+        for name, pattern, what in _PATTERNS
+        if not matches(pattern, text(settings[name]))
+    ]
+    if not is_port(settings["bert_launch_master_port"]):
+        problems.append(
+            "bert_launch_master_port must be a port within [1, 65535] (got %s)." % settings["bert_launch_master_port"]
+        )
+    keys = list(settings["bert_launch_env"])
+    if any(not re.match(ENV_NAME, str(key)) for key in keys):
+        problems.append("bert_launch_env's keys must be environment variable names (got %s)." % keys)
+    if not text(settings["bert_launch_results_dir"]):
+        problems.append("bert_launch_results_dir must be a directory on the controller.")
+    return problems
+
+
+def bert_launch_input_problems(settings):
+    """bert_launch's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``bert_launch_*`` variables (``bert_launch_cpu_only`` a bool), ``group_size`` (the number
+    of hosts of bert_launch_group) and ``seq_len_range`` ([min, max], the role's BERT position embeddings).
+    """
+    return (
+        _group_problems(settings)
+        + _training_problems(settings)
+        + _framework_problems(settings)
+        + _name_problems(settings)
+    )

@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""What the roles' ``<role>_input_problems`` functions share: numbers read as Jinja's ``int`` and
+``float`` filters read them, the patterns several roles check, and values shown as ``to_json``
+shows them. The argument specs have checked types and choices already; these functions check the
+patterns, ranges and rules across variables no spec expresses.
+
+Pure Python, no Ansible imports.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+ABSOLUTE = re.compile(r"^/")
+# An offline mirror: an http(s):// URL or an absolute directory on the controller.
+MIRROR = re.compile(r"^(https?://|/)")
+INTERFACE = re.compile(r"^[A-Za-z0-9_.:\-]+$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def number(value, kind=int):
+    """``value`` as an int or a float, None when it is none (or not a number)."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        try:
+            return kind(float(value))
+        except (TypeError, ValueError):
+            return None
+
+
+def at_least(value, minimum, kind=int):
+    """Whether ``value`` is a number >= ``minimum``."""
+    value = number(value, kind)
+    return value is not None and value >= minimum
+
+
+def fraction(value):
+    """Whether ``value`` is in (0, 1]."""
+    value = number(value, float)
+    return value is not None and 0 < value <= 1
+
+
+def is_port(value):
+    """Whether ``value`` is a TCP/UDP port, 1 to 65535."""
+    value = number(value, int)
+    return value is not None and 1 <= value <= 65535
+
+
+def matches(pattern, value):
+    """Jinja's ``is match``: ``value`` (a string) matches ``pattern`` at its start."""
+    return isinstance(value, str) and re.match(pattern, value) is not None
+
+
+def text(value):
+    """A string variable, "" when it is none."""
+    return "" if value is None else str(value)
+
+
+def show(value):
+    """``value`` as Ansible's ``to_json`` shows it."""
+    return json.dumps(value)
+
+
+def pattern(regex):
+    """A check: the value, as a string, matches ``regex`` at its start (Jinja's ``is match``)."""
+    return lambda value: matches(regex, text(value))
+
+
+def minimum(least, kind=int):
+    """A check: the value is a number >= ``least``."""
+    return lambda value: at_least(value, least, kind)
+
+
+def positive(value):
+    """A check: the value is a number > 0."""
+    value = number(value, float)
+    return value is not None and value > 0
+
+
+def is_set(value):
+    """A check: the value is not empty."""
+    return bool(text(value))
+
+
+def rule_problems(settings, rules):
+    """``rules``: (variable, check, what it must be) -> "<variable> (<value>) must be <what>." for each that fails."""
+    return [
+        "%s (%s) must be %s." % (name, settings[name], what) for name, check, what in rules if not check(settings[name])
+    ]
+
+
+def group_problems(settings, variable):
+    """The role's group (``variable``) must have hosts: ``settings["group_hosts"]`` (``groups[<group>]``)."""
+    if settings["group_hosts"]:
+        return []
+    return ["%s (%s) must name a non-empty inventory group." % (variable, settings[variable])]
