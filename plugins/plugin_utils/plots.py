@@ -108,12 +108,20 @@ def traffic(data, dest):
             series = counter["series"]
             totals = [p["tx_gbps"] + p["rx_gbps"] for p in series]
             ax.plot([p["t"] for p in series], totals, marker=".", label="%s %s" % (node, name))
-    ax.set_xlabel("seconds since the first sample")
-    ax.set_ylabel("tx + rx, Gb/s")
-    ax.set_title("Fabric traffic per node and counter")
+    _line_plot_done(
+        plt, fig, ax, dest, ("seconds since the first sample", "tx + rx, Gb/s", "Fabric traffic per node and counter")
+    )
+
+
+def _line_plot_done(plt, fig, ax, dest, texts, legend_loc="upper right"):
+    """Axis labels and title (``texts``: x, y, title), grid, a legend when something is labelled; saved."""
+    xlabel, ylabel, title = texts
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="upper right")
+        ax.legend(fontsize=8, loc=legend_loc)
     _save(plt, fig, dest)
 
 
@@ -133,13 +141,8 @@ def nccl_busbw(data, dest):
     if data.get("threshold_gbps") is not None:
         ax.axhline(data["threshold_gbps"], color="#c0182b", linestyle="--", label="threshold")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("message size, bytes")
-    ax.set_ylabel("bus bandwidth, GB/s")
-    ax.set_title("NCCL all_reduce bus bandwidth by message size")
-    ax.grid(True, alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="upper left")
-    _save(plt, fig, dest)
+    texts = ("message size, bytes", "bus bandwidth, GB/s", "NCCL all_reduce bus bandwidth by message size")
+    _line_plot_done(plt, fig, ax, dest, texts, legend_loc="upper left")
 
 
 PLOTS = {"bandwidth_heatmap": bandwidth_heatmap, "nccl_busbw": nccl_busbw, "traffic": traffic}
