@@ -44,7 +44,15 @@ isolated"), 3 UNKNOWN, 4 TRIAGE ("This error should be triaged"), 5 CONFIG ("Thi
   (red); ``reset_gpu`` is the mildest red class and the only recovery action DCGM's severities name short of
   isolation ("Drain and reset GPU"). This default is our choice, not NVIDIA's wording.
 
-The worst class of a result's severities wins. UNCONFIRMED: no real ``dcgmi diag -r 1 -j`` output of a V100
+The worst class of a result's severities wins.
+
+``diag_outcome(mode, found, stdout=None, stderr=None, rc=None) -> {"results", "error"}``: what the gpu_health role
+hands to ``gpu_health.verdicts(dcgm=..., dcgm_error=...)`` for ``gpu_health_dcgm`` ``mode`` (``auto``, ``true``,
+``false``): no DCGM (mode false, or dcgmi not found in auto) -> both None (no verdict); dcgmi not found in mode
+true -> an error; otherwise the parsed JSON, or an error naming the exit status and first line when the output is
+not dcgmi's JSON (dcgmi prints plain text, even with -j, when it cannot start a host engine: Diag.cpp
+StartDiag::DoExecuteConnectionFailure). dcgmi exits non-zero when a test fails (Diag::GetFailureResult), so the
+exit status alone decides nothing. UNCONFIRMED: no real ``dcgmi diag -r 1 -j`` output of a V100
 node was available; the fixtures under tests/fixtures/dcgm/ are re-typed from the writer's code.
 """
 
@@ -127,6 +135,25 @@ def parse_dcgm_diag(text):
                 results = [test["test_summary"]]
             entries += [_entry(name, result) for result in results if result.get("status") != "Not Run"]
     return entries
+
+
+def diag_outcome(mode, found, stdout=None, stderr=None, rc=None):
+    """The DCGM inputs of gpu_health.verdicts(): see the module docstring."""
+    mode = str(mode).lower()
+    if mode not in ("auto", "true", "false"):
+        raise ValueError("mode must be auto, true or false, got %r" % mode)
+    if mode == "false" or (not found and mode == "auto"):
+        return {"results": None, "error": None}
+    if not found:
+        return {"results": None, "error": "dcgmi not found on this node (gpu_health_dcgm: true)"}
+    text = (stdout or "").strip()
+    if text.startswith("{"):
+        try:
+            return {"results": parse_dcgm_diag(text), "error": None}
+        except ValueError as exc:
+            return {"results": None, "error": str(exc)}
+    first = (text or (stderr or "").strip() or "no output").splitlines()[0]
+    return {"results": None, "error": "exit %s: %s" % (rc, first)}
 
 
 def check_name(test):

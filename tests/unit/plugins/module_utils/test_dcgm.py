@@ -241,3 +241,52 @@ def test_filter_parses_and_refuses_non_text_and_non_json():
         nvidia_smi.parse(v100_xml()), dcgm=filters["parse_dcgm_diag"](_diag(FAIL_4))
     )
     assert verdict_list[-1]["check"] == "dcgm_software"
+
+
+# diag_outcome(): what the role hands to gpu_health_verdicts
+
+
+@pytest.mark.parametrize(
+    "mode, found, run, expected",
+    [
+        ("false", True, {"stdout": "{}", "rc": 0}, {"results": None, "error": None}),
+        (False, True, {"stdout": "{}", "rc": 0}, {"results": None, "error": None}),
+        ("auto", False, {"skipped": True}, {"results": None, "error": None}),
+        (
+            True,
+            False,
+            {"skipped": True},
+            {"results": None, "error": "dcgmi not found on this node (gpu_health_dcgm: true)"},
+        ),
+        (
+            "auto",
+            True,
+            {"stdout": "Error: Unable to start an embedded host engine. Host engine connection invalid.\n", "rc": 226},
+            {
+                "results": None,
+                "error": "exit 226: Error: Unable to start an embedded host engine. Host engine connection invalid.",
+            },
+        ),
+        ("true", True, {"stdout": "", "stderr": "", "rc": 1}, {"results": None, "error": "exit 1: no output"}),
+        (
+            "auto",
+            True,
+            {"stdout": '{"x": 1}', "rc": 0},
+            {
+                "results": None,
+                "error": "dcgmi diag: no 'DCGM Diagnostic' or 'DCGM GPU Diagnostic' object in the output",
+            },
+        ),
+    ],
+)
+def test_diag_outcome(mode, found, run, expected):
+    assert dcgm.diag_outcome(mode, found, run.get("stdout"), run.get("stderr"), run.get("rc")) == expected
+
+
+def test_diag_outcome_of_a_failing_run_parses_it_whatever_the_exit_status():
+    outcome = gpu_health_filters.dcgm_diag_outcome({"stdout": _diag(FAIL_4), "stderr": "", "rc": 226}, mode="true")
+    assert outcome["error"] is None and [r["gpu"] for r in outcome["results"] if r["result"] == "fail"] == [5]
+    with pytest.raises(AnsibleFilterError, match="dcgm_diag_outcome: mode must be"):
+        gpu_health_filters.dcgm_diag_outcome({}, mode="sometimes")
+    with pytest.raises(AnsibleFilterError, match="dcgm_diag_outcome: input must be"):
+        gpu_health_filters.dcgm_diag_outcome("text")
