@@ -285,18 +285,14 @@ def _dcgm_verdicts(results, error):
     return result
 
 
-def verdicts(
-    smi,
-    xid_events=None,
-    nvlink=None,
-    expected_gpus=None,
-    expected_nvlinks=None,
-    thresholds=None,
-    smi_error=None,
-    dcgm=None,
-    dcgm_error=None,
+def verdicts(smi, dcgm=None, dcgm_error=None, **options):
+    """The node's verdicts: see the module docstring (``options``: the nvidia-smi and kernel log inputs)."""
+    return _smi_verdicts(smi, **options) + _dcgm_verdicts(dcgm, dcgm_error)
+
+
+def _smi_verdicts(
+    smi, xid_events=None, nvlink=None, expected_gpus=None, expected_nvlinks=None, thresholds=None, smi_error=None
 ):
-    """The node's verdicts: see the module docstring."""
     limits = dict(DEFAULT_THRESHOLDS, **(thresholds or {}))
     ignored = {int(x) for x in limits["xid_ignore"] or ()}
     events = [event for event in xid_events or [] if event["xid"] not in ignored]
@@ -370,7 +366,7 @@ def verdicts(
             orphans.setdefault(bus_key(event["pci_bus_id"]), []).append(event)
     for key, orphan_events in orphans.items():
         result.append(_xid_verdict("PCI %s" % key, orphan_events))
-    return result + _dcgm_verdicts(dcgm, dcgm_error)
+    return result
 
 
 def node_status(verdict_list):
