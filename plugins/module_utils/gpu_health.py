@@ -4,13 +4,15 @@
 """GPU health verdicts of one node, and the node's status (the gpu_health role).
 
 ``verdicts(smi, xid_events=None, nvlink=None, expected_gpus=None, expected_nvlinks=None, thresholds=None,
-smi_error=None) -> [{"gpu", "check", "ok", "detail", "remedy"}, ...]``:
+smi_error=None, dcgm=None, dcgm_error=None) -> [{"gpu", "check", "ok", "detail", "remedy"}, ...]``:
 
 - ``smi``: ``nvidia_smi.parse()`` of ``nvidia-smi -q -x`` (None when it could not run: ``smi_error`` says why);
 - ``xid_events``: ``xid.parse_xid()`` of the kernel log since boot (None: the log could not be read);
 - ``nvlink``: ``nvidia_smi.parse_nvlink_status()`` of ``nvidia-smi nvlink -s`` (None: not read);
 - ``expected_gpus``: the GPU count the node must show (declared, or counted on the PCI bus); None: not judged;
-- ``expected_nvlinks``: active NVLinks per GPU; None: from the GPU's name (``expected_nvlinks_for``).
+- ``expected_nvlinks``: active NVLinks per GPU; None: from the GPU's name (``expected_nvlinks_for``);
+- ``dcgm``: ``dcgm.parse_dcgm_diag()`` of ``dcgmi diag -r 1 -j`` (None: DCGM not run, no verdict);
+  ``dcgm_error``: why it could not run or be read (a ``dcgm`` warning verdict instead).
 
 ``gpu`` is ``"GPU <index>"`` for a GPU's own checks, ``"node"`` for the node's (``nvidia_smi``,
 ``gpu_count``, ``kernel_log``, ``nvlink_status``) and ``"PCI <address>"`` for Xid events of a device
@@ -45,6 +47,12 @@ Checks and their remedies when they fail:
 - node ``gpu_count``: nvidia-smi lists the expected count. ``reboot`` (a GPU the driver lost, Xid 79).
 - node ``nvidia_smi``: nvidia-smi ran and parsed. ``reboot``.
 - node ``kernel_log`` / ``nvlink_status``: the output could be read (``none``: not judged then).
+- DCGM, last and only when ``dcgm`` or ``dcgm_error`` is given: each failing DCGM result a verdict
+  ``dcgm_<test>`` (``dcgm.check_name``) on its GPU (``node`` for a test-wide result) with the remedy of its
+  DCGM error severities (``dcgm.remedy``: RESET -> reset_gpu, ISOLATE -> isolate, MONITOR/CONFIG -> none, other
+  or none -> reset_gpu, as level 1 is NVIDIA's readiness metric); a ``Warn`` result -> ``none``; no failing
+  result -> one ok node verdict ``dcgm``. A diagnostic that could not run or complete -> a ``dcgm`` node
+  verdict failing with ``none`` (not judged, like ``kernel_log``).
 
 ``node_status(verdicts)``: ``red`` when a failing check's remedy is ``reset_gpu`` or worse, ``amber`` when
 checks fail with milder remedies only, else ``green``. ``report(verdicts)`` is the ``gpu_health_report``
@@ -55,6 +63,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.scc.training.plugins.module_utils import dcgm as dcgm_diag
 from ansible_collections.scc.training.plugins.module_utils.xid import REMEDY_ORDER, bus_key, worst_remedy, xid_remedy
 
 DEFAULT_THRESHOLDS = {
@@ -246,10 +255,44 @@ def _xid_verdict(label, events):
     return _verdict(label, "xid", worst == "none" and not unknown, detail, worst)
 
 
-def verdicts(
+def _dcgm_verdicts(results, error):
+    if error is not None:
+        return [_verdict("node", "dcgm", False, "dcgmi diag -r 1 not read: %s; not judged" % error, "none")]
+    if results is None:
+        return []
+    result = []
+    for entry in results:
+        if entry["test"] == "runtime_error":
+            detail = "dcgmi diag -r 1 could not complete: %s; not judged" % entry["detail"]
+            result.append(_verdict("node", "dcgm", False, detail, "none"))
+        elif entry["result"] in ("fail", "warn"):
+            remedy = dcgm_diag.remedy(entry.get("severities")) if entry["result"] == "fail" else "none"
+            label = "node" if entry["gpu"] is None else "GPU %d" % entry["gpu"]
+            result.append(_verdict(label, dcgm_diag.check_name(entry["test"]), False, entry["detail"], remedy))
+    if not result:
+        counts = {name: sum(1 for e in results if e["result"] == name) for name in ("pass", "skip")}
+        result.append(
+            _verdict(
+                "node",
+                "dcgm",
+                bool(results),
+                "dcgmi diag -r 1: %(pass)d results passed, %(skip)d skipped" % counts
+                if results
+                else "dcgmi diag -r 1 reported no test: not judged",
+                "none",
+            )
+        )
+    return result
+
+
+def verdicts(smi, dcgm=None, dcgm_error=None, **options):
+    """The node's verdicts: see the module docstring (``options``: the nvidia-smi and kernel log inputs)."""
+    return _smi_verdicts(smi, **options) + _dcgm_verdicts(dcgm, dcgm_error)
+
+
+def _smi_verdicts(
     smi, xid_events=None, nvlink=None, expected_gpus=None, expected_nvlinks=None, thresholds=None, smi_error=None
 ):
-    """The node's verdicts: see the module docstring."""
     limits = dict(DEFAULT_THRESHOLDS, **(thresholds or {}))
     ignored = {int(x) for x in limits["xid_ignore"] or ()}
     events = [event for event in xid_events or [] if event["xid"] not in ignored]

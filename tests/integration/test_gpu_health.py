@@ -1,9 +1,11 @@
 """gpu_health on 3 lab hosts, which have no GPU: per node, a STAND-IN nvidia-smi (a script answering
 `-q -x` and `nvlink -s` from the re-typed 8x V100-SXM2 fixtures), a STAND-IN kernel-log command (a script
-printing a journalctl-style log) and a STAND-IN sysfs PCI tree (8 NVIDIA 3D controllers and a NIC), all in
+printing a journalctl-style log), a STAND-IN sysfs PCI tree (8 NVIDIA 3D controllers and a NIC) and a
+STAND-IN dcgmi (printing a re-typed `dcgmi diag -r 1 -j` fixture, gpu_health_dcgm: true), all in
 the lab's shared directory (/mnt/cpfs on every host), with faults injected per node:
-node1 healthy (an informational Xid 43 only), node2 an Xid 79 whose GPU is gone from nvidia-smi,
-node3 a page pending retirement after an Xid 48 + 63 and one NVLink down.
+node1 healthy (an informational Xid 43 only, DCGM passes), node2 an Xid 79 whose GPU is gone from nvidia-smi
+(and no dcgmi), node3 a page pending retirement after an Xid 48 + 63, one NVLink down, and DCGM failing GPU 5
+(exiting non-zero, as dcgmi does when a test fails).
 The role judges each node, publishes gpu_health_report, writes gpu-health.json once, fails no task,
 and changes nothing on the nodes (a re-run and --check change nothing at all). As verify.yml does after
 it, cluster_health then names the healthy nodes once and mpi_hostfile keeps the two red nodes out."""
@@ -16,6 +18,7 @@ import pytest
 
 from tests.lab_runner import changed, failed, lab_fixture, ok_results, run_playbook
 from tests.unit.plugins.nvidia_fixtures import (
+    dcgm_diag,
     drop_gpu,
     drop_nvlink_gpu,
     link_down,
@@ -63,6 +66,16 @@ JOURNALCTL = """#!/bin/sh
 # STAND-IN journalctl for the lab: prints this node's kernel log (journalctl -k short layout).
 exec cat "$(dirname "$0")/kernel.log"
 """
+# STAND-IN dcgmi: prints this node's re-typed `dcgmi diag -r 1 -j` output and its exit status.
+DCGMI = """#!/bin/sh
+# STAND-IN dcgmi for the lab (no GPU, no DCGM): prints this node's re-typed diag output.
+here=$(dirname "$0")
+[ "$*" = "diag -r 1 -j" ] || { echo "stand-in dcgmi: unsupported arguments: $*" >&2; exit 2; }
+cat "$here/diag.json"
+exit "$(cat "$here/diag.rc")"
+"""
+# node -> (fixture, exit status); node2 has no dcgmi. dcgmi exits non-zero when a test fails (Diag::GetFailureResult).
+DCGM = {"node1": ("diag-r1-8xv100-pass-4.x-layout.txt", 0), "node3": ("diag-r1-8xv100-fail-4.x-layout.txt", 1)}
 BOOT = (
     "Dec 03 09:58:01 {host} kernel: Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)\n"
     "Dec 03 09:58:09 {host} kernel: nvidia: loading out-of-tree module taints kernel.\n"
@@ -112,6 +125,12 @@ def _install_stand_ins(root):
         for name, script in (("nvidia-smi", NVIDIA_SMI), ("journalctl", JOURNALCTL)):
             (here / name).write_text(script)
             (here / name).chmod(0o755)
+        if host in DCGM:
+            fixture, status = DCGM[host]
+            (here / "diag.json").write_text(dcgm_diag(fixture))
+            (here / "diag.rc").write_text("%d\n" % status)
+            (here / "dcgmi").write_text(DCGMI)
+            (here / "dcgmi").chmod(0o755)
         devices = [(f"0000:{bus}:00.0", "0x10de", "0x030200") for bus in GPU_BUSES]
         devices.append(("0000:5e:00.0", "0x15b3", "0x020000"))  # the NIC: not a GPU
         for address, vendor, pci_class in devices:
@@ -135,6 +154,8 @@ def test_gpu_health_judges_injected_faults_per_node(lab, tmp_path):
         "gpu_health_nvidia_smi_path": STAND_IN + "/nvidia-smi",
         "gpu_health_kernel_log_command": [STAND_IN + "/journalctl", "-k", "--no-pager"],
         "gpu_health_pci_devices_path": STAND_IN + "/pci",
+        "gpu_health_dcgm": True,
+        "gpu_health_dcgmi_path": STAND_IN + "/dcgmi",
         "gpu_health_results_dir": str(results),
         "cluster_health_results_dir": str(results),
         "mpi_hostfile_slots": 8,
@@ -163,15 +184,30 @@ def test_gpu_health_judges_injected_faults_per_node(lab, tmp_path):
         assert (node1["status"], node1["ok"], node1["problems"]) == ("green", True, [])
         assert all(v["ok"] for v in node1["verdicts"])
         assert {v["gpu"] for v in node1["verdicts"]} == {"node"} | {f"GPU {i}" for i in range(8)}
+        assert [v for v in node1["verdicts"] if v["check"].startswith("dcgm")] == [
+            {
+                "gpu": "node",
+                "check": "dcgm",
+                "ok": True,
+                "detail": "dcgmi diag -r 1: 8 results passed, 0 skipped",
+                "remedy": "none",
+            }
+        ]
         xid_node1 = next(v for v in node1["verdicts"] if v["gpu"] == "GPU 3" and v["check"] == "xid")
         assert xid_node1["detail"] == "Xid 43 x1 (Ch 00000010)"  # informational: ok
 
         node2 = reports["node2"]
         assert (node2["status"], node2["ok"]) == ("red", False)
-        assert _failing(node2) == [("PCI 0000:b1:00", "xid", "reboot"), ("node", "gpu_count", "reboot")]
+        assert _failing(node2) == [
+            ("PCI 0000:b1:00", "xid", "reboot"),
+            ("node", "dcgm", "none"),
+            ("node", "gpu_count", "reboot"),
+        ]
         assert node2["problems"] == [
             "node gpu_count: 7 GPUs seen by nvidia-smi, 8 expected (remedy: reboot)",
             "PCI 0000:b1:00 xid: Xid 79 x1 (GPU has fallen off the bus.) (remedy: reboot)",
+            "node dcgm: dcgmi diag -r 1 not read: dcgmi not found on this node (gpu_health_dcgm: true); not judged"
+            " (remedy: none)",
         ]
 
         node3 = reports["node3"]
@@ -180,6 +216,7 @@ def test_gpu_health_judges_injected_faults_per_node(lab, tmp_path):
             ("GPU 2", "ecc_aggregate_uncorrectable", "none"),
             ("GPU 2", "retired_pages_pending", "reset_gpu"),
             ("GPU 2", "xid", "reset_gpu"),
+            ("GPU 5", "dcgm_software", "reset_gpu"),
             ("GPU 5", "nvlink", "reboot"),
         ]
         assert "GPU 5 nvlink: 5 of 6 NVLinks active, inactive: link 3 (remedy: reboot)" in node3["problems"]

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
-"""Faults injected into the re-typed 8x V100-SXM2 fixtures (tests/fixtures/nvidia_smi/*-layout.*), shared
-by the unit tests of gpu_health and the lab test's stand-in nvidia-smi."""
+"""Faults injected into the re-typed 8x V100-SXM2 fixtures (tests/fixtures/nvidia_smi/*-layout.*), and the
+re-typed dcgmi diag outputs (tests/fixtures/dcgm/), shared by the unit tests of gpu_health and the lab test's
+stand-in nvidia-smi and dcgmi."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def v100_xml():
 def v100_nvlink():
     """nvidia-smi nvlink -s of the same node, every link up."""
     return source_fixture("nvidia_smi", V100_NVLINK)
+
+
+def dcgm_diag(name):
+    """A tests/fixtures/dcgm/ fixture's dcgmi output, without its '#' header (its source on line 1)."""
+    text = source_fixture("dcgm", name)
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#")) + "\n"
 
 
 def replace_in_gpu(text, bus, old, new):

@@ -341,7 +341,13 @@ def test_pcie_v100s_needs_no_nvlink_and_declared_count_overrides_the_table():
 
 def test_filters_wrap_module_utils():
     filters = gpu_health_filters.FilterModule().filters()
-    assert set(filters) == {"gpu_health_verdicts", "gpu_health_report", "parse_xid"}
+    assert set(filters) == {
+        "gpu_health_verdicts",
+        "gpu_health_report",
+        "parse_xid",
+        "parse_dcgm_diag",
+        "dcgm_diag_outcome",
+    }
     smi = _v100()
     verdicts = filters["gpu_health_verdicts"](smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
     assert verdicts == gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
