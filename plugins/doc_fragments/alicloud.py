@@ -37,6 +37,9 @@ options:
     description:
       - ECS API endpoint, C(host[:port]) or a URL with C(http://) or C(https://).
       - Defaults to C(ecs.<region>.aliyuncs.com). Set it for a private endpoint or an emulator.
+      - Every request goes over HTTPS, except to a loopback host (C(127.0.0.0/8), C(::1), C(localhost):
+        the emulator), which is plain HTTP unless the URL says C(https://). C(http://) to any other
+        host is refused.
       - Falls back to E(ALIBABA_CLOUD_ECS_ENDPOINT).
     type: str
   nas_endpoint:
@@ -47,6 +50,7 @@ options:
 notes:
   - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
     every ECS and NAS action.
+  - Error texts never carry the credentials (raw or percent-encoded, as in a connection error's signed URL).
 """
 
     # How API calls are made: shared by the modules and the inventory plugin.
@@ -154,6 +158,7 @@ options:
   ecs_endpoint:
     description:
       - ECS API endpoint, C(host[:port]) or a URL. Defaults to C(ecs.<region>.aliyuncs.com).
+      - HTTPS, except plain HTTP to a loopback host (the emulator); C(http://) to any other host is refused.
     type: str
     env:
       - name: ALIBABA_CLOUD_ECS_ENDPOINT

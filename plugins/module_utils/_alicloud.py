@@ -15,7 +15,10 @@ Every module and the ``scc.training.ecs`` inventory plugin talk to the cloud thr
 * a ``ClientToken`` on every create call, derived from the request itself, so that a run that
   retries after a lost reply (even a later run) presents the same token and the cloud returns
   the resource it already made instead of a second one (the SDK never sets one: a known bug);
-* errors as ``AlicloudApiError`` with code, message, HTTP status and request id.
+* errors as ``AlicloudApiError`` with code, message, HTTP status and request id, the credentials
+  masked in them (raw and percent-encoded: a connection error's text carries the signed URL);
+* HTTPS for every request (the SDK's default is plain HTTP), plain HTTP only to a loopback
+  endpoint (the emulator, lab/cloud/); any other ``http://`` endpoint is refused.
 
 On top of it, what every module shares: a ``ResourceKind`` per kind of resource (how it is
 listed, created, deleted and shown), ``find_all`` / ``find_one`` (the one look-up: every page, by
@@ -26,9 +29,12 @@ name, tags or id; ``find_one`` refuses to guess between several), and ``Alicloud
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import random
+import re
 import time
+from urllib.parse import quote, quote_plus, urlsplit
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
@@ -36,6 +42,7 @@ try:
     from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
     from aliyunsdkcore.auth.credentials import AccessKeyCredential, StsTokenCredential
     from aliyunsdkcore.client import AcsClient
+    from aliyunsdkcore.http import protocol_type
     from aliyunsdkcore.request import CommonRequest
 
     HAS_SDK = True
@@ -134,6 +141,75 @@ def is_retryable(code, http_status):
     return http_status is not None and 500 <= int(http_status) <= 599
 
 
+def endpoint_protocol(option, endpoint):
+    """``(host[:port], protocol)`` of an endpoint option: HTTPS, except plain HTTP to a loopback host.
+
+    The V1.0 SDKs send plain HTTP unless the request says otherwise; the protocol is set per request
+    (alibabacloud.com/help/en/sdk/developer-reference/using-https-1, "Configure an HTTPS request"),
+    in aliyunsdkcore ``request.set_protocol_type(protocol_type.HTTPS)`` (request.py:
+    ``_default_protocol_type = protocol_type.HTTP``). http_response.py compares with ``is``, so the
+    SDK's own constants are returned, never equal strings.
+    An endpoint with ``http://`` is refused unless its host is loopback (the emulator).
+    """
+    scheme, sep, rest = endpoint.partition("://")
+    if not sep:
+        scheme, rest = "", endpoint
+    scheme = scheme.lower()
+    rest = rest.rstrip("/")
+    host = urlsplit("//" + rest).hostname or ""
+    if scheme not in ("", "http", "https"):
+        raise AlicloudApiError(
+            "client", "InvalidEndpoint", "%s: %r is neither https:// nor a host name" % (option, endpoint)
+        )
+    if scheme == "https":
+        return rest, protocol_type.HTTPS
+    if is_loopback(host):
+        return rest, protocol_type.HTTP
+    if scheme == "http":
+        raise AlicloudApiError(
+            "client",
+            "InsecureEndpoint",
+            "%s: %s is plain HTTP to a host that is not loopback; use https:// (plain HTTP is allowed only to"
+            " 127.0.0.0/8, ::1 or localhost: the emulator)" % (option, endpoint),
+        )
+    return rest, protocol_type.HTTPS
+
+
+def is_loopback(host):
+    """True for localhost and addresses in 127.0.0.0/8 or ::1."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# The signed request's credential parameters in a query string (a connection error names the URL).
+_SIGNED_PARAMS = re.compile(r"\b(AccessKeyId|SecurityToken|Signature)=[^&\s'\"]*")
+MASK = "********"
+
+
+def secret_forms(secret):
+    """``secret`` as it may appear in a text: raw, percent-encoded once or twice (the string to sign)."""
+    once = {quote(secret, safe=""), quote(secret, safe="~"), quote_plus(secret), quote(secret, safe="/")}
+    twice = {quote(form, safe="") for form in once}
+    return sorted({secret} | once | twice, key=len, reverse=True)
+
+
+def mask_secrets(text, secrets):
+    """``text`` with every form of each of ``secrets``, and the credential parameters of a signed
+    query string, masked."""
+    if not text:
+        return text
+    text = _SIGNED_PARAMS.sub(r"\1=" + MASK, str(text))
+    for secret in secrets:
+        if secret:
+            for form in secret_forms(secret):
+                text = text.replace(form, MASK)
+    return text
+
+
 def backoff_delay(attempt, base=0.5, cap=20.0, rand=random.random):
     """Full-jitter exponential backoff: uniform in [0, min(cap, base * 2**attempt)]."""
     return rand() * min(cap, base * (2**attempt))
@@ -210,6 +286,11 @@ class AlicloudApi:
             )
         if not region:
             raise AlicloudApiError("client", "MissingRegion", "set region, or ALIBABA_CLOUD_REGION_ID")
+        self._secrets = [value for value in (access_key, secret_key, security_token) if value]
+        self._endpoints = {
+            "ecs": endpoint_protocol("ecs_endpoint", ecs_endpoint or PRODUCTS["ecs"][2].format(region=region)),
+            "nas": endpoint_protocol("nas_endpoint", nas_endpoint or PRODUCTS["nas"][2].format(region=region)),
+        }
         if security_token:
             credential = StsTokenCredential(access_key, secret_key, security_token)
         else:
@@ -223,17 +304,15 @@ class AlicloudApi:
             timeout=read_timeout,
         )
         self.region = region
-        self._endpoints = {
-            "ecs": ecs_endpoint or PRODUCTS["ecs"][2].format(region=region),
-            "nas": nas_endpoint or PRODUCTS["nas"][2].format(region=region),
-        }
         self._attempts = max(1, int(api_retries) + 1)
         self._sleep = sleep
         self.calls = []  # (action, attempts) of this run, for debugging output
 
     def _request(self, product, action, params):
         code, version, _pattern = PRODUCTS[product]
-        request = CommonRequest(domain=self._endpoints[product], version=version, action_name=action, product=code)
+        domain, protocol = self._endpoints[product]
+        request = CommonRequest(domain=domain, version=version, action_name=action, product=code)
+        request.set_protocol_type(protocol)
         request.set_method("POST")
         request.set_accept_format("json")
         for key, value in flatten_params(params).items():
@@ -260,13 +339,14 @@ class AlicloudApi:
                 error = AlicloudApiError(
                     action,
                     exc.get_error_code(),
-                    exc.get_error_msg(),
+                    mask_secrets(exc.get_error_msg(), self._secrets),
                     exc.get_http_status(),
                     exc.get_request_id(),
                     attempt,
                 )
             except ClientException as exc:
-                error = AlicloudApiError(action, exc.get_error_code(), exc.get_error_msg(), None, None, attempt)
+                message = mask_secrets(exc.get_error_msg(), self._secrets)
+                error = AlicloudApiError(action, exc.get_error_code(), message, None, None, attempt)
             if attempt >= self._attempts or not is_retryable(error.code, error.http_status):
                 self.calls.append((action, attempt))
                 raise error
