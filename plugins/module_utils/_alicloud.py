@@ -76,6 +76,9 @@ RETRY_CODES = frozenset(
 CLIENT_TOKEN_LENGTH = 64
 # How many fresh tokens a create may try when the resource an earlier token made is gone.
 TOKEN_GENERATIONS = 8
+# How long a create waits for what its token made to appear in Describe* (eventual consistency)
+# before it takes that resource for deleted and moves to the next token.
+LISTING_TIMEOUT = 60.0
 
 
 def alicloud_argument_spec():
@@ -275,6 +278,8 @@ class AlicloudApi:
         read_timeout=30,
         api_retries=6,
         sleep=time.sleep,
+        clock=time.monotonic,
+        listing_timeout=LISTING_TIMEOUT,
     ):
         if not HAS_SDK:
             raise AlicloudApiError("client", "SDK.Missing", missing_required_lib("aliyun-python-sdk-core"))
@@ -306,6 +311,8 @@ class AlicloudApi:
         self.region = region
         self._attempts = max(1, int(api_retries) + 1)
         self._sleep = sleep
+        self._clock = clock
+        self._listing_timeout = listing_timeout
         self.calls = []  # (action, attempts) of this run, for debugging output
 
     def _request(self, product, action, params):
@@ -319,11 +326,13 @@ class AlicloudApi:
             request.add_query_param(key, value)
         return request
 
-    def call(self, product, action, params=None, client_token_generation=None):
+    def call(self, product, action, params=None, client_token_generation=None, before_retry=None):
         """Call ``action``; return the reply as a dict. Raise AlicloudApiError on failure.
 
         ``client_token_generation`` (an int) marks a create call: it gets a ClientToken derived
         from the request, so every retry here and in later runs is the same request to the cloud.
+        ``before_retry()`` marks a create without ClientToken: run before each retry, it returns the
+        reply to use instead when the failed attempt did create the resource (a lost reply), else None.
         """
         params = dict(params or {})
         if client_token_generation is not None:
@@ -351,6 +360,10 @@ class AlicloudApi:
                 self.calls.append((action, attempt))
                 raise error
             self._sleep(backoff_delay(attempt - 1))
+            made = before_retry() if before_retry else None
+            if made is not None:
+                self.calls.append((action, attempt))
+                return made
 
     def paginate(self, product, action, params, list_path):
         """All items of a PageNumber/PageSize listing; ``list_path`` like ("Vpcs", "Vpc")."""
@@ -385,19 +398,31 @@ class AlicloudApi:
     def create(self, product, action, params, id_field, still_exists):
         """Create with a derived ClientToken; return ``(id, reply)``.
 
-        A token keeps returning what it made, even after that was deleted. When
-        ``still_exists(id)`` says the returned resource is gone, the next generation of
-        token is tried: a deterministic sequence, so a retry in a later run still converges.
+        Describe* may not list a new resource yet (eventual consistency): the same token is kept
+        (a repeat returns what it made, never a second one) until ``still_exists(id)`` says yes or
+        ``listing_timeout`` passes. A token keeps returning what it made even after that was
+        deleted: only then is the next generation of token tried, a deterministic sequence, so a
+        retry in a later run still converges.
         """
         for generation in range(TOKEN_GENERATIONS):
             reply = self.call(product, action, params, client_token_generation=generation)
             resource_id = _dig(reply, id_field)
-            if isinstance(resource_id, list):
-                if any(still_exists(i) for i in resource_id):
-                    return resource_id, reply
-            elif resource_id and still_exists(resource_id):
+            if resource_id and self.wait_listed(resource_id, still_exists):
                 return resource_id, reply
         raise AlicloudApiError(action, "ClientTokenExhausted", "every derived ClientToken names a deleted resource")
+
+    def wait_listed(self, resource_id, still_exists):
+        """True once ``still_exists`` says yes for ``resource_id`` (or any of a list of ids), False when
+        ``listing_timeout`` passes first; polled with a growing pause."""
+        ids = resource_id if isinstance(resource_id, list) else [resource_id]
+        deadline = self._clock() + self._listing_timeout
+        pause = 0.1
+        while not any(still_exists(i) for i in ids):
+            if self._clock() >= deadline:
+                return False
+            self._sleep(pause)
+            pause = min(pause * 2, 5.0)
+        return True
 
 
 def _as_list(node):
@@ -490,7 +515,9 @@ class ResourceKind:
     NextToken instead of PageNumber. ``id_param`` asks the server for one id (a name ending in
     ``Ids`` takes a JSON list); without it the id is matched here. ``parent`` is the scope key the
     delete call needs as well (a NAS file system's children). ``gone`` is the part of an error
-    code that means "already deleted". ``fields`` map the snake_case names modules return to an
+    code that means "already deleted". ``created_match`` marks a create that takes no ClientToken
+    (``{listed field: create parameter}``): after a lost reply, the one listed whose fields equal
+    those parameters is what it made. ``fields`` map the snake_case names modules return to an
     API field (dotted for nested ones) or to a function of the item.
     """
 
@@ -505,6 +532,7 @@ class ResourceKind:
         self.delete = extra.pop("delete", None)
         self.gone = extra.pop("gone", "NotFound")
         self.parent = extra.pop("parent", None)
+        self.created_match = extra.pop("created_match", None)
         self.fields = extra.pop("fields", {})
         if extra:
             raise TypeError("unknown ResourceKind fields: %s" % ", ".join(sorted(extra)))
@@ -569,6 +597,7 @@ CPFS = ResourceKind(
 MOUNT_TARGET = ResourceKind(
     "mount target", "mount targets", "nas", "DescribeMountTargets", ("MountTargets", "MountTarget"),
     "MountTargetDomain", parent="FileSystemId", create="CreateMountTarget", delete="DeleteMountTarget",
+    created_match={"VswId": "VSwitchId"},  # no ClientToken (research/aliyun_facts.md, CreateMountTarget)
     fields={"mount_target_domain": "MountTargetDomain", "status": "Status", "network_type": "NetworkType",
             "vpc_id": "VpcId", "vswitch_id": lambda t: t.get("VswId") or t.get("VSwitchId")},
 )  # fmt: skip
@@ -749,9 +778,14 @@ class AlicloudModule(AnsibleModule):
         def fetch(resource_id):
             return self.find_one(kind, scope=scope, resource_id=resource_id)
 
-        resource_id, _reply = self.api.create(
-            kind.product, kind.create, params, kind.id_field, lambda i: fetch(i) is not None
-        )
+        def listed(resource_id):
+            return fetch(resource_id) is not None
+
+        if kind.created_match is None:
+            resource_id, _reply = self.api.create(kind.product, kind.create, params, kind.id_field, listed)
+        else:
+            resource_id = self.create_without_token(kind, params, scope)
+            self.api.wait_listed(resource_id, listed)
         if ready and self.params.get("wait", True):
             return self.wait(
                 lambda: fetch(resource_id),
@@ -759,6 +793,17 @@ class AlicloudModule(AnsibleModule):
                 "%s %s" % (kind.what, resource_id),
             )
         return fetch(resource_id)
+
+    def create_without_token(self, kind, params, scope):
+        """Create ``kind`` whose create takes no ClientToken; return its id. Before each retry the
+        listing is read: a failed attempt that did create it (a lost reply) is not repeated."""
+        where = {field: params[param] for field, param in kind.created_match.items()}
+
+        def made():
+            found = find_all(self.api, kind, scope, where=where)
+            return {kind.id_field: found[0][kind.id_field]} if found else None
+
+        return self.api.call(kind.product, kind.create, params, before_retry=made)[kind.id_field]
 
     def remove(self, kind, resource, scope=None, wait_gone=False):
         """Delete ``resource`` unless in check mode. Already gone is no error: another run got there

@@ -94,9 +94,16 @@ class _FakeSdkClient:
 
 
 def _api(script, retries=3):
+    """An AlicloudApi replaying ``script``, and the pauses it took (its clock is their sum)."""
     sleeps = []
     api = ali.AlicloudApi(
-        "AKID", "SECRET", "cn-shanghai", ecs_endpoint="127.0.0.1:1", api_retries=retries, sleep=sleeps.append
+        "AKID",
+        "SECRET",
+        "cn-shanghai",
+        ecs_endpoint="127.0.0.1:1",
+        api_retries=retries,
+        sleep=sleeps.append,
+        clock=lambda: sum(sleeps),
     )
     api._client = _FakeSdkClient(script)
     return api, sleeps
@@ -141,6 +148,32 @@ def test_create_moves_to_the_next_token_when_the_old_result_is_gone():
     first, second = (r["ClientToken"] for r in api._client.requests)
     assert first == ali.client_token("CreateVpc", {"CidrBlock": "10.0.0.0/8"}, 0)
     assert second == ali.client_token("CreateVpc", {"CidrBlock": "10.0.0.0/8"}, 1)
+
+
+def test_create_keeps_one_token_while_the_new_resource_is_not_listed_yet():
+    api, sleeps = _api([b'{"VpcId": "vpc-1"}'])
+    answers = iter([False, False, True])  # Describe* lags the create twice
+    vpc_id, _reply = api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId", lambda i: next(answers))
+    assert vpc_id == "vpc-1" and len(api._client.requests) == 1  # one CreateVpc, no second token
+    assert sleeps == [0.1, 0.2]
+
+
+def test_create_moves_on_only_once_the_listing_timeout_passed():
+    api, sleeps = _api([b'{"VpcId": "vpc-deleted"}', b'{"VpcId": "vpc-new"}'])
+    api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId", lambda i: i == "vpc-new")
+    assert sum(sleeps) >= ali.LISTING_TIMEOUT and max(sleeps) == 5.0
+
+
+def test_a_create_without_token_is_not_repeated_when_the_lost_reply_did_create():
+    from aliyunsdkcore.acs_exception.exceptions import ClientException
+
+    api = _api([ClientException("SDK.HttpError", "connection reset"), b'{"MountTargetDomain": "second"}'])[0]
+    reply = api.call("nas", "CreateMountTarget", {"FileSystemId": "cpfs-1"}, before_retry=lambda: {"X": "first"})
+    assert reply == {"X": "first"} and len(api._client.requests) == 1
+    assert "ClientToken" not in api._client.requests[0]
+
+    api = _api([ClientException("SDK.HttpError", "connection reset"), b'{"MountTargetDomain": "made"}'])[0]
+    assert api.call("nas", "CreateMountTarget", {}, before_retry=lambda: None) == {"MountTargetDomain": "made"}
 
 
 def test_missing_credentials_and_region_are_named():
