@@ -122,17 +122,9 @@ def test_a_mount_target_is_made_once_when_its_reply_is_lost(fault):
 def test_no_stock_names_the_instance_type_and_the_zone():
     with emulator(timings=QUICK) as emu:
         net = network(client(emu, auto_retry=False))
-        emu.set_stock("ecs.sccgn6.24xlarge", 1)
-        args = dict(
-            name="bert",
-            count=2,
-            instance_type="ecs.sccgn6.24xlarge",
-            image_id="m-debian12",
-            vswitch_id=net["vsw"],
-            security_group_id=net["sg"],
-            hpc_cluster_id=net["hpc"],
-        )
-        result = run_module(emu, "ecs_instance", **args)
+        emu.set_stock("ecs.g6.large", 1)
+        wanted = dict(name="bert", count=2, instance_type="ecs.g6.large", image_id="m-debian12")
+        result = run_module(emu, "ecs_instance", vswitch_id=net["vsw"], security_group_id=net["sg"], **wanted)
         assert result["failed"] and result["error"]["code"] == "OperationDenied.NoStock"
-        assert "no stock of 2 more ecs.sccgn6.24xlarge in zone %s" % ZONE in result["msg"]
+        assert "no stock of 2 more ecs.g6.large in zone %s" % ZONE in result["msg"]
         assert "instance_type" in result["msg"] and emu.instances() == []
