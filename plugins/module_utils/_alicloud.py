@@ -78,7 +78,7 @@ CLIENT_TOKEN_LENGTH = 64
 TOKEN_GENERATIONS = 8
 # How long a create waits for what its token made to appear in Describe* (eventual consistency)
 # before it takes that resource for deleted and moves to the next token.
-LISTING_TIMEOUT = 60.0
+LISTING_TIMEOUT = 60
 
 
 def alicloud_argument_spec():
@@ -111,6 +111,9 @@ def alicloud_argument_spec():
         connect_timeout=dict(type="int", default=5),
         read_timeout=dict(type="int", default=30),
         api_retries=dict(type="int", default=6),
+        listing_timeout=dict(
+            type="int", default=int(LISTING_TIMEOUT), fallback=(env_fallback, ["SCC_ALICLOUD_LISTING_TIMEOUT"])
+        ),
     )
 
 
@@ -713,6 +716,7 @@ class AlicloudModule(AnsibleModule):
                     connect_timeout=p["connect_timeout"],
                     read_timeout=p["read_timeout"],
                     api_retries=p["api_retries"],
+                    listing_timeout=p["listing_timeout"],
                 )
             except AlicloudApiError as exc:
                 self.fail_api(exc)
