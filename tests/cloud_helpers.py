@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 REGION = "cn-shanghai"
 ZONE = "cn-shanghai-b"
+# These emulators list a new resource at once (Timings.listing_lag 0): what is not listed within a
+# second was deleted since its ClientToken made it (real cloud: listing_timeout's default, 60 s).
+EMULATOR_LISTING_TIMEOUT = 1
 WRITE_PREFIXES = ("Create", "Delete", "Run", "Authorize", "Revoke", "Modify", "Start", "Stop")
 
 # Options of nas_cpfs_protocol_service refused before any API call, each with the option the message names.
@@ -66,6 +69,7 @@ def run_module(emu, module_name, check=False, diff=True, **args):
         "region": REGION,
         "ecs_endpoint": emu.endpoint,
         "nas_endpoint": emu.endpoint,
+        "listing_timeout": EMULATOR_LISTING_TIMEOUT,
         "_ansible_check_mode": check,
         "_ansible_diff": diff,
         **args,
@@ -95,6 +99,7 @@ def playbook_env(emu):
     env.update(
         ALIBABA_CLOUD_ACCESS_KEY_ID=emu.access_key_id,
         ALIBABA_CLOUD_ACCESS_KEY_SECRET=emu.access_key_secret,
+        SCC_ALICLOUD_LISTING_TIMEOUT=str(EMULATOR_LISTING_TIMEOUT),
         ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
         ANSIBLE_FORCE_COLOR="0",
         ANSIBLE_NOCOLOR="1",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from .errors import ApiError, dependency, invalid, missing
+from .errors import ApiError, dependency, invalid, missing, no_stock
 from .store import Store, now_iso, page, public, token_page
 from .wire import Params
 
@@ -65,13 +65,14 @@ def create_vpc(s: Store, p: Params, ctx) -> dict:
         "CreationTime": now_iso(seconds=True),
         "UserCidrs": {"UserCidr": [p.get("UserCidr")] if p.get("UserCidr") else []},
         "_region": ctx.region,
+        "_listed_from": s.listed_from(),
         "_timeline": s.timeline((0, "Pending"), (s.timings.vpc, "Available")),
     }
     return {"VpcId": vpc_id, "VRouterId": s.vpcs[vpc_id]["VRouterId"], "RouteTableId": s.new_id("vtb-")}
 
 
 def describe_vpcs(s: Store, p: Params, ctx) -> dict:
-    items = [v for v in s.vpcs.values() if v["_region"] == ctx.region]
+    items = [v for v in s.vpcs.values() if v["_region"] == ctx.region and s.listed(v)]
     if p.get("VpcId"):
         wanted = set(p.get("VpcId").split(","))
         items = [v for v in items if v["VpcId"] in wanted]
@@ -125,6 +126,7 @@ def create_vswitch(s: Store, p: Params, ctx) -> dict:
         "IsDefault": False,
         "ResourceGroupId": "",
         "_region": ctx.region,
+        "_listed_from": s.listed_from(),
         "_used": set(),
         "_timeline": s.timeline((0, "Pending"), (s.timings.vpc, "Available")),
     }
@@ -132,7 +134,7 @@ def create_vswitch(s: Store, p: Params, ctx) -> dict:
 
 
 def describe_vswitches(s: Store, p: Params, ctx) -> dict:
-    items = [v for v in s.vswitches.values() if v["_region"] == ctx.region]
+    items = [v for v in s.vswitches.values() if v["_region"] == ctx.region and s.listed(v)]
     for field in ("VpcId", "VSwitchId", "ZoneId", "VSwitchName"):
         if p.get(field):
             items = [v for v in items if v[field] == p.get(field)]
@@ -180,6 +182,7 @@ def create_security_group(s: Store, p: Params, ctx) -> dict:
         "VpcId": vpc_id,
         "CreationTime": now_iso(seconds=True),
         "_region": ctx.region,
+        "_listed_from": s.listed_from(),
         "_rules": [],
         "_tags": {t["Key"]: t.get("Value", "") for t in tags},
     }
@@ -296,7 +299,7 @@ def _sg_out(s: Store, sg: dict) -> dict:
 
 
 def describe_security_groups(s: Store, p: Params, ctx) -> dict:
-    items = [g for g in s.security_groups.values() if g["_region"] == ctx.region]
+    items = [g for g in s.security_groups.values() if g["_region"] == ctx.region and s.listed(g)]
     for field in ("VpcId", "SecurityGroupId", "SecurityGroupName", "SecurityGroupType"):
         if p.get(field):
             items = [g for g in items if g[field] == p.get(field)]
@@ -329,12 +332,13 @@ def create_hpc_cluster(s: Store, p: Params, ctx) -> dict:
         "Name": name,
         "Description": p.get("Description", ""),
         "_region": ctx.region,
+        "_listed_from": s.listed_from(),
     }
     return {"HpcClusterId": hpc_id}
 
 
 def describe_hpc_clusters(s: Store, p: Params, ctx) -> dict:
-    items = [h for h in s.hpc_clusters.values() if h["_region"] == ctx.region]
+    items = [h for h in s.hpc_clusters.values() if h["_region"] == ctx.region and s.listed(h)]
     ids = p.json_list("HpcClusterIds")
     if ids is not None:
         items = [h for h in items if h["HpcClusterId"] in ids]
@@ -401,11 +405,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         raise invalid("PrivateIpAddress", "It can be set only when Amount is 1.")
     available = s.available(itype)
     if available < min_amount:
-        raise ApiError(
-            403,
-            "OperationDenied.NoStock",
-            "Sales of this resource are temporarily suspended in the specified region; please try again later.",
-        )
+        raise no_stock()
     count = min(amount, available)
     # Addresses from the vSwitch: a private one, and an RDMA one for SCC types, unless lab-backed.
     needed = 0 if s.backing else count * (2 if scc else 1)
@@ -464,6 +464,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
             },
             "OperationLocks": {"LockReason": []},
             "_region": ctx.region,
+            "_listed_from": s.listed_from(),
             "_vswitch": sw["VSwitchId"],
             "_backing": backing,
             "_addresses": [a for a in [private, *rdma] if a != backing],
@@ -482,7 +483,7 @@ def _fuzzy(pattern: str, value: str) -> bool:
 
 
 def describe_instances(s: Store, p: Params, ctx) -> dict:
-    items = [i for i in s.instances.values() if i["_region"] == ctx.region]
+    items = [i for i in s.instances.values() if i["_region"] == ctx.region and s.listed(i)]
     ids = p.json_list("InstanceIds")
     if ids is not None:
         if len(ids) > 100:

@@ -33,6 +33,18 @@ def signature_mismatch(string_to_sign: str) -> ApiError:
     )
 
 
+# AlibabaCloudDocs/ecs "intl.en-US/API Reference/Instances/RunInstances.md", error codes: "403
+# OperationDenied.NoStock The requested resource is sold out in the specified zone; try other types of
+# resources or other regions and zones." ("Sales of this resource are temporarily suspended ..." is the
+# message of plain OperationDenied there, not of NoStock.)
+def no_stock() -> ApiError:
+    return ApiError(
+        403,
+        "OperationDenied.NoStock",
+        "The requested resource is sold out in the specified zone; try other types of resources or other regions and zones.",
+    )
+
+
 def missing(name: str) -> ApiError:
     return ApiError(
         400,

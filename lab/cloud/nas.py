@@ -46,6 +46,7 @@ def _add_part(s: Store, ctx, fs: dict, table: str, key: str, fields: dict, *time
         **fields,
         "_fs": fs["FileSystemId"],
         "_region": ctx.region,
+        "_listed_from": s.listed_from(),
         "_timeline": s.timeline(*timeline),
     }
 
@@ -71,7 +72,8 @@ def _mt_out(s: Store, mt: dict) -> dict:
 def _fs_out(s: Store, fs: dict) -> dict:
     out = public(fs)
     out["Status"] = s.status(fs)
-    out["MountTargets"] = {"MountTarget": [_mt_out(s, m) for m in _mount_targets_of(s, fs["FileSystemId"])]}
+    listed = [m for m in _mount_targets_of(s, fs["FileSystemId"]) if s.listed(m)]
+    out["MountTargets"] = {"MountTarget": [_mt_out(s, m) for m in listed]}
     out["Tags"] = {"Tag": [{"Key": k, "Value": v} for k, v in fs["_tags"].items()]}
     return out
 
@@ -114,6 +116,7 @@ def create_file_system(s: Store, p: Params, ctx) -> dict:
         "MeteredSize": 0,
         "Version": "2.3.0",
         "_region": ctx.region,
+        "_listed_from": s.listed_from(),
         "_tags": {t["Key"]: t.get("Value", "") for t in tags},
         "_timeline": s.timeline((0, "Pending"), (s.timings.file_system, "Running")),
     }
@@ -121,7 +124,7 @@ def create_file_system(s: Store, p: Params, ctx) -> dict:
 
 
 def describe_file_systems(s: Store, p: Params, ctx) -> dict:
-    items = [f for f in s.file_systems.values() if f["_region"] == ctx.region]
+    items = [f for f in s.file_systems.values() if f["_region"] == ctx.region and s.listed(f)]
     if p.get("FileSystemId"):
         wanted = set(p.get("FileSystemId").split(","))
         items = [f for f in items if f["FileSystemId"] in wanted]
@@ -173,7 +176,7 @@ def create_mount_target(s: Store, p: Params, ctx) -> dict:
 
 def describe_mount_targets(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    items = _mount_targets_of(s, fs["FileSystemId"])
+    items = [m for m in _mount_targets_of(s, fs["FileSystemId"]) if s.listed(m)]
     if p.get("MountTargetDomain"):
         items = [m for m in items if m["MountTargetDomain"] == p.get("MountTargetDomain")]
     chunk, meta = page(items, p)
@@ -220,7 +223,7 @@ def _ps_out(s: Store, ps: dict) -> dict:
 
 def describe_protocol_service(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    items = [ps for ps in s.protocol_services.values() if ps["_fs"] == fs["FileSystemId"]]
+    items = [ps for ps in s.protocol_services.values() if ps["_fs"] == fs["FileSystemId"] and s.listed(ps)]
     if p.get("ProtocolServiceIds"):
         wanted = set(p.get("ProtocolServiceIds").split(","))
         items = [ps for ps in items if ps["ProtocolServiceId"] in wanted]
@@ -263,7 +266,7 @@ def create_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
 
 def describe_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    items = [e for e in s.exports.values() if e["_fs"] == fs["FileSystemId"]]
+    items = [e for e in s.exports.values() if e["_fs"] == fs["FileSystemId"] and s.listed(e)]
     for f in p.numbered_dicts("Filters"):
         if f.get("Key") and f.get("Value"):
             values = set(f["Value"].split(","))

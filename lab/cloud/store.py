@@ -42,6 +42,10 @@ class Timings:
     file_system: float = 0.5  # CPFS Pending -> Running (20-40 minutes in real life)
     mount_target: float = 0.2  # Pending -> Active
     protocol_service: float = 0.2  # Creating -> Running
+    # Eventual consistency: a new resource is missing from Describe* listings this long after its
+    # create returned (ECS: "the instance may not be returned by DescribeInstances immediately after
+    # RunInstances"; real life: seconds). Other actions find it by id at once.
+    listing_lag: float = 0.0
 
 
 def now_iso(when: float | None = None, seconds: bool = False) -> str:
@@ -90,6 +94,15 @@ class Store:
             if at <= now:
                 current = status
         return current
+
+    def listed_from(self) -> float:
+        """When a resource created now starts to appear in Describe* listings (``Timings.listing_lag``)."""
+        return time.monotonic() + self.timings.listing_lag
+
+    @staticmethod
+    def listed(resource: dict) -> bool:
+        """Whether Describe* shows ``resource`` yet (eventual consistency)."""
+        return resource.get("_listed_from", 0.0) <= time.monotonic()
 
     # ---- lookups ------------------------------------------------------------------------
     def find(self, table: str, key: str | None, region: str, message: str | None = None) -> dict:

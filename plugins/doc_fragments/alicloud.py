@@ -37,6 +37,9 @@ options:
     description:
       - ECS API endpoint, C(host[:port]) or a URL with C(http://) or C(https://).
       - Defaults to C(ecs.<region>.aliyuncs.com). Set it for a private endpoint or an emulator.
+      - Every request goes over HTTPS, except to a loopback host (C(127.0.0.0/8), C(::1), C(localhost),
+        the emulator), which is plain HTTP unless the URL says C(https://). C(http://) to any other
+        host is refused.
       - Falls back to E(ALIBABA_CLOUD_ECS_ENDPOINT).
     type: str
   nas_endpoint:
@@ -44,9 +47,21 @@ options:
       - NAS API endpoint, as O(ecs_endpoint). Defaults to C(nas.<region>.aliyuncs.com).
       - Falls back to E(ALIBABA_CLOUD_NAS_ENDPOINT).
     type: str
+  listing_timeout:
+    description:
+      - Seconds a create waits for what it made to appear in the C(Describe*) listing, which may lag
+        the create (eventual consistency). Meanwhile it keeps its one C(ClientToken), so a retry can
+        never make a second resource.
+      - Only a resource that is still not listed after this long is taken for one deleted since the
+        token made it (a token keeps naming what it made); then a new token is used. A re-create with
+        the very same options after a delete waits this long once.
+      - Falls back to E(SCC_ALICLOUD_LISTING_TIMEOUT).
+    type: int
+    default: 60
 notes:
   - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
     every ECS and NAS action.
+  - Error texts never carry the credentials (raw or percent-encoded, as in a connection error's signed URL).
 """
 
     # How API calls are made: shared by the modules and the inventory plugin.
@@ -154,6 +169,7 @@ options:
   ecs_endpoint:
     description:
       - ECS API endpoint, C(host[:port]) or a URL. Defaults to C(ecs.<region>.aliyuncs.com).
+      - HTTPS, except plain HTTP to a loopback host (the emulator); C(http://) to any other host is refused.
     type: str
     env:
       - name: ALIBABA_CLOUD_ECS_ENDPOINT

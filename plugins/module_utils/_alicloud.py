@@ -15,7 +15,10 @@ Every module and the ``scc.training.ecs`` inventory plugin talk to the cloud thr
 * a ``ClientToken`` on every create call, derived from the request itself, so that a run that
   retries after a lost reply (even a later run) presents the same token and the cloud returns
   the resource it already made instead of a second one (the SDK never sets one: a known bug);
-* errors as ``AlicloudApiError`` with code, message, HTTP status and request id.
+* errors as ``AlicloudApiError`` with code, message, HTTP status and request id, the credentials
+  masked in them (raw and percent-encoded: a connection error's text carries the signed URL);
+* HTTPS for every request (the SDK's default is plain HTTP), plain HTTP only to a loopback
+  endpoint (the emulator, lab/cloud/); any other ``http://`` endpoint is refused.
 
 On top of it, what every module shares: a ``ResourceKind`` per kind of resource (how it is
 listed, created, deleted and shown), ``find_all`` / ``find_one`` (the one look-up: every page, by
@@ -26,9 +29,12 @@ name, tags or id; ``find_one`` refuses to guess between several), and ``Alicloud
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import random
+import re
 import time
+from urllib.parse import quote, quote_plus, urlsplit
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
@@ -36,6 +42,7 @@ try:
     from aliyunsdkcore.acs_exception.exceptions import ClientException, ServerException
     from aliyunsdkcore.auth.credentials import AccessKeyCredential, StsTokenCredential
     from aliyunsdkcore.client import AcsClient
+    from aliyunsdkcore.http import protocol_type
     from aliyunsdkcore.request import CommonRequest
 
     HAS_SDK = True
@@ -69,6 +76,9 @@ RETRY_CODES = frozenset(
 CLIENT_TOKEN_LENGTH = 64
 # How many fresh tokens a create may try when the resource an earlier token made is gone.
 TOKEN_GENERATIONS = 8
+# How long a create waits for what its token made to appear in Describe* (eventual consistency)
+# before it takes that resource for deleted and moves to the next token.
+LISTING_TIMEOUT = 60
 
 
 def alicloud_argument_spec():
@@ -101,6 +111,9 @@ def alicloud_argument_spec():
         connect_timeout=dict(type="int", default=5),
         read_timeout=dict(type="int", default=30),
         api_retries=dict(type="int", default=6),
+        listing_timeout=dict(
+            type="int", default=int(LISTING_TIMEOUT), fallback=(env_fallback, ["SCC_ALICLOUD_LISTING_TIMEOUT"])
+        ),
     )
 
 
@@ -132,6 +145,75 @@ def is_retryable(code, http_status):
     if code in RETRY_CODES or (code or "").startswith("Throttling"):
         return True
     return http_status is not None and 500 <= int(http_status) <= 599
+
+
+def endpoint_protocol(option, endpoint):
+    """``(host[:port], protocol)`` of an endpoint option: HTTPS, except plain HTTP to a loopback host.
+
+    The V1.0 SDKs send plain HTTP unless the request says otherwise; the protocol is set per request
+    (alibabacloud.com/help/en/sdk/developer-reference/using-https-1, "Configure an HTTPS request"),
+    in aliyunsdkcore ``request.set_protocol_type(protocol_type.HTTPS)`` (request.py:
+    ``_default_protocol_type = protocol_type.HTTP``). http_response.py compares with ``is``, so the
+    SDK's own constants are returned, never equal strings.
+    An endpoint with ``http://`` is refused unless its host is loopback (the emulator).
+    """
+    scheme, sep, rest = endpoint.partition("://")
+    if not sep:
+        scheme, rest = "", endpoint
+    scheme = scheme.lower()
+    rest = rest.rstrip("/")
+    host = urlsplit("//" + rest).hostname or ""
+    if scheme not in ("", "http", "https"):
+        raise AlicloudApiError(
+            "client", "InvalidEndpoint", "%s: %r is neither https:// nor a host name" % (option, endpoint)
+        )
+    if scheme == "https":
+        return rest, protocol_type.HTTPS
+    if is_loopback(host):
+        return rest, protocol_type.HTTP
+    if scheme == "http":
+        raise AlicloudApiError(
+            "client",
+            "InsecureEndpoint",
+            "%s: %s is plain HTTP to a host that is not loopback; use https:// (plain HTTP is allowed only to"
+            " 127.0.0.0/8, ::1 or localhost: the emulator)" % (option, endpoint),
+        )
+    return rest, protocol_type.HTTPS
+
+
+def is_loopback(host):
+    """True for localhost and addresses in 127.0.0.0/8 or ::1."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# The signed request's credential parameters in a query string (a connection error names the URL).
+_SIGNED_PARAMS = re.compile(r"\b(AccessKeyId|SecurityToken|Signature)=[^&\s'\"]*")
+MASK = "********"
+
+
+def secret_forms(secret):
+    """``secret`` as it may appear in a text: raw, percent-encoded once or twice (the string to sign)."""
+    once = {quote(secret, safe=""), quote(secret, safe="~"), quote_plus(secret), quote(secret, safe="/")}
+    twice = {quote(form, safe="") for form in once}
+    return sorted({secret} | once | twice, key=len, reverse=True)
+
+
+def mask_secrets(text, secrets):
+    """``text`` with every form of each of ``secrets``, and the credential parameters of a signed
+    query string, masked."""
+    if not text:
+        return text
+    text = _SIGNED_PARAMS.sub(r"\1=" + MASK, str(text))
+    for secret in secrets:
+        if secret:
+            for form in secret_forms(secret):
+                text = text.replace(form, MASK)
+    return text
 
 
 def backoff_delay(attempt, base=0.5, cap=20.0, rand=random.random):
@@ -199,6 +281,8 @@ class AlicloudApi:
         read_timeout=30,
         api_retries=6,
         sleep=time.sleep,
+        clock=time.monotonic,
+        listing_timeout=LISTING_TIMEOUT,
     ):
         if not HAS_SDK:
             raise AlicloudApiError("client", "SDK.Missing", missing_required_lib("aliyun-python-sdk-core"))
@@ -210,6 +294,11 @@ class AlicloudApi:
             )
         if not region:
             raise AlicloudApiError("client", "MissingRegion", "set region, or ALIBABA_CLOUD_REGION_ID")
+        self._secrets = [value for value in (access_key, secret_key, security_token) if value]
+        self._endpoints = {
+            "ecs": endpoint_protocol("ecs_endpoint", ecs_endpoint or PRODUCTS["ecs"][2].format(region=region)),
+            "nas": endpoint_protocol("nas_endpoint", nas_endpoint or PRODUCTS["nas"][2].format(region=region)),
+        }
         if security_token:
             credential = StsTokenCredential(access_key, secret_key, security_token)
         else:
@@ -223,28 +312,30 @@ class AlicloudApi:
             timeout=read_timeout,
         )
         self.region = region
-        self._endpoints = {
-            "ecs": ecs_endpoint or PRODUCTS["ecs"][2].format(region=region),
-            "nas": nas_endpoint or PRODUCTS["nas"][2].format(region=region),
-        }
         self._attempts = max(1, int(api_retries) + 1)
         self._sleep = sleep
+        self._clock = clock
+        self._listing_timeout = listing_timeout
         self.calls = []  # (action, attempts) of this run, for debugging output
 
     def _request(self, product, action, params):
         code, version, _pattern = PRODUCTS[product]
-        request = CommonRequest(domain=self._endpoints[product], version=version, action_name=action, product=code)
+        domain, protocol = self._endpoints[product]
+        request = CommonRequest(domain=domain, version=version, action_name=action, product=code)
+        request.set_protocol_type(protocol)
         request.set_method("POST")
         request.set_accept_format("json")
         for key, value in flatten_params(params).items():
             request.add_query_param(key, value)
         return request
 
-    def call(self, product, action, params=None, client_token_generation=None):
+    def call(self, product, action, params=None, client_token_generation=None, before_retry=None):
         """Call ``action``; return the reply as a dict. Raise AlicloudApiError on failure.
 
         ``client_token_generation`` (an int) marks a create call: it gets a ClientToken derived
         from the request, so every retry here and in later runs is the same request to the cloud.
+        ``before_retry()`` marks a create without ClientToken: run before each retry, it returns the
+        reply to use instead when the failed attempt did create the resource (a lost reply), else None.
         """
         params = dict(params or {})
         if client_token_generation is not None:
@@ -260,17 +351,22 @@ class AlicloudApi:
                 error = AlicloudApiError(
                     action,
                     exc.get_error_code(),
-                    exc.get_error_msg(),
+                    mask_secrets(exc.get_error_msg(), self._secrets),
                     exc.get_http_status(),
                     exc.get_request_id(),
                     attempt,
                 )
             except ClientException as exc:
-                error = AlicloudApiError(action, exc.get_error_code(), exc.get_error_msg(), None, None, attempt)
+                message = mask_secrets(exc.get_error_msg(), self._secrets)
+                error = AlicloudApiError(action, exc.get_error_code(), message, None, None, attempt)
             if attempt >= self._attempts or not is_retryable(error.code, error.http_status):
                 self.calls.append((action, attempt))
                 raise error
             self._sleep(backoff_delay(attempt - 1))
+            made = before_retry() if before_retry else None
+            if made is not None:
+                self.calls.append((action, attempt))
+                return made
 
     def paginate(self, product, action, params, list_path):
         """All items of a PageNumber/PageSize listing; ``list_path`` like ("Vpcs", "Vpc")."""
@@ -305,19 +401,31 @@ class AlicloudApi:
     def create(self, product, action, params, id_field, still_exists):
         """Create with a derived ClientToken; return ``(id, reply)``.
 
-        A token keeps returning what it made, even after that was deleted. When
-        ``still_exists(id)`` says the returned resource is gone, the next generation of
-        token is tried: a deterministic sequence, so a retry in a later run still converges.
+        Describe* may not list a new resource yet (eventual consistency): the same token is kept
+        (a repeat returns what it made, never a second one) until ``still_exists(id)`` says yes or
+        ``listing_timeout`` passes. A token keeps returning what it made even after that was
+        deleted: only then is the next generation of token tried, a deterministic sequence, so a
+        retry in a later run still converges.
         """
         for generation in range(TOKEN_GENERATIONS):
             reply = self.call(product, action, params, client_token_generation=generation)
             resource_id = _dig(reply, id_field)
-            if isinstance(resource_id, list):
-                if any(still_exists(i) for i in resource_id):
-                    return resource_id, reply
-            elif resource_id and still_exists(resource_id):
+            if resource_id and self.wait_listed(resource_id, still_exists):
                 return resource_id, reply
         raise AlicloudApiError(action, "ClientTokenExhausted", "every derived ClientToken names a deleted resource")
+
+    def wait_listed(self, resource_id, still_exists):
+        """True once ``still_exists`` says yes for ``resource_id`` (or any of a list of ids), False when
+        ``listing_timeout`` passes first; polled with a growing pause."""
+        ids = resource_id if isinstance(resource_id, list) else [resource_id]
+        deadline = self._clock() + self._listing_timeout
+        pause = 0.1
+        while not any(still_exists(i) for i in ids):
+            if self._clock() >= deadline:
+                return False
+            self._sleep(pause)
+            pause = min(pause * 2, 5.0)
+        return True
 
 
 def _as_list(node):
@@ -410,7 +518,9 @@ class ResourceKind:
     NextToken instead of PageNumber. ``id_param`` asks the server for one id (a name ending in
     ``Ids`` takes a JSON list); without it the id is matched here. ``parent`` is the scope key the
     delete call needs as well (a NAS file system's children). ``gone`` is the part of an error
-    code that means "already deleted". ``fields`` map the snake_case names modules return to an
+    code that means "already deleted". ``created_match`` marks a create that takes no ClientToken
+    (``{listed field: create parameter}``): after a lost reply, the one listed whose fields equal
+    those parameters is what it made. ``fields`` map the snake_case names modules return to an
     API field (dotted for nested ones) or to a function of the item.
     """
 
@@ -425,6 +535,7 @@ class ResourceKind:
         self.delete = extra.pop("delete", None)
         self.gone = extra.pop("gone", "NotFound")
         self.parent = extra.pop("parent", None)
+        self.created_match = extra.pop("created_match", None)
         self.fields = extra.pop("fields", {})
         if extra:
             raise TypeError("unknown ResourceKind fields: %s" % ", ".join(sorted(extra)))
@@ -489,6 +600,7 @@ CPFS = ResourceKind(
 MOUNT_TARGET = ResourceKind(
     "mount target", "mount targets", "nas", "DescribeMountTargets", ("MountTargets", "MountTarget"),
     "MountTargetDomain", parent="FileSystemId", create="CreateMountTarget", delete="DeleteMountTarget",
+    created_match={"VswId": "VSwitchId"},  # no ClientToken (research/aliyun_facts.md, CreateMountTarget)
     fields={"mount_target_domain": "MountTargetDomain", "status": "Status", "network_type": "NetworkType",
             "vpc_id": "VpcId", "vswitch_id": lambda t: t.get("VswId") or t.get("VSwitchId")},
 )  # fmt: skip
@@ -604,6 +716,7 @@ class AlicloudModule(AnsibleModule):
                     connect_timeout=p["connect_timeout"],
                     read_timeout=p["read_timeout"],
                     api_retries=p["api_retries"],
+                    listing_timeout=p["listing_timeout"],
                 )
             except AlicloudApiError as exc:
                 self.fail_api(exc)
@@ -669,9 +782,14 @@ class AlicloudModule(AnsibleModule):
         def fetch(resource_id):
             return self.find_one(kind, scope=scope, resource_id=resource_id)
 
-        resource_id, _reply = self.api.create(
-            kind.product, kind.create, params, kind.id_field, lambda i: fetch(i) is not None
-        )
+        def listed(resource_id):
+            return fetch(resource_id) is not None
+
+        if kind.created_match is None:
+            resource_id, _reply = self.api.create(kind.product, kind.create, params, kind.id_field, listed)
+        else:
+            resource_id = self.create_without_token(kind, params, scope)
+            self.api.wait_listed(resource_id, listed)
         if ready and self.params.get("wait", True):
             return self.wait(
                 lambda: fetch(resource_id),
@@ -679,6 +797,17 @@ class AlicloudModule(AnsibleModule):
                 "%s %s" % (kind.what, resource_id),
             )
         return fetch(resource_id)
+
+    def create_without_token(self, kind, params, scope):
+        """Create ``kind`` whose create takes no ClientToken; return its id. Before each retry the
+        listing is read: a failed attempt that did create it (a lost reply) is not repeated."""
+        where = {field: params[param] for field, param in kind.created_match.items()}
+
+        def made():
+            found = find_all(self.api, kind, scope, where=where)
+            return {kind.id_field: found[0][kind.id_field]} if found else None
+
+        return self.api.call(kind.product, kind.create, params, before_retry=made)[kind.id_field]
 
     def remove(self, kind, resource, scope=None, wait_gone=False):
         """Delete ``resource`` unless in check mode. Already gone is no error: another run got there

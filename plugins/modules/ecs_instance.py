@@ -16,6 +16,8 @@ description:
   - The create call carries a C(ClientToken) derived from the request. A run that fails after the
     cloud took the create (a lost reply, a timeout) and is run again presents the same token, so the
     cloud returns the instances it already made, never a second set of GPU servers.
+  - When the cloud has no stock (C(OperationDenied.NoStock)), the module fails naming the instance
+    type and the zone (the zone of O(vswitch_id)).
   - SCC instance types (family C(ecs.scc*)) need O(hpc_cluster_id); the module fails before any
     write when it is missing.
   - Waits until every kept instance is C(Running), then returns its private and RDMA addresses.
@@ -163,6 +165,7 @@ import re
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     INSTANCE,
     INSTANCE_GONE,
+    VSWITCH,
     AlicloudApiError,
     AlicloudModule,
     find_all,
@@ -242,16 +245,33 @@ def create(module, missing, known):
     created = []
     while missing > 0:
         amount = min(missing, MAX_PER_CALL)
-        ids, _reply = module.api.create(
-            "ecs",
-            "RunInstances",
-            run_params(module.params, amount),
-            "InstanceIdSets.InstanceIdSet",
-            lambda i: bool(find_all(module.api, INSTANCE, resource_id=i)),
-        )
+        try:
+            ids, _reply = module.api.create(
+                "ecs",
+                "RunInstances",
+                run_params(module.params, amount),
+                "InstanceIdSets.InstanceIdSet",
+                lambda i: bool(find_all(module.api, INSTANCE, resource_id=i)),
+            )
+        except AlicloudApiError as exc:
+            if exc.code == "OperationDenied.NoStock":
+                raise no_stock(module, exc, amount) from None
+            raise
         created.extend(i for i in ids if i not in known)
         missing -= amount
     return created
+
+
+def no_stock(module, exc, amount):
+    """``exc`` (OperationDenied.NoStock) with a message naming the instance type and the zone."""
+    vswitch_id = module.params["vswitch_id"]
+    switch = find_all(module.api, VSWITCH, resource_id=vswitch_id)
+    zone = switch[0]["ZoneId"] if switch else "of vswitch_id %s" % vswitch_id
+    message = (
+        "no stock of %d more %s in zone %s; choose another instance_type or a vswitch_id in another zone,"
+        " or retry later (the cloud said: %s)" % (amount, module.params["instance_type"], zone, exc.message)
+    )
+    return AlicloudApiError(exc.action, exc.code, message, exc.http_status, exc.request_id, exc.attempts)
 
 
 def delete(module, extra):

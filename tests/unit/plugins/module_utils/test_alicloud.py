@@ -2,10 +2,12 @@
 and of the one look-up helper (find_all, find_one, the views), against a scripted SDK client."""
 
 import json
+from urllib.parse import quote
 
 import pytest
 
 from ansible_collections.scc.training.plugins.module_utils import _alicloud as ali
+from tests.unit.plugins.cloud_secrets import KEY_ID, KEY_SECRET, STS_TOKEN, closed_loopback_port, secret_leaks
 
 
 def test_client_token_is_derived_from_the_request_only():
@@ -92,9 +94,16 @@ class _FakeSdkClient:
 
 
 def _api(script, retries=3):
+    """An AlicloudApi replaying ``script``, and the pauses it took (its clock is their sum)."""
     sleeps = []
     api = ali.AlicloudApi(
-        "AKID", "SECRET", "cn-shanghai", ecs_endpoint="127.0.0.1:1", api_retries=retries, sleep=sleeps.append
+        "AKID",
+        "SECRET",
+        "cn-shanghai",
+        ecs_endpoint="127.0.0.1:1",
+        api_retries=retries,
+        sleep=sleeps.append,
+        clock=lambda: sum(sleeps),
     )
     api._client = _FakeSdkClient(script)
     return api, sleeps
@@ -139,6 +148,32 @@ def test_create_moves_to_the_next_token_when_the_old_result_is_gone():
     first, second = (r["ClientToken"] for r in api._client.requests)
     assert first == ali.client_token("CreateVpc", {"CidrBlock": "10.0.0.0/8"}, 0)
     assert second == ali.client_token("CreateVpc", {"CidrBlock": "10.0.0.0/8"}, 1)
+
+
+def test_create_keeps_one_token_while_the_new_resource_is_not_listed_yet():
+    api, sleeps = _api([b'{"VpcId": "vpc-1"}'])
+    answers = iter([False, False, True])  # Describe* lags the create twice
+    vpc_id, _reply = api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId", lambda i: next(answers))
+    assert vpc_id == "vpc-1" and len(api._client.requests) == 1  # one CreateVpc, no second token
+    assert sleeps == [0.1, 0.2]
+
+
+def test_create_moves_on_only_once_the_listing_timeout_passed():
+    api, sleeps = _api([b'{"VpcId": "vpc-deleted"}', b'{"VpcId": "vpc-new"}'])
+    api.create("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/8"}, "VpcId", lambda i: i == "vpc-new")
+    assert sum(sleeps) >= ali.LISTING_TIMEOUT and max(sleeps) == 5.0
+
+
+def test_a_create_without_token_is_not_repeated_when_the_lost_reply_did_create():
+    from aliyunsdkcore.acs_exception.exceptions import ClientException
+
+    api = _api([ClientException("SDK.HttpError", "connection reset"), b'{"MountTargetDomain": "second"}'])[0]
+    reply = api.call("nas", "CreateMountTarget", {"FileSystemId": "cpfs-1"}, before_retry=lambda: {"X": "first"})
+    assert reply == {"X": "first"} and len(api._client.requests) == 1
+    assert "ClientToken" not in api._client.requests[0]
+
+    api = _api([ClientException("SDK.HttpError", "connection reset"), b'{"MountTargetDomain": "made"}'])[0]
+    assert api.call("nas", "CreateMountTarget", {}, before_retry=lambda: None) == {"MountTargetDomain": "made"}
 
 
 def test_missing_credentials_and_region_are_named():
@@ -207,3 +242,73 @@ def test_views_read_nested_fields_and_show_nothing_for_none():
     assert shown["vpc_id"] == "vpc-1" and shown["private_ip_addresses"] == ["192.168.1.10"]
     assert shown["hpc_cluster_id"] is None and shown["rdma_ip_addresses"] == [] and shown["tags"] == {"a": "1"}
     assert ali.VPC.view(None) == {} and ali.CPFS.view({}) == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Transport: HTTPS to every real endpoint, credentials masked in every error text
+
+
+@pytest.mark.parametrize(
+    "endpoint,host,protocol",
+    [
+        ("ecs.cn-shanghai.aliyuncs.com", "ecs.cn-shanghai.aliyuncs.com", "https"),
+        ("https://ecs.cn-shanghai.aliyuncs.com/", "ecs.cn-shanghai.aliyuncs.com", "https"),
+        ("HTTPS://ecs-vpc.cn-shanghai.aliyuncs.com", "ecs-vpc.cn-shanghai.aliyuncs.com", "https"),
+        ("10.0.0.5:8080", "10.0.0.5:8080", "https"),  # a private address is no emulator
+        ("127.0.0.1:8080", "127.0.0.1:8080", "http"),
+        ("http://127.0.3.4:9", "127.0.3.4:9", "http"),
+        ("localhost:9", "localhost:9", "http"),
+        ("http://[::1]:9", "[::1]:9", "http"),
+        ("https://127.0.0.1:8443", "127.0.0.1:8443", "https"),
+    ],
+)
+def test_endpoints_are_https_unless_loopback(endpoint, host, protocol):
+    assert ali.endpoint_protocol("ecs_endpoint", endpoint) == (host, protocol)
+
+
+@pytest.mark.parametrize(
+    "endpoint", ["http://ecs.cn-shanghai.aliyuncs.com", "http://127.0.0.1.example.com:80", "http://10.0.0.5"]
+)
+def test_plain_http_to_a_host_that_is_not_loopback_is_refused_naming_the_option(endpoint):
+    with pytest.raises(ali.AlicloudApiError, match=r"nas_endpoint: .* is plain HTTP") as err:
+        ali.AlicloudApi("AK", "SK", "cn-shanghai", nas_endpoint=endpoint)
+    assert err.value.code == "InsecureEndpoint"
+    with pytest.raises(ali.AlicloudApiError, match="ecs_endpoint: 'ftp://x' is neither"):
+        ali.AlicloudApi("AK", "SK", "cn-shanghai", ecs_endpoint="ftp://x")
+
+
+def test_every_request_to_a_real_endpoint_is_https():
+    from aliyunsdkcore.http import protocol_type
+
+    api = ali.AlicloudApi("AK", "SK", "cn-shanghai")  # the default endpoints: ecs/nas.<region>.aliyuncs.com
+    for product in ("ecs", "nas"):
+        request = api._request(product, "DescribeRegions", {})
+        assert request.get_protocol_type() is protocol_type.HTTPS  # the SDK compares with `is`
+        assert request.get_domain() == "%s.cn-shanghai.aliyuncs.com" % product
+    loopback = ali.AlicloudApi("AK", "SK", "cn-shanghai", ecs_endpoint="127.0.0.1:1")._request("ecs", "X", {})
+    assert loopback.get_protocol_type() is protocol_type.HTTP
+
+
+def test_a_real_connection_error_leaves_no_credential_in_the_error():
+    api = ali.AlicloudApi(
+        KEY_ID,
+        KEY_SECRET,
+        "cn-shanghai",
+        security_token=STS_TOKEN,
+        ecs_endpoint="127.0.0.1:%d" % closed_loopback_port(),
+        connect_timeout=2,
+        api_retries=1,
+        sleep=lambda seconds: None,
+    )
+    with pytest.raises(ali.AlicloudApiError) as err:
+        api.call("ecs", "DescribeVpcs", {})
+    text = str(err.value) + json.dumps(err.value.to_result())
+    assert err.value.code == "SDK.HttpError" and "SecurityToken=" in text  # the signed URL, masked
+    assert secret_leaks(text) == []
+
+
+def test_mask_secrets_masks_every_encoding_and_the_signed_parameters():
+    encoded = "SecurityToken=%s&x=%s&Signature=abc%%3D" % (quote(STS_TOKEN, safe=""), quote(quote(KEY_SECRET, safe="")))
+    masked = ali.mask_secrets(encoded + " " + STS_TOKEN, [KEY_ID, KEY_SECRET, STS_TOKEN])
+    assert secret_leaks(masked) == [] and "Signature=********" in masked
+    assert ali.mask_secrets(None, ["x"]) is None

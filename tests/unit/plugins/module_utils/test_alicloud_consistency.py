@@ -1,0 +1,130 @@
+"""The client against the emulator with eventual consistency (Describe* lags a create) and faults:
+no duplicate from a create however its replies are lost, a create without ClientToken not repeated
+after a lost reply, and a clear error when the cloud has no stock."""
+
+import contextlib
+import time
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import _alicloud as ali
+from lab.cloud import Timings
+from lab.cloud.faults import ERRORS, RandomFaults
+from lab.cloud.testing import client, emulator, network
+from tests.cloud_helpers import REGION, ZONE, run_module
+
+LAG = 0.02  # seconds Describe* lags a create here (real life: seconds)
+QUICK = Timings(instance_pending=0, instance_starting=0, file_system=0, mount_target=0)
+
+
+def api_for(emu, retries=12, listing_timeout=ali.LISTING_TIMEOUT):
+    """An AlicloudApi aimed at ``emu`` whose pauses are short (tests: milliseconds, not seconds)."""
+    return ali.AlicloudApi(
+        emu.access_key_id,
+        emu.access_key_secret,
+        REGION,
+        ecs_endpoint=emu.endpoint,
+        nas_endpoint=emu.endpoint,
+        api_retries=retries,
+        sleep=lambda seconds: time.sleep(min(seconds, 0.01)),
+        listing_timeout=listing_timeout,
+    )
+
+
+def calls(emu, action):
+    return sum(1 for c in emu.calls if c["action"] == action)
+
+
+def create_instances(emu, net, api, runs):
+    """``runs`` creates of one instance each (names run-000...): the ids they returned."""
+    made = []
+    for run in range(runs):
+        params = {
+            "InstanceType": "ecs.g6.large",
+            "ImageId": "m-debian12",
+            "VSwitchId": net["vsw"],
+            "SecurityGroupId": net["sg"],
+            "InstanceName": "run-%03d" % run,
+            "Amount": 1,
+        }
+        ids, _reply = api.create(
+            "ecs",
+            "RunInstances",
+            params,
+            "InstanceIdSets.InstanceIdSet",
+            lambda i: bool(ali.find_all(api, ali.INSTANCE, resource_id=i)),
+        )
+        made.extend(ids)
+    return made
+
+
+def test_a_hundred_creates_with_lag_and_faults_make_no_duplicate():
+    with emulator(timings=Timings(instance_pending=0, instance_starting=0, listing_lag=LAG)) as emu:
+        net = network(client(emu, auto_retry=False))
+        # Every fault that fails or loses a reply, on every action (a reply dropped after RunInstances
+        # was applied included); "slow" would only cost time.
+        emu.faults.random = RandomFaults(seed=14, rate=0.2, kinds=(*ERRORS, "drop_before", "drop_after"))
+        made = create_instances(emu, net, api_for(emu), 100)
+        instances = emu.instances()
+        assert len(instances) == 100 and sorted(i["InstanceId"] for i in instances) == sorted(made)
+        assert sorted(i["InstanceName"] for i in instances) == ["run-%03d" % n for n in range(100)]
+        # The lag and the faults did happen: lost replies were retried, unlisted instances waited for.
+        assert emu.faults.injected["drop_after"] > 0 and calls(emu, "RunInstances") > 100
+        assert calls(emu, "DescribeInstances") > 200
+
+
+def test_moving_to_a_new_token_while_the_lag_lasts_makes_duplicates():
+    """The test above can fail: without the wait (the old create), the lag alone makes duplicates,
+    up to one instance per token generation (issue 14: one call made 8 RunInstances)."""
+    with emulator(timings=Timings(instance_pending=0, instance_starting=0, listing_lag=LAG)) as emu:
+        net = network(client(emu, auto_retry=False))
+        with contextlib.suppress(ali.AlicloudApiError):  # ClientTokenExhausted, when all 8 ran within the lag
+            create_instances(emu, net, api_for(emu, listing_timeout=0), 1)
+        assert len(emu.instances()) > 1
+
+
+def test_describe_lags_a_create_by_the_configured_time():
+    with emulator(timings=Timings(listing_lag=LAG)) as emu:
+        api = api_for(emu)
+        vpc_id = api.call("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/16", "VpcName": "scc"})["VpcId"]
+        assert ali.find_all(api, ali.VPC) == []  # not listed yet
+        time.sleep(LAG)
+        assert [v["VpcId"] for v in ali.find_all(api, ali.VPC)] == [vpc_id]
+
+
+def cpfs(emu, net):
+    params = {
+        "FileSystemType": "cpfs",
+        "ProtocolType": "cpfs",
+        "StorageType": "advance_100",
+        "Capacity": 3600,
+        "ZoneId": ZONE,
+        "VpcId": net["vpc"],
+        "VSwitchId": net["vsw"],
+    }
+    return api_for(emu).call("nas", "CreateFileSystem", params)["FileSystemId"]
+
+
+@pytest.mark.parametrize("fault", ["drop_after", "drop_before"])
+def test_a_mount_target_is_made_once_when_its_reply_is_lost(fault):
+    with emulator(timings=QUICK) as emu:
+        net = network(client(emu, auto_retry=False))
+        fs_id = cpfs(emu, net)
+        emu.inject(fault, action="CreateMountTarget")
+        args = dict(file_system_id=fs_id, vpc_id=net["vpc"], vswitch_id=net["vsw"], security_group_id=net["sg"])
+        result = run_module(emu, "nas_cpfs_mount_target", **args)
+        assert not result.get("failed"), result
+        assert result["changed"] and len(emu.mount_targets()) == 1
+        # drop_after: the create was applied, the listing found it, no second CreateMountTarget.
+        assert calls(emu, "CreateMountTarget") == (1 if fault == "drop_after" else 2)
+
+
+def test_no_stock_names_the_instance_type_and_the_zone():
+    with emulator(timings=QUICK) as emu:
+        net = network(client(emu, auto_retry=False))
+        emu.set_stock("ecs.g6.large", 1)
+        wanted = dict(name="bert", count=2, instance_type="ecs.g6.large", image_id="m-debian12")
+        result = run_module(emu, "ecs_instance", vswitch_id=net["vsw"], security_group_id=net["sg"], **wanted)
+        assert result["failed"] and result["error"]["code"] == "OperationDenied.NoStock"
+        assert "no stock of 2 more ecs.g6.large in zone %s" % ZONE in result["msg"]
+        assert "instance_type" in result["msg"] and emu.instances() == []
