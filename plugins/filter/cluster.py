@@ -77,6 +77,11 @@ def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
     return filter_call("mpi_slots", cluster.mpi_slots, slots, gpu_count, gpu_devices, vcpus)
 
 
+def cluster_host_name_problems(hosts):
+    """The cluster's inventory names -> one line per name that is not an RFC 1123 host name."""
+    return cluster.host_name_problems(_list(hosts, "cluster_host_name_problems", "a list of inventory host names"))
+
+
 def ssh_trust_input_problems(settings):
     """ssh_trust's variables -> one readable line per problem (empty when all is well)."""
     return cluster.ssh_trust_input_problems(require_settings(settings, "ssh_trust_input_problems"))
@@ -92,6 +97,7 @@ class FilterModule(object):
             cluster_stale_hosts_regex,
             cluster_known_hosts,
             cluster_authorized_key,
+            cluster_host_name_problems,
             mpi_slots,
             ssh_trust_input_problems,
         )

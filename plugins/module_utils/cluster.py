@@ -92,6 +92,28 @@ def host_names(host):
     return _unique([host, host.split(".", 1)[0]])
 
 
+# RFC 1123 section 2.1 host names (RFC 952 labels, a leading digit allowed): labels of letters, digits and
+# hyphens, neither first nor last a hyphen, 1-63 characters each, 253 in all. An IP address fits too.
+_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+
+
+def host_name_problems(hosts):
+    """The cluster's inventory names -> one line per name that is not an RFC 1123 host name.
+
+    Every name goes into /etc/hosts, known_hosts, the MPI hostfile and ssh's command line: a name
+    starting with "-" would reach ssh as an option, whitespace or "_" would not resolve as written."""
+    problems = []
+    for host in hosts:
+        name = str(host)
+        labels = name.rstrip(".").split(".")
+        if len(name) > 253 or not all(_LABEL.match(label) for label in labels):
+            problems.append(
+                "%r is not an RFC 1123 host name (letters, digits and inner hyphens, dot-separated labels of 1-63 "
+                "characters, 253 in all)" % name
+            )
+    return problems
+
+
 def cluster_nodes(hosts, hostvars, interface=""):
     """``[{host, address, names, peer_names}]`` for ``hosts``, in their order.
 
