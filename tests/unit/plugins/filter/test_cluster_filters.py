@@ -24,6 +24,7 @@ def test_registered_names():
         "cluster_stale_hosts_regex": cluster.cluster_stale_hosts_regex,
         "cluster_known_hosts": cluster.cluster_known_hosts,
         "cluster_authorized_key": cluster.cluster_authorized_key,
+        "cluster_host_name_problems": cluster.cluster_host_name_problems,
         "mpi_slots": cluster.mpi_slots,
         "ssh_trust_input_problems": cluster.ssh_trust_input_problems,
     }
