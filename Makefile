@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps demo demo-cloud test lint format docs ee unit sanity molecule integration bench lab-up lab-down clean
+.PHONY: help venv lab-deps test-deps demo demo-cloud test lint format docs ee unit sanity molecule integration bench lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -33,11 +33,18 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 
 venv: $(BIN)/.installed
 
-# The system packages of bindep.txt: the controller's, the lab's (root, debootstrap on the first
-# run, unshare) and the tests'. bindep -b lists the missing ones (Debian/Ubuntu: apt installs them).
-lab-deps: venv
-	@missing="$$($(BIN)/bindep -b lab test)" || \
+# The system packages of bindep.txt for the profiles $(1): bindep -b lists the missing ones
+# (Debian/Ubuntu: apt installs them).
+bindep_install = missing="$$($(BIN)/bindep -b $(1))" || \
 	  { apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; }
+
+# The controller's, the lab's (root, debootstrap on the first run, unshare) and the tests'.
+lab-deps: venv
+	@$(call bindep_install,lab test)
+
+# The controller's and the tests' (gpg: the unit tests fail without it, they never skip).
+test-deps: venv
+	@$(call bindep_install,test)
 
 lab-up: venv lab-deps
 	$(BIN)/python -m lab --dir $(LAB_DIR) up --hosts $(LAB_HOSTS)
@@ -89,7 +96,7 @@ ee: venv
 
 # The BERT script's tests run in their own process: importing ansible patches sys.intern,
 # which torch's compiler stack refuses.
-unit: venv
+unit: venv test-deps
 	$(BIN)/pytest -q tests/unit --ignore=tests/unit/bert
 	$(BIN)/pytest -q tests/unit/bert
 

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import sys
 
-import pytest
-
-torch = pytest.importorskip("torch")
-
 import bert_framework
 import bert_setup
 import pretrain_bert as pb
+import pytest
 
 STANDIN = '''"""STAND-IN for ACSpeed, written by tests/unit/bert/test_pretrain_bert_acspeed.py: not ACSpeed."""
 import sys

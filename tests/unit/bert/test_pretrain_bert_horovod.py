@@ -19,10 +19,6 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("tokenizers")
-
 HERE = Path(__file__).resolve().parent
 STANDIN = HERE / "horovod_standin"
 STEPS = 4

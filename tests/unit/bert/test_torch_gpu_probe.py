@@ -11,9 +11,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-import pytest
-
-torch = pytest.importorskip("torch")
+import torch
 
 PROBE = Path(__file__).resolve().parents[3] / "roles" / "python_env" / "files" / "torch_gpu_probe.py"
 

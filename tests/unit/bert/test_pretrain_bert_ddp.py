@@ -1,0 +1,103 @@
+"""pretrain_bert.py's data parallelism, for real: a job of 2 ranks (two processes, as mpirun starts
+them: Open MPI's rank variables, a rendezvous on 127.0.0.1) runs the script's own training loop,
+--framework torch (DistributedDataParallel over gloo on the CPU), tiny model, a few steps.
+
+Each test catches one way of training wrong. Both mutations of issue 14 were applied to
+roles/bert_launch/files/pretrain_bert.py by hand (not committed) and each made this file fail:
+
+- test_a: both ranks hold bit-identical weights after the last step. Catches the loss of DDP
+  (`net = model` instead of `framework.wrap_model(...)`): each rank steps on the gradients of its
+  own slice of the batch and all 46 parameters part (test_b and test_c still pass: each rank learns).
+- test_b: the weights are no longer those the model was built with. Catches a learning rate of 0
+  (`lr = 0.0`): 0 of 46 parameters move, while test_a still passes (nothing moves on either rank).
+- test_c: the loss (rank 0's results.json, averaged over the ranks) falls 10% from the first 2
+  steps to the last 2. Catches the learning rate of 0 too (the loss stays at ~7.6 and wanders
+  with each step's batch), and any change that moves the weights without learning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.unit.bert.small_run import RANK_VARIABLES, small_run
+
+RANK_SCRIPT = Path(__file__).with_name("ddp_rank.py")
+WORLD = 2
+STEPS = 8
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_job(tmp_path):
+    """The 2-rank job: per rank {status, initial, final} (parameter name -> tensor), and rank 0's results."""
+    # 5x the tiny size's learning rate: in 8 steps the loss then falls ~25%, far beyond the batches' noise.
+    argv = small_run(tmp_path, STEPS, "--batch-size", "4", "--learning-rate", "5e-3", "--device", "cpu")
+    port = str(free_port())
+    base_env = {k: v for k, v in os.environ.items() if k not in RANK_VARIABLES}
+    processes = []
+    for rank in range(WORLD):
+        env = {
+            **base_env,
+            "OMPI_COMM_WORLD_RANK": str(rank),
+            "OMPI_COMM_WORLD_SIZE": str(WORLD),
+            "OMPI_COMM_WORLD_LOCAL_RANK": str(rank),
+            "OMPI_COMM_WORLD_LOCAL_SIZE": str(WORLD),
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": port,
+        }
+        command = [sys.executable, str(RANK_SCRIPT), str(tmp_path / f"rank{rank}.pt"), "--", *argv]
+        processes.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+    try:
+        for rank, process in enumerate(processes):
+            output = process.communicate(timeout=120)[0].decode(errors="replace")
+            assert process.returncode == 0, f"rank {rank} exited {process.returncode}:\n{output[-3000:]}"
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    ranks = [torch.load(tmp_path / f"rank{rank}.pt") for rank in range(WORLD)]
+    return {"ranks": ranks, "results": json.loads((tmp_path / "results.json").read_text())}
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory):
+    return run_job(tmp_path_factory.mktemp("ddp"))
+
+
+def test_the_job_ran_on_two_ranks_over_gloo(job):
+    results = job["results"]
+    assert results["status"] == "ok" and results["world_size"] == WORLD and results["backend"] == "gloo"
+    assert [rank["status"] for rank in job["ranks"]] == [0] * WORLD
+    assert all(rank["final"].keys() == rank["initial"].keys() for rank in job["ranks"])
+
+
+def test_a_both_ranks_hold_identical_weights(job):
+    rank0, rank1 = (rank["final"] for rank in job["ranks"])
+    parted = [name for name in rank0 if not torch.equal(rank0[name], rank1[name])]
+    assert not parted, f"{len(parted)} of {len(rank0)} parameters differ between the ranks, e.g. {parted[:3]}"
+
+
+def test_b_the_weights_moved(job):
+    initial, final = job["ranks"][0]["initial"], job["ranks"][0]["final"]
+    moved = [name for name in final if not torch.equal(final[name], initial[name])]
+    assert len(moved) > len(final) // 2, f"only {len(moved)} of {len(final)} parameters moved"
+
+
+def test_c_the_loss_drops(job):
+    loss = job["results"]["loss"]
+    assert len(loss) == STEPS
+    first, last = sum(loss[:2]) / 2, sum(loss[-2:]) / 2
+    assert last < 0.9 * first, f"the loss did not fall 10% from the first 2 steps to the last 2: {loss}"
