@@ -4,7 +4,8 @@
 """Cluster-stage filters for scc.training: thin wrappers over plugins/module_utils/cluster.py.
 
 ``cluster_addresses`` (the address rule of hosts_file and ssh_trust),
-``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``
+``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``,
+the verify checks ``cluster_resolution_problems``, ``cluster_ring_peers``, ``cluster_mesh_problems``,
 ``mpi_slots`` and ``ssh_trust_input_problems``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
@@ -16,7 +17,11 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import cluster
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_settings,
+    require_text,
+)
 
 
 def _list(value, filter_name, what):
@@ -72,6 +77,26 @@ def cluster_authorized_key(public_key, from_addresses=None, options=None):
     return cluster.authorized_key_line(public_key, from_addresses, options)
 
 
+def cluster_resolution_problems(report, nodes):
+    """One node's ``NAME<TAB>RC<TAB>getent line`` report -> the names that do not resolve to their node's address."""
+    report = require_text(report, "cluster_resolution_problems", "the verify command's report as a string")
+    nodes = _list(nodes, "cluster_resolution_problems", "nodes (cluster_addresses' nodes)")
+    return filter_call("cluster_resolution_problems", cluster.resolution_problems, nodes, report, errors=(KeyError,))
+
+
+def cluster_ring_peers(hosts, host):
+    """The other nodes of ``hosts``, starting after ``host`` and wrapping around."""
+    return cluster.ring_peers(_list(hosts, "cluster_ring_peers", "the input (inventory host names)"), str(host))
+
+
+def cluster_mesh_problems(report, peers, nodenames=None):
+    """One node's ``PEER<TAB>RC<TAB>STDOUT<TAB>STDERR`` report -> the peers that did not answer with their hostname."""
+    report = require_text(report, "cluster_mesh_problems", "the verify command's report as a string")
+    peers = [str(p) for p in _list(peers, "cluster_mesh_problems", "peers (inventory host names)")]
+    nodenames = _mapping(nodenames or {}, "cluster_mesh_problems", "nodenames")
+    return cluster.mesh_problems(report, peers, nodenames)
+
+
 def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
     """A node's slots: ``slots`` when set, else its GPUs (declared, then devices found), else its vCPUs."""
     return filter_call("mpi_slots", cluster.mpi_slots, slots, gpu_count, gpu_devices, vcpus)
@@ -98,6 +123,9 @@ class FilterModule(object):
             cluster_known_hosts,
             cluster_authorized_key,
             cluster_host_name_problems,
+            cluster_resolution_problems,
+            cluster_ring_peers,
+            cluster_mesh_problems,
             mpi_slots,
             ssh_trust_input_problems,
         )

@@ -8,6 +8,8 @@
 - ``hosts_block``, ``known_hosts_block``, ``authorized_key_line``: the /etc/hosts block, the
   known_hosts block and the authorized_keys line made from those nodes; ``stale_hosts_regex``: the
   /etc/hosts lines outside the block that map a cluster name to another address.
+- ``resolution_problems``, ``ring_peers``, ``mesh_problems``: the checks afterwards, one command per node
+  for all names or all peers (hosts_file's and ssh_trust's verify.yml), judged here.
 - ``mpi_slots``: how many MPI processes a node of the hostfile may run.
 - ``ssh_trust_input_problems``: ssh_trust's rules across its variables (its validate.yml).
 
@@ -189,6 +191,70 @@ def authorized_key_line(public_key, from_addresses=None, options=None):
     opts = ['from="%s"' % ",".join(from_addresses)] if from_addresses else []
     opts += list(options or [])
     return " ".join(part for part in (",".join(opts), public_key.strip()) if part)
+
+
+def _report_rows(report, fields):
+    """Tab-separated lines of a verify command -> rows of ``fields`` columns (short rows padded with '')."""
+    rows = []
+    for line in report.splitlines():
+        if line.strip():
+            cells = line.split("\t", fields - 1)
+            rows.append([cell.strip() for cell in cells] + [""] * (fields - len(cells)))
+    return rows
+
+
+def resolution_problems(nodes, report):
+    """Each cluster name's resolution on one node -> one sentence per name that does not give its node's address.
+
+    ``report``: one line per name, ``NAME<TAB>RC<TAB>first line of 'getent hosts NAME'`` (hosts_file's
+    verify.yml prints it for every name in one command). A name missing from the report is a problem too.
+    """
+    seen = {row[0]: row for row in _report_rows(report, 3)}
+    problems = []
+    for node in nodes:
+        for name in node["names"]:
+            _, rc, line = seen.get(name, [name, "none", ""])
+            found = line.split()[0] if line.split() else ""
+            if rc != "0" or found != node["address"]:
+                problems.append(
+                    "'getent hosts %s' returned '%s' (rc %s), expected address %s"
+                    % (name, line or "nothing", rc, node["address"])
+                )
+    return problems
+
+
+def ring_peers(hosts, host):
+    """The other nodes in ring order from ``host`` (the ones after it, then the ones before).
+
+    Every node starting its checks at its own successor spreads the incoming connections evenly, so no
+    node's sshd sees more than a few at once (its MaxStartups drops unauthenticated connections beyond 10).
+    """
+    hosts = list(hosts)
+    if host not in hosts:
+        return hosts
+    index = hosts.index(host)
+    return hosts[index + 1 :] + hosts[:index]
+
+
+def mesh_problems(report, peers, nodenames=None):
+    """One node's ssh to each peer -> one sentence per peer that did not answer with its own hostname.
+
+    ``report``: one line per peer, ``PEER<TAB>RC<TAB>STDOUT<TAB>STDERR`` (ssh_trust's verify.yml prints it
+    for every peer in one command); ``nodenames`` maps a peer to the hostname it should answer (its
+    ``nodename`` fact), the inventory name when missing or empty.
+    """
+    nodenames = nodenames or {}
+    seen = {row[0]: row for row in _report_rows(report, 4)}
+    problems = []
+    for peer in peers:
+        _, rc, stdout, stderr = seen.get(peer, [peer, "none", "", "no result"])
+        expected = nodenames.get(peer) or peer
+        if rc != "0" or stdout != expected:
+            problems.append(
+                "'ssh %s hostname' returned rc %s, stdout '%s' (expected '%s'), stderr '%s'"
+                % (peer, rc, stdout, expected, stderr)
+            )
+    return problems
 
 
 def _positive(value):

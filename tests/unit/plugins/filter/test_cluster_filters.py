@@ -25,6 +25,9 @@ def test_registered_names():
         "cluster_known_hosts": cluster.cluster_known_hosts,
         "cluster_authorized_key": cluster.cluster_authorized_key,
         "cluster_host_name_problems": cluster.cluster_host_name_problems,
+        "cluster_resolution_problems": cluster.cluster_resolution_problems,
+        "cluster_ring_peers": cluster.cluster_ring_peers,
+        "cluster_mesh_problems": cluster.cluster_mesh_problems,
         "mpi_slots": cluster.mpi_slots,
         "ssh_trust_input_problems": cluster.ssh_trust_input_problems,
     }
@@ -98,3 +101,27 @@ def test_bad_input_is_refused_naming_the_filter(call, message):
 )
 def test_mpi_slots(args, slots):
     assert cluster.mpi_slots(*args) == slots
+
+
+def test_the_verify_filters_judge_the_reports():
+    nodes = cluster.cluster_addresses(["node1", "node2"], HOSTVARS)
+    report = "node1\t0\t127.0.23.11 node1\nnode2\t2\t\n"
+    assert cluster.cluster_resolution_problems(report, nodes) == [
+        "'getent hosts node2' returned 'nothing' (rc 2), expected address 127.0.23.12"
+    ]
+    assert cluster.cluster_ring_peers(["node1", "node2", "node3"], "node2") == ["node3", "node1"]
+    assert cluster.cluster_mesh_problems("node2\t0\tnode2\t\n", ["node2"], {"node2": "node2"}) == []
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: cluster.cluster_resolution_problems(None, []), "cluster_resolution_problems: input must be"),
+        (lambda: cluster.cluster_resolution_problems("", "node1"), "cluster_resolution_problems: nodes"),
+        (lambda: cluster.cluster_ring_peers("node1", "node1"), "cluster_ring_peers: the input"),
+        (lambda: cluster.cluster_mesh_problems("", ["n"], ["n"]), "cluster_mesh_problems: nodenames"),
+    ],
+)
+def test_the_verify_filters_reject_bad_input(call, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        call()

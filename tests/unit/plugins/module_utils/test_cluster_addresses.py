@@ -192,3 +192,53 @@ def test_stale_hosts_regex_matches_other_addresses_of_cluster_names_only():
     ]
     assert [line for line in stale if pattern.search(line)] == stale
     assert [line for line in kept if pattern.search(line)] == []
+
+
+NAMED_NODES = [
+    {"host": "gpu1.example.com", "address": "192.168.0.11", "names": ["gpu1.example.com", "gpu1"]},
+    {"host": "node2", "address": "192.168.0.12", "names": ["node2"]},
+]
+
+
+def test_resolution_problems_name_each_name_that_misses_its_address():
+    report = "gpu1.example.com\t0\t192.168.0.11    gpu1.example.com gpu1\ngpu1\t0\t127.0.1.1 gpu1\nnode2\t2\t\n"
+    assert cluster.resolution_problems(NAMED_NODES, report) == [
+        "'getent hosts gpu1' returned '127.0.1.1 gpu1' (rc 0), expected address 192.168.0.11",
+        "'getent hosts node2' returned 'nothing' (rc 2), expected address 192.168.0.12",
+    ]
+    good = "gpu1.example.com\t0\t192.168.0.11 x\ngpu1\t0\t192.168.0.11 x\nnode2\t0\t192.168.0.12 node2\n"
+    assert cluster.resolution_problems(NAMED_NODES, good) == []
+    # A name the report lacks (the command cut short) is a problem, not a pass.
+    assert cluster.resolution_problems(NAMED_NODES, "")[0].startswith(
+        "'getent hosts gpu1.example.com' returned 'nothing'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("host", "peers"),
+    [
+        ("n1", ["n2", "n3", "n4"]),
+        ("n3", ["n4", "n1", "n2"]),
+        ("n4", ["n1", "n2", "n3"]),
+        ("other", ["n1", "n2", "n3", "n4"]),
+    ],
+)
+def test_ring_peers_start_after_the_node_and_wrap(host, peers):
+    assert cluster.ring_peers(["n1", "n2", "n3", "n4"], host) == peers
+
+
+def test_ring_order_spreads_the_incoming_checks():
+    hosts = ["n%d" % i for i in range(10)]
+    # The k-th check of every node goes to a different peer: each node receives one check per step.
+    for step in range(9):
+        assert len({cluster.ring_peers(hosts, h)[step] for h in hosts}) == 10
+
+
+def test_mesh_problems_name_each_peer_that_failed_or_answered_wrong():
+    report = "n2\t0\tn2 \t\nn3\t255\t\tPermission denied (publickey).\nn4\t0\tlocalhost\t\n"
+    assert cluster.mesh_problems(report, ["n2", "n3", "n4", "n5"], {"n2": "n2", "n4": "node4", "n5": ""}) == [
+        "'ssh n3 hostname' returned rc 255, stdout '' (expected 'n3'), stderr 'Permission denied (publickey).'",
+        "'ssh n4 hostname' returned rc 0, stdout 'localhost' (expected 'node4'), stderr ''",
+        "'ssh n5 hostname' returned rc none, stdout '' (expected 'n5'), stderr 'no result'",
+    ]
+    assert cluster.mesh_problems("n2\t0\tn2\t\n", ["n2"]) == []
