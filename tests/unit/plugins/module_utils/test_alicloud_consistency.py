@@ -14,6 +14,8 @@ from lab.cloud.testing import client, emulator, network
 from tests.cloud_helpers import REGION, ZONE, run_module
 
 LAG = 0.02  # seconds Describe* lags a create here (real life: seconds)
+# Where a test needs the lag to still last when the next call arrives, even on a loaded 2-core machine.
+LONG_LAG = 0.5
 QUICK = Timings(instance_pending=0, instance_starting=0, file_system=0, mount_target=0)
 
 
@@ -68,15 +70,15 @@ def test_a_hundred_creates_with_lag_and_faults_make_no_duplicate():
         instances = emu.instances()
         assert len(instances) == 100 and sorted(i["InstanceId"] for i in instances) == sorted(made)
         assert sorted(i["InstanceName"] for i in instances) == ["run-%03d" % n for n in range(100)]
-        # The lag and the faults did happen: lost replies were retried, unlisted instances waited for.
+        # The faults did happen: lost replies were retried. (How many creates met the lag depends on the
+        # machine's speed; that the lag alone makes duplicates without the wait is the next test.)
         assert emu.faults.injected["drop_after"] > 0 and calls(emu, "RunInstances") > 100
-        assert calls(emu, "DescribeInstances") > 200
 
 
 def test_moving_to_a_new_token_while_the_lag_lasts_makes_duplicates():
     """The test above can fail: without the wait (the old create), the lag alone makes duplicates,
     up to one instance per token generation (issue 14: one call made 8 RunInstances)."""
-    with emulator(timings=Timings(instance_pending=0, instance_starting=0, listing_lag=LAG)) as emu:
+    with emulator(timings=Timings(instance_pending=0, instance_starting=0, listing_lag=LONG_LAG)) as emu:
         net = network(client(emu, auto_retry=False))
         with contextlib.suppress(ali.AlicloudApiError):  # ClientTokenExhausted, when all 8 ran within the lag
             create_instances(emu, net, api_for(emu, listing_timeout=0), 1)
@@ -84,11 +86,11 @@ def test_moving_to_a_new_token_while_the_lag_lasts_makes_duplicates():
 
 
 def test_describe_lags_a_create_by_the_configured_time():
-    with emulator(timings=Timings(listing_lag=LAG)) as emu:
+    with emulator(timings=Timings(listing_lag=LONG_LAG)) as emu:
         api = api_for(emu)
         vpc_id = api.call("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/16", "VpcName": "scc"})["VpcId"]
         assert ali.find_all(api, ali.VPC) == []  # not listed yet
-        time.sleep(LAG)
+        time.sleep(LONG_LAG)
         assert [v["VpcId"] for v in ali.find_all(api, ali.VPC)] == [vpc_id]
 
 
