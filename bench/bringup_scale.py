@@ -153,7 +153,7 @@ def main() -> int:
     print(f"{'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'wall s':>8}")
     for size, tasks, cpu, wall in rows:
         print(f"{size:>5} {tasks:>11.2f} {cpu:>11.3f} {wall:>8.1f}")
-    (small, small_tasks, small_cpu, _), (large, large_tasks, large_cpu, _) = rows[0], rows[-1]
+    (small, small_tasks, small_cpu, _wall), (large, large_tasks, large_cpu, _wall) = rows[0], rows[-1]
     print(
         f"bench-scale: per-host cpu ratio N={large}/N={small}: {large_cpu / small_cpu:.2f}; "
         f"per-host task ratio: {large_tasks / small_tasks:.2f}"

@@ -213,7 +213,7 @@ def resolution_problems(nodes, report):
     problems = []
     for node in nodes:
         for name in node["names"]:
-            _, rc, line = seen.get(name, [name, "none", ""])
+            rc, line = seen.get(name, [name, "none", ""])[1:]
             found = line.split()[0] if line.split() else ""
             if rc != "0" or found != node["address"]:
                 problems.append(
@@ -247,7 +247,7 @@ def mesh_problems(report, peers, nodenames=None):
     seen = {row[0]: row for row in _report_rows(report, 4)}
     problems = []
     for peer in peers:
-        _, rc, stdout, stderr = seen.get(peer, [peer, "none", "", "no result"])
+        rc, stdout, stderr = seen.get(peer, [peer, "none", "", "no result"])[1:]
         expected = nodenames.get(peer) or peer
         if rc != "0" or stdout != expected:
             problems.append(
