@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps test-deps demo demo-cloud test lint format docs ee unit sanity molecule integration bench lab-up lab-down clean
+.PHONY: help venv lab-deps test-deps demo demo-cloud test checks lint format docs ee unit sanity molecule integration bench lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -113,10 +113,21 @@ molecule: venv lab-deps
 	    SCC_LAB_DIR=$(MOLECULE_LAB_DIR) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/molecule --base-config $(CURDIR)/.config/molecule/config.yml test -s $$s; fi; \
 	done
 
+# Two test files at a time (pytest-xdist): each file brings up its own lab on its own addresses.
 integration: venv lab-deps
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -p no:cacheprovider tests/integration
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests/integration
 
-test: lint unit sanity molecule integration
+# The static checks, one after the other.
+checks:
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory sanity
+
+# Two streams on two cores: the static checks (CPU-bound) while molecule's lab runs (mostly waiting
+# on SSH), each stream's log printed in one piece when it ends; then the lab tests.
+test: venv lab-deps test-deps
+	$(MAKE) --no-print-directory -j2 --output-sync=target checks molecule
+	$(MAKE) --no-print-directory integration
 
 bench: venv lab-deps
 	$(BIN)/python bench/nccl_bisect_bench.py

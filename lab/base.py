@@ -7,6 +7,7 @@ only when debootstrap succeeded: an interrupted build leaves no half-built base 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -51,7 +52,8 @@ def machine_mirror() -> str:
 
 
 def ensure_base(log=print) -> Path:
-    """Return the cached base, building it first when it is missing."""
+    """Return the cached base, building it first when it is missing. Labs coming up at once (the
+    integration tests run two files at a time) wait on a lock: one builds, the others find it built."""
     path = base_path()
     if (path / ".scc-lab-complete").is_file():
         return path
@@ -61,6 +63,14 @@ def ensure_base(log=print) -> Path:
             f"{path}: install it (apt-get install debootstrap) and run again"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (path / ".scc-lab-complete").is_file():
+            return path
+        return _build_base(path, log)
+
+
+def _build_base(path: Path, log) -> Path:
     tmp = path.with_name(path.name + ".building")
     if tmp.exists():
         shutil.rmtree(tmp)

@@ -73,6 +73,9 @@ def run_playbook(playbook, inventory, workdir, extravars=None, check=False, envv
         "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
         "ANSIBLE_HOST_KEY_CHECKING": "True",
         "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+        # ansible.cfg caches facts by inventory name (gathering = smart): every lab names its hosts
+        # node1..nodeN, so each test module (its workdir) keeps its own cache, never another lab's facts.
+        "ANSIBLE_CACHE_PLUGIN_CONNECTION": str(Path(workdir) / "facts"),
         # ansible-runner finds ansible-playbook on PATH: the one of this venv.
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
     }
