@@ -1,16 +1,25 @@
-"""Bring-up cost per host as the cluster grows: the hosts_file and ssh_trust roles on N fake hosts.
+"""Bring-up cost per host as the cluster grows: playbooks/validate.yml and playbooks/cluster.yml on N fake hosts.
 
-No real hosts: every node of the inventory is ``ansible_connection: local`` with its own facts
-(nodename, hostname, set by a first task that stands in for setup), and its own copies of the files the roles write
-(/etc/hosts, known_hosts, the ssh client drop-in, root's ~/.ssh) under a temporary directory. The
-commands that would look at a real node are stand-ins on PATH: ``getent`` answers from the hosts file
-the role wrote, ``ssh PEER hostname`` answers PEER, and ``cat`` hands out a host key for the
-``/etc/ssh/ssh_host_*_key.pub`` this machine may lack. So what is measured is what grows with N on the
-controller: the tasks Ansible runs per host (loop items counted one each) and the CPU seconds of
-ansible-playbook and everything it started (templating, forks, the local module runs), per host.
+No real hosts, nothing listens anywhere: every node of the inventory is ``ansible_connection: local``
+with its own variables (address, GPU count, its own copies of the files the roles write under a
+temporary directory: /etc/hosts, known_hosts, the ssh client drop-in, root's ~/.ssh, the MPI hostfile)
+and its own facts. What is stubbed, and only that:
 
-A flat cost per host is the goal: cluster-wide data built once, O(1) module calls per node. The last
-line compares the largest cluster with the smallest.
+- STUB setup: cluster.yml's "Gather facts on every node" (tagged always) is skipped with
+  ``--skip-tags always``; each node's facts (nodename, hostname, vCPUs) are in a jsonfile fact cache
+  that a seeding run (SEED, not measured) left, as a real setup would have.
+- STUB node commands, on PATH: ``getent hosts NAME...`` answers from the hosts file the role wrote,
+  ``ssh PEER hostname`` answers PEER, and ``cat`` hands out a host key for the
+  ``/etc/ssh/ssh_host_*_key.pub`` this machine may lack.
+
+What is measured is what grows with N on the controller: the task executions per host (a callback
+counts them; a loop item counts one) and the CPU seconds of ansible-playbook and everything it started
+(templating, forks, the local module runs: ``resource.getrusage`` of the children), per host. A flat
+cost per host is the goal: cluster-wide data built once, O(1) module calls per node. The last line
+compares the largest cluster with the smallest, both playbooks together.
+
+Cost: about 3.5 CPU s per host for validate.yml and 17 for cluster.yml (mostly the local module runs),
+so the default sizes (375 hosts in all) take over an hour of CPU; ``--sizes`` and ``--playbooks`` narrow it.
 """
 
 from __future__ import annotations
@@ -18,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import subprocess
 import sys
@@ -28,99 +36,125 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-
-PLAYBOOK = """---
-- name: hosts_file and ssh_trust on the fake cluster
-  hosts: scc_cluster
-  gather_facts: false
-  tasks:
-    # Stands in for setup: the facts the roles read (cacheable facts are the host's ansible_facts).
-    - name: Give every node its facts
-      ansible.builtin.set_fact:
-        nodename: "{{ inventory_hostname }}"
-        hostname: "{{ inventory_hostname }}"
-        cacheable: true
-    - name: Apply hosts_file
-      ansible.builtin.import_role:
-        name: scc.training.hosts_file
-    - name: Apply ssh_trust
-      ansible.builtin.import_role:
-        name: scc.training.ssh_trust
-"""
+PLAYBOOKS = ("validate", "cluster")
 
 # Stand-ins for the node-side commands (see the module docstring).
 STANDINS = {
     "getent": """#!/bin/sh
-# getent hosts NAME, answered from the hosts file the role wrote for node1 (every node's is the same).
+# STUB getent hosts NAME...: answered from the hosts file the role wrote for node1 (every node's is the same).
 [ "$1" = hosts ] || exec /usr/bin/getent "$@"
-awk -v name="$2" '!/^#/ { for (i = 2; i <= NF; i++) if ($i == name) { print; found = 1; exit } }
-  END { exit found ? 0 : 2 }' "$BENCH_HOSTS_FILE"
+shift
+awk -v names="$*" 'BEGIN { n = split(names, want, " ") }
+  FNR == NR && !/^#/ { for (i = 2; i <= NF; i++) line[$i] = $0; next }
+  END { for (k = 1; k <= n; k++) { if (want[k] in line) print line[want[k]]; else missing = 1 } exit missing ? 2 : 0 }' \
+  "$BENCH_HOSTS_FILE"
 """,
     "ssh": """#!/bin/sh
-# ssh [-o OPT]... PEER hostname: answers PEER.
+# STUB ssh [-o OPT]... PEER hostname: answers PEER.
 while [ "$1" = -o ]; do shift 2; done
 echo "$1"
 """,
     "cat": """#!/bin/sh
-# The node's host keys (this machine may have none); any other file: the real cat.
+# STUB: the node's host keys (this machine may have none); any other file: the real cat.
 case "$1" in /etc/ssh/ssh_host_*) echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBench root@bench";;
 *) exec /bin/cat "$@";; esac
 """,
 }
 
 
-def write_cluster(workdir: Path, size: int) -> Path:
-    """The inventory of ``size`` local hosts, their cached facts, and the stand-ins; returns the inventory."""
-    hosts = {}
-    for index in range(1, size + 1):
-        name = f"node{index}"
-        address = f"127.0.{50 + index // 250}.{index % 250 + 1}"
-        hosts[name] = {"ansible_host": address}
+def node_address(index: int) -> str:
+    """A distinct loopback address per node (never contacted: the connection is local)."""
+    return f"127.0.{50 + index // 250}.{index % 250 + 1}"
+
+
+def inventory(workdir: Path, size: int) -> dict:
+    """The fake cluster: ``size`` local hosts, each writing its files under workdir/nodes/NAME."""
     nodes = workdir / "nodes"
-    inventory = {
+    per_node = f"{nodes}/{{{{ inventory_hostname }}}}"
+    return {
         "scc_cluster": {
-            "hosts": hosts,
+            "hosts": {f"node{index}": {"ansible_host": node_address(index)} for index in range(1, size + 1)},
             "vars": {
                 "ansible_connection": "local",
                 "ansible_python_interpreter": sys.executable,
-                "hosts_file_path": f"{nodes}/{{{{ inventory_hostname }}}}/hosts",
-                "ssh_trust_known_hosts_file": f"{nodes}/{{{{ inventory_hostname }}}}/ssh_known_hosts",
-                "ssh_trust_ssh_config_file": f"{nodes}/{{{{ inventory_hostname }}}}/ssh_config",
+                "scc_gpu_count": 8,
+                "hosts_file_path": f"{per_node}/hosts",
+                "ssh_trust_known_hosts_file": f"{per_node}/ssh_known_hosts",
+                "ssh_trust_ssh_config_file": f"{per_node}/ssh_config",
                 "ssh_trust_key_dir": str(workdir / "controller-key"),
+                "mpi_hostfile_path": f"{per_node}/mpihosts",
             },
         }
     }
-    for name in hosts:
-        (nodes / name / "root").mkdir(parents=True)
-    (workdir / "inventory.json").write_text(json.dumps(inventory))
+
+
+# STUB setup's cache: the facts cluster.yml's roles read, cached as setup would (cacheable facts are ansible_facts).
+SEED = """---
+- name: Cache every node's facts (stands in for setup)
+  hosts: scc_cluster
+  gather_facts: false
+  tasks:
+    - name: Give every node its facts
+      ansible.builtin.set_fact:
+        nodename: "{{ inventory_hostname }}"
+        hostname: "{{ inventory_hostname }}"
+        processor_vcpus: 96
+        cacheable: true
+"""
+
+
+def write_cluster(workdir: Path, size: int) -> Path:
+    """The inventory, the fact cache and the stand-ins under workdir; returns the inventory's path."""
+    hosts = inventory(workdir, size)
+    for name in hosts["scc_cluster"]["hosts"]:
+        (workdir / "nodes" / name / "root").mkdir(parents=True)
+    (workdir / "seed.yml").write_text(SEED)
+    (workdir / "inventory.json").write_text(json.dumps(hosts))
     bin_dir = workdir / "bin"
     bin_dir.mkdir()
     for command, text in STANDINS.items():
         (bin_dir / command).write_text(text)
         (bin_dir / command).chmod(0o755)
-    (workdir / "playbook.yml").write_text(PLAYBOOK)
     return workdir / "inventory.json"
 
 
-RESULT = re.compile(r"^(ok|changed|failed|fatal): \[")
-
-
-def run(workdir: Path, size: int, tags: str | None) -> tuple[int, float, float]:
-    """One ansible-playbook run: (task executions, CPU seconds of it and its children, wall seconds)."""
-    inventory = write_cluster(workdir, size)
-    env = dict(
+def environment(workdir: Path) -> dict:
+    """ansible-playbook's environment: this checkout, the fake cluster's fact cache and stand-ins, the counter."""
+    return dict(
         os.environ,
         ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
         ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".collections"),
-        ANSIBLE_CACHE_PLUGIN=str("ansible.builtin.memory"),
-        ANSIBLE_FORKS="32",
+        ANSIBLE_CACHE_PLUGIN="ansible.builtin.jsonfile",
+        ANSIBLE_CACHE_PLUGIN_CONNECTION=str(workdir / "facts"),
+        ANSIBLE_CALLBACK_PLUGINS=str(Path(__file__).resolve().parent / "callback_plugins"),
+        ANSIBLE_CALLBACKS_ENABLED="scale_count",
         ANSIBLE_STDOUT_CALLBACK="ansible.builtin.default",
         ANSIBLE_CALLBACK_RESULT_FORMAT="json",
+        # As ansible.cfg does for ssh: the module goes over the connection's stdin, no temporary files.
+        ANSIBLE_PIPELINING="True",
+        SCC_BENCH_COUNTS=str(workdir / "counts.json"),
         PATH=f"{workdir / 'bin'}:{BIN}:{os.environ['PATH']}",
         BENCH_HOSTS_FILE=str(workdir / "nodes" / "node1" / "hosts"),
     )
-    cmd = [str(BIN / "ansible-playbook"), "-i", str(inventory), str(workdir / "playbook.yml")]
-    # root's home is a role variable (vars/), which only an extra variable outranks.
+
+
+def seed(workdir: Path) -> None:
+    """STUB setup: cache every node's facts (not measured)."""
+    cmd = [str(BIN / "ansible-playbook"), "-i", str(workdir / "inventory.json"), str(workdir / "seed.yml")]
+    subprocess.run(cmd, cwd=workdir, env=environment(workdir), capture_output=True, check=True)
+
+
+def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float]:
+    """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, CPU seconds, wall seconds)."""
+    env = environment(workdir)
+    cmd = [
+        str(BIN / "ansible-playbook"),
+        "-i",
+        str(workdir / "inventory.json"),
+        str(ROOT / "playbooks" / f"{playbook}.yml"),
+    ]
+    # STUB setup (see the module docstring); root's home is a role variable (vars/): only an extra variable outranks it.
+    cmd += ["--skip-tags", "always"]
     cmd += ["-e", json.dumps({"_ssh_trust_home": str(workdir / "nodes" / "{{ inventory_hostname }}" / "root")})]
     if tags:
         cmd += ["--tags", tags]
@@ -131,33 +165,52 @@ def run(workdir: Path, size: int, tags: str | None) -> tuple[int, float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
-        raise SystemExit(f"bench-scale: the playbook failed at N={size}")
-    executions = sum(1 for line in proc.stdout.splitlines() if RESULT.match(line))
+        raise SystemExit(f"bench-scale: playbooks/{playbook}.yml failed at N={size}")
+    executions = sum(json.loads((workdir / "counts.json").read_text())["ran"].values())
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return executions, cpu, wall
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="25,50,100")
-    parser.add_argument("--tags", default=None, help="limit the roles' steps, e.g. hosts_file,ssh_trust_verify")
-    args = parser.parse_args()
-    rows = []
-    for size in [int(s) for s in args.sizes.split(",")]:
-        with tempfile.TemporaryDirectory(prefix=f"scc-bench-scale-{size}-") as tmp:
-            executions, cpu, wall = run(Path(tmp), size, args.tags)
-        rows.append((size, executions / size, cpu / size, wall))
-        print(f"  N={size}: {executions} task executions, {cpu:.1f} CPU s, {wall:.1f} s wall", file=sys.stderr)
+def ratios(rows: list[tuple[int, float, float]]) -> str:
+    """The last line: per-host CPU and task ratios of the largest cluster over the smallest.
 
-    print("hosts_file + ssh_trust on N local hosts (stand-in node commands); per host = total / N")
-    print(f"{'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'wall s':>8}")
-    for size, tasks, cpu, wall in rows:
-        print(f"{size:>5} {tasks:>11.2f} {cpu:>11.3f} {wall:>8.1f}")
-    (small, small_tasks, small_cpu, _wall), (large, large_tasks, large_cpu, _wall) = rows[0], rows[-1]
-    print(
+    rows: (N, task executions per host, CPU seconds per host), smallest N first."""
+    (small, small_tasks, small_cpu), (large, large_tasks, large_cpu) = rows[0], rows[-1]
+    return (
         f"bench-scale: per-host cpu ratio N={large}/N={small}: {large_cpu / small_cpu:.2f}; "
         f"per-host task ratio: {large_tasks / small_tasks:.2f}"
     )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="25,50,100,200")
+    parser.add_argument("--playbooks", default=",".join(PLAYBOOKS), help="of: " + ", ".join(PLAYBOOKS))
+    parser.add_argument("--tags", default=None, help="limit the roles' steps, e.g. hosts_file,ssh_trust_verify")
+    args = parser.parse_args()
+    playbooks = args.playbooks.split(",")
+    table, totals = [], []
+    for size in sorted(int(s) for s in args.sizes.split(",")):
+        tasks_total = cpu_total = 0.0
+        for playbook in playbooks:
+            with tempfile.TemporaryDirectory(prefix=f"scc-bench-scale-{size}-") as tmp:
+                write_cluster(Path(tmp), size)
+                if playbook == "cluster":
+                    seed(Path(tmp))
+                executions, cpu, wall = run(Path(tmp), size, playbook, args.tags)
+            table.append((playbook, size, executions / size, cpu / size, wall))
+            tasks_total, cpu_total = tasks_total + executions / size, cpu_total + cpu / size
+            print(
+                f"  {playbook}.yml N={size}: {executions} task executions, {cpu:.1f} CPU s, {wall:.1f} s wall",
+                file=sys.stderr,
+            )
+        totals.append((size, tasks_total, cpu_total))
+
+    print("playbooks on N local hosts (stubbed setup and node commands); per host = total / N")
+    print(f"{'playbook':>9} {'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'wall s':>8}")
+    for playbook, size, tasks, cpu, wall in table:
+        print(f"{playbook:>9} {size:>5} {tasks:>11.2f} {cpu:>11.3f} {wall:>8.1f}")
+    print(ratios(totals))
     return 0
 
 

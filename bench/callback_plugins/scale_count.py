@@ -1,0 +1,58 @@
+"""Counts the task executions of an ansible-playbook run per host, for bench/bringup_scale.py.
+
+A loop item counts as one execution (its task's overall result is not counted again); a skipped
+task or item counts apart. The counts go as JSON to the file named by SCC_BENCH_COUNTS at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+
+from ansible.plugins.callback import CallbackBase
+
+DOCUMENTATION = """
+name: scale_count
+type: aggregate
+short_description: task executions per host, for the bring-up benchmark
+description: Writes the executions and the skips per host as JSON to the file named by SCC_BENCH_COUNTS.
+"""
+
+
+class CallbackModule(CallbackBase):
+    """Counts results per host; writes them when the run ends."""
+
+    CALLBACK_VERSION = 2.0
+    CALLBACK_TYPE = "aggregate"
+    CALLBACK_NAME = "scale_count"
+    CALLBACK_NEEDS_ENABLED = True
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.ran = Counter()
+        self.skipped = Counter()
+
+    def _ran(self, result, *_args, **_kwargs):
+        # A loop's overall result repeats its items.
+        if "results" not in result._result:
+            self.ran[result._host.get_name()] += 1
+
+    def _ran_item(self, result, *_args, **_kwargs):
+        self.ran[result._host.get_name()] += 1
+
+    def _skipped(self, result, *_args, **_kwargs):
+        if "results" not in result._result:
+            self.skipped[result._host.get_name()] += 1
+
+    def _skipped_item(self, result, *_args, **_kwargs):
+        self.skipped[result._host.get_name()] += 1
+
+    v2_runner_on_ok = v2_runner_on_failed = v2_runner_on_unreachable = _ran
+    v2_runner_item_on_ok = v2_runner_item_on_failed = _ran_item
+    v2_runner_on_skipped = _skipped
+    v2_runner_item_on_skipped = _skipped_item
+
+    def v2_playbook_on_stats(self, stats):
+        with open(os.environ["SCC_BENCH_COUNTS"], "w", encoding="utf-8") as counts:
+            json.dump({"ran": self.ran, "skipped": self.skipped}, counts)

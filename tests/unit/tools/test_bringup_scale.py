@@ -1,0 +1,60 @@
+"""bench/bringup_scale.py's pure parts (the benchmark itself is `make bench-scale`, never in make test):
+the fake cluster it writes, the counting callback, and its last line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load(ROOT / "bench" / "bringup_scale.py", "bringup_scale")
+counter = load(ROOT / "bench" / "callback_plugins" / "scale_count.py", "scale_count")
+
+
+def test_last_line_compares_the_largest_cluster_with_the_smallest():
+    rows = [(25, 50.0, 2.0), (50, 50.0, 2.1), (200, 51.0, 2.5)]
+    assert bench.ratios(rows) == "bench-scale: per-host cpu ratio N=200/N=25: 1.25; per-host task ratio: 1.02"
+
+
+def test_fake_cluster_is_local_with_distinct_addresses_and_per_node_files(tmp_path):
+    inventory = bench.inventory(tmp_path, 300)["scc_cluster"]
+    addresses = [host["ansible_host"] for host in inventory["hosts"].values()]
+    assert len(inventory["hosts"]) == 300 and len(set(addresses)) == 300
+    assert all(address.startswith("127.") for address in addresses)
+    assert inventory["vars"]["ansible_connection"] == "local"
+    for name in ("hosts_file_path", "ssh_trust_known_hosts_file", "mpi_hostfile_path"):
+        assert inventory["vars"][name].startswith(f"{tmp_path}/nodes/{{{{ inventory_hostname }}}}/")
+
+
+def test_write_cluster_makes_every_node_its_directory_and_the_stand_ins(tmp_path):
+    bench.write_cluster(tmp_path, 3)
+    assert sorted(p.name for p in (tmp_path / "nodes").iterdir()) == ["node1", "node2", "node3"]
+    assert json.loads((tmp_path / "inventory.json").read_text())["scc_cluster"]["hosts"]["node3"]
+    assert {p.name for p in (tmp_path / "bin").iterdir()} == set(bench.STANDINS)
+
+
+def result(host: str, loop: bool = False):
+    return SimpleNamespace(_host=SimpleNamespace(get_name=lambda: host), _result={"results": []} if loop else {})
+
+
+def test_callback_counts_a_loop_item_once_and_skips_apart(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCC_BENCH_COUNTS", str(tmp_path / "counts.json"))
+    callback = counter.CallbackModule()
+    callback.v2_runner_on_ok(result("node1"))
+    callback.v2_runner_item_on_ok(result("node1"))
+    callback.v2_runner_item_on_ok(result("node1"))
+    callback.v2_runner_on_ok(result("node1", loop=True))
+    callback.v2_runner_on_skipped(result("node2"))
+    callback.v2_playbook_on_stats(None)
+    assert json.loads((tmp_path / "counts.json").read_text()) == {"ran": {"node1": 3}, "skipped": {"node2": 1}}
