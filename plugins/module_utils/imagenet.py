@@ -221,7 +221,7 @@ def plan_summary(settings):
     assignment shard_plan makes (sizes and owners depend only on the counts)."""
     images = [{"split": "train", "name": "%d" % i} for i in range(int(settings["train_images"]))]
     images += [{"split": "val", "name": "%d" % i} for i in range(int(settings["val_images"]))]
-    summary = dict((node, {"shards": [], "images": 0}) for node in settings["nodes"])
+    summary = {node: {"shards": [], "images": 0} for node in settings["nodes"]}
     for shard in shard_plan(images, settings["train_shards"], settings["val_shards"], settings["nodes"]):
         summary[shard["node"]]["shards"].append(shard["name"])
         summary[shard["node"]]["images"] += len(shard["images"])
@@ -231,7 +231,7 @@ def plan_summary(settings):
 def labelled_images(synsets, train_classes, val_labels):
     """The synset list, the train listing and the val labels -> ``[{split, name, synset, label,
     member}]`` (label = position in the synset list + 1, as build_imagenet_data.py numbers them)."""
-    labels = dict((synset["wnid"], index + 1) for index, synset in enumerate(synsets))
+    labels = {synset["wnid"]: index + 1 for index, synset in enumerate(synsets)}
     images = []
     for wnid in sorted(train_classes):
         for name in train_classes[wnid]:
@@ -263,7 +263,9 @@ def _archive_problems(archives):
             continue
         src = entry.get("src") or ""
         if not re.match(r"^(/|~|https?://)", str(src)):
-            problems.append("%s.src (%s) must be an absolute path on the controller or an http(s) mirror URL." % (name, show(src)))
+            problems.append(
+                "%s.src (%s) must be an absolute path on the controller or an http(s) mirror URL." % (name, show(src))
+            )
         if not SHA256.match(str(entry.get("sha256") or "")):
             problems.append("%s.sha256 (%s) must be 64 lowercase hex digits." % (name, show(entry.get("sha256"))))
     return problems

@@ -153,13 +153,13 @@ def _read_val_labels(path, found):
     with open(path, encoding="utf-8") as handle:
         lines = [line.split() for line in handle if line.strip()]
     found["val_label_count"] = len(lines)
-    found["val_label_synsets"] = sorted(set(fields[-1] for fields in lines))
+    found["val_label_synsets"] = sorted({fields[-1] for fields in lines})
 
 
 def _read_bbox(path, found):
     boxes = imagenet.read_bbox_archive(path)
     found["bbox_files"] = len(boxes)
-    found["bbox_synsets"] = sorted(set(box["synset"] for entry in boxes.values() for box in entry["boxes"]))
+    found["bbox_synsets"] = sorted({box["synset"] for entry in boxes.values() for box in entry["boxes"]})
 
 
 def main():

@@ -205,13 +205,17 @@ def _extract(images, train_archive, val_archive, raw_dir):
     paths = {}
     wanted = {}
     for image in images:
-        folder = os.path.join(raw_dir, "train", image["synset"]) if image["split"] == "train" else os.path.join(raw_dir, "val")
+        folder = (
+            os.path.join(raw_dir, "train", image["synset"])
+            if image["split"] == "train"
+            else os.path.join(raw_dir, "val")
+        )
         paths[image["name"]] = os.path.join(folder, image["name"])
         if not os.path.isfile(paths[image["name"]]):
             wanted.setdefault(image.get("member"), set()).add(image["name"])
     if not wanted:
         return paths
-    for folder in set(os.path.dirname(path) for path in paths.values()):
+    for folder in {os.path.dirname(path) for path in paths.values()}:
         os.makedirs(folder, exist_ok=True)
     if None in wanted:
         _extract_members(val_archive, None, wanted.pop(None), os.path.join(raw_dir, "val"))
@@ -257,7 +261,7 @@ def convert_shard(job):
     try:
         for image in shard["images"]:
             encoded, height, width = _jpeg(paths[image["name"]])
-            corners = [b for b in boxes.get(imagenet.image_stem(image["name"]), {}).get("boxes", [])]
+            corners = list(boxes.get(imagenet.image_stem(image["name"]), {}).get("boxes", []))
             writer.write(
                 {
                     "image/height": (height, "int"),
@@ -299,7 +303,7 @@ def plan_mine(params):
         val_labels = imagenet.parse_val_labels(handle.read(), val_images)
     images = imagenet.labelled_images(synsets, imagenet.list_train_archive(params["train_archive"]), val_labels)
     plan = imagenet.shard_plan(images, params["train_shards"], params["val_shards"], params["nodes"])
-    texts = dict((synset["wnid"], synset["description"]) for synset in synsets)
+    texts = {synset["wnid"]: synset["description"] for synset in synsets}
     return [shard for shard in plan if shard["node"] == params["node"]], texts
 
 
@@ -314,17 +318,19 @@ def run(module):
     todo = [shard for shard in mine if shard["name"] not in done]
     result = {"converted": len(todo), "records": sum(len(s["images"]) for s in todo), "seconds": 0.0}
     if module.check_mode or not todo:
-        result["shards"] = [done.get(s["name"], {"name": s["name"], "records": len(s["images"]), "converted": True}) for s in mine]
+        result["shards"] = [
+            done.get(s["name"], {"name": s["name"], "records": len(s["images"]), "converted": True}) for s in mine
+        ]
         result["images_per_second"] = 0.0
         return dict(result, changed=bool(todo))
     start = time.time()
     os.makedirs(params["output_dir"], exist_ok=True)
     images = [image for shard in todo for image in shard["images"]]
     paths = _extract(images, params["train_archive"], params["val_archive"], params["raw_dir"])
-    boxes = imagenet.read_bbox_archive(params["bbox_archive"], set(imagenet.image_stem(i["name"]) for i in images))
+    boxes = imagenet.read_bbox_archive(params["bbox_archive"], {imagenet.image_stem(i["name"]) for i in images})
     jobs = [(shard, paths, boxes, texts, params["output_dir"]) for shard in todo]
     with ProcessPoolExecutor(max_workers=max(1, min(params["workers"], len(jobs)))) as pool:
-        written = dict((entry["name"], entry) for entry in pool.map(convert_shard, jobs))
+        written = {entry["name"]: entry for entry in pool.map(convert_shard, jobs)}
     result["seconds"] = round(time.time() - start, 3)
     result["images_per_second"] = round(result["records"] / result["seconds"], 1) if result["seconds"] else 0.0
     result["shards"] = [done.get(s["name"]) or written[s["name"]] for s in mine]
@@ -350,7 +356,9 @@ def main():
         supports_check_mode=True,
     )
     if LIBRARY_ERROR:
-        module.fail_json(msg=missing_required_lib("Pillow and tfrecord (with crc32c and protobuf)"), exception=LIBRARY_ERROR)
+        module.fail_json(
+            msg=missing_required_lib("Pillow and tfrecord (with crc32c and protobuf)"), exception=LIBRARY_ERROR
+        )
     if module.params["node"] not in module.params["nodes"]:
         module.fail_json(msg="node %s is not in nodes %s" % (module.params["node"], module.params["nodes"]))
     try:

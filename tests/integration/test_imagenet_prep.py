@@ -92,7 +92,11 @@ def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None):
                     expected[name] = (wnid, [])
                     if i % 2 == 0:
                         # The second box reaches outside the image: clipped to 1.0, as process_bounding_boxes.py does.
-                        _add(boxes, "%s/%s_%d.xml" % (wnid, wnid, 100 + i), _voc(name[:-5], wnid, (40, 30), (4, 3, 50, 15)))
+                        _add(
+                            boxes,
+                            "%s/%s_%d.xml" % (wnid, wnid, 100 + i),
+                            _voc(name[:-5], wnid, (40, 30), (4, 3, 50, 15)),
+                        )
                         expected[name] = (wnid, [(0.1, 0.1, 1.0, 0.5)])
             _add(train, wnid + ".tar", inner.getvalue())
     labels = []
@@ -115,7 +119,9 @@ def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None):
 
 
 def archives_var(paths):
-    return {key: {"src": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()} for key, path in paths.items()}
+    return {
+        key: {"src": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()} for key, path in paths.items()
+    }
 
 
 def install_site(target: Path):
@@ -124,7 +130,9 @@ def install_site(target: Path):
     if not WHEELS.is_dir():
         subprocess.run(pip + ["wheel", "-w", str(WHEELS)] + PINS, check=True, timeout=600)
     subprocess.run(
-        pip + ["install", "--no-index", "--find-links", str(WHEELS), "--target", str(target)] + PINS, check=True, timeout=600
+        pip + ["install", "--no-index", "--find-links", str(WHEELS), "--target", str(target)] + PINS,
+        check=True,
+        timeout=600,
     )
 
 
@@ -290,7 +298,9 @@ def _refused(lab, playbook, tmp_path, archives, variable, words):
     run = run_playbook(playbook, lab.inventory, tmp_path, extravars(archives, tmp_path / "refused"))
     assert run.status == "failed"
     assert changed(run.events) == []
-    messages = json.dumps([e["event_data"]["res"].get("msg") for e in run.events if e.get("event") == "runner_on_failed"])
+    messages = json.dumps(
+        [e["event_data"]["res"].get("msg") for e in run.events if e.get("event") == "runner_on_failed"]
+    )
     assert variable in messages and words in messages, messages
 
 
@@ -300,13 +310,29 @@ def test_bad_inputs_are_refused_before_any_host_changes(lab, prepared, tmp_path)
     playbook.write_text(PLAY.format(root=ROOT))
     good = archives_var(paths)
     cases = []
-    cases.append((dict(good, bbox=dict(good["bbox"], src=str(tmp_path / "absent.tar.gz"))), "imagenet_prep_archives.bbox.src", "does not exist"))
-    cases.append((dict(good, val=dict(good["val"], sha256="0" * 64)), "imagenet_prep_archives.val.sha256", "does not match"))
+    cases.append(
+        (
+            dict(good, bbox=dict(good["bbox"], src=str(tmp_path / "absent.tar.gz"))),
+            "imagenet_prep_archives.bbox.src",
+            "does not exist",
+        )
+    )
+    cases.append(
+        (dict(good, val=dict(good["val"], sha256="0" * 64)), "imagenet_prep_archives.val.sha256", "does not match")
+    )
     short = tmp_path / "synsets.txt"
     short.write_text("\n".join(synsets[:-1]) + "\n")
-    cases.append((archives_var(dict(paths, synsets=str(short))), "imagenet_prep_archives.train", "not in imagenet_prep_archives.synsets"))
+    cases.append(
+        (
+            archives_var(dict(paths, synsets=str(short))),
+            "imagenet_prep_archives.train",
+            "not in imagenet_prep_archives.synsets",
+        )
+    )
     fewer = tmp_path / "val_labels.txt"
     fewer.write_text("\n".join(Path(paths["val_labels"]).read_text().split()[:-1]) + "\n")
-    cases.append((archives_var(dict(paths, val_labels=str(fewer))), "imagenet_prep_archives.val_labels", "7 labels for 8 images"))
+    cases.append(
+        (archives_var(dict(paths, val_labels=str(fewer))), "imagenet_prep_archives.val_labels", "7 labels for 8 images")
+    )
     for archives, variable, words in cases:
         _refused(lab, playbook, tmp_path, archives, variable, words)
