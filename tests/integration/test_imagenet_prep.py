@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import struct
 import subprocess
 import sys
@@ -54,7 +55,8 @@ PLAY = """
 def _jpeg(seed, size=(40, 30), mode="RGB"):
     from PIL import Image
 
-    image = Image.new(mode, size, tuple((seed * k) % 256 for k in (37, 91, 53, 17)[: len(mode)]))
+    # Noise, not a flat colour: the JPEG codec does real work (the benchmark times it).
+    image = Image.frombytes(mode, size, random.Random(seed).randbytes(size[0] * size[1] * len(mode)))
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG" if mode != "P" else "PNG")
     return buffer.getvalue()
@@ -74,7 +76,7 @@ def _voc(filename, synset, size, box):
     ).encode()
 
 
-def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None):
+def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None, size=(40, 30)):
     """An ILSVRC2012-layout data set under ``where`` -> {key: path}, the expected {file name: (synset, boxes)}."""
     synsets = synsets or ["n%08d" % (1440764 + 1000 * i) for i in range(classes)]
     where.mkdir(parents=True, exist_ok=True)
@@ -88,14 +90,14 @@ def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None):
                 for i in range(per_class):
                     name = "%s_%d.JPEG" % (wnid, 100 + i)
                     # One CMYK image per class: build_imagenet_data.py re-encodes those to RGB.
-                    _add(class_tar, name, _jpeg(c * 100 + i, mode="CMYK" if i == 1 else "RGB"))
+                    _add(class_tar, name, _jpeg(c * 100 + i, size, mode="CMYK" if i == 1 else "RGB"))
                     expected[name] = (wnid, [])
                     if i % 2 == 0:
                         # The second box reaches outside the image: clipped to 1.0, as process_bounding_boxes.py does.
                         _add(
                             boxes,
                             "%s/%s_%d.xml" % (wnid, wnid, 100 + i),
-                            _voc(name[:-5], wnid, (40, 30), (4, 3, 50, 15)),
+                            _voc(name[:-5], wnid, size, (size[0] // 10, size[1] // 10, size[0] + 10, size[1] // 2)),
                         )
                         expected[name] = (wnid, [(0.1, 0.1, 1.0, 0.5)])
             _add(train, wnid + ".tar", inner.getvalue())
@@ -103,7 +105,7 @@ def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None):
     with tarfile.open(where / "ILSVRC2012_img_val.tar", "w") as val_tar:
         for i in range(val):
             name = "ILSVRC2012_val_%08d.JPEG" % (i + 1)
-            _add(val_tar, name, _jpeg(1000 + i))
+            _add(val_tar, name, _jpeg(1000 + i, size))
             labels.append(synsets[i % len(synsets)])
             expected[name] = (labels[-1], [])
     (where / "LOC_synset_mapping.txt").write_text("".join("%s class %d\n" % (s, i) for i, s in enumerate(synsets)))
