@@ -70,7 +70,7 @@ def main() -> int:
         work = Path(tmp)
         with lab_up(work / "lab", len(ADDRESSES), ADDRESSES[0]) as lab:
             install_site(lab.shared / "imagenet-site")
-            paths, _, _ = make_dataset(work / "ilsvrc", args.classes, args.per_class, args.val, size=(320, 240))
+            paths = make_dataset(work / "ilsvrc", args.classes, args.per_class, args.val, size=(320, 240))[0]
             archives = archives_var(paths)
             rows = [convert(lab, work, archives, nodes, args.shards, args.workers) for nodes in (1, 2)]
     for row in rows:

@@ -20,7 +20,7 @@ __metaclass__ = type
 import hashlib
 import re
 import tarfile
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     SHA256,

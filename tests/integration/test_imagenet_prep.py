@@ -145,7 +145,7 @@ def _crc32c_table():
     table = []
     for n in range(256):
         c = n
-        for _ in range(8):
+        for _bit in range(8):
             c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
         table.append(c)
     return table
@@ -190,13 +190,13 @@ def _fields(data):
 def parse_example(data):
     """tf.train.Example (example.proto, feature.proto) -> {key: [values]}."""
     features = {}
-    for _, _, features_msg in _fields(data):
-        for _, _, entry in _fields(features_msg):
-            entry = {number: value for number, _, value in _fields(entry)}
+    for _number, _wire, features_msg in _fields(data):
+        for _number, _wire, entry in _fields(features_msg):
+            entry = {number: value for number, _wire, value in _fields(entry)}
             key, feature = entry[1].decode(), entry.get(2, b"")
             values = []
-            for kind, _, payload in _fields(feature):
-                for _, wire, packed in _fields(payload):
+            for kind, _wire, payload in _fields(feature):
+                for _number, wire, packed in _fields(payload):
                     if kind == 1:
                         values.append(packed)
                     elif kind == 2:
@@ -306,7 +306,7 @@ def _refusal(lab, playbook, tmp_path, archives) -> str:
 
 def test_bad_inputs_are_refused_before_any_host_changes(lab, prepared, tmp_path):
     """Two runs, each listing every problem at once (a missing or wrong archive stops the reading of the others)."""
-    paths, _, synsets = prepared
+    paths, _expected, synsets = prepared
     playbook = tmp_path / "play.yml"
     playbook.write_text(PLAY.format(root=ROOT))
     good = archives_var(paths)
