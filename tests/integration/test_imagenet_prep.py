@@ -1,0 +1,329 @@
+"""imagenet_prep on 2 lab hosts: a small ImageNet-layout data set made here (real JPEGs by Pillow, the
+train tar of per-class tars, the val tar, Pascal VOC box XMLs in a tar.gz, a synset list, val labels) is
+converted on both nodes at once onto the lab's CPFS stand-in (/mnt/cpfs). Every record is read back with
+the reader below (TFRecord framing, masked CRC32C and the tf.train.Example wire format, written here from
+their specifications, not the writer's library); a re-run changes nothing; bad inputs are refused before
+any host changes, naming the variable.
+
+The lab hosts have python3 only: the converter's packages (Pillow, tfrecord, crc32c, protobuf, numpy; the
+same Python 3.11 and glibc as this controller) are installed once with this venv's pip into a site directory
+on the shared mount (imagenet_prep_python_path), from wheels cached under ROOT/.cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tests.lab_runner import changed, failed, lab_fixture, run_playbook
+
+ROOT = Path(__file__).resolve().parents[2]
+ADDRESSES = ("127.0.41.11", "127.0.41.12")
+WHEELS = ROOT / ".cache" / "imagenet-wheels"
+# The converter's pins (requirements of the hosts; see roles/imagenet_prep/README.md).
+PINS = ["pillow==13.0.0", "tfrecord==1.14.6", "crc32c==2.9.post0", "protobuf==7.36.2", "numpy==2.4.6"]
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
+
+PLAY = """
+- name: Validate
+  ansible.builtin.import_playbook: {root}/playbooks/validate.yml
+  vars:
+    scc_validate_roles: [scc.training.imagenet_prep]
+
+- name: Convert
+  hosts: scc_cluster
+  gather_facts: false
+  roles:
+    - scc.training.imagenet_prep
+"""
+
+
+# --- the data set -----------------------------------------------------------------------------
+
+
+def _jpeg(seed, size=(40, 30), mode="RGB"):
+    from PIL import Image
+
+    # Noise, not a flat colour: the JPEG codec does real work (the benchmark times it).
+    image = Image.frombytes(mode, size, random.Random(seed).randbytes(size[0] * size[1] * len(mode)))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG" if mode != "P" else "PNG")
+    return buffer.getvalue()
+
+
+def _add(archive, name, data):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    archive.addfile(info, io.BytesIO(data))
+
+
+def _voc(filename, synset, size, box):
+    return (
+        "<annotation><folder>%s</folder><filename>%s</filename><size><width>%d</width><height>%d</height>"
+        "<depth>3</depth></size><object><name>%s</name><bndbox><xmin>%d</xmin><ymin>%d</ymin><xmax>%d</xmax>"
+        "<ymax>%d</ymax></bndbox></object></annotation>" % ((synset, filename) + size + (synset,) + box)
+    ).encode()
+
+
+def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None, size=(40, 30)):
+    """An ILSVRC2012-layout data set under ``where`` -> {key: path}, the expected {file name: (synset, boxes)}."""
+    synsets = synsets or ["n%08d" % (1440764 + 1000 * i) for i in range(classes)]
+    where.mkdir(parents=True, exist_ok=True)
+    expected = {}
+    with tarfile.open(where / "ILSVRC2012_img_train.tar", "w") as train, tarfile.open(
+        where / "ILSVRC2012_bbox_train_v2.tar.gz", "w:gz"
+    ) as boxes:
+        for c, wnid in enumerate(synsets):
+            inner = io.BytesIO()
+            with tarfile.open(fileobj=inner, mode="w") as class_tar:
+                for i in range(per_class):
+                    name = "%s_%d.JPEG" % (wnid, 100 + i)
+                    # One CMYK image per class: build_imagenet_data.py re-encodes those to RGB.
+                    _add(class_tar, name, _jpeg(c * 100 + i, size, mode="CMYK" if i == 1 else "RGB"))
+                    expected[name] = (wnid, [])
+                    if i % 2 == 0:
+                        # The second box reaches outside the image: clipped to 1.0, as process_bounding_boxes.py does.
+                        _add(
+                            boxes,
+                            "%s/%s_%d.xml" % (wnid, wnid, 100 + i),
+                            _voc(name[:-5], wnid, size, (size[0] // 10, size[1] // 10, size[0] + 10, size[1] // 2)),
+                        )
+                        expected[name] = (wnid, [(0.1, 0.1, 1.0, 0.5)])
+            _add(train, wnid + ".tar", inner.getvalue())
+    labels = []
+    with tarfile.open(where / "ILSVRC2012_img_val.tar", "w") as val_tar:
+        for i in range(val):
+            name = "ILSVRC2012_val_%08d.JPEG" % (i + 1)
+            _add(val_tar, name, _jpeg(1000 + i, size))
+            labels.append(synsets[i % len(synsets)])
+            expected[name] = (labels[-1], [])
+    (where / "LOC_synset_mapping.txt").write_text("".join("%s class %d\n" % (s, i) for i, s in enumerate(synsets)))
+    (where / "val_labels.txt").write_text("\n".join(labels) + "\n")
+    paths = {
+        "train": where / "ILSVRC2012_img_train.tar",
+        "val": where / "ILSVRC2012_img_val.tar",
+        "bbox": where / "ILSVRC2012_bbox_train_v2.tar.gz",
+        "synsets": where / "LOC_synset_mapping.txt",
+        "val_labels": where / "val_labels.txt",
+    }
+    return {key: str(path) for key, path in paths.items()}, expected, synsets
+
+
+def archives_var(paths):
+    return {
+        key: {"src": path, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()} for key, path in paths.items()
+    }
+
+
+def install_site(target: Path):
+    """The converter's packages into ``target`` (a site directory the lab hosts' python3 reads)."""
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    if not WHEELS.is_dir():
+        subprocess.run(pip + ["wheel", "-w", str(WHEELS)] + PINS, check=True, timeout=600)
+    subprocess.run(
+        pip + ["install", "--no-index", "--find-links", str(WHEELS), "--target", str(target)] + PINS,
+        check=True,
+        timeout=600,
+    )
+
+
+# --- an independent reader: TFRecord framing, CRC32C (Castagnoli), protobuf wire format ----------------
+
+
+def _crc32c_table():
+    table = []
+    for n in range(256):
+        c = n
+        for _bit in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_TABLE = _crc32c_table()
+
+
+def masked_crc32c(data: bytes) -> int:
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc = _TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    crc ^= 0xFFFFFFFF
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def _varint(data, pos):
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def _fields(data):
+    """(field number, wire type, value) of a protobuf message (varint and length-delimited fields only)."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        if key & 7 == 0:
+            value, pos = _varint(data, pos)
+        else:
+            assert key & 7 == 2, key
+            size, pos = _varint(data, pos)
+            value, pos = data[pos : pos + size], pos + size
+        yield key >> 3, key & 7, value
+
+
+def parse_example(data):
+    """tf.train.Example (example.proto, feature.proto) -> {key: [values]}."""
+    features = {}
+    for _number, _wire, features_msg in _fields(data):
+        for _number, _wire, entry in _fields(features_msg):
+            entry = {number: value for number, _wire, value in _fields(entry)}
+            key, feature = entry[1].decode(), entry.get(2, b"")
+            values = []
+            for kind, _wire, payload in _fields(feature):
+                for _number, wire, packed in _fields(payload):
+                    if kind == 1:
+                        values.append(packed)
+                    elif kind == 2:
+                        values.extend(struct.unpack("<%df" % (len(packed) // 4), packed))
+                    elif wire == 0:
+                        values.append(packed)
+                    else:
+                        pos = 0
+                        while pos < len(packed):
+                            number, pos = _varint(packed, pos)
+                            values.append(number)
+            features[key] = values
+    return features
+
+
+def read_records(path: Path):
+    data = path.read_bytes()
+    pos = 0
+    while pos < len(data):
+        header = data[pos : pos + 8]
+        assert struct.unpack("<I", data[pos + 8 : pos + 12])[0] == masked_crc32c(header), path
+        length = struct.unpack("<Q", header)[0]
+        record = data[pos + 12 : pos + 12 + length]
+        assert struct.unpack("<I", data[pos + 12 + length : pos + 16 + length])[0] == masked_crc32c(record), path
+        pos += 16 + length
+        yield parse_example(record)
+
+
+# --- the lab ------------------------------------------------------------------------------------
+
+lab = lab_fixture(len(ADDRESSES), ADDRESSES[0], name="imagenet")
+
+
+@pytest.fixture(scope="module")
+def prepared(lab, tmp_path_factory):
+    install_site(lab.shared / "imagenet-site")
+    paths, expected, synsets = make_dataset(tmp_path_factory.mktemp("ilsvrc"))
+    return paths, expected, synsets
+
+
+def extravars(archives, results):
+    return {
+        "imagenet_prep_archives": archives,
+        "imagenet_prep_train_shards": 4,
+        "imagenet_prep_val_shards": 2,
+        "imagenet_prep_workers": 2,
+        "imagenet_prep_python": "/usr/bin/python3",
+        "imagenet_prep_python_path": ["/mnt/cpfs/imagenet-site"],
+        "imagenet_prep_results_dir": str(results),
+    }
+
+
+def test_two_nodes_convert_every_image_once_and_a_rerun_changes_nothing(lab, prepared, tmp_path):
+    paths, expected, synsets = prepared
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(PLAY.format(root=ROOT))
+    results = tmp_path / "results"
+    run = run_playbook(playbook, lab.inventory, tmp_path, extravars(archives_var(paths), results))
+    assert run.status == "successful", failed(run.events)
+
+    report = json.loads((results / "imagenet-prep.json").read_text())
+    assert sorted(report["plan"]) == ["node1", "node2"]
+    assert {node: len(entry["shards"]) for node, entry in report["nodes"].items()} == {"node1": 3, "node2": 3}
+    assert all(entry["images_per_second"] > 0 for entry in report["nodes"].values())
+
+    shards = sorted(s for s in (lab.shared / "imagenet" / "tfrecord").glob("*-of-*") if s.suffix != ".done")
+    assert [s.name for s in shards] == ["train-%05d-of-00004" % i for i in range(4)] + [
+        "validation-%05d-of-00002" % i for i in range(2)
+    ]
+    seen = {}
+    for shard in shards:
+        marker = json.loads(Path(str(shard) + ".done").read_text())
+        assert marker["sha256"] == hashlib.sha256(shard.read_bytes()).hexdigest()
+        records = list(read_records(shard))
+        assert marker["records"] == len(records) > 0
+        for record in records:
+            name = record["image/filename"][0].decode()
+            assert name not in seen
+            seen[name] = record
+    assert sorted(seen) == sorted(expected)
+    for name, record in seen.items():
+        synset, boxes = expected[name]
+        assert record["image/class/synset"] == [synset.encode()]
+        assert record["image/class/label"] == [synsets.index(synset) + 1]
+        assert record["image/format"] == [b"JPEG"] and record["image/colorspace"] == [b"RGB"]
+        assert record["image/channels"] == [3] and (record["image/height"], record["image/width"]) == ([30], [40])
+        assert record["image/encoded"][0][:2] == b"\xff\xd8"
+        got = list(zip(*(record["image/object/bbox/" + k] for k in ("xmin", "ymin", "xmax", "ymax"))))
+        assert [tuple(round(v, 5) for v in box) for box in got] == boxes
+        assert record["image/object/bbox/label"] == [synsets.index(synset) + 1] * len(boxes)
+
+    again = run_playbook(playbook, lab.inventory, tmp_path, extravars(archives_var(paths), results))
+    assert again.status == "successful", failed(again.events)
+    assert changed(again.events) == []
+    check = run_playbook(playbook, lab.inventory, tmp_path, extravars(archives_var(paths), results), check=True)
+    assert check.status == "successful", failed(check.events)
+    assert changed(check.events) == []
+
+
+def _refusal(lab, playbook, tmp_path, archives) -> str:
+    """Run with bad archives: the play fails before any host changes -> the failure messages."""
+    run = run_playbook(playbook, lab.inventory, tmp_path, extravars(archives, tmp_path / "refused"))
+    assert run.status == "failed"
+    assert changed(run.events) == []
+    return json.dumps([e["event_data"]["res"].get("msg") for e in run.events if e.get("event") == "runner_on_failed"])
+
+
+def test_bad_inputs_are_refused_before_any_host_changes(lab, prepared, tmp_path):
+    """Two runs, each listing every problem at once (a missing or wrong archive stops the reading of the others)."""
+    paths, _expected, synsets = prepared
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(PLAY.format(root=ROOT))
+    good = archives_var(paths)
+    absent = dict(good["bbox"], src=str(tmp_path / "absent.tar.gz"))
+    messages = _refusal(lab, playbook, tmp_path, dict(good, bbox=absent, val=dict(good["val"], sha256="0" * 64)))
+    assert "imagenet_prep_archives.bbox.src: %s does not exist" % absent["src"] in messages, messages
+    assert "imagenet_prep_archives.val.sha256 (%s) does not match" % ("0" * 64) in messages, messages
+
+    short = tmp_path / "synsets.txt"
+    short.write_text("\n".join(synsets[:-1]) + "\n")
+    fewer = tmp_path / "val_labels.txt"
+    fewer.write_text("\n".join(Path(paths["val_labels"]).read_text().split()[:-1]) + "\n")
+    messages = _refusal(lab, playbook, tmp_path, archives_var(dict(paths, synsets=str(short), val_labels=str(fewer))))
+    assert (
+        "imagenet_prep_archives.train: class tar synset(s) %s not in imagenet_prep_archives.synsets" % synsets[-1]
+        in messages
+    )
+    assert "imagenet_prep_archives.val_labels: 7 labels for 8 images in imagenet_prep_archives.val" in messages, (
+        messages
+    )

@@ -1,0 +1,23 @@
+"""plugins/filter/imagenet.py: thin wrappers; errors name the filter."""
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter import imagenet
+
+
+def test_the_filters_are_registered():
+    assert imagenet.FilterModule().filters() == {
+        "imagenet_prep_input_problems": imagenet.imagenet_prep_input_problems,
+        "imagenet_content_problems": imagenet.imagenet_content_problems,
+        "imagenet_shard_plan": imagenet.imagenet_shard_plan,
+    }
+
+
+def test_the_plan_filter_names_itself_on_bad_input():
+    with pytest.raises(AnsibleFilterError, match="imagenet_shard_plan: the plan needs at least one node"):
+        imagenet.imagenet_shard_plan(
+            {"train_images": 1, "val_images": 1, "train_shards": 1, "val_shards": 1, "nodes": []}
+        )
+    with pytest.raises(AnsibleFilterError, match="imagenet_prep_input_problems: input must be a dict"):
+        imagenet.imagenet_prep_input_problems([])
