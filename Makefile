@@ -13,13 +13,14 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps test-deps demo demo-cloud test checks lint format docs ee unit sanity molecule integration bench bench-scale lab-up lab-down clean
+.PHONY: help venv lab-deps test-deps demo demo-cloud test checks lint format docs ee unit sanity molecule integration bench bench-prep bench-scale lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
 	@echo "make demo-cloud  the same, its hosts from provision.yml on the cloud emulator (scc.training.ecs inventory)"
 	@echo "make test   set up everything and run every test (lint, unit, sanity, molecule, end-to-end)"
 	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts; nccl_check's bisection rounds vs N = 4..256"
+	@echo "make bench-prep  imagenet_prep's conversion images/s on 1 and 2 lab nodes, the ratio"
 	@echo "make bench-scale  validate.yml and cluster.yml: tasks and controller CPU per host at N = 25..200 fake local hosts"
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
@@ -133,6 +134,10 @@ test: venv lab-deps test-deps
 bench: venv lab-deps
 	$(BIN)/python bench/nccl_bisect_bench.py
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/site_bench.py
+
+# Conversion images/s of imagenet_prep on 1 and 2 lab nodes, the ratio (goal >= 1.6).
+bench-prep: venv lab-deps
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/imagenet_prep_bench.py
 
 # No lab: fake local hosts. Its last line: per-host cpu and task ratios N=200/N=25 (goals <= 1.3, <= 1.05).
 bench-scale: venv
