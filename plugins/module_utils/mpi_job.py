@@ -40,6 +40,7 @@ _MPIRUN_PROCESS_RANK = re.compile(r"process rank (\d+) with PID")
 # coreutils timeout(1): 124 when the command timed out, 128+9 when it had to be killed.
 _TIMEOUT_STATUSES = (124, 137)
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PROGRESS_FILE = re.compile(r"(^|/)progress-rank[0-9]+\.json$")
 
 # The launcher: record "$$" (this shell, which then becomes the command through exec) with its start
 # time, atomically, then exec. $1 is the state directory, $2 the run id; the command follows.
@@ -163,6 +164,18 @@ def _decoded(item):
     return item if isinstance(item, dict) else None
 
 
+def _split_collected(collected):
+    """Slurp results (``source``, base64 ``content``) -> (the progress files, {file name: text} of the others)."""
+    progress, files = [], {}
+    for item in collected:
+        source = str(item.get("source", "")) if isinstance(item, dict) else ""
+        if _PROGRESS_FILE.search(source):
+            progress.append(item)
+        elif source:
+            files[source.rsplit("/", 1)[-1]] = base64.b64decode(item.get("content", "")).decode("utf-8", "replace")
+    return progress, files
+
+
 def _failing_rank(progress, output, timed_out):
     """The rank to blame: the first to record a failure, else the one mpirun names, else (timeout)
     the rank that got least far."""
@@ -181,18 +194,25 @@ def job_results(job):
     ``job``: ``run_id``; ``rc`` (the command's exit status, None when it never finished); ``output``
     (its stdout and stderr, ``--tag-output`` lines); ``progress``: every rank's progress file
     (``{rank, host, step, steps, loss, status, error, updated_at}``) from every node, as slurp results
-    or dicts; ``tail_lines``: how many of the failing rank's last lines to keep.
+    or dicts; ``collected``: slurp results of the run directories, progress files and the files to
+    collect (those go to ``files``, name -> text); ``tail_lines``: how many of the failing rank's last
+    lines to keep.
 
     Returns ``{run_id, status (ok|failed), reason (null|rank_failed|timeout|launch_failed), rc,
     steps_completed (the steps every rank finished), last_loss (rank 0's, else the furthest rank's),
-    failed_rank, failed_host, failed_error, failed_rank_log_tail, ranks, output (untagged), message}``.
+    failed_rank, failed_host, failed_error, failed_rank_log_tail, ranks, files, output (untagged), message}``.
     """
     if not isinstance(job, dict):
         raise ValueError("input must be a dict of the job's outcome, got %s" % type(job).__name__)
     rc = job.get("rc")
     output = split_rank_output(job.get("output") or "")
+    collected_progress, files = _split_collected(job.get("collected") or [])
     progress = sorted(
-        (p for p in map(_decoded, job.get("progress") or []) if p and isinstance(p.get("rank"), int)),
+        (
+            p
+            for p in map(_decoded, list(job.get("progress") or []) + collected_progress)
+            if p and isinstance(p.get("rank"), int)
+        ),
         key=lambda p: p["rank"],
     )
     tail = int(job.get("tail_lines", 20))
@@ -214,6 +234,7 @@ def job_results(job):
         "failed_error": None,
         "failed_rank_log_tail": [],
         "ranks": [{k: p.get(k) for k in ("rank", "host", "step", "loss", "status")} for p in progress],
+        "files": files,
         "output": output["plain"],
         "message": "",
     }

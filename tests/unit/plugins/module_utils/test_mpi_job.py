@@ -194,3 +194,14 @@ def test_a_successful_run_names_no_failure():
 def test_job_results_refuses_a_non_dict():
     with pytest.raises(ValueError, match="input must be a dict"):
         mpi_job.job_results([])
+
+
+def test_collected_run_directories_give_the_progress_and_the_files():
+    collected = [
+        dict(slurped(PROGRESS[0]), source="/opt/bert/runs/r1/progress-rank0.json"),
+        dict(slurped(dict(PROGRESS[1], status="ok")), source="/opt/bert/runs/r1/progress-rank1.json"),
+        {"source": "/opt/bert/runs/r1/results.json", "content": base64.b64encode(b'{"status": "ok"}').decode()},
+    ]
+    results = mpi_job.job_results({"run_id": "r1", "rc": 0, "output": "", "collected": collected})
+    assert [r["rank"] for r in results["ranks"]] == [0, 1]
+    assert results["files"] == {"results.json": '{"status": "ok"}'}
