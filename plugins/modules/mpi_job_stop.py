@@ -125,7 +125,7 @@ def main():
     )
     path = module.params["path"]
     found = _read_records(path)
-    records = [record for _, record in found if isinstance(record, dict)]
+    records = [record for name, record in found if isinstance(record, dict)]
     stats = {}
     for record in records:
         if isinstance(record.get("pid"), int) and not isinstance(record.get("pid"), bool):
@@ -154,7 +154,7 @@ def main():
     alive = [record["pid"] for record in verdicts["ours"] if record["pid"] in alive and _still_ours(record)]
     _signal_all(alive, signal.SIGKILL)
     result["killed"] = alive
-    for name, _ in found:
+    for name in dict(found):
         try:
             os.unlink(name)
         except FileNotFoundError:

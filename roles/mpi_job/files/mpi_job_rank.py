@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import time
@@ -35,9 +36,10 @@ def _write_json(path: str, data: dict) -> None:
     os.replace(tmp, path)
 
 
-def record_pid(rank: int, run_id: str, env=os.environ) -> str | None:
-    """Record this process in $SCC_MPI_JOB_PID_DIR; the path written, or None when the variable is unset."""
-    where = env.get(PID_DIR_ENV)
+def record_pid(rank: int, run_id: str, env=None) -> str | None:
+    """Record this process in $SCC_MPI_JOB_PID_DIR (of `env`, default os.environ); the path written, or None
+    when the variable is unset."""
+    where = (os.environ if env is None else env).get(PID_DIR_ENV)
     if not where:
         return None
     with open("/proc/self/stat", encoding="utf-8") as handle:
@@ -73,9 +75,7 @@ class Progress:
 
     def update(self, step: int, loss: float | None) -> None:
         """``step`` steps done, the rank's own loss at the last one (None where not finite)."""
-        self.state.update(
-            step=step, loss=loss if loss is not None and loss == loss and abs(loss) != float("inf") else None
-        )
+        self.state.update(step=step, loss=loss if loss is not None and math.isfinite(loss) else None)
         self._write()
 
     def finish(self, status: str, error: str | None = None) -> None:
@@ -84,8 +84,9 @@ class Progress:
         self._write()
 
 
-def test_only_fail(rank: int, step: int, env=os.environ) -> None:
-    """TEST ONLY: raise TestOnlyInjectedFailure when $SCC_TRAINING_TEST_ONLY_FAIL_AT is ``<rank>:<step>``."""
-    wanted = env.get(TEST_ONLY_FAIL_ENV, "")
+def test_only_fail(rank: int, step: int, env=None) -> None:
+    """TEST ONLY: raise TestOnlyInjectedFailure when $SCC_TRAINING_TEST_ONLY_FAIL_AT (of `env`, default
+    os.environ) is ``<rank>:<step>``."""
+    wanted = (os.environ if env is None else env).get(TEST_ONLY_FAIL_ENV, "")
     if wanted and wanted == f"{rank}:{step}":
         raise TestOnlyInjectedFailure(f"test-only failure injected at rank {rank}, step {step} ({TEST_ONLY_FAIL_ENV})")
