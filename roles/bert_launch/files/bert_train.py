@@ -60,8 +60,13 @@ class Outcome:
     elapsed_s: float
 
 
-def train(args: Any, net, opt: Optimizer, framework: Any, device: Device, data: Any, model_vocab: int) -> Outcome:
-    """Run --steps steps (`args`: steps, warmup_steps, batch_size, log_every, mlm_probability, seed)."""
+def train(
+    args: Any, net, opt: Optimizer, framework: Any, device: Device, data: Any, model_vocab: int, hooks: Any = None
+) -> Outcome:
+    """Run --steps steps (`args`: steps, warmup_steps, batch_size, log_every, mlm_probability, seed).
+
+    `hooks` (optional): ``before_step(n)`` before step n (1-based) and ``after_step(n, loss)`` with this
+    rank's own loss once step n is done (the progress file; reading the loss waits for the step)."""
     import torch
     import torch.nn.functional as F
 
@@ -88,6 +93,8 @@ def train(args: Any, net, opt: Optimizer, framework: Any, device: Device, data: 
     if args.warmup_steps == 0:
         t_start = time.perf_counter()
     for step in range(args.steps):
+        if hooks is not None:
+            hooks.before_step(step + 1)
         index = torch.tensor(batch_indices(step, rank, args.batch_size, world, data.instances, args.seed))
         inputs, labels = mask_tokens(
             tensors["input_ids"][index],
@@ -117,6 +124,8 @@ def train(args: Any, net, opt: Optimizer, framework: Any, device: Device, data: 
         opt.optimizer.zero_grad(set_to_none=True)
         opt.scheduler.step()
         losses[step] = torch.stack([loss.detach(), mlm_loss.detach(), nsp_loss.detach()]).float()
+        if hooks is not None:
+            hooks.after_step(step + 1, float(loss.detach()))
         if step + 1 == args.warmup_steps:
             synchronize()
             t_start = time.perf_counter()

@@ -14,14 +14,18 @@ This file is the command line and the order of the run; the parts are modules ne
     bert_model.py      the size table, the model, the parameter and FLOP counts, device peaks
     bert_train.py      the optimizer and the training loop
     bert_results.py    the results dict from the measured numbers (build_results), results.json
+    mpi_job_rank.py    (installed here by the scc.training.mpi_job role) the rank's pid record and its
+                       progress file, so that the launcher can stop it and report a failed run
 
 Data needs no network: a WordPiece vocabulary is trained on the shipped corpus by rank 0 and
 broadcast to every rank, so no shared file system is needed and every node uses one vocabulary.
 
 Rank 0 writes a results JSON (bert_results.build_results): world size, hosts and ranks per
 host, loss per step, throughput after the warm-up steps, model FLOPs per step and, where the
-peak of the device is known, the model FLOP utilisation. Exit status: 0 done, 2 bad arguments,
-3 non-finite loss (the results JSON is still written, with status "non_finite_loss").
+peak of the device is known, the model FLOP utilisation. Every rank records its pid
+($SCC_MPI_JOB_PID_DIR) and rewrites progress-rank<k>.json in --output-dir after every step (steps done,
+its own loss, its status; "failed" with the error when it raises). Exit status: 0 done, 1 a rank failed,
+2 bad arguments, 3 non-finite loss (the results JSON is still written, with status "non_finite_loss").
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import bert_model
 import bert_results
 import bert_setup
 import bert_train
+import mpi_job_rank
 
 SEQ_LEN_MIN = 16
 SEQ_LEN_MAX = bert_model.MAX_POSITION_EMBEDDINGS
@@ -172,12 +177,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
+class StepHooks:
+    """The training loop's hooks: the test-only fault injection before a step, the progress file after it."""
+
+    def __init__(self, progress: mpi_job_rank.Progress, rank: int):
+        self.progress, self.rank = progress, rank
+
+    def before_step(self, step: int) -> None:
+        mpi_job_rank.test_only_fail(self.rank, step)
+
+    def after_step(self, step: int, loss: float) -> None:
+        self.progress.update(step, loss)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-    import tokenizers
-    import torch
     import transformers
 
     transformers.logging.set_verbosity_error()
@@ -187,11 +203,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the rendezvous of torch.distributed.
     try:
         framework = bert_framework.open_framework(args.framework, os.environ)
+        # Recorded before the rendezvous, which may wait: the next launch must find a rank stuck there.
+        mpi_job_rank.record_pid(framework.rank, args.run_id)
         device = bert_setup.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)
         framework.connect(args, device.use_cuda)
     except bert_setup.UsageError as exc:
         print(f"pretrain_bert: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    rank = framework.rank
+    progress = mpi_job_rank.Progress(args.output_dir, rank, args.steps)
+    try:
+        status = _train_and_report(args, framework, device, started_at, StepHooks(progress, rank))
+    except Exception as exc:
+        progress.finish("failed", f"{type(exc).__name__}: {exc}")
+        raise
+    progress.finish(status)
+    framework.close()
+    return EXIT_OK if status == "ok" else EXIT_NON_FINITE
+
+
+def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> str:
+    """Everything after the rendezvous: data, model, the loop, and rank 0's results; the outcome's status."""
+    import tokenizers
+    import torch
+    import transformers
+
     rank, world = framework.rank, framework.world_size
     bert_setup.log(
         rank,
@@ -221,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"global_batch={args.batch_size * world} lr={lr}",
     )
 
-    outcome = bert_train.train(args, net, opt, framework, device, data, model_vocab)
+    outcome = bert_train.train(args, net, opt, framework, device, data, model_vocab, hooks)
 
     results = bert_results.build_results(
         args,
@@ -256,8 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"sequences/s={tput['sequences_per_s']} tokens/s={tput['tokens_per_s']} "
             f"mfu={results['flops']['mfu']}",
         )
-    framework.close()
-    return EXIT_OK if outcome.status == "ok" else EXIT_NON_FINITE
+    return outcome.status
 
 
 if __name__ == "__main__":

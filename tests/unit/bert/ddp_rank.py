@@ -19,6 +19,8 @@ def main(argv: list[str]) -> int:
     if separator != "--":
         raise SystemExit("usage: ddp_rank.py WEIGHTS -- <pretrain_bert.py arguments>")
     sys.path.insert(0, str(FILES))
+    # mpi_job_rank.py, which the scc.training.mpi_job role installs next to pretrain_bert.py.
+    sys.path.insert(0, str(FILES.parents[1] / "mpi_job" / "files"))
     import bert_model
     import pretrain_bert
     import torch

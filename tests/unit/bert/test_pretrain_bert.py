@@ -7,7 +7,9 @@ conftest.py fails the run (it never skips).
 from __future__ import annotations
 
 import json
+import os
 import random
+from pathlib import Path
 
 import bert_corpus as corpus
 import bert_data
@@ -15,6 +17,7 @@ import bert_framework
 import bert_model
 import bert_results
 import bert_train
+import mpi_job_rank
 import pretrain_bert as pb
 import pytest
 import torch
@@ -365,3 +368,65 @@ def test_non_finite_loss_exits_3_and_still_reports(tmp_path, monkeypatch):
     assert results["status"] == "non_finite_loss"
     assert results["steps_completed"] == 2 and results["loss"] == [None, None]
     assert results["throughput"]["sequences_per_s"] is None
+    assert json.loads((tmp_path / "progress-rank0.json").read_text())["status"] == "non_finite_loss"
+
+
+# ---- the progress file and the pid record (what scc.training.mpi_job reads back) ---------------
+
+
+def test_every_rank_records_its_pid_and_its_progress(tmp_path, monkeypatch):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    monkeypatch.setenv(mpi_job_rank.PID_DIR_ENV, str(pids))
+    rc = run_alone(small_run(tmp_path / "run", 3, "--run-id", "unit"))
+    assert rc == pb.EXIT_OK
+    record = json.loads((pids / f"{os.getpid()}.json").read_text())
+    stat = Path("/proc/self/stat").read_text()
+    assert record["starttime"] == int(stat.rsplit(")", 1)[1].split()[19])
+    assert (record["rank"], record["run_id"], record["role"]) == (0, "unit", "rank")
+    progress = json.loads((tmp_path / "run" / "progress-rank0.json").read_text())
+    assert (progress["rank"], progress["step"], progress["steps"], progress["status"]) == (0, 3, 3, "ok")
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    # The rank's own loss at its last step: with one rank, the loss the results report.
+    assert progress["loss"] == pytest.approx(results["loss_last"], rel=1e-5)
+    assert not list((tmp_path / "run").glob("*.tmp.*"))
+
+
+def test_a_test_only_injected_failure_leaves_the_steps_done_and_the_error(tmp_path, monkeypatch):
+    monkeypatch.setenv(mpi_job_rank.TEST_ONLY_FAIL_ENV, "0:3")
+    try:
+        with pytest.raises(mpi_job_rank.TestOnlyInjectedFailure):
+            run_alone(small_run(tmp_path, 5))
+    finally:
+        # A failed rank exits without tearing its process group down; this process goes on testing.
+        if torch.distributed.is_initialized():
+            torch.distributed.destroy_process_group()
+    progress = json.loads((tmp_path / "progress-rank0.json").read_text())
+    assert (progress["step"], progress["status"]) == (2, "failed")
+    assert progress["loss"] > 0
+    assert "TestOnlyInjectedFailure" in progress["error"] and "rank 0, step 3" in progress["error"]
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_the_fault_injection_names_one_rank_and_step_only():
+    mpi_job_rank.test_only_fail(1, 3, {})
+    mpi_job_rank.test_only_fail(0, 3, {mpi_job_rank.TEST_ONLY_FAIL_ENV: "1:3"})
+    with pytest.raises(mpi_job_rank.TestOnlyInjectedFailure):
+        mpi_job_rank.test_only_fail(1, 3, {mpi_job_rank.TEST_ONLY_FAIL_ENV: "1:3"})
+
+
+def test_no_pid_record_without_the_launchers_directory(tmp_path):
+    assert mpi_job_rank.record_pid(0, "unit", {}) is None
+
+
+def test_progress_is_replaced_atomically_and_drops_a_non_finite_loss(tmp_path):
+    progress = mpi_job_rank.Progress(str(tmp_path), 2, 10)
+    first = json.loads((tmp_path / "progress-rank2.json").read_text())
+    assert (first["step"], first["loss"], first["status"]) == (0, None, "running")
+    progress.update(4, float("nan"))
+    assert json.loads((tmp_path / "progress-rank2.json").read_text())["loss"] is None
+    progress.update(5, 1.5)
+    progress.finish("non_finite_loss")
+    last = json.loads((tmp_path / "progress-rank2.json").read_text())
+    assert (last["step"], last["loss"], last["status"]) == (5, 1.5, "non_finite_loss")
+    assert [p.name for p in tmp_path.iterdir()] == ["progress-rank2.json"]

@@ -27,7 +27,7 @@ import bert_data
 import bert_model
 import pretrain_bert as pb
 
-from tests.unit.bert.small_run import FILES, run_alone, small_run
+from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, run_alone, small_run
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
     for rank in range(2):
         env = dict(
             os.environ,
-            PYTHONPATH=str(STANDIN),
+            PYTHONPATH=os.pathsep.join([str(STANDIN), str(MPI_JOB_FILES)]),
             SCC_HVD_STANDIN_RENDEZVOUS=str(out_dir / "rendezvous"),
             SCC_HVD_STANDIN_LOG=str(log),
             OMPI_COMM_WORLD_RANK=str(rank),

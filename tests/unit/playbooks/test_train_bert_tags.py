@@ -42,14 +42,21 @@ def every_task(tmp_path_factory):
     return list_tasks(tmp_path_factory.mktemp("all"))
 
 
+# The internal roles a role imports (their tasks run under the role's tag).
+IMPORTED = {"bert_launch": ["scc.training.mpi_job"], "fabric_monitor": []}
+
+
 @pytest.mark.parametrize("role", ["bert_launch", "fabric_monitor"])
 def test_tags_run_the_whole_role(tmp_path, every_task, role):
     fqcn = "scc.training." + role
+    own = [fqcn, *IMPORTED[role]]
     tagged = list_tasks(tmp_path, role)
-    role_tasks = [task for task in every_task if task[0] == fqcn]
-    # The role's own steps (more than its argument validation), every one of them, and no other role's.
-    assert len(role_tasks) > 3
-    assert [task for task in tagged if task[0] == fqcn] == role_tasks
-    assert not [task for task in tagged if task[0] not in (fqcn, None) and "Validating arguments" not in task[1]]
+    role_tasks = [task for task in every_task if task[0] in own]
+    # The role's own steps (more than its argument validation), every one of them (and those of the
+    # internal roles it imports), and no other role's.
+    assert len([task for task in role_tasks if task[0] == fqcn]) > 3
+    assert [task for task in tagged if task[0] in own] == role_tasks
+    assert all(any(task[0] == name for task in role_tasks) for name in IMPORTED[role])
+    assert not [task for task in tagged if task[0] not in (*own, None) and "Validating arguments" not in task[1]]
     # The run id both roles use is named under either tag.
     assert (None, "Name the run (bert_launch_run_id, or a UTC timestamp and a random suffix)") in tagged

@@ -1,0 +1,92 @@
+"""What a rank of an scc.training.mpi_job program does so that the launcher can stop it and report it
+(the mpi_job role installs this file next to the program, which imports it). Standard library only.
+
+- ``record_pid``: writes ``<pid>.json`` ({pid, starttime, rank, run_id, host, role}) into the directory
+  named by ``SCC_MPI_JOB_PID_DIR`` (mpirun exports it), so that the next launch stops exactly this
+  process on this node (the pid AND its start time, so that a reused pid is never taken for it).
+- ``Progress``: writes ``progress-rank<k>.json`` ({rank, host, pid, step, steps, loss, status, error,
+  updated_at}) into the run directory, atomically (a temporary file, then a rename), so that a failed
+  job's steps, last loss and failing rank reach the controller.
+- ``test_only_fail``: TEST-ONLY fault injection, never set in production: ``SCC_TRAINING_TEST_ONLY_FAIL_AT``
+  ``=<rank>:<step>`` makes that rank raise at that step (the lab test of a failed rank uses it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import time
+
+PID_DIR_ENV = "SCC_MPI_JOB_PID_DIR"
+# TEST ONLY: names a rank and a step at which that rank fails on purpose ("<rank>:<step>").
+TEST_ONLY_FAIL_ENV = "SCC_TRAINING_TEST_ONLY_FAIL_AT"
+
+
+class TestOnlyInjectedFailure(RuntimeError):
+    """Raised by test_only_fail: a failure the tests asked for, never a real one."""
+
+
+def _write_json(path: str, data: dict) -> None:
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, sort_keys=True, allow_nan=False)
+        handle.write("\n")
+    os.replace(tmp, path)
+
+
+def record_pid(rank: int, run_id: str, env=None) -> str | None:
+    """Record this process in $SCC_MPI_JOB_PID_DIR (of `env`, default os.environ); the path written, or None
+    when the variable is unset."""
+    where = (os.environ if env is None else env).get(PID_DIR_ENV)
+    if not where:
+        return None
+    with open("/proc/self/stat", encoding="utf-8") as handle:
+        # proc(5): field 22, starttime; the fields after the last ")" start at field 3.
+        starttime = int(handle.read().rsplit(")", 1)[1].split()[19])
+    pid = os.getpid()
+    path = os.path.join(where, f"{pid}.json")
+    record = {"pid": pid, "starttime": starttime, "rank": rank, "run_id": run_id, "host": socket.gethostname()}
+    _write_json(path, dict(record, role="rank"))
+    return path
+
+
+class Progress:
+    """progress-rank<rank>.json in ``run_dir``, rewritten at every update."""
+
+    def __init__(self, run_dir: str, rank: int, steps: int):
+        os.makedirs(run_dir, exist_ok=True)
+        self.path = os.path.join(run_dir, f"progress-rank{rank}.json")
+        self.state = {
+            "rank": rank,
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "step": 0,
+            "steps": steps,
+            "loss": None,
+            "status": "running",
+            "error": None,
+        }
+        self._write()
+
+    def _write(self) -> None:
+        _write_json(self.path, dict(self.state, updated_at=time.time()))
+
+    def update(self, step: int, loss: float | None) -> None:
+        """``step`` steps done, the rank's own loss at the last one (None where not finite)."""
+        self.state.update(step=step, loss=loss if loss is not None and math.isfinite(loss) else None)
+        self._write()
+
+    def finish(self, status: str, error: str | None = None) -> None:
+        """The rank's end: ``ok``, ``failed`` (with the error) or the run's own status."""
+        self.state.update(status=status, error=error)
+        self._write()
+
+
+def test_only_fail(rank: int, step: int, env=None) -> None:
+    """TEST ONLY: raise TestOnlyInjectedFailure when $SCC_TRAINING_TEST_ONLY_FAIL_AT (of `env`, default
+    os.environ) is ``<rank>:<step>``."""
+    wanted = (os.environ if env is None else env).get(TEST_ONLY_FAIL_ENV, "")
+    if wanted and wanted == f"{rank}:{step}":
+        raise TestOnlyInjectedFailure(f"test-only failure injected at rank {rank}, step {step} ({TEST_ONLY_FAIL_ENV})")
