@@ -407,3 +407,31 @@ def test_concurrent_retries_with_one_token_create_once(emu, net):
         thread.join()
     assert len(emu.instances()) == 2
     assert len(replies) == 8 and all(r == replies[0] for r in replies)
+
+
+def test_a_deleted_instance_holds_its_group_switch_and_cluster_for_the_release_lag():
+    timings = Timings(instance_pending=0, instance_starting=0, release_lag=0.3)
+    with CloudEmulator(access_key_id="k", access_key_secret="s", timings=timings) as emu:
+        acs = client(emu, auto_retry=False)
+        net = network(acs)
+        [instance] = run(acs, net)
+        call(acs, DeleteInstanceRequest.DeleteInstanceRequest, InstanceId=instance, Force=True)
+        assert emu.instances() == []
+        # Released asynchronously: its security group, vSwitch and HPC cluster are still in use.
+        for request, key, param in (
+            (DeleteSecurityGroupRequest.DeleteSecurityGroupRequest, "sg", "SecurityGroupId"),
+            (DeleteVSwitchRequest.DeleteVSwitchRequest, "vsw", "VSwitchId"),
+            (DeleteHpcClusterRequest.DeleteHpcClusterRequest, "hpc", "HpcClusterId"),
+        ):
+            assert error(call, acs, request, **{param: net[key]}).get_error_code() == "DependencyViolation"
+        time.sleep(0.35)
+        call(acs, DeleteSecurityGroupRequest.DeleteSecurityGroupRequest, SecurityGroupId=net["sg"])
+        call(acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=net["vsw"])
+        call(acs, DeleteHpcClusterRequest.DeleteHpcClusterRequest, HpcClusterId=net["hpc"])
+        # ... and the VPC is held by the vSwitch and the group just deleted, for the lag again.
+        assert error(call, acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"]).get_error_code().startswith(
+            "DependencyViolation"
+        )
+        time.sleep(0.35)
+        call(acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
+        assert emu.vpcs() == []
