@@ -248,7 +248,9 @@ def mask_secrets(text, secrets):
 def is_dependency_error(action, code):
     """True when ``code`` says ``action`` (a delete) was refused because something still depends on
     the resource (``DEPENDENCY_RETRY_CODES``)."""
-    return any(code == known or (code or "").startswith(known + ".") for known in DEPENDENCY_RETRY_CODES.get(action, ()))
+    return any(
+        code == known or (code or "").startswith(known + ".") for known in DEPENDENCY_RETRY_CODES.get(action, ())
+    )
 
 
 def backoff_delay(attempt, base=0.5, cap=20.0, rand=random.random):

@@ -429,8 +429,10 @@ def test_a_deleted_instance_holds_its_group_switch_and_cluster_for_the_release_l
         call(acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=net["vsw"])
         call(acs, DeleteHpcClusterRequest.DeleteHpcClusterRequest, HpcClusterId=net["hpc"])
         # ... and the VPC is held by the vSwitch and the group just deleted, for the lag again.
-        assert error(call, acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"]).get_error_code().startswith(
-            "DependencyViolation"
+        assert (
+            error(call, acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
+            .get_error_code()
+            .startswith("DependencyViolation")
         )
         time.sleep(0.35)
         call(acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
