@@ -410,7 +410,9 @@ def test_concurrent_retries_with_one_token_create_once(emu, net):
 
 
 def test_a_deleted_instance_holds_its_group_switch_and_cluster_for_the_release_lag():
-    timings = Timings(instance_pending=0, instance_starting=0, release_lag=0.3)
+    timings = Timings(
+        instance_pending=0, instance_starting=0, release_lag=1.0
+    )  # long enough for three calls on a loaded machine
     with CloudEmulator(access_key_id="k", access_key_secret="s", timings=timings) as emu:
         acs = client(emu, auto_retry=False)
         net = network(acs)
@@ -424,7 +426,7 @@ def test_a_deleted_instance_holds_its_group_switch_and_cluster_for_the_release_l
             (DeleteHpcClusterRequest.DeleteHpcClusterRequest, "hpc", "HpcClusterId"),
         ):
             assert error(call, acs, request, **{param: net[key]}).get_error_code() == "DependencyViolation"
-        time.sleep(0.35)
+        time.sleep(1.05)
         call(acs, DeleteSecurityGroupRequest.DeleteSecurityGroupRequest, SecurityGroupId=net["sg"])
         call(acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=net["vsw"])
         call(acs, DeleteHpcClusterRequest.DeleteHpcClusterRequest, HpcClusterId=net["hpc"])
@@ -434,6 +436,6 @@ def test_a_deleted_instance_holds_its_group_switch_and_cluster_for_the_release_l
             .get_error_code()
             .startswith("DependencyViolation")
         )
-        time.sleep(0.35)
+        time.sleep(1.05)
         call(acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
         assert emu.vpcs() == []
