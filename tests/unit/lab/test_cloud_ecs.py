@@ -1,5 +1,6 @@
 """ECS resources in the cloud emulator, through the unmodified SDK request classes."""
 
+import dataclasses
 import json
 import threading
 import time
@@ -383,6 +384,8 @@ def test_a_full_vswitch_refuses_the_whole_call(acs, emu, net):
 
 
 def test_untag_and_batch_stop(acs, emu, net):
+    # b must still be Stopping at the batch stop, on a loaded machine too (this emulator only: a copy of its timings).
+    emu.store.timings = dataclasses.replace(emu.store.timings, instance_stopping=1.0)
     [a, b] = run(acs, net, Amount=2, Tags=[{"Key": "role", "Value": "worker"}, {"Key": "keep", "Value": "1"}])
     call(acs, UntagResourcesRequest.UntagResourcesRequest, ResourceType="instance", ResourceIds=[a], TagKeys=["role"])
     tags = {i["InstanceId"]: i["Tags"]["Tag"] for i in emu.instances()}
