@@ -61,7 +61,7 @@ options:
   dependency_timeout:
     description:
       - Seconds a delete keeps retrying, with backoff, while the cloud refuses it because something
-        still depends on the resource (C(DependencyViolation): a security group or VSwitch whose
+        still depends on the resource (C(DependencyViolation), as for a security group or VSwitch whose
         instances are still being released, a file system whose mount targets are). Other errors fail at once.
       - Falls back to E(SCC_ALICLOUD_DEPENDENCY_TIMEOUT).
     type: int
