@@ -35,7 +35,7 @@ options:
   state:
     description:
       - V(present) keeps O(count) instances; V(absent) deletes every matching instance.
-      - V(absent) needs O(tags) or O(instance_ids): a name alone may match instances someone else made.
+      - V(absent) needs O(tags) or O(instance_ids), as a name alone may match instances someone else made.
   instance_ids:
     description:
       - With O(state=absent), delete only these of the matching instances (IDs C(i-...)).
