@@ -90,6 +90,8 @@ def delete_vpc(s: Store, p: Params, ctx) -> dict:
         raise dependency("DependencyViolation.VSwitch", "Specified VPC has VSwitches.")
     if any(sg["VpcId"] == vpc["VpcId"] for sg in s.security_groups.values()):
         raise dependency("DependencyViolation.SecurityGroup", "Specified VPC has security groups.")
+    if s.still_in_use("vpc", vpc["VpcId"]):
+        raise dependency("DependencyViolation", "Specified object has dependent resources.")
     return s.delete(ctx, "vpcs", vpc["VpcId"])
 
 
@@ -148,9 +150,11 @@ def delete_vswitch(s: Store, p: Params, ctx) -> dict:
     users += [f["VswIds"]["VswId"][0] for f in s.file_systems.values()]
     users += [m["VswId"] for m in s.mount_targets.values()]
     users += [x["VSwitchId"] for x in [*s.protocol_services.values(), *s.exports.values()]]
-    if sw["VSwitchId"] in users:
+    if sw["VSwitchId"] in users or s.still_in_use("vswitch", sw["VSwitchId"]):
         raise dependency("DependencyViolation", "Specified object has dependent resources.")
-    return s.delete(ctx, "vswitches", sw["VSwitchId"])
+    reply = s.delete(ctx, "vswitches", sw["VSwitchId"])
+    s.release_later(vpc=sw["VpcId"])
+    return reply
 
 
 # ---- security group --------------------------------------------------------------------------
@@ -313,9 +317,12 @@ def describe_security_groups(s: Store, p: Params, ctx) -> dict:
 
 def delete_security_group(s: Store, p: Params, ctx) -> dict:
     sg = _sg(s, ctx, p.req("SecurityGroupId"))
-    if any(sg["SecurityGroupId"] in i["SecurityGroupIds"]["SecurityGroupId"] for i in s.instances.values()):
+    in_use = any(sg["SecurityGroupId"] in i["SecurityGroupIds"]["SecurityGroupId"] for i in s.instances.values())
+    if in_use or s.still_in_use("security_group", sg["SecurityGroupId"]):
         raise dependency("DependencyViolation", "There is still instance(s) in the specified security group.")
-    return s.delete(ctx, "security_groups", sg["SecurityGroupId"])
+    reply = s.delete(ctx, "security_groups", sg["SecurityGroupId"])
+    s.release_later(vpc=sg["VpcId"])
+    return reply
 
 
 # ---- HPC cluster ---------------------------------------------------------------------------
@@ -348,7 +355,8 @@ def describe_hpc_clusters(s: Store, p: Params, ctx) -> dict:
 
 def delete_hpc_cluster(s: Store, p: Params, ctx) -> dict:
     hpc = _hpc(s, ctx, p.req("HpcClusterId"))
-    if any(i["HpcClusterId"] == hpc["HpcClusterId"] for i in s.instances.values()):
+    in_use = any(i["HpcClusterId"] == hpc["HpcClusterId"] for i in s.instances.values())
+    if in_use or s.still_in_use("hpc_cluster", hpc["HpcClusterId"]):
         raise dependency("DependencyViolation", "Specified object has dependent resources.")
     return s.delete(ctx, "hpc_clusters", hpc["HpcClusterId"])
 
@@ -538,6 +546,11 @@ def _release(s: Store, inst: dict) -> None:
     if inst["_backing"]:
         s.backing[inst["_backing"]] = None
     del s.instances[inst["InstanceId"]]
+    s.release_later(
+        vswitch=inst["_vswitch"],
+        security_group=inst["SecurityGroupIds"]["SecurityGroupId"],
+        hpc_cluster=inst["HpcClusterId"] or None,
+    )
 
 
 def delete_instance(s: Store, p: Params, ctx) -> dict:

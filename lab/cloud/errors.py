@@ -78,3 +78,9 @@ INTERNAL_ERROR = (
     "InternalError",
     "The request processing has failed due to some unknown error, exception or failure.",
 )
+# A permanent error: the RAM user may not call the action (ECS and NAS error centers, 403 Forbidden.RAM).
+FORBIDDEN_RAM = (
+    403,
+    "Forbidden.RAM",
+    "User not authorized to operate on the specified resource, or this API doesn't support RAM.",
+)

@@ -5,6 +5,8 @@ Kinds:
   throttling_user  400 Throttling.User, nothing applied
   unavailable      503 ServiceUnavailable, nothing applied
   internal         500 InternalError, nothing applied
+  forbidden        403 Forbidden.RAM, nothing applied: a PERMANENT error (never retried), so the call's
+                   task fails; to stop a playbook at a chosen step. Not among RandomFaults' default kinds.
   slow             the reply comes `delay` seconds late (the action is applied as usual)
   drop_before      the connection is closed without a reply, nothing applied
   drop_after       the action is applied, then the connection is closed without a reply
@@ -25,7 +27,10 @@ ERRORS = {
     "unavailable": errors.SERVICE_UNAVAILABLE,
     "internal": errors.INTERNAL_ERROR,
 }
-KINDS = (*ERRORS, "slow", "drop_before", "drop_after")
+PERMANENT = {"forbidden": errors.FORBIDDEN_RAM}
+# What a client recovers from by retrying: RandomFaults draws from these by default.
+TRANSIENT = (*ERRORS, "slow", "drop_before", "drop_after")
+KINDS = (*TRANSIENT, *PERMANENT)
 
 
 @dataclasses.dataclass
@@ -51,7 +56,7 @@ class RandomFaults:
     Seeded, so a failing run can be replayed. `actions` limits it to some actions (None: all).
     """
 
-    def __init__(self, seed: int, rate: float, kinds: tuple[str, ...] = KINDS, actions=None, delay: float = 0.05):
+    def __init__(self, seed: int, rate: float, kinds: tuple[str, ...] = TRANSIENT, actions=None, delay: float = 0.05):
         for kind in kinds:
             Fault(kind)
         self.rng = random.Random(seed)

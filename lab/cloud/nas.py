@@ -140,13 +140,17 @@ def describe_file_systems(s: Store, p: Params, ctx) -> dict:
 
 def delete_file_system(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    if _mount_targets_of(s, fs["FileSystemId"]) or any(
-        ps["_fs"] == fs["FileSystemId"] for ps in s.protocol_services.values()
+    if (
+        _mount_targets_of(s, fs["FileSystemId"])
+        or any(ps["_fs"] == fs["FileSystemId"] for ps in s.protocol_services.values())
+        or s.still_in_use("file_system", fs["FileSystemId"])
     ):
         raise dependency(
             "OperationDenied.DependencyViolation", "The file system still has mount targets or protocol services."
         )
-    return s.delete(ctx, "file_systems", fs["FileSystemId"])
+    reply = s.delete(ctx, "file_systems", fs["FileSystemId"])
+    s.release_later(vswitch=fs["VswIds"]["VswId"])
+    return reply
 
 
 # ---- mount targets -------------------------------------------------------------------------
@@ -186,7 +190,9 @@ def describe_mount_targets(s: Store, p: Params, ctx) -> dict:
 def delete_mount_target(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
     mt = s.find_part("mount_targets", p.req("MountTargetDomain"), fs)
-    return s.delete(ctx, "mount_targets", mt["MountTargetDomain"])
+    reply = s.delete(ctx, "mount_targets", mt["MountTargetDomain"])
+    s.release_later(file_system=fs["FileSystemId"], vswitch=mt["VswId"])
+    return reply
 
 
 # ---- CPFS-NFS protocol service and exports -------------------------------------------------
@@ -234,9 +240,12 @@ def describe_protocol_service(s: Store, p: Params, ctx) -> dict:
 def delete_protocol_service(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
     ps = s.find_part("protocol_services", p.req("ProtocolServiceId"), fs)
-    if any(e["ProtocolServiceId"] == ps["ProtocolServiceId"] for e in s.exports.values()):
+    in_use = any(e["ProtocolServiceId"] == ps["ProtocolServiceId"] for e in s.exports.values())
+    if in_use or s.still_in_use("protocol_service", ps["ProtocolServiceId"]):
         raise dependency("OperationDenied.DependencyViolation", "The protocol service still has exports.")
-    return s.delete(ctx, "protocol_services", ps["ProtocolServiceId"])
+    reply = s.delete(ctx, "protocol_services", ps["ProtocolServiceId"])
+    s.release_later(file_system=fs["FileSystemId"], vswitch=ps["VSwitchId"])
+    return reply
 
 
 def create_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
@@ -283,7 +292,9 @@ def describe_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
 def delete_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
     fs = _fs(s, ctx, p.req("FileSystemId"))
     export = s.find_part("exports", p.req("ExportId"), fs)
-    return s.delete(ctx, "exports", export["ExportId"])
+    reply = s.delete(ctx, "exports", export["ExportId"])
+    s.release_later(protocol_service=export["ProtocolServiceId"], vswitch=export["VSwitchId"])
+    return reply
 
 
 ACTIONS = {

@@ -18,7 +18,7 @@ import traceback
 
 from . import ecs, nas
 from .errors import INTERNAL_ERROR, ApiError, access_key_not_found, invalid, signature_mismatch
-from .faults import ERRORS, Faults, RandomFaults
+from .faults import ERRORS, PERMANENT, Faults, RandomFaults
 from .store import Store, Timings, public
 from .wire import Params, error_body, parse_params, request_id, signature_ok, string_to_sign
 
@@ -248,8 +248,8 @@ class CloudEmulator:
             fault = self.faults.next(action)
             if fault is not None:
                 entry["fault"] = fault.kind
-                if fault.kind in ERRORS:
-                    raise ApiError(*ERRORS[fault.kind])
+                if fault.kind in ERRORS or fault.kind in PERMANENT:
+                    raise ApiError(*{**ERRORS, **PERMANENT}[fault.kind])
                 if fault.kind == "drop_before":
                     raise _Drop()
                 if fault.kind == "slow":

@@ -46,6 +46,11 @@ class Timings:
     # create returned (ECS: "the instance may not be returned by DescribeInstances immediately after
     # RunInstances"; real life: seconds). Other actions find it by id at once.
     listing_lag: float = 0.0
+    # Asynchronous release: what a deleted resource used (an instance's security group, vSwitch and
+    # HPC cluster; a mount target's file system) stays in use this long after the delete returned,
+    # and deleting it meanwhile answers DependencyViolation ("releasing ECS instances and ENIs is
+    # asynchronous", DeleteSecurityGroup's description; real life: seconds to minutes).
+    release_lag: float = 0.0
 
 
 def now_iso(when: float | None = None, seconds: bool = False) -> str:
@@ -67,6 +72,8 @@ class Store:
         self.mount_targets: dict[str, dict] = {}  # by MountTargetDomain
         self.protocol_services: dict[str, dict] = {}
         self.exports: dict[str, dict] = {}
+        # (until, {kind: ids}) of deleted resources whose dependencies are still being released.
+        self.releasing: list[tuple[float, dict[str, tuple]]] = []
         # Lab hosts that back new instances: address -> instance id (None while free).
         self.backing: dict[str, str | None] = dict.fromkeys(host_addresses or [])
         # Capacity per instance type (unset: plenty); with lab hosts, also their number.
@@ -103,6 +110,18 @@ class Store:
     def listed(resource: dict) -> bool:
         """Whether Describe* shows ``resource`` yet (eventual consistency)."""
         return resource.get("_listed_from", 0.0) <= time.monotonic()
+
+    def release_later(self, **uses: str | list | tuple | None) -> None:
+        """A resource was deleted: what it ``uses`` (kind -> id or ids) stays in use for ``release_lag``."""
+        if self.timings.release_lag > 0:
+            held = {kind: tuple(ids) if isinstance(ids, (list, tuple)) else (ids,) for kind, ids in uses.items()}
+            self.releasing.append((time.monotonic() + self.timings.release_lag, held))
+
+    def still_in_use(self, kind: str, resource_id: str) -> bool:
+        """Whether a deleted resource still holds ``resource_id`` (a ``kind`` of ``release_later``)."""
+        now = time.monotonic()
+        self.releasing = [(until, held) for until, held in self.releasing if until > now]
+        return any(resource_id in held.get(kind, ()) for _until, held in self.releasing)
 
     # ---- lookups ------------------------------------------------------------------------
     def find(self, table: str, key: str | None, region: str, message: str | None = None) -> dict:

@@ -58,6 +58,14 @@ options:
       - Falls back to E(SCC_ALICLOUD_LISTING_TIMEOUT).
     type: int
     default: 60
+  dependency_timeout:
+    description:
+      - Seconds a delete keeps retrying, with backoff, while the cloud refuses it because something
+        still depends on the resource (C(DependencyViolation), as for a security group or VSwitch whose
+        instances are still being released, a file system whose mount targets are). Other errors fail at once.
+      - Falls back to E(SCC_ALICLOUD_DEPENDENCY_TIMEOUT).
+    type: int
+    default: 600
 notes:
   - The SDK's own retry is switched off; the retry described under O(api_retries) applies to
     every ECS and NAS action.

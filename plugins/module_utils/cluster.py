@@ -32,6 +32,21 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
 )
 
 _NAME = r"^[A-Za-z0-9_.-]+$"
+# ssh(1) -i: the identity files ssh tries by default; a cluster key of one of these names would replace root's own key.
+_DEFAULT_IDENTITIES = ("id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_dsa", "id_xmss")
+# sshd(8), AUTHORIZED_KEYS FILE FORMAT: the options without a value (those with one need quotes, refused
+# below). sshd ignores the case of their names and refuses the whole key line on an option it does not know.
+_AUTHORIZED_KEY_FLAGS = frozenset(
+    "agent-forwarding cert-authority no-agent-forwarding no-port-forwarding no-pty no-user-rc no-x11-forwarding"
+    " port-forwarding pty no-touch-required verify-required restrict user-rc x11-forwarding".split()
+)
+
+
+def _malformed_key_option(option):
+    """Spaces, quotes or from= in an authorized_keys option (from= is ssh_trust_restrict_from's)."""
+    return re.search(r'[\s"]|^from=', text(option)) is not None
+
+
 _SSH_TRUST_RULES = (
     ("ssh_trust_cluster_name", pattern(_NAME), "only letters, digits, '_', '.', '-'"),
     ("ssh_trust_key_name", pattern(_NAME), "only letters, digits, '_', '.', '-'"),
@@ -39,8 +54,28 @@ _SSH_TRUST_RULES = (
     ("ssh_trust_interface", lambda name: not re.search(r"\s", text(name)), "empty or an interface name"),
     (
         "ssh_trust_authorized_key_options",
-        lambda options: not any(re.search(r'[\s"]|^from=', text(option)) for option in options),
+        lambda options: not any(_malformed_key_option(option) for option in options),
         "options without spaces, quotes or from= (set ssh_trust_restrict_from instead)",
+    ),
+    (
+        "ssh_trust_authorized_key_options",
+        lambda options: all(
+            text(option).lower() in _AUTHORIZED_KEY_FLAGS for option in options if not _malformed_key_option(option)
+        ),
+        "options sshd knows (sshd(8): %s); sshd refuses a key line with another"
+        % ", ".join(sorted(_AUTHORIZED_KEY_FLAGS)),
+    ),
+    (
+        "ssh_trust_key_name",
+        lambda name: text(name) not in _DEFAULT_IDENTITIES,
+        "a name other than ssh's default identities (%s): it would replace root's own key"
+        % ", ".join(_DEFAULT_IDENTITIES),
+    ),
+    ("ssh_trust_known_hosts_file", pattern(r"^/\S+$"), "an absolute path"),
+    (
+        "ssh_trust_ssh_config_file",
+        pattern(r"^/\S+\.conf$"),
+        "an absolute path ending in .conf (ssh_config includes only ssh_config.d/*.conf)",
     ),
     ("ssh_trust_verify_timeout", minimum(1), ">= 1"),
 )

@@ -33,7 +33,14 @@ options:
     type: int
     default: 1
   state:
-    description: V(present) keeps O(count) instances; V(absent) deletes every matching instance.
+    description:
+      - V(present) keeps O(count) instances; V(absent) deletes every matching instance.
+      - V(absent) needs O(tags) or O(instance_ids), as a name alone may match instances someone else made.
+  instance_ids:
+    description:
+      - With O(state=absent), delete only these of the matching instances (IDs C(i-...)).
+    type: list
+    elements: str
   instance_type:
     description:
       - Instance type, C(ecs.<family>.<size>), for example V(ecs.sccgn6.24xlarge).
@@ -195,6 +202,13 @@ def validate(params):
     for key in tags:
         if not key or str(key).startswith(("aliyun", "acs:")):
             errors.append("tags: key %r is empty or uses a reserved prefix (aliyun, acs:)" % key)
+    if params["state"] == "absent" and not tags and not params["instance_ids"]:
+        errors.append(
+            "state=absent needs tags or instance_ids: name %r alone may match instances another owner made"
+            % params["name"]
+        )
+    if params["state"] == "present" and params["instance_ids"]:
+        errors.append("instance_ids is for state=absent only (present keeps count instances by name and tags)")
     creating = params["state"] == "present" and (params["count"] or 0) > 0
     instance_type = params["instance_type"]
     if instance_type is not None and not INSTANCE_TYPE.match(instance_type):
@@ -214,10 +228,11 @@ def validate(params):
 
 
 def find(module):
-    """The live instances of the set (name and every tag), oldest first."""
+    """The live instances of the set (name, every tag, and one of instance_ids when given), oldest first."""
     p = module.params
     found = find_all(module.api, INSTANCE, {"InstanceName": p["name"]}, {"InstanceName": p["name"]}, p["tags"])
-    return [i for i in found if i.get("Status") not in INSTANCE_GONE]
+    wanted = set(p["instance_ids"] or ()) or None
+    return [i for i in found if i.get("Status") not in INSTANCE_GONE and (wanted is None or i["InstanceId"] in wanted)]
 
 
 def run_params(p, amount):
@@ -362,6 +377,7 @@ def main():
         system_disk_category=dict(type="str", default="cloud_essd"),
         system_disk_size=dict(type="int", default=100),
         tags=dict(type="dict", default={}),
+        instance_ids=dict(type="list", elements="str"),
     )
     module = AlicloudModule.for_state(spec, wait_timeout=1200, validate=validate)
     module.run_state(present, absent, view, diff_view=diff_view)

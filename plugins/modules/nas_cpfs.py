@@ -15,7 +15,8 @@ description:
     C(DeleteFileSystem)).
   - Waits until the file system is C(Running); in real life that takes 20 to 40 minutes.
   - Size and storage class cannot change here; different values for an existing file system fail.
-  - O(state=absent) deletes the file system's mount targets first (the API refuses to delete a
+  - O(state=absent) needs O(tags) or O(file_system_id) (a name alone may match a file system someone
+    else made). It deletes the file system's mount targets first (the API refuses to delete a
     file system that has some), then the file system, and waits until both are gone.
 extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
@@ -44,6 +45,9 @@ options:
     description: Tags, set at creation; they identify the file system together with O(name).
     type: dict
     default: {}
+  file_system_id:
+    description: With O(state=absent), delete the file system only if it is this one (C(cpfs-...)).
+    type: str
   wait_timeout:
     default: 3600
 author: scc.training developers (!UNKNOWN)
@@ -129,11 +133,19 @@ def validate(params):
             errors.append("capacity must be at least %d GiB for CPFS, got %d" % (MIN_CAPACITY, params["capacity"]))
     if len(params["tags"] or {}) > 20:
         errors.append("tags: at most 20 tags")
+    if params["state"] == "absent" and not params["tags"] and not params["file_system_id"]:
+        errors.append(
+            "state=absent needs tags or file_system_id: name %r alone may match a file system another owner made"
+            % params["name"]
+        )
+    if params["state"] == "present" and params["file_system_id"]:
+        errors.append("file_system_id is for state=absent only (present finds the file system by name and tags)")
     return errors
 
 
 def find(module):
-    return module.find_one(CPFS, where={"Description": module.params["name"]}, tags=module.params["tags"])
+    p = module.params
+    return module.find_one(CPFS, where={"Description": p["name"]}, tags=p["tags"], resource_id=p["file_system_id"])
 
 
 def present(module):
@@ -184,6 +196,7 @@ def main():
         storage_type=dict(type="str", default="advance_100", choices=["advance_100", "advance_200", "economic"]),
         capacity=dict(type="int"),
         tags=dict(type="dict", default={}),
+        file_system_id=dict(type="str"),
     )
     module = AlicloudModule.for_state(spec, wait_timeout=3600, validate=validate)
     module.run_state(present, absent, CPFS.view, "file_system")

@@ -9,20 +9,39 @@ no secret; a second run changes nothing; --check on the converged cloud changes 
 writes nothing; the inventory plugin finds the nodes with their RDMA addresses and GPU count;
 teardown deletes everything and then nothing; it refuses to delete what is not ours; bad
 variables fail before any API call.
+
+Without lab hosts (fast): a provision.yml stopped midway by a permanent error leaves only resources
+marked as ours, a re-run converges to one of each, and teardown.yml, retrying the dependencies the
+emulator releases with a lag, deletes them all; README.md's ansible-runner example, run as it is,
+leaves neither the secret key nor the STS token in any file of its private directory.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pathlib
+import re
+import shutil
 import sys
+import tempfile
 
 import pytest
 import yaml
 
+from ansible_collections.scc.training.plugins.module_utils._alicloud import secret_forms
 from lab.cloud.store import Timings
 from lab.cloud.testing import emulator
-from tests.cloud_helpers import ROOT, cloud_vars, playbook_env, recap, run_ansible, run_playbook, writes
+from tests.cloud_helpers import (
+    ROOT,
+    cloud_vars,
+    playbook_env,
+    recap,
+    run_ansible,
+    run_module,
+    run_playbook,
+    writes,
+)
 from tests.lab_runner import lab_up
 
 LAB_FIRST_ADDRESS = "127.0.9.11"
@@ -188,3 +207,115 @@ def test_secret_given_as_a_module_option_stays_out_of_vvvv_output(cloud):
     assert proc.returncode == 0, out[-3000:]  # the secret reached the API: the signed call succeeded
     assert "secret_key: VALUE_SPECIFIED_IN_NO_LOG_PARAMETER" in out  # -vvvv printed the module args, masked
     assert cloud["secret"] not in out
+
+
+# ---- without lab hosts ------------------------------------------------------------------------
+QUICK = Timings(vpc=0.02, instance_pending=0.05, instance_starting=0.05, file_system=0.1, protocol_service=0.05)
+TAGS = {"managed-by": "scc.training", "scc-cluster": "pfail"}
+MARKER = "managed-by=scc.training scc-cluster=pfail"
+# Resources the API tags at creation, and those it cannot tag, which carry MARKER as description instead.
+TAGGED = ("security_groups", "instances", "file_systems")
+MARKED = ("vpcs", "vswitches", "hpc_clusters")
+
+
+def counts(emu):
+    tables = (*TAGGED, *MARKED, "mount_targets", "protocol_services", "exports")
+    return {table: len(getattr(emu.store, table)) for table in tables}
+
+
+def test_a_provision_stopped_midway_leaves_only_our_resources_and_a_rerun_converges(tmp_path):
+    # release_lag: a deleted instance keeps its security group, vSwitch and HPC cluster for a while.
+    with emulator(timings=Timings(**{**QUICK.__dict__, "release_lag": 0.5})) as emu:
+        vars_file = tmp_path / "cloud.yml"
+        cloud_vars(emu, vars_file, scc_cloud_name="pfail", scc_cloud_image_id="m-scc", scc_cloud_tags=TAGS)
+        env = playbook_env(emu)
+        # The step chosen: CPFS, after the network, the HPC cluster and the instances were made.
+        emu.faults.add("forbidden", action="CreateFileSystem")
+        rc, out = run_playbook(env, "provision.yml", vars_file)
+        assert rc != 0 and "Forbidden.RAM" in out, out[-3000:]
+        made = counts(emu)
+        assert made["instances"] == 2 and made["file_systems"] == 0, made
+        for table in TAGGED:
+            for item in getattr(emu.store, table).values():
+                assert TAGS.items() <= item["_tags"].items(), (table, item)
+        for table in MARKED:
+            for item in getattr(emu.store, table).values():
+                assert item["Description"] == MARKER, (table, item)
+
+        rc, out = run_playbook(env, "provision.yml", vars_file)
+        assert rc == 0, out[-3000:]
+        one_of_each = dict.fromkeys((*TAGGED, *MARKED, "protocol_services", "exports"), 1)
+        assert counts(emu) == {**one_of_each, "instances": 2, "mount_targets": 0}
+
+        # state: absent of instances or CPFS by a name alone is refused before any API call.
+        mark = len(emu.calls)
+        refused = run_module(emu, "ecs_instance", name="pfail-node", state="absent")
+        assert refused["failed"] and "tags or instance_ids" in refused["msg"]
+        refused = run_module(emu, "nas_cpfs", name="pfail-cpfs", state="absent")
+        assert refused["failed"] and "tags or file_system_id" in refused["msg"]
+        assert emu.calls[mark:] == []
+
+        mark = len(emu.calls)
+        rc, out = run_playbook(env, "teardown.yml", vars_file)
+        assert rc == 0, out[-3000:]
+        assert set(counts(emu).values()) == {0}
+        refusals = [c["action"] for c in emu.calls[mark:] if (c["code"] or "").endswith("DependencyViolation")]
+        assert refusals, "the release lag never made a delete wait"
+
+
+def readme_ansible_runner_example():
+    """The python block of README.md's ansible-runner section, as it is."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## From other tools: ansible-runner", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+class KeptTemporaryDirectory:
+    """tempfile.TemporaryDirectory that, when the example leaves it, keeps every file's bytes for the test."""
+
+    kept: dict = {}
+    modes: list = []
+
+    def __init__(self, prefix=None, **_kwargs):
+        self.path = tempfile.mkdtemp(prefix=prefix)
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *exc):
+        KeptTemporaryDirectory.modes.append(os.stat(self.path).st_mode & 0o777)
+        for path in sorted(p for p in pathlib.Path(self.path).rglob("*") if p.is_file()):
+            KeptTemporaryDirectory.kept[str(path.relative_to(self.path))] = path.read_bytes()
+        shutil.rmtree(self.path)
+
+
+def test_the_readme_ansible_runner_example_leaves_no_secret_in_its_directory(tmp_path, monkeypatch):
+    sts_token = "STS.NTk2b/known+token=="  # characters that change when percent-encoded
+    with emulator(timings=QUICK, security_token=sts_token) as emu:
+        monkeypatch.setattr(os, "environ", dict(playbook_env(emu), ALIBABA_CLOUD_SECURITY_TOKEN=sts_token))
+        monkeypatch.setattr(tempfile, "TemporaryDirectory", KeptTemporaryDirectory)
+        KeptTemporaryDirectory.kept, KeptTemporaryDirectory.modes = {}, []
+        settings = cloud_vars(
+            emu,
+            tmp_path / "cloud.yml",
+            scc_cloud_name="rdme",
+            scc_cloud_image_id="m-scc",
+            scc_cloud_instance_count=1,
+            scc_cloud_cpfs_enabled=False,
+            scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "rdme"},
+        )
+        inventory = tmp_path / "hosts.ini"
+        inventory.write_text("localhost ansible_connection=local\n")
+        example = {"__name__": "readme_example"}
+        exec(compile(readme_ansible_runner_example(), "README.md", "exec"), example)
+        status, rc, changed = example["run_playbook"](str(ROOT / "playbooks/provision.yml"), str(inventory), settings)
+        stdout = b"".join(data for name, data in KeptTemporaryDirectory.kept.items() if name.endswith("/stdout"))
+        assert (status, rc) == ("successful", 0), stdout.decode()[-3000:]
+        assert len(changed) >= 5 and len(emu.instances()) == 1  # the signed calls, token included, went through
+    kept = KeptTemporaryDirectory.kept
+    assert KeptTemporaryDirectory.modes and set(KeptTemporaryDirectory.modes) == {0o700}
+    assert any(name.startswith("artifacts/") and "/job_events/" in name for name in kept), sorted(kept)
+    for secret in (emu.access_key_secret, sts_token):
+        for form in secret_forms(secret):
+            leaks = [name for name, data in kept.items() if form.encode() in data]
+            assert leaks == [], "%r found in %s" % (form, leaks)

@@ -1,5 +1,6 @@
 """ECS resources in the cloud emulator, through the unmodified SDK request classes."""
 
+import dataclasses
 import json
 import threading
 import time
@@ -383,6 +384,8 @@ def test_a_full_vswitch_refuses_the_whole_call(acs, emu, net):
 
 
 def test_untag_and_batch_stop(acs, emu, net):
+    # b must still be Stopping at the batch stop, on a loaded machine too (this emulator only: a copy of its timings).
+    emu.store.timings = dataclasses.replace(emu.store.timings, instance_stopping=1.0)
     [a, b] = run(acs, net, Amount=2, Tags=[{"Key": "role", "Value": "worker"}, {"Key": "keep", "Value": "1"}])
     call(acs, UntagResourcesRequest.UntagResourcesRequest, ResourceType="instance", ResourceIds=[a], TagKeys=["role"])
     tags = {i["InstanceId"]: i["Tags"]["Tag"] for i in emu.instances()}
@@ -407,3 +410,35 @@ def test_concurrent_retries_with_one_token_create_once(emu, net):
         thread.join()
     assert len(emu.instances()) == 2
     assert len(replies) == 8 and all(r == replies[0] for r in replies)
+
+
+def test_a_deleted_instance_holds_its_group_switch_and_cluster_for_the_release_lag():
+    timings = Timings(
+        instance_pending=0, instance_starting=0, release_lag=1.0
+    )  # long enough for three calls on a loaded machine
+    with CloudEmulator(access_key_id="k", access_key_secret="s", timings=timings) as emu:
+        acs = client(emu, auto_retry=False)
+        net = network(acs)
+        [instance] = run(acs, net)
+        call(acs, DeleteInstanceRequest.DeleteInstanceRequest, InstanceId=instance, Force=True)
+        assert emu.instances() == []
+        # Released asynchronously: its security group, vSwitch and HPC cluster are still in use.
+        for request, key, param in (
+            (DeleteSecurityGroupRequest.DeleteSecurityGroupRequest, "sg", "SecurityGroupId"),
+            (DeleteVSwitchRequest.DeleteVSwitchRequest, "vsw", "VSwitchId"),
+            (DeleteHpcClusterRequest.DeleteHpcClusterRequest, "hpc", "HpcClusterId"),
+        ):
+            assert error(call, acs, request, **{param: net[key]}).get_error_code() == "DependencyViolation"
+        time.sleep(1.05)
+        call(acs, DeleteSecurityGroupRequest.DeleteSecurityGroupRequest, SecurityGroupId=net["sg"])
+        call(acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=net["vsw"])
+        call(acs, DeleteHpcClusterRequest.DeleteHpcClusterRequest, HpcClusterId=net["hpc"])
+        # ... and the VPC is held by the vSwitch and the group just deleted, for the lag again.
+        assert (
+            error(call, acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
+            .get_error_code()
+            .startswith("DependencyViolation")
+        )
+        time.sleep(1.05)
+        call(acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
+        assert emu.vpcs() == []

@@ -35,6 +35,7 @@ def run_params(acs):
         ("throttling_user", 400, "Throttling.User"),
         ("unavailable", 503, "ServiceUnavailable"),
         ("internal", 500, "InternalError"),
+        ("forbidden", 403, "Forbidden.RAM"),  # permanent: stops a playbook at a chosen step
     ],
 )
 def test_error_faults_have_the_real_status_and_apply_nothing(acs, emu, kind, status, code):
@@ -107,6 +108,7 @@ def test_random_faults_are_seeded_and_counted():
     drawn = [k for k in log(7) if k]
     assert 10 < len(drawn) < 40 and set(drawn) <= set(FAULT_KINDS)
     assert RandomFaults(1, 1.0, actions={"RunInstances"}).draw("DescribeInstances") is None
+    assert "forbidden" in FAULT_KINDS and "forbidden" not in {RandomFaults(s, 1.0).draw("X").kind for s in range(200)}
 
 
 def test_token_retries_under_random_faults_never_duplicate(acs, emu, run_params):

@@ -14,6 +14,11 @@ CASES = {
         "bad_interface": ({"hosts_file_interface": "eth0 eth1"}, "hosts_file_interface"),
         "bad_marker": ({"hosts_file_marker": "# scc"}, "hosts_file_marker"),
         "bad_verify": ({"hosts_file_verify": "maybe"}, "hosts_file_verify"),
+        "bad_group": ({"hosts_file_group": "no_such_group"}, "hosts_file_group (no_such_group)"),
+        "bad_interface_chars": ({"hosts_file_interface": "eth0;reboot"}, "hosts_file_interface"),
+        "bad_path_relative": ({"hosts_file_path": "etc/hosts"}, "hosts_file_path"),
+        "bad_marker_not_a_comment": ({"hosts_file_marker": "{mark} scc.training"}, "hosts_file_marker"),
+        "bad_marker_two_lines": ({"hosts_file_marker": "# {mark}\nscc.training"}, "hosts_file_marker"),
     },
     "ssh_trust": {
         "ok": ({"ssh_trust_authorized_key_options": ["no-pty"]}, None),
@@ -24,6 +29,23 @@ CASES = {
         ),
         "bad_bind": ({"ssh_trust_bind_address": "sometimes"}, "ssh_trust_bind_address"),
         "bad_timeout": ({"ssh_trust_verify_timeout": 0}, "ssh_trust_verify_timeout"),
+        "bad_key_name_root_default": ({"ssh_trust_key_name": "id_ed25519"}, "ssh_trust_key_name (id_ed25519)"),
+        "bad_option_typo": (
+            {"ssh_trust_authorized_key_options": ["no-agent-fowarding"]},
+            "ssh_trust_authorized_key_options",
+        ),
+        "bad_known_hosts_relative": ({"ssh_trust_known_hosts_file": "known_hosts"}, "ssh_trust_known_hosts_file"),
+        "bad_config_not_conf": (
+            {"ssh_trust_ssh_config_file": "/etc/ssh/ssh_config.d/scc"},
+            "ssh_trust_ssh_config_file",
+        ),
+    },
+    "openmpi": {
+        "ok": ({"openmpi_packages": ["openmpi-bin", "libopenmpi-dev"], "openmpi_version_min": "4.1"}, None),
+        "bad_version_min": ({"openmpi_version_min": "4.x"}, "openmpi_version_min"),
+        "bad_packages_one_string": ({"openmpi_packages": ["openmpi-bin libopenmpi-dev"]}, "openmpi_packages"),
+        "bad_extra_package_option": ({"openmpi_extra_packages": ["--allow-unauthenticated"]}, "openmpi_extra_packages"),
+        "bad_install_method": ({"openmpi_install_method": "source"}, "openmpi_install_method"),
     },
     "mpi_hostfile": {
         "ok": ({"mpi_hostfile_slots": 8, "scc_gpu_count": 8}, None),
@@ -50,6 +72,8 @@ CASES = {
         "ok": ({}, None),
         "bad_cpfs_path": ({"cluster_report_cpfs_path": "mnt/cpfs"}, "cluster_report_cpfs_path"),
         "bad_ssh_check": ({"cluster_report_ssh_check": "often"}, "cluster_report_ssh_check"),
+        "bad_group": ({"cluster_report_group": "no_such_group"}, "cluster_report_group (no_such_group)"),
+        "bad_results_dir_empty": ({"cluster_report_results_dir": ""}, "cluster_report_results_dir"),
     },
     "fabric_monitor": {
         "ok": ({"fabric_monitor_interfaces": ["eth0", "bond0.100"]}, None),

@@ -176,6 +176,45 @@ def test_a_create_without_token_is_not_repeated_when_the_lost_reply_did_create()
     assert api.call("nas", "CreateMountTarget", {}, before_retry=lambda: None) == {"MountTargetDomain": "made"}
 
 
+@pytest.mark.parametrize(
+    "action,code,expected",
+    [
+        ("DeleteVpc", "DependencyViolation", True),
+        ("DeleteVpc", "DependencyViolation.VSwitch", True),
+        ("DeleteSecurityGroup", "DependencyViolation", True),
+        ("DeleteFileSystem", "OperationDenied.DependencyViolation", True),
+        ("DeleteVpc", "DependencyViolationX", False),  # a prefix only up to a dot
+        ("DeleteVpc", "InvalidVpcId.NotFound", False),
+        ("CreateVpc", "DependencyViolation", False),  # only the deletes in the table
+    ],
+)
+def test_dependency_errors_are_those_of_the_table(action, code, expected):
+    assert ali.is_dependency_error(action, code) is expected
+
+
+def test_a_delete_retries_a_dependency_error_until_it_goes_and_then_until_the_deadline():
+    from aliyunsdkcore.acs_exception.exceptions import ServerException
+
+    def busy(i):
+        return ServerException("DependencyViolation", "There is still instance(s)", 403, "R-%d" % i)
+
+    api, sleeps = _api([busy(1), busy(2), b'{"RequestId": "R-3"}'])
+    assert api.delete("ecs", "DeleteSecurityGroup", {"SecurityGroupId": "sg-1"}) == {"RequestId": "R-3"}
+    assert len(api._client.requests) == 3 and len(sleeps) == 2 and all(s >= 0.5 for s in sleeps)
+
+    api, sleeps = _api([busy(i) for i in range(200)])
+    api._dependency_timeout = 30
+    with pytest.raises(ali.AlicloudApiError) as err:
+        api.delete("ecs", "DeleteSecurityGroup", {"SecurityGroupId": "sg-1"})
+    assert err.value.code == "DependencyViolation" and 30 <= sum(sleeps) <= 31
+
+    # any other error fails at once
+    api, sleeps = _api([ServerException("Forbidden.RAM", "no", 403, "R-1")])
+    with pytest.raises(ali.AlicloudApiError):
+        api.delete("ecs", "DeleteSecurityGroup", {"SecurityGroupId": "sg-1"})
+    assert sleeps == []
+
+
 def test_missing_credentials_and_region_are_named():
     with pytest.raises(ali.AlicloudApiError, match="access_key"):
         ali.AlicloudApi(None, None, "cn-shanghai")

@@ -160,7 +160,9 @@ SSH_TRUST = {
     "ssh_trust_key_name": "id_ed25519_scc_training",
     "ssh_trust_key_dir": "~/.ssh/scc-training/scc_cluster",
     "ssh_trust_interface": "",
-    "ssh_trust_authorized_key_options": ["no-pty", "no-agent-forwarding"],
+    "ssh_trust_authorized_key_options": ["no-pty", "no-agent-forwarding", "No-X11-Forwarding"],
+    "ssh_trust_known_hosts_file": "/etc/ssh/ssh_known_hosts",
+    "ssh_trust_ssh_config_file": "/etc/ssh/ssh_config.d/50-scc-training.conf",
     "ssh_trust_verify_timeout": 10,
 }
 
@@ -242,6 +244,11 @@ GOOD = {
 
 # case: (function, settings, the one problem's text: its variable, and its value where it shows one)
 BAD = {
+    "ssh_trust_unknown_key_option": (
+        cluster.ssh_trust_input_problems,
+        {**SSH_TRUST, "ssh_trust_authorized_key_options": ["no-pty", "no-agent-fowarding"]},
+        "ssh_trust_authorized_key_options (['no-pty', 'no-agent-fowarding']) must be options sshd knows (sshd(8): ",
+    ),
     "cpfs_group_empty": (cpfs.cpfs_mount_input_problems, {**CPFS, "group_hosts": []}, "cpfs_mount_group (scc_cluster)"),
     "cpfs_refused": (
         cpfs.cpfs_mount_input_problems,
@@ -637,6 +644,22 @@ ONE_VARIABLE = [
         "options without spaces, quotes or from= (set ssh_trust_restrict_from instead)",
     ),
     (cluster.ssh_trust_input_problems, SSH_TRUST, "ssh_trust_verify_timeout", 0, ">= 1"),
+    (
+        cluster.ssh_trust_input_problems,
+        SSH_TRUST,
+        "ssh_trust_key_name",
+        "id_ed25519",
+        "a name other than ssh's default identities (id_rsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk, id_dsa,"
+        " id_xmss): it would replace root's own key",
+    ),
+    (cluster.ssh_trust_input_problems, SSH_TRUST, "ssh_trust_known_hosts_file", "known_hosts", "an absolute path"),
+    (
+        cluster.ssh_trust_input_problems,
+        SSH_TRUST,
+        "ssh_trust_ssh_config_file",
+        "/etc/ssh/ssh_config.d/50-scc-training",
+        "an absolute path ending in .conf (ssh_config includes only ssh_config.d/*.conf)",
+    ),
     (fabric.fabric_monitor_input_problems, FABRIC_MONITOR, "fabric_monitor_interval_s", 0.01, ">= 0.1"),
     (fabric.fabric_monitor_input_problems, FABRIC_MONITOR, "fabric_monitor_max_duration_s", 0, ">= 1"),
     (

@@ -22,6 +22,17 @@ GOOD_INSTANCE = dict(
     deployment_set_id=None,
     system_disk_size=100,
     tags={"managed-by": "scc.training"},
+    instance_ids=None,
+)
+GOOD_CPFS = dict(
+    name="bert-cpfs",
+    zone_id="z",
+    vpc_id="v",
+    vswitch_id="s",
+    capacity=3600,
+    state="present",
+    tags={},
+    file_system_id=None,
 )
 
 
@@ -69,6 +80,29 @@ def test_vswitch_and_security_group_and_cpfs_checks():
     )
     assert errors and "rules[1].source_cidr_ip" in errors[0]
     errors = nas_cpfs.validate(
-        dict(name="cpfs", zone_id="z", vpc_id="v", vswitch_id="s", capacity=100, state="present", tags={})
+        dict(
+            name="cpfs",
+            zone_id="z",
+            vpc_id="v",
+            vswitch_id="s",
+            capacity=100,
+            state="present",
+            tags={},
+            file_system_id=None,
+        )
     )
     assert errors and "capacity" in errors[0]
+
+
+def test_absent_by_a_name_alone_is_refused_naming_the_options_that_would_do():
+    errors = ecs_instance.validate(dict(GOOD_INSTANCE, state="absent", tags={}))
+    assert len(errors) == 1 and "tags or instance_ids" in errors[0] and "bert-node" in errors[0]
+    assert ecs_instance.validate(dict(GOOD_INSTANCE, state="absent")) == []
+    assert ecs_instance.validate(dict(GOOD_INSTANCE, state="absent", tags={}, instance_ids=["i-1"])) == []
+    assert "instance_ids" in ecs_instance.validate(dict(GOOD_INSTANCE, instance_ids=["i-1"]))[0]
+
+    errors = nas_cpfs.validate(dict(GOOD_CPFS, state="absent"))
+    assert len(errors) == 1 and "tags or file_system_id" in errors[0] and "bert-cpfs" in errors[0]
+    assert nas_cpfs.validate(dict(GOOD_CPFS, state="absent", tags={"managed-by": "scc.training"})) == []
+    assert nas_cpfs.validate(dict(GOOD_CPFS, state="absent", file_system_id="cpfs-1")) == []
+    assert "file_system_id" in nas_cpfs.validate(dict(GOOD_CPFS, file_system_id="cpfs-1"))[0]
