@@ -2,7 +2,8 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Artifact filters for scc.training, thin wrappers over plugins/module_utils/artifacts.py:
-``artifact_mirror_files``, ``artifact_plan`` and ``artifacts_to_copy``.
+``artifact_mirror_files``, ``artifact_mirror_manifest_sha256``, ``artifact_plan``, ``artifacts_to_copy``
+and ``artifact_fetch_input_problems``.
 Their documentation lives in the .yml file of each name."""
 
 from __future__ import absolute_import, division, print_function
@@ -12,6 +13,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import artifacts as _artifacts
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
 
 
 def _call(name, function, *args, **kwargs):
@@ -24,6 +26,16 @@ def _call(name, function, *args, **kwargs):
 def artifact_mirror_files(manifest, prefixes, mirror):
     """A mirror's manifest.json + file-name prefixes -> [{name, sha256, url}], exactly one per prefix."""
     return _call("artifact_mirror_files", _artifacts.mirror_files, manifest, prefixes, mirror)
+
+
+def artifact_mirror_manifest_sha256(pins, mirror):
+    """artifact_fetch_mirror_manifests + a mirror -> the sha256 its manifest.json must have."""
+    return _call("artifact_mirror_manifest_sha256", _artifacts.mirror_manifest_sha256, pins, mirror)
+
+
+def artifact_fetch_input_problems(settings):
+    """artifact_fetch's variables -> one sentence per problem (empty when all is well)."""
+    return _artifacts.artifact_fetch_input_problems(require_settings(settings, "artifact_fetch_input_problems"))
 
 
 def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
@@ -41,7 +53,9 @@ class FilterModule(object):
 
     def filters(self):
         return {
+            "artifact_fetch_input_problems": artifact_fetch_input_problems,
             "artifact_mirror_files": artifact_mirror_files,
+            "artifact_mirror_manifest_sha256": artifact_mirror_manifest_sha256,
             "artifact_plan": artifact_plan,
             "artifacts_to_copy": artifacts_to_copy,
         }

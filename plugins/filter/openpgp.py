@@ -1,132 +1,29 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""OpenPGP filter for scc.training (documented in the sidecar ``openpgp_fingerprints.yml``).
+"""OpenPGP filters for scc.training, thin wrappers over plugins/module_utils/openpgp.py:
+``openpgp_fingerprints`` and ``openpgp_key_problems`` (documented in their sidecar .yml files)."""
 
-``openpgp_fingerprints`` lets the cuda role check that the repository signing key it downloaded
-is the pinned one (NVIDIA's 3bf863cc key has a published fingerprint, and no published sha256
-of the file), on the controller, without gpg. RFC 9580: a v4 fingerprint is SHA-1 over 0x99,
-the two-octet length and the public-key packet body; v5 (0x9A) and v6 (0x9B) use SHA-256 and a
-four-octet length. Only primary keys (packet tag 6) are reported, not subkeys.
-"""
+from __future__ import absolute_import, division, print_function
 
-from __future__ import annotations
+__metaclass__ = type
 
-import base64
-import binascii
-import hashlib
-
-from ansible.errors import AnsibleFilterError
-
-PUBLIC_KEY_TAG = 6
-
-
-def _crc24(data):
-    """RFC 9580 section 6.1: the armor checksum."""
-    crc = 0xB704CE
-    for byte in data:
-        crc ^= byte << 16
-        for _bit in range(8):
-            crc <<= 1
-            if crc & 0x1000000:
-                crc ^= 0x1864CFB
-    return crc & 0xFFFFFF
-
-
-def dearmor(text):
-    """The binary packets of every ASCII-armored public key block in ``text``."""
-    blocks, body, inside, headers_done = [], [], False, False
-    for line in str(text).splitlines():
-        line = line.strip()
-        if line == "-----BEGIN PGP PUBLIC KEY BLOCK-----":
-            body, inside, headers_done = [], True, False
-        elif line == "-----END PGP PUBLIC KEY BLOCK-----" and inside:
-            blocks.append(_decode_block(body))
-            inside = False
-        elif inside and not headers_done:
-            # Armor headers ("Comment: ...") end at the first blank line; some writers omit them.
-            if line == "":
-                headers_done = True
-            elif ":" not in line:
-                headers_done = True
-                body.append(line)
-        elif inside:
-            body.append(line)
-    if not blocks:
-        raise AnsibleFilterError(
-            "openpgp_fingerprints: no '-----BEGIN PGP PUBLIC KEY BLOCK-----' in the input "
-            "(an ASCII-armored public key is expected)"
-        )
-    return blocks
-
-
-def _decode_block(lines):
-    checksum = None
-    if lines and lines[-1].startswith("=") and len(lines[-1]) == 5:
-        checksum = lines.pop()[1:]
-    try:
-        data = base64.b64decode("".join(lines), validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise AnsibleFilterError("openpgp_fingerprints: the armored key is not valid base64: %s" % exc) from None
-    if checksum is not None:
-        want = int.from_bytes(base64.b64decode(checksum), "big")
-        if _crc24(data) != want:
-            raise AnsibleFilterError("openpgp_fingerprints: the armor checksum does not match (a damaged key file)")
-    return data
-
-
-def packets(data):
-    """Yield (tag, body) of each OpenPGP packet (old and new packet formats)."""
-    pos = 0
-    while pos < len(data):
-        head = data[pos]
-        if not head & 0x80:
-            raise AnsibleFilterError("openpgp_fingerprints: byte %d is not a packet header" % pos)
-        if head & 0x40:  # new format
-            tag = head & 0x3F
-            first = data[pos + 1]
-            if first < 192:
-                length, pos = first, pos + 2
-            elif first < 224:
-                length, pos = ((first - 192) << 8) + data[pos + 2] + 192, pos + 3
-            elif first == 255:
-                length, pos = int.from_bytes(data[pos + 2 : pos + 6], "big"), pos + 6
-            else:
-                raise AnsibleFilterError("openpgp_fingerprints: partial body lengths are not allowed in keys")
-        else:  # old format
-            tag, kind = (head >> 2) & 0x0F, head & 0x03
-            if kind == 3:
-                raise AnsibleFilterError("openpgp_fingerprints: indeterminate packet lengths are not allowed in keys")
-            size = (1, 2, 4)[kind]
-            length, pos = int.from_bytes(data[pos + 1 : pos + 1 + size], "big"), pos + 1 + size
-        if pos + length > len(data):
-            raise AnsibleFilterError("openpgp_fingerprints: a packet runs past the end of the key (truncated file)")
-        yield tag, data[pos : pos + length]
-        pos += length
-
-
-def fingerprint(body):
-    """The fingerprint of one public-key packet body, upper-case hex."""
-    version = body[0]
-    if version == 4:
-        digest = hashlib.sha1(b"\x99" + len(body).to_bytes(2, "big") + body)  # nosec: RFC 9580 v4 fingerprints are SHA-1
-    elif version in (5, 6):
-        digest = hashlib.sha256(bytes([0x9A if version == 5 else 0x9B]) + len(body).to_bytes(4, "big") + body)
-    else:
-        raise AnsibleFilterError("openpgp_fingerprints: public key version %d is not supported" % version)
-    return digest.hexdigest().upper()
+from ansible_collections.scc.training.plugins.module_utils import openpgp
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
 
 
 def openpgp_fingerprints(text):
     """Fingerprints of the primary keys in an ASCII-armored public key file."""
-    found = []
-    for data in dearmor(text):
-        found.extend(fingerprint(body) for tag, body in packets(data) if tag == PUBLIC_KEY_TAG)
-    return found
+    return filter_call("openpgp_fingerprints", openpgp.openpgp_fingerprints, require_text(text, "openpgp_fingerprints"))
+
+
+def openpgp_key_problems(text, pinned):
+    """[] when the key file holds exactly the pinned primary keys, else the sentence that says what differs."""
+    return filter_call("openpgp_key_problems", openpgp.key_problems, require_text(text, "openpgp_key_problems"), pinned)
 
 
 class FilterModule(object):
     """scc.training OpenPGP filters."""
 
     def filters(self):
-        return {"openpgp_fingerprints": openpgp_fingerprints}
+        return {"openpgp_fingerprints": openpgp_fingerprints, "openpgp_key_problems": openpgp_key_problems}

@@ -1,28 +1,49 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Wheel filters for scc.training, thin wrappers over plugins/module_utils/wheels.py.
-Their documentation lives in ``wheel_platforms.yml``."""
+"""Wheel filters for scc.training, thin wrappers over plugins/module_utils/wheels.py:
+``wheel_platforms``, ``wheel_hash_lock``, ``pip_hash_mismatches`` and ``python_env_input_problems``.
+Their documentation lives in the .yml file of each name."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-
-from ansible_collections.scc.training.plugins.module_utils.wheels import wheel_platforms as _wheel_platforms
+from ansible_collections.scc.training.plugins.module_utils import wheels
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_settings,
+    require_text,
+)
 
 
 def wheel_platforms(arch, glibc):
     """An architecture and a glibc version -> the manylinux platform tags pip accepts there."""
-    try:
-        return _wheel_platforms(arch, glibc)
-    except ValueError as exc:
-        raise AnsibleFilterError("wheel_platforms: %s" % exc) from exc
+    return filter_call("wheel_platforms", wheels.wheel_platforms, arch, glibc)
+
+
+def wheel_hash_lock(digests):
+    """{wheel file name: sha256} -> the requirements text of pip's hash-checking mode."""
+    return filter_call("wheel_hash_lock", wheels.wheel_hash_lock, digests)
+
+
+def pip_hash_mismatches(output):
+    """pip's output -> the wheel files it refused for their sha256."""
+    return wheels.pip_hash_mismatches(require_text(output, "pip_hash_mismatches"))
+
+
+def python_env_input_problems(settings):
+    """python_env's variables -> one readable line per problem (empty when all is well)."""
+    return wheels.python_env_input_problems(require_settings(settings, "python_env_input_problems"))
 
 
 class FilterModule(object):
     """scc.training wheel filters."""
 
     def filters(self):
-        return {"wheel_platforms": wheel_platforms}
+        return {
+            "pip_hash_mismatches": pip_hash_mismatches,
+            "python_env_input_problems": python_env_input_problems,
+            "wheel_hash_lock": wheel_hash_lock,
+            "wheel_platforms": wheel_platforms,
+        }

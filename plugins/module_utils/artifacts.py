@@ -11,6 +11,10 @@
 - ``artifacts_to_copy``: the plan + sizes found on the controller and on a host -> what that host
   still needs. A copy writes a temporary file and renames it, so a file of the right size is a
   finished copy of the checked artifact: re-runs do not re-hash gigabytes.
+- ``mirror_manifest_sha256``: the sha256 the inventory pins a mirror's manifest.json to. A mirror
+  never vouches for itself: the sha256 of each of its files comes from a manifest whose own sha256
+  the inventory holds (``artifact_fetch_mirror_manifests``), so a tampered mirror is refused.
+- ``artifact_fetch_input_problems``: the role's variables -> one sentence per problem, naming the variable.
 
 Pure Python, no Ansible imports.
 """
@@ -20,11 +24,87 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import posixpath
+import re
+
+from ansible_collections.scc.training.plugins.module_utils.input_checks import MIRROR, SHA256, matches, show, text
 
 LAYOUTS = ("flat", "wheelhouse")
 # The files a wheelhouse directory holds next to its wheels; the manifest goes last: it marks the
 # copy complete for a reader that trusts it.
 _WHEELHOUSE_FILES = ("requirements.txt", "constraints.txt", "manifest.json")
+_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+_FILE_URL = re.compile(r"^(https?://|file://|/)")
+_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+$")
+
+
+def _mirror_key(mirror):
+    """A mirror as the inventory names it: the same location with or without its trailing slash."""
+    return text(mirror).rstrip("/")
+
+
+def mirror_manifest_sha256(pins, mirror):
+    """The sha256 ``pins`` ({mirror: sha256}, artifact_fetch_mirror_manifests) holds for ``mirror``'s manifest.json."""
+    wanted = _mirror_key(mirror)
+    found = [text(sha).lower() for location, sha in (pins or {}).items() if _mirror_key(location) == wanted]
+    if len(found) != 1 or not SHA256.match(found[0]):
+        raise ValueError(
+            "artifact_fetch_mirror_manifests must pin the mirror %s: {%s: <sha256 of its manifest.json>}, got %s."
+            % (show(wanted), show(wanted), show(pins or {}))
+        )
+    return found[0]
+
+
+def mirror_pin_problems(pins, mirror, variable):
+    """[] when ``mirror`` (named by ``variable``) is empty or pinned in ``pins``, else the sentence that says so."""
+    if not text(mirror):
+        return []
+    try:
+        mirror_manifest_sha256(pins, mirror)
+    except ValueError as exc:
+        return ["%s (%s): %s" % (variable, show(text(mirror)), exc)]
+    return []
+
+
+def _file_problems(files):
+    problems = []
+    for item in files or []:
+        item = item if isinstance(item, dict) else {}
+        name, url, sha256 = text(item.get("name")), text(item.get("url")), text(item.get("sha256"))
+        if not _FILE_NAME.match(name):
+            problems.append("artifact_fetch_files: the name %s must be a plain file name." % show(name))
+        if not _FILE_URL.match(url):
+            problems.append(
+                "artifact_fetch_files: %s's url %s must be http(s)://, file:// or an absolute controller path."
+                % (name, show(url))
+            )
+        if not SHA256.match(sha256):
+            problems.append(
+                "artifact_fetch_files: %s's sha256 %s must be 64 lowercase hex digits." % (name, show(sha256))
+            )
+    return problems
+
+
+def artifact_fetch_input_problems(settings):
+    """artifact_fetch's variables -> one sentence per problem, naming the variable and its value ([] when all is well)."""
+    mirror, select = text(settings["artifact_fetch_mirror"]), settings["artifact_fetch_mirror_select"] or []
+    problems = []
+    if not matches(r"^/", text(settings["artifact_fetch_dest"])):
+        problems.append("artifact_fetch_dest (%s) must be an absolute path." % show(settings["artifact_fetch_dest"]))
+    problems.extend(_file_problems(settings["artifact_fetch_files"]))
+    bad_pins = [w for w in settings["artifact_fetch_wheels"] or [] if not _PIN.match(text(w))]
+    if bad_pins:
+        problems.append("artifact_fetch_wheels must be exact pins name==version, got %s." % show(bad_pins))
+    if mirror and not MIRROR.match(mirror):
+        problems.append(
+            "artifact_fetch_mirror (%s) must be an http(s):// URL or an absolute controller directory." % show(mirror)
+        )
+    if bool(mirror) != bool(select):
+        problems.append(
+            "artifact_fetch_mirror (%s) and artifact_fetch_mirror_select (%s) go together: a mirror and the files "
+            "taken from it." % (show(mirror), show(select))
+        )
+    problems.extend(mirror_pin_problems(settings["artifact_fetch_mirror_manifests"], mirror, "artifact_fetch_mirror"))
+    return problems
 
 
 def mirror_files(manifest, prefixes, mirror):
@@ -51,7 +131,8 @@ def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
     files: [{name, ...}] fetched into files_dir; wheelhouse: the scc.training.wheelhouse result
     ({wheelhouse, wheels: [{name, ...}]}) or empty; dest: the host directory.
     Returns {artifacts: [{name, src, dest}] in copy order, dirs: [host directories, parents first],
-    wheelhouse: the host directory of the wheels ('' without wheels)}.
+    wheelhouse: the host directory of the wheels ('' without wheels), sha256: {name: sha256} of each
+    file and wheel checked on the controller (what a host's pip --require-hashes is given)}.
     """
     if layout not in LAYOUTS:
         raise ValueError("layout must be one of %s, got %r" % (", ".join(LAYOUTS), layout))
@@ -79,7 +160,8 @@ def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
         if item["dest"] in seen:
             raise ValueError("two artifacts land at %s" % item["dest"])
         seen.add(item["dest"])
-    return {"artifacts": items, "dirs": dirs, "wheelhouse": host_wheelhouse}
+    digests = {f["name"]: f["sha256"] for f in list(files) + list(wheels) if f.get("sha256")}
+    return {"artifacts": items, "dirs": dirs, "wheelhouse": host_wheelhouse, "sha256": digests}
 
 
 def _sizes(found):

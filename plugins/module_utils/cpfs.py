@@ -13,6 +13,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.scc.training.plugins.module_utils.artifacts import mirror_pin_problems
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     SHA256,
     group_problems,
@@ -79,6 +80,17 @@ def _alinas_problems(settings, package_pattern):
             "(an http(s):// URL or absolute controller directory whose manifest.json holds its sha256), exactly one of "
             "them; got cpfs_mount_alinas_url=%s, cpfs_mount_alinas_sha256=%s, cpfs_mount_alinas_mirror=%s."
             % (show(url), show(sha256), show(mirror))
+        )
+    # A mirror's manifest holds the package's sha256: the inventory pins the manifest (artifact_fetch).
+    if mirror and matches(r"^(https?://|/)", mirror):
+        pins = settings["artifact_fetch_mirror_manifests"]
+        problems.extend(mirror_pin_problems(pins, mirror, "cpfs_mount_alinas_mirror"))
+    # rpm: installed with gpgcheck, so the signing key is required (Alibaba publishes none we could pin).
+    if package.endswith(".rpm") and not gpg_key:
+        problems.append(
+            "cpfs_mount_alinas_gpg_key must be the controller path of the key that signs %s: an rpm is installed "
+            "with gpgcheck (its signature checked, besides its sha256), and no key is pinned by default."
+            % show(package)
         )
     # apt and dpkg check no signature of a .deb file: there the sha256 is the check.
     if gpg_key and not (gpg_key.startswith("/") and package.endswith(".rpm")):

@@ -15,8 +15,8 @@ and the ``scc.training.parse_nic_firmware`` filter, plus the comparison with tar
 ``parse_flint_query(text, device=None) -> device``: the text of ``mstflint -d <dev> query`` (or
 ``flint``), as one device in the same shape (``fw_available`` None, ``status`` None).
 
-``compare(devices, targets) -> list``: targets are ``[{"psid": ..., "version": ..., "image": ...}]``; one
-entry per device: ``{"device", "psid", "current", "target", "image", "action"}`` with action ``ok``
+``compare(devices, targets) -> list``: targets are ``[{"psid": ..., "version": ..., "image": ..., "sha256": ...}]``; one
+entry per device: ``{"device", "psid", "current", "target", "image", "sha256", "action"}`` with action ``ok``
 (current == target), ``burn`` (differs) or ``none`` (no target for its PSID: left alone); ``image`` is
 the target's image (None without one).
 
@@ -135,9 +135,11 @@ def compare(devices, targets):
     """Each device against the target version for its PSID (see the module docstring)."""
     wanted = {}
     images = {}
+    digests = {}
     for target in targets or []:
         wanted[target["psid"]] = str(target["version"])
         images[target["psid"]] = target.get("image")
+        digests[target["psid"]] = target.get("sha256")
     result = []
     for dev in devices:
         target = wanted.get(dev["psid"])
@@ -154,6 +156,7 @@ def compare(devices, targets):
                 "current": dev["fw_current"],
                 "target": target,
                 "image": images.get(dev["psid"]),
+                "sha256": digests.get(dev["psid"]),
                 "action": action,
             }
         )
@@ -195,6 +198,18 @@ def nic_firmware_input_problems(settings):
         problems.append(
             "nic_firmware_burn is true, so every target of nic_firmware_targets needs an image (no image: %s)."
             % input_checks.show(without_image)
+        )
+    # The image's sha256 comes from the inventory, never from where the image was found: it is checked on the
+    # controller before the image reaches a host.
+    unchecked = [
+        target.get("psid")
+        for target in targets
+        if target.get("image") and not input_checks.SHA256.match(input_checks.text(target.get("sha256")))
+    ]
+    if unchecked:
+        problems.append(
+            "nic_firmware_targets: every target with an image needs the image's sha256 (64 lowercase hex digits), "
+            "missing or malformed for %s." % input_checks.show(unchecked)
         )
     tool_path = input_checks.text(settings["nic_firmware_tool_path"])
     if tool_path and (settings["nic_firmware_tool"] == "auto" or not tool_path.startswith("/")):

@@ -1,7 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Which binary wheels a Linux host runs: the manylinux platform tags for its architecture and glibc.
+"""Which binary wheels a Linux host runs, which it installs, and python_env's inputs.
+
+- ``wheel_platforms``: the manylinux platform tags for a host's architecture and glibc.
+- ``wheel_hash_lock``: the sha256 of each wheel checked on the controller -> the requirements file a
+  host's ``pip install --require-hashes`` takes, so a wheel changed on shared storage is refused.
+- ``pip_hash_mismatches``: pip's output -> the wheels it refused for their hashes.
+- ``python_env_input_problems``: python_env's variables -> one sentence per problem, naming the variable.
+
+Platform tags:
 
 The rule is pip's (``packaging.tags``, ``_manylinux.platform_tags``), which implements
 PEP 600 (``manylinux_<glibc major>_<glibc minor>_<arch>``: a wheel built against glibc 2.Y runs
@@ -19,7 +27,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import posixpath
 import re
+
+from ansible_collections.scc.training.plugins.module_utils.input_checks import show, text
 
 # PEP 599's architectures; 32-bit x86 hosts report i386..i686, the wheel tag is i686.
 _ARCH_ALIASES = {"i386": "i686", "i486": "i686", "i586": "i686", "amd64": "x86_64", "arm64": "aarch64"}
@@ -55,3 +66,85 @@ def wheel_platforms(arch, glibc):
         if legacy and (minor == 17 or arch in _X86):
             tags.append("%s_%s" % (legacy, arch))
     return tags
+
+
+# PEP 427: {distribution}-{version}(-{build tag})?-{python tag}-{abi tag}-{platform tag}.whl
+_WHEEL_FILE = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-[0-9][^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
+# pip's hash-checking refusal names each file it refused: "    six==1.17.0 from file:///w/six-...whl (from -r ...):"
+_PIP_REFUSED = re.compile(r"^\s+\S+ from (?P<url>\S+?\.whl)\b")
+_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+$")
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def wheel_hash_lock(digests):
+    """{wheel file name: sha256} -> "name==version --hash=sha256:HEX ..." lines, one per distribution, sorted.
+
+    Every wheel the controller checked is pinned with its hash, dependencies included: pip's
+    hash-checking mode needs the whole set, and refuses a file whose hash is not listed.
+    Names that are not wheels (other artifacts) are left out.
+    """
+    pins = {}
+    for name, sha256 in sorted((digests or {}).items()):
+        if not name.endswith(".whl"):
+            continue
+        match = _WHEEL_FILE.match(name)
+        if not match or not re.match(r"^[0-9a-f]{64}$", text(sha256)):
+            raise ValueError("cannot pin the wheel %s with sha256 %s" % (show(name), show(sha256)))
+        # PEP 503 normalisation: one distribution whatever the spelling in the file name.
+        project = re.sub(r"[-_.]+", "-", match.group("name")).lower()
+        pins.setdefault((project, match.group("version")), []).append(sha256)
+    if not pins:
+        raise ValueError("no wheel to pin: the wheelhouse lists no wheel with its sha256")
+    return "".join(
+        "%s==%s %s\n" % (project, version, " ".join("--hash=sha256:" + h for h in hashes))
+        for (project, version), hashes in sorted(pins.items())
+    )
+
+
+def pip_hash_mismatches(output):
+    """The wheel files pip refused because their sha256 is not the lock's ([] when none was)."""
+    refused, inside = [], False
+    for line in text(output).splitlines():
+        if "DO NOT MATCH THE HASHES" in line:
+            inside = True
+            continue
+        match = _PIP_REFUSED.match(line) if inside else None
+        if match:
+            wheel = posixpath.basename(match.group("url"))
+            if wheel not in refused:
+                refused.append(wheel)
+    return refused
+
+
+def python_env_input_problems(settings):
+    """python_env's variables -> one sentence per problem, naming the variable and its value ([] when all is well)."""
+    venv, wheelhouse = text(settings["python_env_venv_path"]), text(settings["python_env_wheelhouse_path"])
+    requirements, imports = settings["python_env_requirements"] or [], settings["python_env_verify_imports"] or []
+    problems = []
+    for variable, path in (("python_env_venv_path", venv), ("python_env_wheelhouse_path", wheelhouse)):
+        if not path.startswith("/"):
+            problems.append("%s (%s) must be an absolute path." % (variable, show(path)))
+    if venv and venv.rstrip("/") == wheelhouse.rstrip("/"):
+        problems.append("python_env_venv_path and python_env_wheelhouse_path must differ, both are %s." % show(venv))
+    # The lock a host's pip checks the shared wheelhouse against lives in the venv: never on the shared storage.
+    if venv and wheelhouse and (venv.rstrip("/") + "/").startswith(wheelhouse.rstrip("/") + "/"):
+        problems.append(
+            "python_env_venv_path (%s) must not be inside python_env_wheelhouse_path (%s): the hash lock each host's "
+            "pip checks the wheels against lives in the venv, apart from the wheels." % (show(venv), show(wheelhouse))
+        )
+    if not text(settings["python_env_cache_dir"]):
+        problems.append("python_env_cache_dir must be a controller directory, got %s." % show(""))
+    bad = [r for r in requirements if not _PIN.match(text(r))]
+    if not requirements or bad:
+        problems.append(
+            "python_env_requirements must be a non-empty list of exact pins name==version, got %s." % show(requirements)
+        )
+    bad = [m for m in imports if not _MODULE.match(text(m))]
+    if bad:
+        problems.append("python_env_verify_imports must be module names, got %s." % show(bad))
+    constraints = text(settings["python_env_constraints_file"])
+    if constraints and not constraints.startswith("/"):
+        problems.append(
+            "python_env_constraints_file (%s) must be empty or an absolute path on the controller." % show(constraints)
+        )
+    return problems

@@ -6,7 +6,8 @@ shell script that records how mount(8) called it and bind-mounts the lab's share
 NOT Alibaba's client. It is served from an offline mirror on 127.0.0.1 (manifest.json with its sha256).
 
 Proven: Debian 12 (not on the package's verified list) refused without
-cpfs_mount_alinas_allow_unverified_os, before any host changes; a mirror whose sha256 is wrong stops
+cpfs_mount_alinas_allow_unverified_os, before any host changes; a mirror manifest other than the one
+the inventory pins (artifact_fetch_mirror_manifests), and a pinned manifest whose sha256 is wrong, stop
 on the controller before any host sees the file; with the override the package is fetched once for
 both hosts, copied, installed with apt, the fstab line has type cpfs-nfs and the documented options,
 and mount(8) hands source, mount point and options to /sbin/mount.cpfs-nfs; a re-run and --check
@@ -106,13 +107,19 @@ def cleanup(lab):
         )
 
 
-def settings(mirror_url, cache, **extra):
+def sha256_of(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def settings(mirror_url, cache, manifest, **extra):
+    """The role's settings for the mirror at mirror_url, its manifest pinned by the sha256 of ``manifest``."""
     return {
         "cpfs_mount_protocol": "cpfs-nfs",
         "cpfs_mount_source": SOURCE,
         "cpfs_mount_path": MOUNT_PATH,
         "cpfs_mount_alinas_package": PACKAGE,
         "cpfs_mount_alinas_mirror": mirror_url,
+        "artifact_fetch_mirror_manifests": {mirror_url: sha256_of(manifest)},
         # The controller's download cache of this test only.
         "artifact_fetch_cache_dir": str(cache),
         **extra,
@@ -133,7 +140,7 @@ def on_hosts(lab, command):
 
 
 def test_debian12_is_refused_without_the_override_before_any_change(lab, mirror, tmp_path):
-    status, events = run(lab, tmp_path, settings(mirror[1], tmp_path / "cache"))
+    status, events = run(lab, tmp_path, settings(mirror[1], tmp_path / "cache", mirror[0] / "manifest.json"))
     assert status == "failed"
     failures = failed(events)
     assert {host for host, _task, _msg in failures} == {"node1", "node2"}
@@ -150,7 +157,17 @@ def test_a_wrong_sha256_stops_on_the_controller_before_any_host_sees_the_file(la
     manifest = json.loads((mirror[0] / "manifest.json").read_text())
     manifest["artifacts"][0]["sha256"] = "0" * 64
     (bad / "manifest.json").write_text(json.dumps(manifest))
-    extravars = settings(str(bad), tmp_path / "cache", cpfs_mount_alinas_allow_unverified_os=True)
+    # Pinned to the good manifest: the changed one is refused before it is read.
+    good = mirror[0] / "manifest.json"
+    extravars = settings(str(bad), tmp_path / "cache", good, cpfs_mount_alinas_allow_unverified_os=True)
+    status, events = run(lab, tmp_path, extravars)
+    assert status == "failed"
+    (failure,) = failed(events)
+    assert failure[1] == "Fetch the mirror's manifest once and check it against the pinned sha256", failure
+    # Pinned to the changed manifest: read, and its wrong sha256 stops the package's download.
+    extravars = settings(
+        str(bad), tmp_path / "cache", bad / "manifest.json", cpfs_mount_alinas_allow_unverified_os=True
+    )
     status, events = run(lab, tmp_path, extravars)
     assert status == "failed"
     (failure,) = failed(events)
@@ -161,7 +178,7 @@ def test_a_wrong_sha256_stops_on_the_controller_before_any_host_sees_the_file(la
 
 def test_the_package_is_fetched_once_installed_and_mounted_through_its_helper(lab, mirror, cleanup, tmp_path):
     root, url = mirror
-    extravars = settings(url, tmp_path / "cache", cpfs_mount_alinas_allow_unverified_os=True)
+    extravars = settings(url, tmp_path / "cache", root / "manifest.json", cpfs_mount_alinas_allow_unverified_os=True)
     CountingHandler.requests.clear()
     status, events = run(lab, tmp_path, extravars)
     assert status == "successful", failed(events)

@@ -1,12 +1,15 @@
 """The GPU library roles on two lab hosts, proven usable without a GPU, changed=0 on re-run:
 - cuda, cudnn, nccl from NVIDIA's real PyPI wheels (fetched once, shared storage), also --check;
-- cuda from an offline mirror served on 127.0.0.1 (per-host copies), and a mirror whose sha256
-  is wrong stopping on the controller before any host changes;
+- cuda from an offline mirror served on 127.0.0.1 (per-host copies), its manifest pinned by the
+  sha256 the inventory holds (artifact_fetch_mirror_manifests); a manifest that is not the pinned
+  one, and a pinned manifest whose file sha256 is wrong, stopping on the controller before any
+  host changes;
 - aiacc from a mirror holding a FIXTURE STAND-IN wheel (Alibaba's site is not reachable);
 - cuda, cudnn and nccl from a signed flat apt repository on 127.0.0.1 with FIXTURE STAND-IN
   packages under NVIDIA's names that carry NVIDIA's real libraries and ptxas (the nvcc program in
   it is a stand-in: no reachable package ships NVIDIA's nvcc driver); its key is refused unless
-  pinned by fingerprint (nvidia_repo_key_fingerprint), and nvidia_driver's apt pin keeps
+  pinned by fingerprint (nvidia_repo_key_fingerprint), a key file holding the pinned key and another
+  one is refused too, and nvidia_driver's apt pin keeps
   cuda-drivers-580 from pulling a 590 driver (stand-in metapackages, asked with apt-get -s).
 
 The controller's download cache is ROOT/.cache/nvidia-artifacts (git-ignored): CI downloads the
@@ -60,6 +63,10 @@ def source_vars(source, prefix_root, artifacts, shared, only=ROLES, **extra):
         )
     out.update(extra)
     return out
+
+
+def sha256_of(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def run(lab, workdir, extravars, check=False, playbook=PLAYBOOK):
@@ -164,6 +171,7 @@ def test_mirror_over_http_installs_cuda_per_host_copies(lab, workdir, mirror, tm
         only=("cuda",),
         cuda_mirror=url,
         cuda_cache_dir=str(tmp_path / "cache"),
+        artifact_fetch_mirror_manifests={url + "/": sha256_of(root / "manifest.json")},
     )
     status, events = run(lab, workdir, extravars)
     assert status == "successful", failed(events)
@@ -190,6 +198,7 @@ def test_mirror_with_a_wrong_sha256_stops_before_any_host_changes(lab, workdir, 
         os.link(root / entry["name"], bad / entry["name"])
     manifest["artifacts"][0]["sha256"] = "0" * 64
     (bad / "manifest.json").write_text(json.dumps(manifest))
+    # Pinned to the good manifest: the mirror's changed manifest is never read.
     extravars = source_vars(
         "mirror",
         "/opt/scc-bad",
@@ -198,7 +207,15 @@ def test_mirror_with_a_wrong_sha256_stops_before_any_host_changes(lab, workdir, 
         only=("cuda",),
         cuda_mirror=str(bad),
         cuda_cache_dir=str(tmp_path / "cache"),
+        artifact_fetch_mirror_manifests={str(bad): sha256_of(root / "manifest.json")},
     )
+    status, events = run(lab, workdir, extravars)
+    assert status == "failed"
+    (fail,) = failed(events)
+    assert fail[1] == "Fetch the mirror's manifest once and check it against the pinned sha256", fail
+    assert "checksum" in fail[2].lower(), fail
+    # Pinned to this manifest: it is read, and its wrong file sha256 stops the download.
+    extravars["artifact_fetch_mirror_manifests"] = {str(bad): sha256_of(bad / "manifest.json")}
     status, events = run(lab, workdir, extravars)
     assert status == "failed"
     (fail,) = failed(events)
@@ -269,6 +286,7 @@ def test_aiacc_from_mirror_imports_the_standin_with_its_environment(lab, workdir
         "scc_cpu_only": False,
         "aiacc_source": "mirror",
         "aiacc_mirror": str(mirror),
+        "artifact_fetch_mirror_manifests": {str(mirror): sha256_of(mirror / "manifest.json")},
         "aiacc_artifact_name": wheel.name,
         "aiacc_venv_path": "/opt/scc-fixture-venv",
         "aiacc_cache_dir": str(tmp_path / "cache"),
@@ -420,6 +438,26 @@ def sign_apt_repo(root, gnupghome):
     return next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
 
 
+def add_unpinned_key(root, tmp):
+    """fixture-and-extra-key.asc: the repository's key file with a second, unpinned key appended;
+    returns that key's fingerprint."""
+    import subprocess
+
+    home = tmp / "gnupg-extra"
+    home.mkdir(mode=0o700)
+    env = {**os.environ, "GNUPGHOME": str(home)}
+    gpg = ["gpg", "--batch", "--passphrase", ""]
+    subprocess.run(
+        [*gpg, "--quick-gen-key", "unpinned", "ed25519", "sign", "never"], env=env, check=True, capture_output=True
+    )
+    key = subprocess.run([*gpg, "--armor", "--export"], env=env, check=True, capture_output=True).stdout
+    (root / "fixture-and-extra-key.asc").write_bytes((root / "fixture-key.asc").read_bytes() + key)
+    listing = subprocess.run(
+        [*gpg, "--with-colons", "--list-keys"], env=env, check=True, capture_output=True, text=True
+    )
+    return next(line.split(":")[9] for line in listing.stdout.splitlines() if line.startswith("fpr:"))
+
+
 def build_nvidia_like_repo(root, tmp):
     """FIXTURE STAND-IN packages under NVIDIA's names and versions for the pinned CUDA 12.8, cuDNN
     9.10.2.21 and NCCL 2.27.5: not NVIDIA's packages, but they carry NVIDIA's real libraries and
@@ -500,8 +538,16 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         status, events = run(lab, workdir, extravars)
         assert status == "failed"
         (fail,) = {(task, msg) for _host, task, msg in failed(events)}
-        assert fail[0] == "Check the signing key's fingerprint on the controller", fail
+        assert fail[0] == "Check the signing key file holds exactly the pinned key, on the controller", fail
         assert fingerprint in fail[1] and "EB693B3035CD5710E231E123A4B469963BF863CC" in fail[1], fail
+        # Pinned to the fixture key, but the file holds another key besides (apt would trust both): refused.
+        extra = add_unpinned_key(repo, tmp_path)
+        pinned = {**extravars, "nvidia_repo_key_url": f"{url}/fixture-and-extra-key.asc"}
+        pinned["nvidia_repo_key_fingerprint"] = fingerprint
+        status, events = run(lab, workdir, pinned)
+        assert status == "failed"
+        (fail,) = {(task, msg) for _host, task, msg in failed(events)}
+        assert "nobody pinned: " + extra in fail[1], fail
         for address in addresses(lab):
             assert lab.ssh(address, "test ! -e /etc/apt/keyrings/scc-cuda.asc").returncode == 0
         # Pinned to the fixture key (written as gpg prints it in groups, lower case): accepted.

@@ -81,7 +81,15 @@ CASES = {
         "bad_interface": ({"fabric_monitor_interfaces": ["eth0 eth1"]}, "fabric_monitor_interfaces"),
     },
     "nic_firmware": {
-        "ok": ({"nic_firmware_targets": [dict(TARGET, image="files/fw.bin")], "nic_firmware_burn": True}, None),
+        "ok": (
+            {"nic_firmware_targets": [dict(TARGET, image="files/fw.bin", sha256="ab" * 32)], "nic_firmware_burn": True},
+            None,
+        ),
+        # The image's sha256 is the inventory's: an image without one is never copied to a host.
+        "bad_image_without_sha256": (
+            {"nic_firmware_targets": [dict(TARGET, image="files/fw.bin")], "nic_firmware_burn": True},
+            "every target with an image needs the image's sha256",
+        ),
         "bad_psid": ({"nic_firmware_targets": [dict(TARGET, psid="ConnectX6")]}, "MT_0000000359"),
         "bad_no_version": ({"nic_firmware_targets": [{"psid": "MT_0000000359"}]}, "version"),
         "bad_burn_without_image": (

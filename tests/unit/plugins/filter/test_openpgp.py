@@ -1,4 +1,4 @@
-"""openpgp_fingerprints against gpg itself: keys that gpg generates here (RSA and Ed25519, with
+"""openpgp_fingerprints and openpgp_key_problems against gpg itself: keys that gpg generates here (RSA and Ed25519, with
 subkeys), gpg's own fingerprints as the expected values; several keys in one file; damaged,
 truncated and non-armored input refused with a message."""
 
@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.openpgp import openpgp_fingerprints
+from ansible_collections.scc.training.plugins.filter.openpgp import openpgp_fingerprints, openpgp_key_problems
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +87,28 @@ def test_a_truncated_key_is_refused(keys):
 def test_input_without_a_public_key_block_is_refused(text):
     with pytest.raises(AnsibleFilterError, match="no '-----BEGIN PGP PUBLIC KEY BLOCK-----'"):
         openpgp_fingerprints(text)
+
+
+def test_a_file_holding_exactly_the_pinned_key_passes_whatever_the_spelling(keys):
+    primary = keys["rsa2048"]["primary"]
+    spelled = " ".join(primary[i : i + 4] for i in range(0, 40, 4)).lower()
+    assert openpgp_key_problems(keys["rsa2048"]["armored"], spelled) == []
+    assert openpgp_key_problems(keys["both"], [keys["ed25519"]["primary"], primary]) == []
+
+
+def test_an_extra_key_in_the_file_is_refused_naming_it(keys):
+    rsa, ed = keys["rsa2048"]["primary"], keys["ed25519"]["primary"]
+    (problem,) = openpgp_key_problems(keys["both"], rsa)
+    assert "nobody pinned: " + ed in problem and "lacks" not in problem
+
+
+def test_a_file_without_the_pinned_key_is_refused_naming_both(keys):
+    rsa, ed = keys["rsa2048"]["primary"], keys["ed25519"]["primary"]
+    (problem,) = openpgp_key_problems(keys["ed25519"]["armored"], rsa)
+    assert "lacks the pinned key(s) " + rsa in problem and "nobody pinned: " + ed in problem
+
+
+@pytest.mark.parametrize("pinned", ["", [], None, [" "]])
+def test_nothing_pinned_is_refused(keys, pinned):
+    with pytest.raises(AnsibleFilterError, match="openpgp_key_problems: no fingerprint is pinned"):
+        openpgp_key_problems(keys["rsa2048"]["armored"], pinned)

@@ -11,6 +11,7 @@ from ansible_collections.scc.training.plugins.module_utils.artifacts import (
     artifact_plan,
     artifacts_to_copy,
     mirror_files,
+    mirror_manifest_sha256,
 )
 from ansible_collections.scc.training.plugins.module_utils.envfile import env_file
 
@@ -67,6 +68,7 @@ def test_flat_plan_puts_files_then_wheels_in_the_destination():
         ],
         "dirs": ["/mnt/cpfs/artifacts"],
         "wheelhouse": "/mnt/cpfs/artifacts",
+        "sha256": {"perseus.whl": "e" * 64, "six-1.17.0-py2.py3-none-any.whl": "d" * 64},
     }
 
 
@@ -133,3 +135,16 @@ def test_env_file_refusals(env, style, message):
         env_file(env, style)
     with pytest.raises(AnsibleFilterError, match="env_file: "):
         env_file_filter(env, style)
+
+
+@pytest.mark.parametrize("mirror", ["http://127.0.0.1:8000", "http://127.0.0.1:8000/"])
+def test_the_manifest_pin_is_the_inventorys_with_or_without_trailing_slash(mirror):
+    assert mirror_manifest_sha256({"http://127.0.0.1:8000/": "F" * 64}, mirror) == "f" * 64
+
+
+@pytest.mark.parametrize("pins", [{}, None, {"/other": "f" * 64}, {"/m": "f" * 63}, {"/m": "f" * 64, "/m/": "e" * 64}])
+def test_an_unpinned_mirror_is_refused_naming_the_variable(pins):
+    with pytest.raises(ValueError, match=r"artifact_fetch_mirror_manifests must pin the mirror \"/m\""):
+        mirror_manifest_sha256(pins, "/m")
+    with pytest.raises(AnsibleFilterError, match=r"artifact_mirror_manifest_sha256: artifact_fetch_mirror_manifests"):
+        artifact_filters.artifact_mirror_manifest_sha256(pins, "/m")

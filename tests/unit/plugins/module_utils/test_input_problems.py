@@ -33,7 +33,8 @@ CPFS = {
     "cpfs_mount_alinas_url": "https://mirror.example/" + RPM,
     "cpfs_mount_alinas_sha256": SHA,
     "cpfs_mount_alinas_mirror": "",
-    "cpfs_mount_alinas_gpg_key": "",
+    "cpfs_mount_alinas_gpg_key": "/srv/key.asc",
+    "artifact_fetch_mirror_manifests": {"/srv/m": SHA},
     "refused_protocols": {"cpfs": "CPFS 1.0's Lustre client ..."},
     "source_forms": {
         "cpfs-nfs": {
@@ -144,7 +145,9 @@ AIACC = {
     "aiacc_env": {"PERSEUS_ALLREDUCE_STREAMS": "4"},
 }
 NIC_FIRMWARE = {
-    "nic_firmware_targets": [{"psid": "MT_0000000359", "version": "22.39.1002", "image": "files/fw.bin"}],
+    "nic_firmware_targets": [
+        {"psid": "MT_0000000359", "version": "22.39.1002", "image": "files/fw.bin", "sha256": SHA}
+    ],
     "nic_firmware_burn": True,
     "nic_firmware_tool": "auto",
     "nic_firmware_tool_path": "",
@@ -183,7 +186,13 @@ GOOD = {
     "cpfs_nfs_url": (cpfs.cpfs_mount_input_problems, CPFS),
     "cpfs_nfs_mirror_deb_key_none": (
         cpfs.cpfs_mount_input_problems,
-        {**CPFS, "cpfs_mount_alinas_package": DEB, "cpfs_mount_alinas_url": "", "cpfs_mount_alinas_mirror": "/srv/m"},
+        {
+            **CPFS,
+            "cpfs_mount_alinas_package": DEB,
+            "cpfs_mount_alinas_url": "",
+            "cpfs_mount_alinas_mirror": "/srv/m",
+            "cpfs_mount_alinas_gpg_key": "",
+        },
     ),
     "cpfs_nfs_rpm_key_vers3": (
         cpfs.cpfs_mount_input_problems,
@@ -316,6 +325,16 @@ BAD = {
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_package": DEB, "cpfs_mount_alinas_gpg_key": "/k.asc"},
         'cpfs_mount_alinas_gpg_key="/k.asc" for "%s"' % DEB,
+    ),
+    "cpfs_rpm_without_key": (
+        cpfs.cpfs_mount_input_problems,
+        {**CPFS, "cpfs_mount_alinas_gpg_key": ""},
+        'cpfs_mount_alinas_gpg_key must be the controller path of the key that signs "%s"' % RPM,
+    ),
+    "cpfs_mirror_unpinned": (
+        cpfs.cpfs_mount_input_problems,
+        {**CPFS, "cpfs_mount_alinas_url": "", "cpfs_mount_alinas_mirror": "/srv/other"},
+        'cpfs_mount_alinas_mirror ("/srv/other"): artifact_fetch_mirror_manifests must pin the mirror "/srv/other"',
     ),
     "cpfs_key_relative": (
         cpfs.cpfs_mount_input_problems,
@@ -535,6 +554,12 @@ BAD = {
         mellanox_fw.nic_firmware_input_problems,
         {**NIC_FIRMWARE, "nic_firmware_targets": [TARGET]},
         'nic_firmware_burn is true, so every target of nic_firmware_targets needs an image (no image: ["MT_0000000359"]).',
+    ),
+    "nic_firmware_image_without_sha256": (
+        mellanox_fw.nic_firmware_input_problems,
+        {**NIC_FIRMWARE, "nic_firmware_targets": [dict(TARGET, image="files/fw.bin")]},
+        'nic_firmware_targets: every target with an image needs the image\'s sha256 (64 lowercase hex digits), '
+        'missing or malformed for ["MT_0000000359"].',
     ),
     "nic_firmware_tool_path_with_auto": (
         mellanox_fw.nic_firmware_input_problems,

@@ -6,14 +6,16 @@ CPFS_NFS_SOURCE = "cpfs-196f91a8e58b1234-195ceeac7b6ac1234.cn-chengdu.cpfs.aliyu
 SHA256 = "0123456789abcdef" * 4
 RPM = "aliyun-alinas-utils-1.1-8.20240527201444.2012cc.al7.noarch.rpm"
 DEB = "aliyun-alinas-utils_1.1-8_all.deb"
-# cpfs-nfs with the package from a URL and its sha256
+# cpfs-nfs with the rpm from a URL, its sha256 and its signing key (dnf's gpgcheck)
 CPFS_NFS = {
     "cpfs_mount_protocol": "cpfs-nfs",
     "cpfs_mount_source": CPFS_NFS_SOURCE,
     "cpfs_mount_alinas_package": RPM,
     "cpfs_mount_alinas_url": "https://mirror.example/cpfs/" + RPM,
     "cpfs_mount_alinas_sha256": SHA256,
+    "cpfs_mount_alinas_gpg_key": "/srv/keys/alinas.asc",
 }
+MIRROR = "http://127.0.0.1:8080/cpfs"
 
 
 def cpfs_nfs(variable, **change):
@@ -29,13 +31,17 @@ CASES = {
     ),
     "ok_nfs": ({"cpfs_mount_protocol": "nfs", "cpfs_mount_source": "0a1b2c.cn-shanghai.nas.aliyuncs.com:/"}, None),
     "ok_cpfs_nfs_url": (CPFS_NFS, None),
-    "ok_cpfs_nfs_url_with_key": ({**CPFS_NFS, "cpfs_mount_alinas_gpg_key": "/srv/keys/alinas.asc"}, None),
+    "ok_cpfs_nfs_deb_url_without_key": (
+        {**CPFS_NFS, "cpfs_mount_alinas_package": DEB, "cpfs_mount_alinas_gpg_key": ""},
+        None,
+    ),
     "ok_cpfs_nfs_mirror_deb": (
         {
             "cpfs_mount_protocol": "cpfs-nfs",
             "cpfs_mount_source": "ptc-197ed6a00f2b1234-a1b2c3.cn-shanghai.cpfs.aliyuncs.com:/",
             "cpfs_mount_alinas_package": DEB,
-            "cpfs_mount_alinas_mirror": "http://127.0.0.1:8080/cpfs",
+            "cpfs_mount_alinas_mirror": MIRROR,
+            "artifact_fetch_mirror_manifests": {MIRROR + "/": SHA256},
             "cpfs_mount_options": ["vers=3", "hard", "_netdev"],
         },
         None,
@@ -89,6 +95,18 @@ CASES = {
         cpfs_mount_alinas_package=DEB,
         cpfs_mount_alinas_url="https://mirror.example/" + DEB,
         cpfs_mount_alinas_gpg_key="/srv/keys/alinas.asc",
+    ),
+    # An rpm is installed with gpgcheck: no key, no install (no key of Alibaba's is published to pin by default).
+    "bad_cpfs_nfs_rpm_without_key": cpfs_nfs("cpfs_mount_alinas_gpg_key", cpfs_mount_alinas_gpg_key=""),
+    # The mirror's manifest holds the package's sha256: the inventory must pin the manifest itself.
+    "bad_cpfs_nfs_mirror_unpinned": cpfs_nfs(
+        "artifact_fetch_mirror_manifests must pin the mirror", cpfs_mount_alinas_url="", cpfs_mount_alinas_mirror=MIRROR
+    ),
+    "bad_cpfs_nfs_mirror_pinned_elsewhere": cpfs_nfs(
+        "cpfs_mount_alinas_mirror",
+        cpfs_mount_alinas_url="",
+        cpfs_mount_alinas_mirror=MIRROR,
+        artifact_fetch_mirror_manifests={"http://127.0.0.1:8080/other": SHA256},
     ),
     "bad_cpfs_nfs_key_relative": cpfs_nfs("cpfs_mount_alinas_gpg_key", cpfs_mount_alinas_gpg_key="alinas.asc"),
     "bad_cpfs_nfs_unverified_not_bool": cpfs_nfs(

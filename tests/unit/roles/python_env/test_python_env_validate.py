@@ -53,6 +53,25 @@ CASES = {
         None,
     ),
     "ok_unknown_torch_on_cpu_only": ({"scc_cpu_only": True, **pins("2.7.0")}, None),
+    # Paths, pins and names (scc.training.python_env_input_problems): each refusal names its variable.
+    "bad_venv_relative": ({**V100, "python_env_venv_path": "venv"}, 'python_env_venv_path ("venv")'),
+    "bad_wheelhouse_relative": ({**V100, "python_env_wheelhouse_path": "wh"}, 'python_env_wheelhouse_path ("wh")'),
+    # The hash lock each host's pip checks the shared wheels against lives in the venv, never beside them.
+    "bad_venv_inside_the_wheelhouse": (
+        {
+            **V100,
+            "python_env_wheelhouse_path": "/mnt/cpfs/wheelhouse",
+            "python_env_venv_path": "/mnt/cpfs/wheelhouse/v",
+        },
+        'python_env_venv_path ("/mnt/cpfs/wheelhouse/v") must not be inside python_env_wheelhouse_path',
+    ),
+    "bad_requirement_unpinned": (
+        {**V100, "python_env_requirements": ["torch==2.13.0", "transformers"]},
+        "python_env_requirements must be a non-empty list of exact pins",
+    ),
+    "bad_verify_import": ({**V100, "python_env_verify_imports": ["torch vision"]}, "python_env_verify_imports"),
+    "bad_constraints_relative": ({**V100, "python_env_constraints_file": "lock.txt"}, "python_env_constraints_file"),
+    "bad_cache_dir_empty": ({**V100, "python_env_cache_dir": ""}, "python_env_cache_dir"),
 }
 
 
