@@ -21,10 +21,25 @@ description:
 options:
   archives:
     description:
-      - The archives by key, each an absolute path on this machine.
-      - C(train), C(val), C(bbox), C(synsets), C(val_labels).
+      - The archives by key, each an absolute path on this machine (C(~) expanded).
     type: dict
     required: true
+    suboptions:
+      train:
+        description: The train tar (a tar of per-class tars).
+        type: path
+      val:
+        description: The val tar.
+        type: path
+      bbox:
+        description: The bounding-box archive (Pascal VOC XML files).
+        type: path
+      synsets:
+        description: The synset list.
+        type: path
+      val_labels:
+        description: The val labels.
+        type: path
 extends_documentation_fragment:
   - scc.training.read_only
 """
@@ -114,7 +129,7 @@ def inspect(paths):
         "parse_errors": {},
     }
     for key in imagenet.ARCHIVES:
-        path = os.path.expanduser(paths.get(key) or "")
+        path = paths.get(key) or ""
         exists = bool(path) and os.path.isfile(path)
         found["files"][key] = {"path": path, "exists": exists, "sha256": imagenet.file_sha256(path) if exists else None}
     if not all(entry["exists"] for entry in found["files"].values()):
@@ -163,7 +178,16 @@ def _read_bbox(path, found):
 
 
 def main():
-    module = AnsibleModule(argument_spec={"archives": {"type": "dict", "required": True}}, supports_check_mode=True)
+    module = AnsibleModule(
+        argument_spec={
+            "archives": {
+                "type": "dict",
+                "required": True,
+                "options": {key: {"type": "path"} for key in imagenet.ARCHIVES},
+            }
+        },
+        supports_check_mode=True,
+    )
     module.exit_json(changed=False, **inspect(module.params["archives"]))
 
 
