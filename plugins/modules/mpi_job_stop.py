@@ -18,7 +18,8 @@ description:
   - A recorded pid now held by another process (another start time, the pid reused) is left alone, as is
     every process no record names, whatever its name.
   - Each process still ours gets C(SIGTERM); those alive after O(grace_s) seconds get C(SIGKILL). The records
-    are then removed, so a re-run with nothing recorded changes nothing.
+    are then removed. It reports a change only when it stops a process: removing the records of processes
+    that already ended is not one, so a re-run (or C(--check)) after a finished run changes nothing.
 options:
   path:
     description: The directory of the records (the job's state directory on this node); missing means none.
@@ -134,7 +135,10 @@ def main():
     invalid = [name for name, record in found if not isinstance(record, dict)]
     invalid += [name for name, record in found if isinstance(record, dict) and record in verdicts["invalid"]]
     result = {
-        "changed": bool(found),
+        # A change only when a process of ours is (or would be) stopped: the records of processes that
+        # already ended are the launcher's own bookkeeping, removed without a change, so that --check
+        # after a finished run predicts none.
+        "changed": bool(verdicts["ours"]),
         "stopped": verdicts["ours"],
         "killed": [],
         "reused": verdicts["reused"],

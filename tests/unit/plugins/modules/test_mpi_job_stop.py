@@ -81,3 +81,15 @@ def test_a_missing_directory_is_nothing_recorded(tmp_path):
     result = run_module(mpi_job_stop, {"path": str(tmp_path / "none")})
     assert not result["changed"] and not result["failed"]
     assert os.path.isdir(tmp_path)
+
+
+def test_records_of_ended_processes_are_removed_without_a_change(tmp_path, procs):
+    ended = start()
+    record(tmp_path, ended)
+    ended.kill()
+    ended.wait()
+    checked = run_module(mpi_job_stop, {"path": str(tmp_path), "_ansible_check_mode": True})
+    assert not checked["changed"] and [r["pid"] for r in checked["gone"]] == [ended.pid]
+    result = run_module(mpi_job_stop, {"path": str(tmp_path)})
+    assert not result["changed"] and result["stopped"] == []
+    assert not list(tmp_path.iterdir())
