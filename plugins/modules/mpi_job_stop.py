@@ -18,7 +18,7 @@ description:
   - A recorded pid now held by another process (another start time, the pid reused) is left alone, as is
     every process no record names, whatever its name.
   - Each process still ours gets C(SIGTERM); those alive after O(grace_s) seconds get C(SIGKILL). The records
-    are then removed. It reports a change only when it stops a process: removing the records of processes
+    are then removed. It reports a change only when it stops a process; removing the records of processes
     that already ended is not one, so a re-run (or C(--check)) after a finished run changes nothing.
 options:
   path:
