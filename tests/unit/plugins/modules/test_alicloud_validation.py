@@ -79,18 +79,7 @@ def test_vswitch_and_security_group_and_cpfs_checks():
         dict(rules=[dict(rule, ip_protocol="tcp", source_cidr_ip="10.0.0.1/8")], tags={})
     )
     assert errors and "rules[1].source_cidr_ip" in errors[0]
-    errors = nas_cpfs.validate(
-        dict(
-            name="cpfs",
-            zone_id="z",
-            vpc_id="v",
-            vswitch_id="s",
-            capacity=100,
-            state="present",
-            tags={},
-            file_system_id=None,
-        )
-    )
+    errors = nas_cpfs.validate(dict(GOOD_CPFS, name="cpfs", capacity=100))
     assert errors and "capacity" in errors[0]
 
 
