@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps test-deps demo demo-cloud test checks lint format docs ee unit sanity molecule integration bench bench-prep bench-scale lab-up lab-down clean
+.PHONY: help venv lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration bench bench-prep bench-scale lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -117,7 +117,7 @@ molecule: venv lab-deps
 
 # Two test files at a time (pytest-xdist): each file brings up its own lab on its own addresses.
 integration: venv lab-deps
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile tests/integration
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=25 tests/integration
 
 # The static checks, one after the other.
 checks:
@@ -125,11 +125,16 @@ checks:
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory sanity
 
-# Two streams on two cores: the static checks (CPU-bound) while molecule's lab runs (mostly waiting
-# on SSH), each stream's log printed in one piece when it ends; then the lab tests.
-test: venv lab-deps test-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target checks molecule
+# The static checks, then the lab tests: one stream.
+checks-integration:
+	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory integration
+
+# Two streams on two cores: the static checks (CPU-bound) then the lab tests, beside molecule's lab
+# (mostly waiting on SSH); each stream's log printed in one piece when it ends. Every lab has its own
+# addresses, directory and fact cache, so the integration labs may start while molecule's still runs.
+test: venv lab-deps test-deps
+	$(MAKE) --no-print-directory -j2 --output-sync=target checks-integration molecule
 
 bench: venv lab-deps
 	$(BIN)/python bench/nccl_bisect_bench.py

@@ -2,7 +2,8 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """ImageNet filters for scc.training, thin wrappers over plugins/module_utils/imagenet.py:
-``imagenet_prep_input_problems``, ``imagenet_content_problems`` and ``imagenet_shard_plan``.
+``imagenet_prep_input_problems``, ``imagenet_content_problems``, ``imagenet_shard_plan`` and
+``imagenet_local_paths``.
 Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -28,6 +29,17 @@ def imagenet_content_problems(found, archives):
     )
 
 
+def imagenet_local_paths(archives, cache_dir):
+    """imagenet_prep_archives and the controller's download cache -> {key: the archive's controller path}."""
+    return filter_call(
+        "imagenet_local_paths",
+        imagenet.local_paths,
+        require_settings(archives, "imagenet_local_paths"),
+        str(cache_dir),
+        errors=(KeyError, TypeError),
+    )
+
+
 def imagenet_shard_plan(counts):
     """The image counts, shard counts and nodes -> which node converts which shards."""
     return filter_call("imagenet_shard_plan", imagenet.plan_summary, require_settings(counts, "imagenet_shard_plan"))
@@ -41,4 +53,5 @@ class FilterModule(object):
             "imagenet_prep_input_problems": imagenet_prep_input_problems,
             "imagenet_content_problems": imagenet_content_problems,
             "imagenet_shard_plan": imagenet_shard_plan,
+            "imagenet_local_paths": imagenet_local_paths,
         }

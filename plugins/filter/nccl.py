@@ -3,7 +3,8 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NCCL filters for scc.training, thin wrappers: ``parse_nccl_log`` over
 plugins/module_utils/nccl_log.py, ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py,
-``nccl_thresholds``, ``nccl_run_verdict``, ``nccl_node_report`` and ``nccl_check_input_problems`` over
+``nccl_thresholds``, ``nccl_run_verdict``, ``nccl_node_report``, ``nccl_cluster_verdict`` and
+``nccl_check_input_problems`` over
 plugins/module_utils/nccl_check.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -35,6 +36,12 @@ def nccl_thresholds(limits):
     return filter_call("nccl_thresholds", nccl_check.thresholds, limits)
 
 
+def nccl_cluster_verdict(bisect, node_count, threshold_gbps):
+    """The nccl_bisect module's result (skipped on one node), the node count, the multi-node threshold ->
+    the cluster's verdict."""
+    return filter_call("nccl_cluster_verdict", nccl_check.cluster_verdict, bisect, node_count, threshold_gbps)
+
+
 def nccl_run_verdict(parsed, threshold_gbps):
     """parse_nccl_tests' output of one run and its threshold -> the run's verdict and curve."""
     return filter_call("nccl_run_verdict", nccl_check.run_verdict, parsed, threshold_gbps)
@@ -60,5 +67,6 @@ class FilterModule(object):
             "nccl_thresholds": nccl_thresholds,
             "nccl_run_verdict": nccl_run_verdict,
             "nccl_node_report": nccl_node_report,
+            "nccl_cluster_verdict": nccl_cluster_verdict,
             "nccl_check_input_problems": nccl_check_input_problems,
         }

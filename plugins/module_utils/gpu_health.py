@@ -285,8 +285,12 @@ def _dcgm_verdicts(results, error):
     return result
 
 
-def verdicts(smi, dcgm=None, dcgm_error=None, **options):
-    """The node's verdicts: see the module docstring (``options``: the nvidia-smi and kernel log inputs)."""
+def verdicts(smi, dcgm=None, dcgm_error=None, cpu_only=False, **options):
+    """The node's verdicts: see the module docstring (``options``: the nvidia-smi and kernel log inputs).
+    ``cpu_only``: the node is declared to have no GPU (gpu_health_cpu_only): one passing verdict saying
+    so, nothing else judged."""
+    if cpu_only:
+        return [_verdict("node", "cpu_only", True, "declared CPU-only (gpu_health_cpu_only): no GPU judged", "none")]
     return _smi_verdicts(smi, **options) + _dcgm_verdicts(dcgm, dcgm_error)
 
 

@@ -18,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import hashlib
+import os.path
 import re
 import tarfile
 from xml.etree import ElementTree
@@ -269,6 +270,18 @@ def _archive_problems(archives):
         if not SHA256.match(str(entry.get("sha256") or "")):
             problems.append("%s.sha256 (%s) must be 64 lowercase hex digits." % (name, show(entry.get("sha256"))))
     return problems
+
+
+def local_paths(archives, cache_dir):
+    """Where each archive is on the controller: {key: path}. A path stays itself; a mirror URL is the file
+    of its name in ``cache_dir``, where the role downloads it (both with ``~`` expanded)."""
+    paths = {}
+    for key, entry in archives.items():
+        src = str(entry["src"])
+        if re.match(r"^https?://", src):
+            src = os.path.join(cache_dir, src.rstrip("/").rsplit("/", 1)[-1])
+        paths[key] = os.path.expanduser(src)
+    return paths
 
 
 def imagenet_prep_input_problems(settings):

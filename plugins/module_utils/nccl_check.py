@@ -190,3 +190,11 @@ def cluster_report(multi, hosts, bisection=None):
         },
         "bisection": bisection,
     }
+
+
+def cluster_verdict(bisect, node_count, threshold_gbps):
+    """The cluster's ``nccl_check_cluster``: the nccl_bisect module's ``cluster`` when the cluster ran
+    (two nodes or more); a one-node cluster has no cluster run to judge: ok, no multi-node figure."""
+    if int(node_count) > 1:
+        return bisect["cluster"]
+    return {"ok": True, "threshold_gbps": threshold_gbps, "multi_node": None, "bisection": None}

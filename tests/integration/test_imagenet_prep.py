@@ -35,6 +35,7 @@ PINS = ["pillow==13.0.0", "tfrecord==1.14.6", "crc32c==2.9.post0", "protobuf==7.
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
+READ_TASK = "Read the archives on the controller"
 PLAY = """
 - name: Validate
   ansible.builtin.import_playbook: {root}/playbooks/validate.yml
@@ -256,6 +257,10 @@ def test_two_nodes_convert_every_image_once_and_a_rerun_changes_nothing(lab, pre
     results = tmp_path / "results"
     run = run_playbook(playbook, lab.inventory, tmp_path, extravars(archives_var(paths), results))
     assert run.status == "successful", failed(run.events)
+    # The archives are read (hashed: ~150 GB for ILSVRC2012) once per run: the role's own validate step
+    # reuses the validate play's reading of the same archives.
+    reads = [e for e in run.events if e["event"] == "runner_on_ok" and e["event_data"]["task"] == READ_TASK]
+    assert len(reads) == 1, reads
 
     report = json.loads((results / "imagenet-prep.json").read_text())
     assert sorted(report["plan"]) == ["node1", "node2"]

@@ -18,7 +18,7 @@ def ssh(lab, address, command):
 
 
 def test_up_isolates_hosts_and_down_leaves_nothing(tmp_path):
-    with lab_up(tmp_path / "lab", 2, "127.0.9.11") as lab:
+    with lab_up(tmp_path / "lab", 2, "127.0.19.11") as lab:
         states = lab.load()
         assert [s.name for s in states] == ["node1", "node2"]
         names = {ssh(lab, s.address, "hostname").strip() for s in states}

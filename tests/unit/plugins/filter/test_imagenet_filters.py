@@ -11,6 +11,7 @@ def test_the_filters_are_registered():
         "imagenet_prep_input_problems": imagenet.imagenet_prep_input_problems,
         "imagenet_content_problems": imagenet.imagenet_content_problems,
         "imagenet_shard_plan": imagenet.imagenet_shard_plan,
+        "imagenet_local_paths": imagenet.imagenet_local_paths,
     }
 
 
@@ -21,3 +22,19 @@ def test_the_plan_filter_names_itself_on_bad_input():
         )
     with pytest.raises(AnsibleFilterError, match="imagenet_prep_input_problems: input must be a dict"):
         imagenet.imagenet_prep_input_problems([])
+
+
+def test_local_paths_keep_paths_and_put_mirror_downloads_in_the_cache(monkeypatch):
+    monkeypatch.setenv("HOME", "/home/op")
+    archives = {
+        "train": {"src": "/data/ILSVRC2012_img_train.tar", "sha256": "0" * 64},
+        "val": {"src": "https://mirror.example/ilsvrc/ILSVRC2012_img_val.tar", "sha256": "1" * 64},
+        "synsets": {"src": "~/in/synsets.txt", "sha256": "2" * 64},
+    }
+    assert imagenet.imagenet_local_paths(archives, "~/.cache/imagenet") == {
+        "train": "/data/ILSVRC2012_img_train.tar",
+        "val": "/home/op/.cache/imagenet/ILSVRC2012_img_val.tar",
+        "synsets": "/home/op/in/synsets.txt",
+    }
+    with pytest.raises(AnsibleFilterError, match="imagenet_local_paths"):
+        imagenet.imagenet_local_paths({"train": {}}, "/cache")

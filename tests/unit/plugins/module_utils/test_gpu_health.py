@@ -364,3 +364,12 @@ def test_filters_wrap_module_utils():
     assert smi_filters["nvidia_pci_devices"](["0000:1a:00.0 0x10de 0x030200"])["gpus"] == ["0000:1a:00.0"]
     with pytest.raises(AnsibleFilterError, match="nvidia_pci_devices: input must be a list"):
         smi_filters["nvidia_pci_devices"]("0000:1a:00.0 0x10de 0x030200")
+
+
+def test_cpu_only_node_is_one_passing_verdict_and_a_green_report():
+    verdicts = gpu_health_filters.gpu_health_verdicts(None, cpu_only=True)
+    assert [(v["gpu"], v["check"], v["ok"]) for v in verdicts] == [("node", "cpu_only", True)]
+    report = gpu_health_filters.gpu_health_report(verdicts)
+    assert (report["status"], report["ok"], report["problems"]) == ("green", True, [])
+    # Without the declaration, no nvidia-smi output is a failing verdict, never a silent green.
+    assert gpu_health.report(gpu_health.verdicts(None))["problems"]

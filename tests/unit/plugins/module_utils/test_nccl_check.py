@@ -117,3 +117,15 @@ def test_cluster_report():
         },
         "bisection": None,
     }
+
+
+def test_cluster_verdict_is_the_cluster_run_from_two_nodes_and_ok_alone():
+    ran = {"cluster": {"ok": False, "threshold_gbps": 9.0, "multi_node": {"busbw_gbps": 1.0}, "bisection": {}}}
+    assert nccl_check.cluster_verdict(ran, 2, 9.0) is ran["cluster"]
+    skipped = {"skipped": True, "changed": False}
+    assert nccl_check.cluster_verdict(skipped, 1, 9.0) == {
+        "ok": True,
+        "threshold_gbps": 9.0,
+        "multi_node": None,
+        "bisection": None,
+    }
