@@ -24,7 +24,14 @@ __metaclass__ = type
 import os
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.input_checks import MIRROR, SHA256, matches, number, text
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    MIRROR,
+    SHA256,
+    at_least,
+    matches,
+    number,
+    text,
+)
 
 # ibv_devinfo prints "state: PORT_ACTIVE (4)"; sysfs "4: ACTIVE"; ibstat "Active".
 # Every source is normalised to ibv_devinfo's names, which ib_check compares against.
@@ -574,6 +581,11 @@ def rdma_stack_input_problems(settings):
     packages = list(settings["rdma_stack_packages"]) + list(settings["rdma_stack_doca_packages"])
     if any(not matches(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$", package) for package in packages):
         problems.append("rdma_stack_packages and rdma_stack_doca_packages must be package names (got %s)." % packages)
+    if not at_least(settings.get("rdma_stack_install_timeout_s", 3600), 60):
+        problems.append(
+            "rdma_stack_install_timeout_s must be at least 60 seconds (got %s)."
+            % settings.get("rdma_stack_install_timeout_s")
+        )
     return problems
 
 

@@ -30,7 +30,7 @@ __metaclass__ = type
 import posixpath
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.input_checks import show, text
+from ansible_collections.scc.training.plugins.module_utils.input_checks import at_least, show, text
 
 # PEP 599's architectures; 32-bit x86 hosts report i386..i686, the wheel tag is i686.
 _ARCH_ALIASES = {"i386": "i686", "i486": "i686", "i586": "i686", "amd64": "x86_64", "arm64": "aarch64"}
@@ -146,5 +146,10 @@ def python_env_input_problems(settings):
     if constraints and not constraints.startswith("/"):
         problems.append(
             "python_env_constraints_file (%s) must be empty or an absolute path on the controller." % show(constraints)
+        )
+    if not at_least(settings.get("python_env_install_timeout_s", 3600), 60):
+        problems.append(
+            "python_env_install_timeout_s must be at least 60 seconds, got %s."
+            % show(settings.get("python_env_install_timeout_s"))
         )
     return problems

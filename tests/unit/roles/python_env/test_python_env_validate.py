@@ -16,6 +16,7 @@ CASES = {
     "ok_default_v100": (V100, None),
     "ok_default_unset_gpus": (GPU, None),
     "ok_lab_cpu_only": ({"scc_cpu_only": True}, None),
+    "bad_install_timeout": ({"scc_cpu_only": True, "python_env_install_timeout_s": 0}, "python_env_install_timeout_s"),
     "ok_2.13_cu126_on_v100": ({**V100, "python_env_torch_cuda": "12.6"}, None),
     "ok_2.10_cu128_on_v100": ({**V100, **pins("2.10.0"), "python_env_torch_cuda": "12.8"}, None),
     "ok_2.13_cu130_on_h100": ({**H100, "python_env_torch_cuda": "13.0", "nvidia_driver_branch": "580"}, None),

@@ -38,6 +38,8 @@ CASES = {
     "bad_mtu": ({"rdma_stack_mtu": 9000}, "rdma_stack_mtu"),
     "bad_transport": ({"rdma_stack_transport": "roce"}, "rdma_stack_transport"),
     "bad_package_name": ({"rdma_stack_packages": ["rdma-core; rm"]}, "rdma_stack_packages"),
+    "bad_install_timeout": ({"rdma_stack_install_timeout_s": 5}, "rdma_stack_install_timeout_s"),
+    "bad_install_timeout_type": ({"rdma_stack_install_timeout_s": "an hour"}, "rdma_stack_install_timeout_s"),
     "bad_sysfs_path": ({"rdma_stack_sysfs_path": "sys/class/infiniband"}, "rdma_stack_sysfs_path"),
 }
 
