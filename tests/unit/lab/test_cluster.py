@@ -22,7 +22,7 @@ def test_addresses_outside_loopback_are_refused(first, count):
 def test_zero_hosts_refused_before_anything_is_made(tmp_path):
     lab = cluster.Lab(tmp_path / "lab")
     with pytest.raises(LabError, match="--hosts must be at least 1"):
-        lab.up(0, "127.0.9.11")
+        lab.up(0, "127.0.38.11")
     assert not (tmp_path / "lab").exists()
 
 
@@ -30,7 +30,7 @@ def test_not_root_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     lab = cluster.Lab(tmp_path / "lab")
     with pytest.raises(LabError, match="needs root"):
-        lab.up(1, "127.0.9.11")
+        lab.up(1, "127.0.38.11")
     assert not (tmp_path / "lab").exists()
 
 
@@ -40,17 +40,17 @@ def test_missing_debootstrap_without_cache_is_a_clear_error(tmp_path, monkeypatc
     monkeypatch.setattr(cluster.shutil, "which", lambda tool: None if tool == "debootstrap" else "/usr/bin/" + tool)
     lab = cluster.Lab(tmp_path / "lab")
     with pytest.raises(LabError, match="debootstrap is not installed"):
-        lab.up(1, "127.0.9.11")
+        lab.up(1, "127.0.38.11")
     assert not (tmp_path / "lab").exists()
     assert not (tmp_path / "cache").exists()
 
 
 def test_inventory_pins_host_keys_and_never_disables_checking(tmp_path):
     lab = cluster.Lab(tmp_path)
-    states = [hosts.HostState("node1", "127.0.9.11", 1, 2, "0"), hosts.HostState("node2", "127.0.9.12", 3, 4, "0")]
+    states = [hosts.HostState("node1", "127.0.38.11", 1, 2, "0"), hosts.HostState("node2", "127.0.38.12", 3, 4, "0")]
     inv = yaml.safe_load(lab.render_inventory(states))
     group = inv["scc_cluster"]
-    assert group["hosts"] == {"node1": {"ansible_host": "127.0.9.11"}, "node2": {"ansible_host": "127.0.9.12"}}
+    assert group["hosts"] == {"node1": {"ansible_host": "127.0.38.11"}, "node2": {"ansible_host": "127.0.38.12"}}
     args = group["vars"]["ansible_ssh_common_args"]
     assert "StrictHostKeyChecking=yes" in args
     assert f"UserKnownHostsFile={tmp_path}/known_hosts" in args
