@@ -195,4 +195,3 @@ def path_is_shared(path, shared_paths):
         if shared.startswith("/") and (path == shared or path.startswith(shared.rstrip("/") + "/")):
             return True
     return False
-

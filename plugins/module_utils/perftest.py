@@ -246,10 +246,12 @@ def _ring_size(node_count):
 
 
 def bandwidth_round_count(node_count, rails=1):
-    """How many rounds ``bandwidth_rounds`` has for ``node_count`` nodes: 2(N-1) per rail (2N for odd N)."""
+    """How many rounds ``bandwidth_rounds`` has for ``node_count`` nodes: 2(N-1) per rail (2N for odd N), none below 2."""
     rails = int(rails)
     if rails < 1:
         raise ValueError("rails must be >= 1, got %s" % rails)
+    if int(node_count) < 2:
+        return 0
     return 2 * (_ring_size(node_count) - 1) * rails
 
 

@@ -240,6 +240,8 @@ def test_bandwidth_round_side_refuses_what_is_no_node_or_round():
         perftest_filters.bandwidth_round_side(0, 1, 0)
     with pytest.raises(AnsibleFilterError, match=r"^bandwidth_round_count: rails must be >= 1"):
         perftest_filters.bandwidth_round_count(4, 0)
+    # One node: no pair, no round (as bandwidth_rounds).
+    assert perftest_filters.bandwidth_round_count(1, 2) == len(perftest.bandwidth_rounds(["a"], 2)) == 0
 
 
 def _sides_per_second(n, calls=5000, repeat=5):
