@@ -12,13 +12,13 @@ short_description: Run this node's side of one round of a pairwise bandwidth tes
 version_added: 0.4.0
 author: scc.training developers (@scc-training)
 description:
-  - One task runs a whole round on every node at once: the server of each pair serves one client and exits, the
+  - One task runs a whole round on every node at once. The server of each pair serves one client and exits, the
     client runs its test against it, a node sitting out returns at once. No node waits on the controller between
     starting its server and the client's test, so a round costs one task whatever the number of nodes.
-  - The client retries while its server does not listen yet (the two start in the same task, in no set order),
+  - The client retries while its server does not listen yet (the two start in the same task, in no set order)
     until O(timeout_s); a test that fails once connected is not retried. A test connection would not do, being the
     one-off server's only client.
-  - The client parses its output (iperf3 C(-J): the received rate; ib_write_bw: the last row's average, in Gb/s)
+  - The client parses its output (iperf3 C(-J), the received rate; ib_write_bw, the last row's average; in Gb/s)
     and appends O(measurement) with C(gbps) and C(detail) to O(record) as one JSON line.
 options:
   side:
