@@ -290,8 +290,11 @@ _NOT_LISTENING = re.compile(r"unable to connect to server|Couldn't connect to|Un
 
 
 def bandwidth_attempt_retry(rc, output):
-    """True when a client's attempt failed only because its server did not listen yet (retry it)."""
-    return rc != 0 and bool(_NOT_LISTENING.search(output or ""))
+    """True when a client's attempt failed only because its server did not listen yet (retry it).
+
+    Whatever ``rc`` says: ``iperf3 -J`` can exit 0 with its failure in the JSON's ``error``.
+    """
+    return (rc != 0 or '"error"' in (output or "")) and bool(_NOT_LISTENING.search(output or ""))
 
 
 def bandwidth_gbps(tool, output):

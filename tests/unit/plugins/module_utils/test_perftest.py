@@ -268,6 +268,8 @@ def test_bandwidth_round_planning_per_node_and_round_stays_flat_from_100_to_1000
     ("rc", "output", "retry"),
     [
         (1, '{"error": "unable to connect to server: Connection refused"}', True),
+        # iperf3 -J may exit 0 and still report the failure in its JSON.
+        (0, '{"error": "unable to connect to server - server may have stopped running: Connection refused"}', True),
         (1, "Couldn't connect to 10.0.0.2:18515\nUnable to open file descriptor for socket connection", True),
         (1, '{"error": "the server is busy running a test. try again later"}', False),
         (1, "Failed to modify QP 12345 to RTR", False),
