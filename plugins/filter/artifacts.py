@@ -48,6 +48,11 @@ def artifacts_to_copy(items, controller_files, host_files):
     return _call("artifacts_to_copy", _artifacts.artifacts_to_copy, items, controller_files, host_files)
 
 
+def path_is_shared(path, shared_paths):
+    """A host path + the cluster's proven-shared directories (scc_shared_paths) -> whether the path lies on one."""
+    return _call("path_is_shared", _artifacts.path_is_shared, path, shared_paths)
+
+
 class FilterModule(object):
     """scc.training artifact filters."""
 
@@ -58,4 +63,5 @@ class FilterModule(object):
             "artifact_mirror_manifest_sha256": artifact_mirror_manifest_sha256,
             "artifact_plan": artifact_plan,
             "artifacts_to_copy": artifacts_to_copy,
+            "path_is_shared": path_is_shared,
         }

@@ -5,7 +5,8 @@
 
 ``parse_perftest`` (ib_write_bw and the other perftest BW tests), ``parse_iperf3`` (iperf3 -J),
 ``all_pairs_rounds`` (the round-robin schedule), ``bandwidth_rounds`` (rdma_bandwidth's: both
-directions, every rail) and ``bandwidth_matrix``.
+directions, every rail), ``bandwidth_round_count`` and ``bandwidth_round_side`` (one node's side of
+one round, O(1)) and ``bandwidth_matrix``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -50,6 +51,25 @@ def bandwidth_rounds(nodes, rails=1):
     )
 
 
+def bandwidth_round_count(node_count, rails=1):
+    """Number of nodes, rails -> how many rounds ``bandwidth_rounds`` has."""
+    return filter_call(
+        "bandwidth_round_count", perftest.bandwidth_round_count, node_count, rails, errors=(TypeError, ValueError)
+    )
+
+
+def bandwidth_round_side(node_index, node_count, round_index):
+    """A node's index, the number of nodes, a round -> ``{rail, side: client|server|none, peer}`` in O(1)."""
+    return filter_call(
+        "bandwidth_round_side",
+        perftest.bandwidth_round_side,
+        node_index,
+        node_count,
+        round_index,
+        errors=(TypeError, ValueError),
+    )
+
+
 def bandwidth_matrix(measurements, nodes, min_fraction, link_rate_gbps=None, rails=1):
     """List of {client, server, rail, gbps, ports and their rates} -> matrices, pairs, below_threshold, missing, ok."""
     return filter_call(
@@ -68,5 +88,7 @@ class FilterModule(object):
             "parse_iperf3": parse_iperf3,
             "all_pairs_rounds": all_pairs_rounds,
             "bandwidth_rounds": bandwidth_rounds,
+            "bandwidth_round_count": bandwidth_round_count,
+            "bandwidth_round_side": bandwidth_round_side,
             "bandwidth_matrix": bandwidth_matrix,
         }

@@ -15,6 +15,8 @@
   never vouches for itself: the sha256 of each of its files comes from a manifest whose own sha256
   the inventory holds (``artifact_fetch_mirror_manifests``), so a tampered mirror is refused.
 - ``artifact_fetch_input_problems``: the role's variables -> one sentence per problem, naming the variable.
+- ``path_is_shared``: whether a host path lies on a directory the cluster proved shared
+  (``scc_shared_paths``): then each artifact is copied once, through the first host.
 
 Pure Python, no Ansible imports.
 """
@@ -178,3 +180,18 @@ def artifacts_to_copy(items, controller_files, host_files):
     if missing:
         raise ValueError("the controller lacks %s" % ", ".join(missing))
     return [i for i in items if host.get(i["dest"]) != source[i["src"]]]
+
+
+def path_is_shared(path, shared_paths):
+    """True when ``path`` is one of ``shared_paths`` or lies under one (directories every host of the cluster was
+    proven to see alike: the cluster fact ``scc_shared_paths``, published by cpfs_mount's proof)."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise ValueError("the path must be absolute, got %r" % (path,))
+    if isinstance(shared_paths, str) or not hasattr(shared_paths, "__iter__"):
+        raise ValueError("the shared paths must be a list of directories, got %r" % (shared_paths,))
+    path = posixpath.normpath(path)
+    for shared in shared_paths:
+        shared = posixpath.normpath(str(shared))
+        if shared.startswith("/") and (path == shared or path.startswith(shared.rstrip("/") + "/")):
+            return True
+    return False

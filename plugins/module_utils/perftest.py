@@ -11,6 +11,10 @@
 - ``all_pairs_rounds``: the round-robin tournament schedule: every pair of nodes exactly once,
   in N-1 rounds (N rounds for odd N, each node sitting out once), no node twice in a round.
 - ``bandwidth_rounds``: that schedule in both directions, once per rail (RDMA port).
+- ``bandwidth_round_count`` and ``bandwidth_round_side``: the same schedule as seen by one node in one
+  round, in O(1) (closed form), so that each node of a 1000-node cluster takes its side of a round
+  without anyone walking the round's pairs.
+- ``bandwidth_attempt_retry``: whether a client's failed attempt only met a server not yet listening.
 - ``bandwidth_matrix``: the measurements folded into per-rail directional matrices, each pair
   judged against its own threshold (the lower of its two ports' link rates).
 
@@ -231,6 +235,75 @@ def bandwidth_rounds(nodes, rails=1):
             for pairs in forward:
                 rounds.append({"rail": rail, "pairs": [[b, a] if swap else [a, b] for a, b in pairs]})
     return rounds
+
+
+def _ring_size(node_count):
+    """The circle method's ring: the nodes, plus an idle slot when their number is odd."""
+    node_count = int(node_count)
+    if node_count < 2:
+        raise ValueError("a bandwidth schedule needs at least 2 nodes, got %s" % node_count)
+    return node_count + node_count % 2
+
+
+def bandwidth_round_count(node_count, rails=1):
+    """How many rounds ``bandwidth_rounds`` has for ``node_count`` nodes: 2(N-1) per rail (2N for odd N), none below 2."""
+    rails = int(rails)
+    if rails < 1:
+        raise ValueError("rails must be >= 1, got %s" % rails)
+    if int(node_count) < 2:
+        return 0
+    return 2 * (_ring_size(node_count) - 1) * rails
+
+
+def _ring_node(position, round_index, ring):
+    """The node at ``position`` of the ring in ``round_index``: slot 0 stays, the others turn by one a round."""
+    return 0 if position == 0 else (position - 1 - round_index) % (ring - 1) + 1
+
+
+def bandwidth_round_side(node_index, node_count, round_index):
+    """Node ``node_index``'s side of round ``round_index`` of ``bandwidth_rounds(nodes, rails)``, in O(1).
+
+    -> ``{rail, side, peer}``: ``side`` ``client`` (it sends to node ``peer``), ``server`` (``peer`` sends
+    to it) or ``none`` (it sits out: odd N), ``peer`` an index into the node list or None. The same
+    rounds as ``bandwidth_rounds``, computed from the circle method's positions instead of by
+    building every round (which is O(N^2) for the cluster).
+    """
+    node_index, round_index = int(node_index), int(round_index)
+    ring = _ring_size(node_count)
+    if not 0 <= node_index < int(node_count):
+        raise ValueError("node index %s is not one of 0..%s" % (node_index, int(node_count) - 1))
+    if round_index < 0:
+        raise ValueError("round %s is negative" % round_index)
+    per_way = ring - 1
+    rail, rest = divmod(round_index, 2 * per_way)
+    swap, turn = divmod(rest, per_way)
+    position = 0 if node_index == 0 else (node_index - 1 + turn) % per_way + 1
+    peer = _ring_node(ring - 1 - position, turn, ring)
+    if peer >= int(node_count):
+        return {"rail": rail + 1, "side": "none", "peer": None}
+    first = position < ring // 2
+    return {"rail": rail + 1, "side": "client" if first != bool(swap) else "server", "peer": peer}
+
+
+# A client that ran before its server listened: iperf3 (its -J "error") and perftest's connection setup.
+_NOT_LISTENING = re.compile(r"unable to connect to server|Couldn't connect to|Unable to init the socket connection")
+
+
+def bandwidth_attempt_retry(rc, output):
+    """True when a client's attempt failed only because its server did not listen yet (retry it).
+
+    Whatever ``rc`` says: ``iperf3 -J`` can exit 0 with its failure in the JSON's ``error``.
+    """
+    return (rc != 0 or '"error"' in (output or "")) and bool(_NOT_LISTENING.search(output or ""))
+
+
+def bandwidth_gbps(tool, output):
+    """The client's output -> ``(gbps, parsed)``: iperf3's received rate (tcp) or ib_write_bw's last average."""
+    if tool == "tcp":
+        parsed = parse_iperf3(output)
+        return parsed["received_gbps"], parsed
+    parsed = parse_perftest(output)
+    return parsed["rows"][-1]["bw_avg_gbps"], parsed
 
 
 def _pair_link_rate(measurement, link_rate_gbps):

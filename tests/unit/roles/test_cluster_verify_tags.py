@@ -103,7 +103,7 @@ def test_tags_reach_the_dynamically_included_measurement(inventory, tmp_path):
         e["event_data"]["res"] for e in runner.events if e["event"] == "runner_on_failed"
     ]
     for task in (
-        "Schedule every pair of nodes, both ways, on every rail, once, for tcp",  # measure.yml
+        "Plan the rounds, once, for tcp",  # measure.yml
         "Build the bandwidth matrix, once, for tcp",  # results.yml, included by measure.yml
         "Draw the heatmap PNG for tcp",
         "Check every pair reached the threshold",

@@ -148,3 +148,27 @@ def test_an_unpinned_mirror_is_refused_naming_the_variable(pins):
         mirror_manifest_sha256(pins, "/m")
     with pytest.raises(AnsibleFilterError, match=r"artifact_mirror_manifest_sha256: artifact_fetch_mirror_manifests"):
         artifact_filters.artifact_mirror_manifest_sha256(pins, "/m")
+
+
+@pytest.mark.parametrize(
+    ("path", "shared", "expected"),
+    [
+        ("/mnt/cpfs/scc-training/artifacts", ["/mnt/cpfs"], True),
+        ("/mnt/cpfs", ["/mnt/cpfs/"], True),
+        ("/mnt/cpfs/a/../b", ["/mnt/cpfs"], True),
+        # A sibling whose name starts like the mount is not on it, nor is a path that climbs out of it.
+        ("/mnt/cpfs2/artifacts", ["/mnt/cpfs"], False),
+        ("/mnt/cpfs/../opt", ["/mnt/cpfs"], False),
+        ("/opt/scc-training/artifacts", [], False),
+        ("/opt/scc-training/artifacts", ["relative/dir"], False),
+    ],
+)
+def test_path_is_shared_only_on_or_under_a_proven_shared_directory(path, shared, expected):
+    assert artifact_filters.path_is_shared(path, shared) is expected
+
+
+def test_path_is_shared_refuses_a_relative_path_or_a_string_of_paths():
+    with pytest.raises(AnsibleFilterError, match=r"^path_is_shared: the path must be absolute"):
+        artifact_filters.path_is_shared("artifacts", ["/mnt/cpfs"])
+    with pytest.raises(AnsibleFilterError, match=r"^path_is_shared: the shared paths must be a list"):
+        artifact_filters.path_is_shared("/mnt/cpfs/a", "/mnt/cpfs")

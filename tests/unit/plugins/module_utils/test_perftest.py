@@ -5,6 +5,7 @@ and the all-pairs round schedule of rdma_bandwidth."""
 from __future__ import annotations
 
 import itertools
+import time
 
 import pytest
 from ansible.errors import AnsibleFilterError
@@ -210,6 +211,73 @@ def test_bandwidth_rounds_refuses_no_rail():
         perftest_filters.bandwidth_rounds(["a", "b"], 0)
     with pytest.raises(AnsibleFilterError, match=r"^bandwidth_rounds: input must be a list of node names"):
         perftest_filters.bandwidth_rounds("a,b")
+
+
+@pytest.mark.parametrize("n", range(2, 12))
+@pytest.mark.parametrize("rails", [1, 2])
+def test_bandwidth_round_side_is_each_nodes_view_of_bandwidth_rounds(n, rails):
+    nodes = ["node%d" % i for i in range(n)]
+    rounds = perftest.bandwidth_rounds(nodes, rails)
+    assert perftest_filters.bandwidth_round_count(n, rails) == len(rounds)
+    for index, plan in enumerate(rounds):
+        clients = dict(plan["pairs"])
+        servers = {b: a for a, b in plan["pairs"]}
+        for i, node in enumerate(nodes):
+            side = perftest_filters.bandwidth_round_side(i, n, index)
+            assert side["rail"] == plan["rail"]
+            if node in clients:
+                assert side == {"rail": plan["rail"], "side": "client", "peer": nodes.index(clients[node])}
+            elif node in servers:
+                assert side == {"rail": plan["rail"], "side": "server", "peer": nodes.index(servers[node])}
+            else:
+                assert side == {"rail": plan["rail"], "side": "none", "peer": None}
+
+
+def test_bandwidth_round_side_refuses_what_is_no_node_or_round():
+    with pytest.raises(AnsibleFilterError, match=r"^bandwidth_round_side: node index 3 is not one of 0..2"):
+        perftest_filters.bandwidth_round_side(3, 3, 0)
+    with pytest.raises(AnsibleFilterError, match=r"^bandwidth_round_side: a bandwidth schedule needs at least 2 nodes"):
+        perftest_filters.bandwidth_round_side(0, 1, 0)
+    with pytest.raises(AnsibleFilterError, match=r"^bandwidth_round_count: rails must be >= 1"):
+        perftest_filters.bandwidth_round_count(4, 0)
+    # One node: no pair, no round (as bandwidth_rounds).
+    assert perftest_filters.bandwidth_round_count(1, 2) == len(perftest.bandwidth_rounds(["a"], 2)) == 0
+
+
+def _sides_per_second(n, calls=5000, repeat=5):
+    """Best rate of one node's side of one round, over ``calls`` (node, round) spread across a cluster of n."""
+    total = perftest.bandwidth_round_count(n, 2)
+    work = [(k * 7919 % n, k * 104729 % total) for k in range(calls)]
+    best = 0.0
+    for _repeat in range(repeat):
+        start = time.perf_counter()
+        for node, round_index in work:
+            perftest.bandwidth_round_side(node, n, round_index)
+        best = max(best, calls / (time.perf_counter() - start))
+    return best
+
+
+def test_bandwidth_round_planning_per_node_and_round_stays_flat_from_100_to_1000_nodes():
+    # A ratio in one run, not a wall-clock limit: a node's side of a round costs the same at N=1000 as at
+    # N=100 (O(1)); walking the round's pairs for it, as the role did, costs 10x more (O(N)).
+    small, large = _sides_per_second(100), _sides_per_second(1000)
+    assert small / large < 3.0
+
+
+@pytest.mark.parametrize(
+    ("rc", "output", "retry"),
+    [
+        (1, '{"error": "unable to connect to server: Connection refused"}', True),
+        # iperf3 -J may exit 0 and still report the failure in its JSON.
+        (0, '{"error": "unable to connect to server - server may have stopped running: Connection refused"}', True),
+        (1, "Couldn't connect to 10.0.0.2:18515\nUnable to open file descriptor for socket connection", True),
+        (1, '{"error": "the server is busy running a test. try again later"}', False),
+        (1, "Failed to modify QP 12345 to RTR", False),
+        (0, "", False),
+    ],
+)
+def test_bandwidth_attempt_retry_only_while_the_server_is_not_listening(rc, output, retry):
+    assert perftest.bandwidth_attempt_retry(rc, output) is retry
 
 
 def m(client, server, gbps, rail=1, rates=(25.0, 25.0)):
