@@ -3,7 +3,7 @@
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter import data_prep as data_prep_filter
+from ansible_collections.scc.training.plugins.filter import cidr as provision_filters
 from ansible_collections.scc.training.plugins.module_utils import data_prep
 
 GOOD = {
@@ -53,8 +53,8 @@ def test_every_problem_is_reported_at_once():
 
 
 def test_the_filter_is_registered_and_names_itself_on_bad_input():
-    filters = data_prep_filter.FilterModule().filters()
-    assert filters == {"data_prep_input_problems": data_prep_filter.data_prep_input_problems}
+    filters = provision_filters.FilterModule().filters()
+    assert filters["data_prep_input_problems"] is provision_filters.data_prep_input_problems
     assert filters["data_prep_input_problems"](GOOD) == []
     with pytest.raises(AnsibleFilterError, match="data_prep_input_problems: input must be a dict"):
-        data_prep_filter.data_prep_input_problems([])
+        provision_filters.data_prep_input_problems([])
