@@ -350,7 +350,8 @@ def test_a_general_purpose_data_prep_instance_beside_the_scc_nodes(acs, emu, net
     assert found[prep]["RdmaIpAddress"]["IpAddress"] == [] and found[prep]["HpcClusterId"] == ""
     assert found[prep]["VpcAttributes"]["VSwitchId"] == found[node]["VpcAttributes"]["VSwitchId"]
     # Not an SCC type: an HPC cluster is refused, as RunInstances documents.
-    refused = error(run, acs, net, **dict(g7, HpcClusterId=net["hpc"]))
+    in_the_hpc_cluster = {**g7, "HpcClusterId": net["hpc"]}
+    refused = error(run, acs, net, **in_the_hpc_cluster)
     assert refused.get_error_code() == "InvalidHpcClusterId.Unnecessary"
 
 
