@@ -26,6 +26,10 @@ INSTANCE_TYPES = {
     "ecs.scch5.16xlarge": (64, 192.0, 0, "", True),
     "ecs.gn6v-c8g1.16xlarge": (64, 256.0, 8, "NVIDIA V100", False),
     "ecs.g6.large": (2, 8.0, 0, "", False),
+    # General purpose g7 (the data-prep ECS): vCPUs and GiB from AlibabaCloudDocs/ecs, intl.en-US/Instance/
+    # Instance type families/General purpose instance families.md ("g7, general purpose instance family").
+    "ecs.g7.8xlarge": (32, 128.0, 0, "", False),
+    "ecs.g7.16xlarge": (64, 256.0, 0, "", False),
 }
 
 

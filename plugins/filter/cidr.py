@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""CIDR filters for scc.training (documented in the sidecar ``cidr_within.yml``).
+"""The filters provision.yml checks its variables with before any API call (each documented in its
+sidecar ``<filter name>.yml``).
 
-``cidr_within`` lets provision.yml check, before any API call, that a VSwitch's CIDR block lies
-inside its VPC's (ansible.utils is not a dependency of this collection).
+``cidr_within``: a VSwitch's CIDR block lies inside its VPC's (ansible.utils is not a dependency of
+this collection). ``data_prep_input_problems``: the data-prep ECS's variables, a thin wrapper over
+plugins/module_utils/data_prep.py.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from __future__ import annotations
 import ipaddress
 
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.module_utils import data_prep
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
 
 
 def cidr_within(inner, outer):
@@ -24,8 +29,13 @@ def cidr_within(inner, outer):
     return inner_net.version == outer_net.version and inner_net.subnet_of(outer_net)
 
 
+def data_prep_input_problems(settings):
+    """provision.yml's ``scc_cloud_data_prep_*`` variables -> one readable line per problem."""
+    return data_prep.data_prep_input_problems(require_settings(settings, "data_prep_input_problems"))
+
+
 class FilterModule(object):
-    """scc.training CIDR filters."""
+    """scc.training filters of provision.yml's checks."""
 
     def filters(self):
-        return {"cidr_within": cidr_within}
+        return {"cidr_within": cidr_within, "data_prep_input_problems": data_prep_input_problems}

@@ -47,6 +47,18 @@ options:
     type: str
     choices: [instance_id, instance_name, host_name, private_ip]
     default: instance_id
+  data_prep_tags:
+    description:
+      - Instances carrying every one of these tags (and O(tags)) are the data-prep ECS that
+        C(playbooks/provision.yml) makes (it tags it C(scc-role=data-prep)). They join O(data_prep_group) and no
+        other group, whatever O(groups), O(keyed_groups) and O(instance_types) say, so they never become cluster
+        nodes (C(scc_cluster), the MPI host file). Empty means no instance is one.
+    type: dict
+    default: {}
+  data_prep_group:
+    description: The inventory group of the data-prep ECS (see O(data_prep_tags)).
+    type: str
+    default: scc_data_prep
 extends_documentation_fragment:
   - scc.training.alicloud.plugins
   - scc.training.alicloud.api
@@ -65,6 +77,9 @@ tags:
 instance_types: [ecs.sccgn6.24xlarge]
 groups:
   scc_cluster: true
+# provision.yml's data-prep ECS: in scc_data_prep only, never in scc_cluster
+data_prep_tags:
+  scc-role: data-prep
 keyed_groups:
   - key: ecs_instance_type
     prefix: type
@@ -132,9 +147,18 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         views = [INSTANCE.view(i) for i in found]
         types = set(self.get_option("instance_types"))
         statuses = set(self.get_option("statuses"))
+        # instance_types chooses the cluster's nodes; the data-prep ECS is of another type.
         return [
-            v for v in views if (not types or v["instance_type"] in types) and (not statuses or v["status"] in statuses)
+            v
+            for v in views
+            if (not types or v["instance_type"] in types or self._data_prep(v))
+            and (not statuses or v["status"] in statuses)
         ]
+
+    def _data_prep(self, view):
+        """Whether the instance is the data-prep ECS: it carries every tag of ``data_prep_tags``."""
+        wanted = self.get_option("data_prep_tags")
+        return bool(wanted) and all(view["tags"].get(k) == v for k, v in wanted.items())
 
     def parse(self, inventory, loader, path, cache=True):
         super().parse(inventory, loader, path, cache)
@@ -172,5 +196,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             for key, value in variables.items():
                 self.inventory.set_variable(host, key, value)
             self._set_composite_vars(self.get_option("compose"), variables, host, strict=strict)
+            if self._data_prep(view):
+                self.inventory.add_group(self.get_option("data_prep_group"))
+                self.inventory.add_child(self.get_option("data_prep_group"), host)
+                continue
             self._add_host_to_composed_groups(self.get_option("groups"), variables, host, strict=strict)
             self._add_host_to_keyed_groups(self.get_option("keyed_groups"), variables, host, strict=strict)

@@ -1,13 +1,14 @@
 """provision.yml -> scc.training.ecs inventory -> teardown.yml against the offline emulator.
 
-As root, the emulator's instances are backed by the hosts of a 2-host lab (127.0.9.11-12): the
-hosts the inventory plugin finds are then reached over real SSH.
+As root, the emulator's instances are backed by the hosts of a 3-host lab (127.0.9.11-13): two SCC
+nodes and the data-prep ECS; the hosts the inventory plugin finds are then reached over real SSH.
 
 ansible-playbook and ansible-inventory run as a user runs them (subprocesses, credentials in the
 environment, the endpoint from the one vars file). Checked: the first provision at -vvvv leaks
 no secret; a second run changes nothing; --check on the converged cloud changes nothing and
-writes nothing; the inventory plugin finds the nodes with their RDMA addresses and GPU count;
-teardown deletes everything and then nothing; it refuses to delete what is not ours; bad
+writes nothing; the inventory plugin finds the nodes with their RDMA addresses and GPU count, and
+the data-prep ECS in scc_data_prep only; prepare_imagenet.yml targets it (--list-hosts); provision.yml
+with scc_cloud_data_prep_enabled false releases it; teardown deletes everything and then nothing; it refuses to delete what is not ours; bad
 variables fail before any API call.
 
 Without lab hosts (fast): a provision.yml stopped midway by a permanent error leaves only resources
@@ -49,11 +50,11 @@ LAB_FIRST_ADDRESS = "127.0.9.11"
 
 @pytest.fixture(scope="module")
 def lab():
-    """Two lab hosts to back the instances (root only); None otherwise."""
+    """Three lab hosts to back the instances, two nodes and the data-prep ECS (root only); None otherwise."""
     if os.geteuid() != 0:
         yield None
         return
-    with lab_up(ROOT / ".lab-cloud", 2, LAB_FIRST_ADDRESS) as lab:
+    with lab_up(ROOT / ".lab-cloud", 3, LAB_FIRST_ADDRESS) as lab:
         yield lab
 
 
@@ -72,6 +73,8 @@ def cloud(tmp_path_factory, lab):
             # The mount-target path; cpfs-nfs (the example's) is test_cloud_protocol_service.py's.
             scc_cloud_cpfs_protocol="cpfs",
             scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "pbt"},
+            scc_cloud_data_prep_enabled=True,
+            scc_cloud_data_prep_image_id="aliyun_3_x64_20G_alibase_20250101.vhd",
         )
         inventory = yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text())
         inventory.update(
@@ -123,9 +126,14 @@ def test_provision_inventory_teardown(cloud):
     rc, out = playbook(cloud, "provision.yml", "-vvvv")
     assert rc == 0, out[-4000:]
     assert cloud["secret"] not in out  # -vvvv shows module args: the secret must be masked
-    assert recap(out)["changed"] == 7
+    assert recap(out)["changed"] == 8
     nodes = [i for i in ours(emu, "instances") if i["InstanceName"] == "pbt-node"]
     assert len(nodes) == 2 and len(ours(emu, "file_systems")) == 1 and len(ours(emu, "mount_targets")) == 1
+    [prep] = [i for i in ours(emu, "instances") if i["InstanceName"] == "pbt-prep"]
+    assert prep["InstanceType"] == "ecs.g7.8xlarge" and prep["HpcClusterId"] == ""
+    assert prep["_tags"] == {"managed-by": "scc.training", "scc-cluster": "pbt", "scc-role": "data-prep"}
+    assert prep["VpcAttributes"]["VSwitchId"] == nodes[0]["VpcAttributes"]["VSwitchId"]
+    assert prep["SecurityGroupIds"] == nodes[0]["SecurityGroupIds"]
 
     rc, out = playbook(cloud, "provision.yml")
     assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
@@ -147,15 +155,39 @@ def test_provision_inventory_teardown(cloud):
         assert hv["ecs_rdma_ips"] == inst["RdmaIpAddress"]["IpAddress"] and hv["ecs_rdma_ips"]
         assert hv["ecs_gpu_count"] == 8 and hv["ecs_instance_type"] == "ecs.sccgn6.24xlarge"
         assert hv["ansible_user"] == "root"
+    # The data-prep ECS: its own group only, never a cluster node (scc_cluster, mpihosts) or a keyed group.
+    assert data["scc_data_prep"]["hosts"] == [prep["InstanceId"]]
+    assert [g for g, v in data.items() if prep["InstanceId"] in v.get("hosts", [])] == ["scc_data_prep"]
+    prep_vars = plain(data["_meta"]["hostvars"][prep["InstanceId"]])
+    assert prep_vars["ansible_host"] == prep["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0]
+    assert prep_vars["ecs_gpu_count"] == 0 and prep_vars["ecs_rdma_ips"] == []
 
-    if cloud["lab"]:  # the nodes the plugin found are real hosts: reach them over SSH
-        assert sorted(plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in hosts) == sorted(
-            h.address for h in cloud["lab"].load()
-        )
+    if cloud["lab"]:  # the instances the plugin found are real hosts: reach them over SSH
+        assert sorted(
+            plain(data["_meta"]["hostvars"][h])["ansible_host"] for h in [*hosts, prep["InstanceId"]]
+        ) == sorted(h.address for h in cloud["lab"].load())
         ping = run_ansible(
-            cloud["env"], "ansible", "-i", str(cloud["inventory"]), "scc_cluster", "-m", "ansible.builtin.ping", "-o"
+            cloud["env"], "ansible", "-i", str(cloud["inventory"]), "all", "-m", "ansible.builtin.ping", "-o"
         )
-        assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 2, ping.stdout + ping.stderr
+        assert ping.returncode == 0 and ping.stdout.count("SUCCESS") == 3, ping.stdout + ping.stderr
+
+    # prepare_imagenet.yml: on the nodes by default; with imagenet_prep_group=scc_data_prep, CPFS is mounted on the
+    # data-prep ECS and the conversion runs there (its conversion itself is test_imagenet_prep.py's, on 127.0.41.x).
+    plays = {
+        group: list_hosts(cloud, "prepare_imagenet.yml", *(["-e", "imagenet_prep_group=" + group] if group else []))
+        for group in ("", "scc_data_prep")
+    }
+    assert plays[""]["Mount CPFS on the data-prep ECS"] == []
+    assert sorted(plays[""]["Convert ImageNet to TFRecord on every node"]) == hosts
+    assert plays["scc_data_prep"]["Mount CPFS on the data-prep ECS"] == [prep["InstanceId"]]
+    assert plays["scc_data_prep"]["Convert ImageNet to TFRecord on every node"] == [prep["InstanceId"]]
+
+    # Released afterwards: the same vars file with the flag off deletes it alone (and frees its lab host).
+    rc, out = playbook(cloud, "provision.yml", "-e", "scc_cloud_data_prep_enabled=false")
+    assert rc == 0 and recap(out)["changed"] == 1, out[-3000:]
+    assert [i["InstanceName"] for i in ours(emu, "instances")] == ["pbt-node", "pbt-node"]
+    rc, out = playbook(cloud, "provision.yml")  # made again: teardown.yml must find and delete it too
+    assert rc == 0 and recap(out)["changed"] == 1, out[-3000:]
 
     rc, out = playbook(cloud, "teardown.yml")
     assert rc == 0, out[-4000:]
@@ -163,6 +195,28 @@ def test_provision_inventory_teardown(cloud):
         assert ours(emu, table) == [], table
     rc, out = playbook(cloud, "teardown.yml")
     assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
+
+
+def list_hosts(cloud, name, *extra):
+    """ansible-playbook --list-hosts of playbooks/<name> with the ecs inventory: {play name: [hosts]}."""
+    proc = run_ansible(
+        cloud["env"],
+        "ansible-playbook",
+        "-i",
+        str(cloud["inventory"]),
+        str(ROOT / "playbooks" / name),
+        "--list-hosts",
+        *extra,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    plays, play = {}, None
+    for line in proc.stdout.splitlines():
+        if line.startswith("  play #"):  # "  play #4 (<pattern>): <name>\tTAGS: []"
+            play = line.split("\t")[0].rsplit("): ", 1)[1]
+            plays[play] = []
+        elif play and line.startswith("      "):
+            plays[play].append(line.strip())
+    return plays
 
 
 def test_teardown_refuses_what_is_not_ours(cloud):
@@ -180,14 +234,24 @@ def test_teardown_refuses_what_is_not_ours(cloud):
     api.call("ecs", "DeleteVpc", {"VpcId": ours(emu, "vpcs")[0]["VpcId"]})
 
 
-def test_bad_variables_fail_before_any_api_call(cloud):
+@pytest.mark.parametrize(
+    "change,names",
+    [
+        ({"scc_cloud_vswitch_cidr": "10.9.0.0/24"}, ["scc_cloud_vswitch_cidr"]),
+        (  # the data-prep ECS: no image, a disk too small for ILSVRC2012
+            {"scc_cloud_data_prep_image_id": "", "scc_cloud_data_prep_system_disk_size": 100},
+            ["scc_cloud_data_prep_image_id", "scc_cloud_data_prep_system_disk_size (100) must be 309 to 2048 GiB"],
+        ),
+    ],
+)
+def test_bad_variables_fail_before_any_api_call(cloud, change, names):
     emu = cloud["emu"]
-    bad = dict(cloud["settings"], scc_cloud_vswitch_cidr="10.9.0.0/24")
+    bad = dict(cloud["settings"], **change)
     bad_file = cloud["tmp"] / "bad.yml"
     bad_file.write_text(yaml.safe_dump(bad))
     mark = len(emu.calls)
     rc, out = playbook(cloud, "provision.yml", vars_file=bad_file)
-    assert rc != 0 and "scc_cloud_vswitch_cidr" in out
+    assert rc != 0 and all(name in out for name in names), out[-3000:]
     assert emu.calls[mark:] == []
 
 

@@ -58,6 +58,7 @@ def run(acs, net, **extra):
         Amount=1,
     )
     params.update(extra)
+    params = {name: value for name, value in params.items() if value is not None}  # None: the parameter is left out
     return call(acs, RunInstancesRequest.RunInstancesRequest, **params)["InstanceIdSets"]["InstanceIdSet"]
 
 
@@ -337,6 +338,21 @@ def test_instances_backed_by_lab_hosts():
         assert list(emu.backing().values()).count(None) == 1
         [again] = run(acs, net)
         assert emu.backing()[addresses[ids[0]][0]] == again
+
+
+def test_a_general_purpose_data_prep_instance_beside_the_scc_nodes(acs, emu, net):
+    """provision.yml's data-prep ECS: a g7 in the nodes' vSwitch and security group, without the HPC cluster."""
+    [node] = run(acs, net)
+    g7 = dict(InstanceType="ecs.g7.8xlarge", InstanceName="prep", HpcClusterId=None, SystemDiskSize=500)
+    [prep] = run(acs, net, **g7)
+    found = {i["InstanceId"]: i for i in emu.instances()}
+    assert (found[prep]["Cpu"], found[prep]["Memory"], found[prep]["GPUAmount"]) == (32, 128 * 1024, 0)
+    assert found[prep]["RdmaIpAddress"]["IpAddress"] == [] and found[prep]["HpcClusterId"] == ""
+    assert found[prep]["VpcAttributes"]["VSwitchId"] == found[node]["VpcAttributes"]["VSwitchId"]
+    # Not an SCC type: an HPC cluster is refused, as RunInstances documents.
+    in_the_hpc_cluster = {**g7, "HpcClusterId": net["hpc"]}
+    refused = error(run, acs, net, **in_the_hpc_cluster)
+    assert refused.get_error_code() == "InvalidHpcClusterId.Unnecessary"
 
 
 def test_describe_instance_types_reports_the_scc_gpus(acs):

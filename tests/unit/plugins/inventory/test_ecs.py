@@ -72,6 +72,8 @@ def make_plugin(monkeypatch, **options):
         compose={},
         groups={},
         keyed_groups=[],
+        data_prep_tags={},
+        data_prep_group="scc_data_prep",
         strict=True,
         leading_separator=True,
         use_extra_vars=False,
@@ -122,6 +124,44 @@ def test_tag_and_type_filters(monkeypatch):
     plugin = make_plugin(monkeypatch, instance_types=["ecs.gn6i-c4g1.xlarge"], statuses=["Stopped"])[0]
     plugin._populate(plugin._fetch())
     assert len(plugin.inventory.hosts) == 3
+
+
+def test_the_data_prep_ecs_joins_its_own_group_only(monkeypatch):
+    """Instances with data_prep_tags: in data_prep_group, never in groups / keyed_groups, of any type."""
+    ack = {"ack.aliyun.com": "cc780733e93b8433299c2da47d66e98b4"}
+    data = reply()["Instances"]["Instance"]
+    running = [i for i in data if i["Status"] == "Running"]
+    prep = {
+        i["InstanceId"]
+        for i in running
+        if {"TagKey": "ack.aliyun.com", "TagValue": ack["ack.aliyun.com"]} in (i.get("Tags") or {}).get("Tag", [])
+    }
+    nodes = {i["InstanceId"] for i in running if i["InstanceType"] == "ecs.gn6i-c4g1.xlarge"} - prep
+    assert prep and nodes and {running_type(data, i) for i in prep} != {"ecs.gn6i-c4g1.xlarge"}
+    plugin = make_plugin(
+        monkeypatch,
+        instance_types=["ecs.gn6i-c4g1.xlarge"],
+        data_prep_tags=ack,
+        groups={"scc_cluster": trust_as_template("true")},
+        keyed_groups=[{"key": trust_as_template("ecs_instance_type"), "prefix": "type"}],
+        compose={"ansible_user": trust_as_template("'root'")},
+    )[0]
+    plugin._populate(plugin._fetch())
+    groups = plugin.inventory.groups
+    assert {h.name for h in groups["scc_data_prep"].get_hosts()} == prep
+    assert {h.name for h in groups["scc_cluster"].get_hosts()} == nodes
+    for name in prep:  # composed variables still apply; no keyed group holds it
+        host = plugin.inventory.get_host(name)
+        assert host.vars["ansible_user"] == "root"
+        assert [g.name for g in host.get_groups() if g.name != "all"] == ["scc_data_prep"]
+
+    plugin = make_plugin(monkeypatch, groups={"scc_cluster": trust_as_template("true")})[0]  # off by default
+    plugin._populate(plugin._fetch())
+    assert "scc_data_prep" not in plugin.inventory.groups
+
+
+def running_type(data, instance_id):
+    return next(i["InstanceType"] for i in data if i["InstanceId"] == instance_id)
 
 
 def test_duplicate_host_names_fail(monkeypatch):
