@@ -20,6 +20,7 @@ directory: no index is reached. The lab hosts' apt (python3-venv) uses the Debia
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import os
@@ -260,13 +261,12 @@ def test_results_directory_full_fails_clearly_keeps_what_was_collected(lab, work
 
     # Fill the rest of the filesystem.
     filler = tiny_results / "filler"
-    with open(filler, "wb") as handle:
+    with open(filler, "wb", buffering=0) as handle:
         try:
             while True:
                 handle.write(b"\0" * 4096)
-                handle.flush()
-        except OSError:
-            pass
+        except OSError as error:
+            assert error.errno == errno.ENOSPC
     full = run_playbook(play, lab.inventory, workdir, envvars=env)
     assert full.status == "failed" and full.rc != 0
     messages = [msg for _host, _task, msg in failed(full.events)]
