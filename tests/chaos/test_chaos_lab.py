@@ -19,19 +19,18 @@ directory: no index is reached. The lab hosts' apt (python3-venv) uses the Debia
 
 from __future__ import annotations
 
-import base64
 import errno
-import hashlib
 import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from lab import base, hosts
 from tests.lab_runner import ROOT, changed, failed, lab_fixture, run_playbook, unreachable
@@ -53,24 +52,17 @@ def _quiet(*_args):
 
 
 def build_wheel(directory: Path) -> Path:
-    """A pure-Python wheel of PACKAGE, RECORD with the sha256 of each file (PEP 427)."""
-    files = {
-        f"{PACKAGE}/__init__.py": f'__version__ = "{VERSION}"\n',
-        f"{PACKAGE}-{VERSION}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {PACKAGE}\nVersion: {VERSION}\n",
-        f"{PACKAGE}-{VERSION}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: chaos\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for name, content in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(content.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{name},sha256={digest},{len(content.encode())}")
-    record.append(f"{PACKAGE}-{VERSION}.dist-info/RECORD,,")
-    files[f"{PACKAGE}-{VERSION}.dist-info/RECORD"] = "\n".join(record) + "\n"
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / WHEEL
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, content in files.items():
-            archive.writestr(name, content)
-    return path
+    """The stand-in's wheel, built by the controller's pip (setuptools, no index, no build isolation)."""
+    source = directory / "source"
+    (source / PACKAGE).mkdir(parents=True)
+    (source / PACKAGE / "__init__.py").write_text(f'__version__ = "{VERSION}"\n')
+    (source / "pyproject.toml").write_text(
+        f'[project]\nname = "{PACKAGE}"\nversion = "{VERSION}"\n'
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+    )
+    pip = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation"]
+    subprocess.run([*pip, "--wheel-dir", str(directory), str(source)], check=True, cwd=directory)
+    return directory / WHEEL
 
 
 @pytest.fixture(scope="module")
@@ -182,14 +174,13 @@ def test_host_killed_mid_prepare_the_others_finish_and_a_rerun_heals(lab, workdi
 
 
 # python_env alone, as prepare.yml's last play runs it (every host at once): the wheel's refusal is the
-# role's, and this skips the validate.yml and the other roles that prepare.yml's tag selection still runs.
-PYTHON_ENV_PLAY = """
-- name: Build the training venv from the shared wheelhouse
-  hosts: scc_cluster
-  gather_facts: true
-  roles:
-    - role: scc.training.python_env
-"""
+# role's, and this skips validate.yml and the other roles that prepare.yml's tag selection still visits.
+def roles_play(workdir: Path, name: str, *roles: str) -> Path:
+    """A playbook of one play running `roles` on every lab host."""
+    play = [{"name": name, "hosts": "scc_cluster", "gather_facts": True, "roles": [{"role": r} for r in roles]}]
+    path = workdir / (name.replace(" ", "_") + ".yml")
+    path.write_text(yaml.safe_dump(play, sort_keys=False))
+    return path
 
 
 def test_corrupted_wheel_on_shared_storage_is_refused_then_healed(lab, workdir, python_env_vars, chaos_figures):
@@ -202,8 +193,7 @@ def test_corrupted_wheel_on_shared_storage_is_refused_then_healed(lab, workdir, 
     corrupted[len(corrupted) // 2] ^= 0xFF
     shared_wheel.write_bytes(bytes(corrupted))
 
-    play = workdir / "python_env_chaos.yml"
-    play.write_text(PYTHON_ENV_PLAY)
+    play = roles_play(workdir, "venv from the shared wheelhouse", "scc.training.python_env")
     refused = run_playbook(play, lab.inventory, workdir, extravars)
     assert refused.status == "failed" and refused.rc != 0
     failures = failed(refused.events)
@@ -224,20 +214,6 @@ def test_corrupted_wheel_on_shared_storage_is_refused_then_healed(lab, workdir, 
     chaos_figures(faults_injected=1, runs=1, recovered=1, data_lost=0, refused_on=len(failures), wheel=WHEEL)
 
 
-VERIFY_PLAY = """
-- name: Judge the GPUs, then the nodes (as verify.yml does), writing their results on the controller
-  hosts: scc_cluster
-  gather_facts: false
-  tasks:
-    - name: Judge the GPUs
-      ansible.builtin.import_role:
-        name: scc.training.gpu_health
-    - name: Judge the nodes
-      ansible.builtin.import_role:
-        name: scc.training.cluster_health
-"""
-
-
 @pytest.fixture
 def tiny_results(tmp_path):
     """A 64 KiB tmpfs under the test's tmp: the results directory, unmounted afterwards."""
@@ -251,8 +227,8 @@ def tiny_results(tmp_path):
 
 
 def test_results_directory_full_fails_clearly_keeps_what_was_collected(lab, workdir, tiny_results, chaos_figures):
-    play = workdir / "verify_chaos.yml"
-    play.write_text(VERIFY_PLAY)
+    # As verify.yml runs them: the GPUs judged (CPU-only in the lab), then the nodes.
+    play = roles_play(workdir, "judge and collect", "scc.training.gpu_health", "scc.training.cluster_health")
     env = {"SCC_TRAINING_RESULTS_DIR": str(tiny_results)}
     first = run_playbook(play, lab.inventory, workdir, envvars=env)
     assert (first.status, first.rc) == ("successful", 0), failed(first.events)
