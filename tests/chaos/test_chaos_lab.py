@@ -163,6 +163,8 @@ def test_host_killed_mid_prepare_the_others_finish_and_a_rerun_heals(lab, workdi
     assert probe(lab, addresses["node1"]) == VERSION
     assert probe(lab, addresses["node3"]) == VERSION
 
+    # What the cut left on node2's disk: usually a venv without pip, which the re-run must make again.
+    half_made = not os.path.lexists(trigger.with_name("pip"))
     power_on(lab, KILLED)
     second = prepare(lab, workdir, python_env_vars)
     versions = {name: probe(lab, address) for name, address in addresses.items()}
@@ -174,6 +176,7 @@ def test_host_killed_mid_prepare_the_others_finish_and_a_rerun_heals(lab, workdi
         recovered=int(healed),
         data_lost=sum(v != VERSION for v in versions.values()),
         killed=KILLED,
+        venv_left_without_pip=half_made,
         healed_changes=changed(second.events),
     )
     assert healed, failed(second.events)
