@@ -13,12 +13,13 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration bench bench-prep bench-scale lab-up lab-down clean
+.PHONY: help venv lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
 	@echo "make demo-cloud  the same, its hosts from provision.yml on the cloud emulator (scc.training.ecs inventory)"
-	@echo "make test   set up everything and run every test (lint, unit, sanity, molecule, end-to-end)"
+	@echo "make test   set up everything and run every test (lint, unit, sanity, molecule, end-to-end, chaos)"
+	@echo "make chaos  the chaos tests alone (a host killed mid-prepare, API faults, a corrupted wheel, a full results dir)"
 	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts; nccl_check's bisection rounds vs N = 4..256"
 	@echo "make bench-prep  imagenet_prep's conversion images/s on 1 and 2 lab nodes, the ratio"
 	@echo "make bench-scale  validate.yml and cluster.yml: tasks and controller CPU per host at N = 25..200 fake local hosts"
@@ -115,9 +116,27 @@ molecule: venv lab-deps
 	    SCC_LAB_DIR=$(MOLECULE_LAB_DIR) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/molecule --base-config $(CURDIR)/.config/molecule/config.yml test -s $$s; fi; \
 	done
 
-# Two test files at a time (pytest-xdist): each file brings up its own lab on its own addresses.
+# Each chaos test records its figures (faults injected, runs that recovered, data lost) in CHAOS_FIGURES;
+# tests/chaos/summary.py prints their sum, even when a test failed, and fails when data was lost.
+CHAOS_FIGURES := $(CURDIR)/.cache/chaos
+lab_pytest = rm -rf $(CHAOS_FIGURES); \
+	PATH=$(CURDIR)/$(BIN):$$PATH SCC_CHAOS_FIGURES=$(CHAOS_FIGURES) \
+	  $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=25 $(1); status=$$?; \
+	$(BIN)/python tests/chaos/summary.py $(CHAOS_FIGURES) || status=1; exit $$status
+
+# Two test files at a time (pytest-xdist): each file brings up its own lab on its own addresses. The
+# chaos tests run in the same pool, beside the integration files; the longest files first, so that no
+# long one starts last and runs alone.
+LONG_LAB_TESTS := tests/integration/test_site_e2e.py tests/integration/test_imagenet_prep.py \
+	tests/chaos/test_chaos_lab.py tests/integration/test_verify_lab.py
+LAB_TESTS := $(LONG_LAB_TESTS) $(filter-out $(LONG_LAB_TESTS),$(sort $(wildcard tests/integration/test_*.py tests/chaos/test_*.py)))
 integration: venv lab-deps
-	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=25 tests/integration
+	@$(call lab_pytest,$(LAB_TESTS))
+
+# The chaos tests alone: a lab host killed mid-prepare, the cloud API's faults during provision, a
+# corrupted wheel on the shared storage, the results directory full; its last line sums them up.
+chaos: venv lab-deps
+	@$(call lab_pytest,tests/chaos)
 
 # The static checks, one after the other.
 checks:

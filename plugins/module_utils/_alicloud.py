@@ -169,6 +169,12 @@ class AlicloudApiError(Exception):
         )
 
 
+def may_have_applied(http_status):
+    """True when a failed call may still have taken effect: no reply at all (a connection dropped or
+    timed out) or a server-side 5xx; False for a 4xx (throttling included), refused before acting."""
+    return http_status is None or int(http_status) >= 500
+
+
 def is_retryable(code, http_status):
     """True for throttling, server-side 5xx and connection errors; False for everything else."""
     if code in RETRY_CODES or (code or "").startswith("Throttling"):
@@ -373,8 +379,9 @@ class AlicloudApi:
 
         ``client_token_generation`` (an int) marks a create call: it gets a ClientToken derived
         from the request, so every retry here and in later runs is the same request to the cloud.
-        ``before_retry()`` marks a create without ClientToken: run before each retry, it returns the
-        reply to use instead when the failed attempt did create the resource (a lost reply), else None.
+        ``before_retry(error)`` marks a create without ClientToken: run before each retry with the
+        attempt's AlicloudApiError, it returns the reply to use instead when the failed attempt did
+        create the resource (a lost reply), else None.
         """
         params = dict(params or {})
         if client_token_generation is not None:
@@ -402,7 +409,7 @@ class AlicloudApi:
                 self.calls.append((action, attempt))
                 raise error
             self._sleep(backoff_delay(attempt - 1))
-            made = before_retry() if before_retry else None
+            made = before_retry(error) if before_retry else None
             if made is not None:
                 self.calls.append((action, attempt))
                 return made
@@ -854,13 +861,21 @@ class AlicloudModule(AnsibleModule):
         return fetch(resource_id)
 
     def create_without_token(self, kind, params, scope):
-        """Create ``kind`` whose create takes no ClientToken; return its id. Before each retry the
-        listing is read: a failed attempt that did create it (a lost reply) is not repeated."""
+        """Create ``kind`` whose create takes no ClientToken; return its id. Before a retry after a
+        failure that may have taken effect (``may_have_applied``), the listing is read until it shows
+        the resource or ``listing_timeout`` passes, as Describe* may lag a create: a failed attempt
+        that did create it (a lost reply) is not repeated."""
         where = {field: params[param] for field, param in kind.created_match.items()}
+        found = []
 
-        def made():
-            found = find_all(self.api, kind, scope, where=where)
-            return {kind.id_field: found[0][kind.id_field]} if found else None
+        def listed(_where):
+            found[:] = find_all(self.api, kind, scope, where=where)
+            return bool(found)
+
+        def made(error):
+            if not may_have_applied(error.http_status) or not self.api.wait_listed(where, listed):
+                return None
+            return {kind.id_field: found[0][kind.id_field]}
 
         return self.api.call(kind.product, kind.create, params, before_retry=made)[kind.id_field]
 

@@ -168,12 +168,18 @@ def test_a_create_without_token_is_not_repeated_when_the_lost_reply_did_create()
     from aliyunsdkcore.acs_exception.exceptions import ClientException
 
     api = _api([ClientException("SDK.HttpError", "connection reset"), b'{"MountTargetDomain": "second"}'])[0]
-    reply = api.call("nas", "CreateMountTarget", {"FileSystemId": "cpfs-1"}, before_retry=lambda: {"X": "first"})
+    reply = api.call("nas", "CreateMountTarget", {"FileSystemId": "cpfs-1"}, before_retry=lambda e: {"X": "first"})
     assert reply == {"X": "first"} and len(api._client.requests) == 1
     assert "ClientToken" not in api._client.requests[0]
 
     api = _api([ClientException("SDK.HttpError", "connection reset"), b'{"MountTargetDomain": "made"}'])[0]
-    assert api.call("nas", "CreateMountTarget", {}, before_retry=lambda: None) == {"MountTargetDomain": "made"}
+    assert api.call("nas", "CreateMountTarget", {}, before_retry=lambda e: None) == {"MountTargetDomain": "made"}
+
+
+def test_only_a_failure_that_may_have_taken_effect_is_looked_for():
+    # No reply (connection dropped) or a 5xx may have created it; a 4xx (throttling) never did.
+    assert ali.may_have_applied(None) and ali.may_have_applied(500) and ali.may_have_applied(503)
+    assert not ali.may_have_applied(400) and not ali.may_have_applied(403)
 
 
 @pytest.mark.parametrize(

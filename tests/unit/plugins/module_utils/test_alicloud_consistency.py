@@ -3,6 +3,7 @@ no duplicate from a create however its replies are lost, a create without Client
 after a lost reply, and a clear error when the cloud has no stock."""
 
 import contextlib
+import dataclasses
 import time
 
 import pytest
@@ -107,9 +108,12 @@ def cpfs(emu, net):
     return api_for(emu).call("nas", "CreateFileSystem", params)["FileSystemId"]
 
 
+# Longer than the backoff before the retry (at most 0.5 s), shorter than run_module's listing_timeout (1 s).
+@pytest.mark.parametrize("lag", [0, 0.7], ids=["listed-at-once", "listing-lags"])
 @pytest.mark.parametrize("fault", ["drop_after", "drop_before"])
-def test_a_mount_target_is_made_once_when_its_reply_is_lost(fault):
-    with emulator(timings=QUICK) as emu:
+def test_a_mount_target_is_made_once_when_its_reply_is_lost(fault, lag):
+    # With a lag the listing is read until the mount target shows (make chaos found a second one made).
+    with emulator(timings=dataclasses.replace(QUICK, listing_lag=lag)) as emu:
         net = network(client(emu, auto_retry=False))
         fs_id = cpfs(emu, net)
         emu.inject(fault, action="CreateMountTarget")
