@@ -117,17 +117,27 @@ class PhaseTimer:
 
 
 class HostSyncCounter:
-    """Counts the calls that make the host wait for a tensor's value (item, float, int, bool,
-    tolist, numpy) while it is installed (--count-syncs); on GPUs torch's sync debug mode also
-    warns about the syncs that torch makes internally (nonzero, boolean indexing)."""
+    """Counts the host syncs of the loop while installed (--count-syncs): the calls of this
+    script's own modules that read a tensor's value on the host (item, float, int, bool, tolist,
+    numpy), and on GPUs every synchronizing CUDA call torch makes (its sync debug mode's warnings:
+    nonzero, boolean indexing, a non-fused GradScaler.step...). Calls inside torch on CPU tensors
+    (AdamW's step counter) do not wait for a device and are not counted."""
 
     METHODS = ("item", "__float__", "__int__", "__bool__", "tolist", "numpy")
+    OWN_FILES = ("pretrain_bert.py", "bert_setup.py", "bert_framework.py", "bert_data.py", "bert_model.py")
+    OWN_FILES += ("bert_train.py", "bert_results.py")
 
-    def __init__(self):
-        self.count = 0
+    def __init__(self, use_cuda: bool = False, files: tuple[str, ...] = OWN_FILES):
+        self.count, self.files = 0, files
+        self.use_cuda = use_cuda
         self._saved: dict[str, Any] = {}
+        self._warnings: Any = None
+        self._caught: list = []
 
     def __enter__(self):
+        import sys
+        import warnings
+
         import torch
 
         for name in self.METHODS:
@@ -135,10 +145,16 @@ class HostSyncCounter:
             self._saved[name] = original
 
             def counted(tensor, *args, _original=original, **kwargs):
-                self.count += 1
+                if os.path.basename(sys._getframe(1).f_code.co_filename) in self.files:
+                    self.count += 1
                 return _original(tensor, *args, **kwargs)
 
             setattr(torch.Tensor, name, counted)
+        if self.use_cuda:
+            self._warnings = warnings.catch_warnings(record=True)
+            self._caught = self._warnings.__enter__()
+            warnings.simplefilter("always")
+            torch.cuda.set_sync_debug_mode("warn")
         return self
 
     def __exit__(self, *exc):
@@ -146,6 +162,10 @@ class HostSyncCounter:
 
         for name, original in self._saved.items():
             setattr(torch.Tensor, name, original)
+        if self.use_cuda:
+            torch.cuda.set_sync_debug_mode("default")
+            self.count += sum("synchroniz" in str(w.message) for w in self._caught)
+            self._warnings.__exit__(*exc)
         return False
 
 
@@ -158,6 +178,7 @@ class LossMirror:
 
         self.device = device
         self.host = torch.zeros(steps, pin_memory=device.use_cuda)
+        self.values = self.host.numpy()  # a view: reading it is no tensor call
         self.events: list[tuple[int, Any]] = []
         self.landed = -1
 
@@ -175,18 +196,28 @@ class LossMirror:
     def newest(self) -> float | None:
         while self.events and self.events[0][1].query():
             self.landed = self.events.pop(0)[0]
-        return float(self.host.numpy()[self.landed]) if self.landed >= 0 else None
+        return float(self.values[self.landed]) if self.landed >= 0 else None
 
 
 CHECKPOINT_FILE = "checkpoint.pt"
+# The vocabulary the checkpointed model was trained with: a resumed run reads it (WordPiece
+# training breaks ties differently from run to run).
+CHECKPOINT_VOCAB = "vocab.txt"
 
 
-def save_checkpoint(directory: str, step: int, model, opt: Optimizer, losses: list[list[float]]) -> None:
+def save_checkpoint(
+    directory: str, step: int, model, opt: Optimizer, losses: list[list[float]], vocab_tokens: list[str]
+) -> None:
     """Rank 0's state after `step` steps (model, optimizer, schedule, loss scaler, the averaged
-    losses so far), written to a temporary file and renamed: a crash never leaves half of one."""
+    losses so far) and its vocabulary, each written to a temporary file and renamed: a crash never
+    leaves half of one."""
     import torch
 
     os.makedirs(directory, exist_ok=True)
+    vocab = os.path.join(directory, CHECKPOINT_VOCAB)
+    with open(f"{vocab}.tmp.{os.getpid()}", "w", encoding="utf-8") as handle:
+        handle.write("\n".join(vocab_tokens) + "\n")
+    os.replace(f"{vocab}.tmp.{os.getpid()}", vocab)
     path = os.path.join(directory, CHECKPOINT_FILE)
     tmp = f"{path}.tmp.{os.getpid()}"
     state = {
@@ -262,7 +293,7 @@ def train(
     reported = torch.tensor(prior, dtype=torch.float32).reshape(-1, 3)
     timer = PhaseTimer(device.use_cuda) if getattr(args, "time_split", False) else None
     configure_ddp(net, getattr(args, "ddp_compression", "none"), timer)
-    counter = HostSyncCounter() if getattr(args, "count_syncs", False) else None
+    counter = HostSyncCounter(device.use_cuda) if getattr(args, "count_syncs", False) else None
     no_sync = getattr(net, "no_sync", None)
     t_start = None
     measure_from = max(first, args.warmup_steps)
@@ -354,7 +385,7 @@ def train(
                     status = "non_finite_loss"
                     break
                 if checkpoint_now and rank == 0:
-                    save_checkpoint(args.checkpoint_dir, step + 1, model, opt, reported.tolist())
+                    save_checkpoint(args.checkpoint_dir, step + 1, model, opt, reported.tolist(), data.vocab_tokens)
     synchronize()
     elapsed = time.perf_counter() - t_start if t_start is not None else float("nan")
     if hooks is not None and reported.shape[0]:

@@ -225,6 +225,10 @@ def check_args(args: argparse.Namespace) -> list[str]:
         errors.append(
             f"--grad-accum and --ddp-compression apply to DDP (--framework torch or acspeed), not {args.framework}"
         )
+    if args.ddp_static_graph and args.grad_accum > 1:
+        # torch 2.13 on gloo: the first backward under no_sync fails an internal assert of DDP's
+        # reducer (expect_autograd_hooks_) with static_graph=True.
+        errors.append("--ddp-static-graph does not combine with --grad-accum > 1 (DDP's no_sync)")
     for name in ("num_layers", "hidden_size", "num_heads", "intermediate_size", "vocab_size"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -309,6 +313,9 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
 
     # Data, model and optimizer.
     cfg = bert_model.model_config(args.model_size, args)
+    checkpoint_vocab = os.path.join(args.checkpoint_dir, bert_train.CHECKPOINT_VOCAB)
+    if args.resume and not args.vocab and rank == 0 and os.path.isfile(checkpoint_vocab):
+        args.vocab = checkpoint_vocab  # the resumed model's own vocabulary (rank 0 reads and broadcasts it)
     data = bert_data.load(args, cfg["vocab_size"], framework, rank)
     # The embedding is padded to the table's vocabulary when the corpus gives fewer WordPieces,
     # then to a multiple of --vocab-multiple.
