@@ -94,7 +94,7 @@ def generation(compute_capability, cpu_only=False):
     if cpu_only:
         return "cpu"
     text = str(compute_capability).strip().lower().replace("sm_", "")
-    major = text.split(".")[0] if "." in text else text[:-1]
+    major = text.split(".", 1)[0] if "." in text else text[:-1]
     if not major.isdigit() or int(major) not in _GENERATIONS:
         raise ValueError(
             "scc_gpu_compute_capability (%s) has no bert_launch lever defaults; known majors: %s"

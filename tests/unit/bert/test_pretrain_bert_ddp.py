@@ -44,7 +44,8 @@ def free_port() -> int:
 # no_sync accumulation, DDP's fp16 compression hook and bucket views (static_graph refuses no_sync),
 # the masked-row head, SDPA and the DataLoader over pre-tokenised shards.
 LEVERS = (
-    "--batch-size", "2", "--grad-accum", "2", "--ddp-compression", "fp16", "--ddp-grad-as-bucket-view", "--ddp-bucket-mb", "1", "--mlm-head", "masked", "--attention", "sdpa",
+    "--batch-size", "2", "--grad-accum", "2", "--ddp-compression", "fp16", "--ddp-grad-as-bucket-view",
+    "--ddp-bucket-mb", "1", "--mlm-head", "masked", "--attention", "sdpa",
     "--vocab-multiple", "64", "--data", "shards", "--loader-workers", "1",
 )  # fmt: skip
 
