@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale lab-up lab-down clean
+.PHONY: help venv lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale bench-train lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -166,6 +166,11 @@ bench-prep: venv lab-deps
 # No lab: fake local hosts. Its last line: per-host cpu and task ratios N=200/N=25 (goals <= 1.3, <= 1.05).
 bench-scale: venv
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/bringup_scale.py
+
+# No lab: 2-rank DDP jobs of pretrain_bert.py on this machine's CPUs. Its last line: the step-time
+# ratio on/off of each lever that acts on CPUs (masked-row head, pre-tokenised shards, accumulation).
+bench-train: venv
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/bert_train_bench.py
 
 clean:
 	-$(BIN)/python -m lab --dir $(LAB_DIR) down

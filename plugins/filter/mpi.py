@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
 ``mpi_hostfile`` and ``mpi_hostfile_nodes`` (the mpi_hostfile role), ``mpi_hostfile_ranks``,
-``mpi_hostfile_node_count`` and ``mpirun_argv`` (bert_launch), ``nccl_tests_mpirun`` (nccl_check); and
+``mpi_hostfile_node_count``, ``mpirun_argv`` and ``bert_levers`` (bert_launch), ``nccl_tests_mpirun`` (nccl_check); and
 ``bert_launch_input_problems`` over plugins/module_utils/bert_launch.py (bert_launch's validate.yml).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import bert_launch, mpi
+from ansible_collections.scc.training.plugins.module_utils import bert_levers as levers
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     require_settings,
@@ -56,6 +57,11 @@ def nccl_tests_mpirun(job):
     return filter_call("nccl_tests_mpirun", mpi.nccl_tests_mpirun, job)
 
 
+def bert_levers(settings):
+    """The GPU generation's lever defaults with the ``auto``-less settings on top: pretrain_bert.py's levers."""
+    return filter_call("bert_levers", levers.bert_levers, require_settings(settings, "bert_levers"))
+
+
 def bert_launch_input_problems(settings):
     """bert_launch's variables -> one readable line per problem (empty when all is well)."""
     return bert_launch.bert_launch_input_problems(require_settings(settings, "bert_launch_input_problems"))
@@ -67,7 +73,13 @@ class FilterModule(object):
     def filters(self):
         by_role = {
             "mpi_hostfile": (mpi_hostfile, mpi_hostfile_nodes),
-            "bert_launch": (mpi_hostfile_node_count, mpi_hostfile_ranks, mpirun_argv, bert_launch_input_problems),
+            "bert_launch": (
+                mpi_hostfile_node_count,
+                mpi_hostfile_ranks,
+                mpirun_argv,
+                bert_launch_input_problems,
+                bert_levers,
+            ),
             "nccl_check": (nccl_tests_mpirun,),
         }
         return {f.__name__: f for filters in by_role.values() for f in filters}

@@ -12,6 +12,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, lever_problems
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     ENV_NAME,
     at_least,
@@ -30,6 +31,7 @@ _AT_LEAST = {
     "bert_launch_timeout": 1,
     "bert_launch_np": 0,
     "bert_launch_seed": 0,
+    "bert_launch_checkpoint_every": 0,
 }
 _MEANING = {"bert_launch_np": " (0: the hostfile's slots)"}
 # Names, addresses and paths: (variable, pattern, what it must be).
@@ -39,6 +41,8 @@ _PATTERNS = (
     ("bert_launch_map_by", r"^[a-z]+(:[A-Za-z0-9=,:]+)?$", "an mpirun --map-by value such as slot, node or ppr:8:node"),
     ("bert_launch_run_id", r"^[A-Za-z0-9._-]*$", "empty or letters, digits, '.', '_' and '-'"),
     ("bert_launch_aiacc_env_file", r"^/", "an absolute path"),
+    ("bert_launch_data_dir", r"^(auto|/.*)$", "auto or an absolute path"),
+    ("bert_launch_checkpoint_dir", r"^(auto|/.*)$", "auto or an absolute path"),
 )
 
 
@@ -127,10 +131,19 @@ def _name_problems(settings):
     return problems
 
 
+def _lever_problems(settings):
+    levers = {name: settings.get("bert_launch_" + name, "auto") for name in LEVERS}
+    levers.update(
+        compute_capability=settings.get("bert_launch_gpu_compute_capability", "7.0"),
+        cpu_only=settings["bert_launch_cpu_only"],
+    )
+    return lever_problems(levers)
+
+
 def bert_launch_input_problems(settings):
     """bert_launch's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
 
-    ``settings``: the ``bert_launch_*`` variables (``bert_launch_cpu_only`` a bool), ``group_size`` (the number
+    ``settings``: the ``bert_launch_*`` variables (``bert_launch_cpu_only`` a bool; the levers, see bert_levers.py), ``group_size`` (the number
     of hosts of bert_launch_group) and ``seq_len_range`` ([min, max], the role's BERT position embeddings).
     """
     return (
@@ -138,4 +151,5 @@ def bert_launch_input_problems(settings):
         + _training_problems(settings)
         + _framework_problems(settings)
         + _name_problems(settings)
+        + _lever_problems(settings)
     )

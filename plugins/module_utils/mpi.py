@@ -25,6 +25,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.scc.training.plugins.module_utils.bert_levers import lever_argv
 from ansible_collections.scc.training.plugins.module_utils.rdma import nccl_ib_env
 
 _WHITESPACE = re.compile(r"\s")
@@ -237,8 +238,13 @@ def script_argv(job):
         ("--run-id", job["run_id"]),
         # None: the model size's default.
         ("--learning-rate", job.get("learning_rate")),
+        # Where the shards and the checkpoints go (None: the script's own).
+        ("--data-dir", job.get("data_dir")),
+        ("--checkpoint-dir", job.get("checkpoint_dir")),
+        ("--checkpoint-every", job.get("checkpoint_every")),
     ]
     argv = [str(item) for option, value in options if value is not None for item in (option, value)]
+    argv += lever_argv(job.get("levers") or {}) + (["--resume"] if job.get("resume") else [])
     return argv + [str(arg) for arg in job.get("script_extra_args") or []]
 
 

@@ -16,8 +16,12 @@ Only load, pack_instances and mask_tokens need torch or tokenizers, and import t
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import os
 import random
+import shutil
+import tempfile
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -143,25 +147,43 @@ def mask_tokens(
     """
     import torch
 
-    prob = torch.full(input_ids.shape, probability)
-    prob.masked_fill_(special_mask, 0.0)
+    # Sync-free (every shape is fixed, no data-dependent branch or boolean indexing), so it runs
+    # on the GPU without making the host wait: the fallback pick is drawn for every row and used
+    # only by the rows that drew nothing.
+    device = input_ids.device
+    prob = torch.full(input_ids.shape, probability, device=device).masked_fill_(special_mask, 0.0)
     chosen = torch.bernoulli(prob, generator=generator).bool()
     maskable = ~special_mask
     empty_rows = (~chosen.any(dim=1)) & maskable.any(dim=1)
-    if empty_rows.any():
-        scores = torch.rand(input_ids.shape, generator=generator).masked_fill_(special_mask, -1.0)
-        pick = scores.argmax(dim=1)
-        rows = empty_rows.nonzero(as_tuple=True)[0]
-        chosen[rows, pick[rows]] = True
+    scores = torch.rand(input_ids.shape, generator=generator, device=device).masked_fill_(special_mask, -1.0)
+    fallback = torch.zeros_like(chosen).scatter_(1, scores.argmax(dim=1, keepdim=True), True)
+    chosen |= fallback & empty_rows[:, None]
     labels = torch.where(chosen, input_ids, torch.full_like(input_ids, IGNORE_INDEX))
-    inputs = input_ids.clone()
-    draw = torch.rand(input_ids.shape, generator=generator)
-    to_mask = chosen & (draw < 0.8)
-    to_random = chosen & (draw >= 0.8) & (draw < 0.9)
-    inputs[to_mask] = mask_id
-    random_tokens = torch.randint(random_low, vocab_size, input_ids.shape, generator=generator)
-    inputs[to_random] = random_tokens[to_random]
+    draw = torch.rand(input_ids.shape, generator=generator, device=device)
+    random_tokens = torch.randint(random_low, vocab_size, input_ids.shape, generator=generator, device=device)
+    inputs = torch.where(chosen & (draw < 0.8), torch.full_like(input_ids, mask_id), input_ids)
+    inputs = torch.where(chosen & (draw >= 0.8) & (draw < 0.9), random_tokens, inputs)
     return inputs, labels
+
+
+def max_predictions(seq_len: int, probability: float) -> int:
+    """Predicted positions kept per row by the masked-row MLM head: the mean number of chosen
+    tokens plus three standard deviations (binomial), so that almost no row loses one."""
+    mean = seq_len * probability
+    return min(seq_len, math.ceil(mean + 3 * math.sqrt(mean * (1 - probability))))
+
+
+def masked_positions(labels, count: int):
+    """(positions, labels) of shape [rows, count]: each row's predicted positions in order, then
+    unpredicted ones (label IGNORE_INDEX) to fill; chosen tokens past `count` are not predicted.
+    A fixed shape, so the gather needs no host sync (unlike labels.nonzero())."""
+    import torch
+
+    seq_len = labels.shape[1]
+    order = torch.arange(seq_len, 0, -1, device=labels.device)
+    key = (labels != IGNORE_INDEX).to(order.dtype) * (seq_len + 1) + order
+    positions = key.topk(count, dim=1, sorted=True).indices
+    return positions, labels.gather(1, positions)
 
 
 def batch_indices(step: int, rank: int, batch_size: int, world_size: int, num_instances: int, seed: int) -> list[int]:
@@ -222,8 +244,23 @@ class Dataset:
 def load(args: Any, vocab_size: int, comm: Any, rank: int) -> Dataset:
     """The vocabulary (rank 0 trains or reads it, `comm` broadcasts it), then the instances.
 
-    `args` holds corpus, vocab, seq_len and seed (pretrain_bert.py's options).
+    `args` holds corpus, vocab, seq_len and seed (pretrain_bert.py's options), and data and
+    data_dir: with data "shards" the tokenised, packed instances are read from shards under
+    data_dir written by an earlier run (shard_dir), and written there when a rank lacks them.
     """
+    if getattr(args, "data", "inline") == "shards":
+        directory = shard_dir(args, vocab_size)
+        present = comm.all_gather_object(os.path.isfile(os.path.join(directory, "meta.json")))
+        if all(present):
+            return read_shards(directory)
+        data = _tokenise(args, vocab_size, comm, rank)
+        if not present[rank]:
+            write_shards(directory, data)
+        return data
+    return _tokenise(args, vocab_size, comm, rank)
+
+
+def _tokenise(args: Any, vocab_size: int, comm: Any, rank: int) -> Dataset:
     from tokenizers import BertWordPieceTokenizer
 
     vocab_tokens: list[str] = comm.broadcast_object(
@@ -240,6 +277,137 @@ def load(args: Any, vocab_size: int, comm: Any, rank: int) -> Dataset:
     instances = create_instances(tokenised, args.seq_len, random.Random(args.seed))
     tensors = pack_instances(instances, args.seq_len, ids["[CLS]"], ids["[SEP]"], ids["[PAD]"])
     return Dataset(vocab_tokens, ids, len(tokenised), len(instances), tensors)
+
+
+# Rows per shard file.
+SHARD_ROWS = 8192
+
+
+def shard_dir(args: Any, vocab_size: int) -> str:
+    """Where the shards of this corpus, vocabulary, sequence length and seed live under data_dir:
+    a key of what they are built from, so that a change of any of them builds new ones."""
+    parts = [
+        "bert-shards-v1",
+        sha256(args.corpus),
+        sha256(args.vocab) if args.vocab else f"wordpiece-{vocab_size}",
+        str(args.seq_len),
+        str(args.seed),
+    ]
+    return os.path.join(args.data_dir, hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16])
+
+
+def write_shards(directory: str, data: Dataset) -> None:
+    """The packed instances as shard-NNNNN.pt files of SHARD_ROWS rows, with vocab.txt and meta.json,
+    built in a temporary directory and renamed into place: a reader sees all of them or none. When
+    another rank (a shared file system) renamed first, its copy, built from the same inputs, stays."""
+    import torch
+
+    parent = os.path.dirname(os.path.abspath(directory))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".tmp-shards-", dir=parent)
+    for number, start in enumerate(range(0, data.instances, SHARD_ROWS)):
+        rows = {name: tensor[start : start + SHARD_ROWS].clone() for name, tensor in data.tensors.items()}
+        torch.save(rows, os.path.join(tmp, f"shard-{number:05d}.pt"))
+    with open(os.path.join(tmp, "vocab.txt"), "w", encoding="utf-8") as handle:
+        handle.write("\n".join(data.vocab_tokens) + "\n")
+    meta = {"documents": data.documents, "instances": data.instances, "special_ids": data.special_ids}
+    with open(os.path.join(tmp, "meta.json"), "w", encoding="utf-8") as handle:
+        json.dump(meta, handle)
+    try:
+        os.rename(tmp, directory)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def read_shards(directory: str) -> Dataset:
+    import torch
+
+    with open(os.path.join(directory, "meta.json"), encoding="utf-8") as handle:
+        meta = json.load(handle)
+    names = sorted(n for n in os.listdir(directory) if n.startswith("shard-"))
+    shards = [torch.load(os.path.join(directory, n)) for n in names]
+    tensors = {name: torch.cat([shard[name] for shard in shards]) for name in shards[0]}
+    vocab_tokens = read_vocab(os.path.join(directory, "vocab.txt"))
+    return Dataset(vocab_tokens, meta["special_ids"], meta["documents"], meta["instances"], tensors)
+
+
+class PackedRows:
+    """The packed instances as a map-style dataset whose batches are fetched in one indexing
+    (DataLoader calls __getitems__ with a batch's indices)."""
+
+    def __init__(self, tensors: Mapping[str, Any]):
+        self.tensors = tensors
+
+    def __len__(self) -> int:
+        return len(self.tensors["input_ids"])
+
+    def __getitem__(self, index: int):
+        return {name: tensor[index] for name, tensor in self.tensors.items()}
+
+    def __getitems__(self, indices: Sequence[int]):
+        import torch
+
+        index = torch.as_tensor(indices)
+        return {name: tensor[index] for name, tensor in self.tensors.items()}
+
+
+def whole_batch(batch):
+    """DataLoader's collate_fn: PackedRows.__getitems__ made the batch already."""
+    return batch
+
+
+class StepBatches:
+    """One rank's batch indices for micro-steps first..last-1: the same slices as batch_indices,
+    from a permutation built once per epoch (batch_indices rebuilds it for every batch)."""
+
+    def __init__(self, first: int, last: int, rank: int, batch_size: int, world_size: int, instances: int, seed: int):
+        self.first, self.last, self.rank = first, last, rank
+        self.batch_size, self.world_size, self.instances, self.seed = batch_size, world_size, instances, seed
+
+    def __len__(self) -> int:
+        return self.last - self.first
+
+    def __iter__(self):
+        epoch, perm = None, []
+        for step in range(self.first, self.last):
+            start = step * self.batch_size * self.world_size + self.rank * self.batch_size
+            out = []
+            for position in range(start, start + self.batch_size):
+                this_epoch, offset = divmod(position, self.instances)
+                if this_epoch != epoch:
+                    epoch, perm = this_epoch, list(range(self.instances))
+                    random.Random(self.seed * 1_000_003 + epoch).shuffle(perm)
+                out.append(perm[offset])
+            yield out
+
+
+def batches(args: Any, data: Dataset, rank: int, world_size: int, first: int, last: int, pin_memory: bool):
+    """Micro-batches first..last-1 of this rank, unmasked, on the host: with data "shards" from a
+    DataLoader (loader_workers processes, pinned memory on GPUs), else indexed inline each step."""
+    if getattr(args, "data", "inline") == "shards":
+        from torch.utils.data import DataLoader
+
+        sampler = StepBatches(first, last, rank, args.batch_size, world_size, data.instances, args.seed)
+        workers = args.loader_workers
+        return iter(
+            DataLoader(
+                PackedRows(data.tensors),
+                batch_sampler=sampler,
+                collate_fn=whole_batch,
+                num_workers=workers,
+                pin_memory=pin_memory,
+                prefetch_factor=4 if workers else None,
+            )
+        )
+    return _inline_batches(args, data, rank, world_size, first, last)
+
+
+def _inline_batches(args, data, rank, world_size, first, last):
+    import torch
+
+    for step in range(first, last):
+        index = torch.tensor(batch_indices(step, rank, args.batch_size, world_size, data.instances, args.seed))
+        yield {name: tensor[index] for name, tensor in data.tensors.items()}
 
 
 def corpus_summary(corpus: str, data: Dataset) -> Mapping[str, Any]:

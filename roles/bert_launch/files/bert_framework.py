@@ -112,10 +112,11 @@ class TorchDDP:
         )
         self.dist, self.backend, self.master = dist, backend, f"{master_addr}:{args.master_port}"
 
-    def wrap_model(self, model, device, use_cuda: bool):
+    def wrap_model(self, model, device, use_cuda: bool, options: Mapping[str, Any] | None = None):
+        """DistributedDataParallel with `options` (bucket_cap_mb, gradient_as_bucket_view, static_graph)."""
         from torch.nn.parallel import DistributedDataParallel
 
-        return DistributedDataParallel(model, device_ids=[device.index] if use_cuda else None)
+        return DistributedDataParallel(model, device_ids=[device.index] if use_cuda else None, **(options or {}))
 
     def distribute(self, model, optimizer):
         """DDP keeps the ranks in step by itself: the optimizer stays as it is."""
@@ -189,7 +190,8 @@ class HorovodAPI:
     def connect(self, args: Any, use_cuda: bool) -> None:
         """hvd.init() did the rendezvous already."""
 
-    def wrap_model(self, model, device, use_cuda: bool):
+    def wrap_model(self, model, device, use_cuda: bool, options: Mapping[str, Any] | None = None):
+        """Horovod averages in its optimizer: no wrapper, DDP's options do not apply."""
         return model
 
     def distribute(self, model, optimizer):

@@ -4,18 +4,27 @@ counts the results report (parameters, model FLOPs per step, the peak FLOP/s of 
 Model FLOPs per step (the count of `model_flops`, for one optimizer step over the global batch):
 
     tokens   = global_batch * seq_len                 (padded tokens: the model computes on them)
-    N_matmul = L * (4*H*H + 2*H*I)                    (attention projections + feed-forward)
-             + H*H + H*V                              (MLM head transform + decoder, all tokens)
-    per token, forward+backward = 6 * N_matmul        (2 FLOPs per multiply-add, backward = 2x)
-             + 12 * L * S * H                         (QK^T and attention*V: 2*2*S*H fwd, x3)
-    per sequence = 6 * (H*H + 2*H)                    (pooler + NSP classifier on [CLS])
-    model_flops = tokens * per_token + global_batch * per_sequence
+    rows     = tokens, or global_batch * P with the masked-row head (P predicted slots per sequence)
+    N_enc    = L * (4*H*H + 2*H*I)                    (attention projections + feed-forward)
+    N_head   = H*H + H*V                              (MLM head transform + decoder)
+    forward+backward = 6 * multiply-add parameters    (2 FLOPs per multiply-add, backward = 2x)
+    per token         6 * N_enc + 12 * L * S * H      (QK^T and attention*V: 2*2*S*H fwd, x3)
+    per head row      6 * N_head
+    per sequence      6 * (H*H + 2*H)                 (pooler + NSP classifier on [CLS])
+    model_flops = tokens * per_token + rows * per_head_row + global_batch * per_sequence
 
-This is the "6 * parameters * tokens plus attention" estimate of Kaplan et al. (2020) and PaLM
-(Chowdhery et al. 2022, appendix B), counting only the parameters that take part in a matrix
-multiply (embedding lookups, biases and LayerNorms excluded). It counts model FLOPs, not
-hardware FLOPs: no recomputation, no optimizer step. MFU = model_flops * steps/s divided by
-(world_size * peak FLOPs of one device at the precision used).
+This is the "6 * parameters * tokens plus attention" estimate of Kaplan et al. (2020, section 2.1)
+and PaLM (Chowdhery et al. 2022, appendix B), the count Megatron-LM reports (Narayanan et al.
+2021, section 5.1), taking only the parameters that take part in a matrix multiply (embedding
+lookups, biases and LayerNorms excluded). It counts model FLOPs, not hardware FLOPs: no
+recomputation, no optimizer step. MFU = model_flops * steps/s / (world_size * peak FLOP/s of one
+device at the precision used).
+
+"Useful" FLOPs (`useful_flops`) count the work a perfect implementation could not skip: the
+non-padding tokens only (a sequence of n real tokens: n * 6 * N_enc + 12 * L * H * n^2 for its
+attention), the head on the positions actually predicted only, the pooler and NSP per sequence.
+Useful MFU is that over the same peak: what the padding and the unmasked rows cost shows as the
+gap between the two.
 
 Only bert_config and build_model need transformers and torch, and import them when called.
 """
@@ -54,14 +63,35 @@ MODEL_SIZES: dict[str, dict[str, Any]] = {
 }
 MAX_POSITION_EMBEDDINGS = 512
 
-# Dense peak FLOP/s of one device (vendor data sheets, SXM parts, no sparsity), by a substring
-# of torch.cuda.get_device_name() and the autocast precision. Anything else: MFU is null.
+# Dense peak FLOP/s of one device (tensor cores, no 2:4 sparsity), by a substring of
+# torch.cuda.get_device_name() and the autocast precision. Anything else: MFU is null. Checked in
+# order, so that H200 is tried before H20. Sources, SXM parts:
+# - V100: NVIDIA Tesla V100 datasheet, 125 TFLOPS tensor (fp16; Volta has no bf16).
+# - A100, A800: NVIDIA A100 datasheet and NVIDIA A800 40/80 GB datasheet, BF16/FP16 tensor 312 TFLOPS
+#   (624 with sparsity).
+# - H100, H800, H200: NVIDIA H100 datasheet (H100 SXM), NVIDIA H800 datasheet and NVIDIA H200 datasheet:
+#   BF16/FP16 tensor 1,979 TFLOPS "with sparsity", dense half: 989.
+# - H20: 148 TFLOPS FP16/BF16 dense. UNCONFIRMED: NVIDIA publishes no public H20 datasheet; the figure
+#   is the one reported from NVIDIA's partner specification (e.g. willitrunai.com/gpus/h20-96gb).
+# - B200: NVIDIA HGX B200 specifications, FP16/BF16 tensor 4.5 PFLOPS per GPU with sparsity, dense half:
+#   2.25 PFLOPS (HGX B200, 1000 W).
 PEAK_FLOPS: dict[str, dict[str, float]] = {
     "V100": {"fp16": 125e12},
     "A100": {"bf16": 312e12, "fp16": 312e12},
+    "A800": {"bf16": 312e12, "fp16": 312e12},
     "H100": {"bf16": 989e12, "fp16": 989e12},
+    "H800": {"bf16": 989e12, "fp16": 989e12},
     "H200": {"bf16": 989e12, "fp16": 989e12},
+    "H20": {"bf16": 148e12, "fp16": 148e12},
+    "B200": {"bf16": 2250e12, "fp16": 2250e12},
 }
+
+
+def padded_vocab(size: int, multiple: int) -> int:
+    """`size` rounded up to a multiple of `multiple`: a decoder whose width is a multiple of 64
+    keeps its matrix multiplies on tensor-core tile boundaries (NVIDIA's "Matrix Multiplication
+    Background User's Guide": dimensions multiples of 8 for fp16, 64 or more is better)."""
+    return -(-size // multiple) * multiple
 
 
 def model_config(size: str, overrides: Any = None) -> dict[str, Any]:
@@ -94,13 +124,54 @@ def bert_config(cfg: Mapping[str, Any], vocab_size: int):
     )
 
 
-def build_model(cfg: Mapping[str, Any], vocab_size: int, seed: int, device):
-    """BertForPreTraining on `device`, initialised from `seed` (the same weights on every rank)."""
+def build_model(cfg: Mapping[str, Any], vocab_size: int, seed: int, device, attention: str = "eager"):
+    """BertForPreTraining on `device`, initialised from `seed` (the same weights on every rank).
+
+    `attention`: transformers' eager attention, or "sdpa" (torch's scaled_dot_product_attention:
+    flash or memory-efficient kernels on GPUs)."""
     import torch
     import transformers
 
     torch.manual_seed(seed)
-    return transformers.BertForPreTraining(bert_config(cfg, vocab_size)).to(device)
+    config = bert_config(cfg, vocab_size)
+    config._attn_implementation = attention  # pylint: disable=protected-access
+    return transformers.BertForPreTraining(config).to(device)
+
+
+def pretraining_module(model, mlm_head: str, predictions: int):
+    """The module the framework wraps: BertForPreTraining's encoder and heads, returning the
+    masked-LM and next-sentence losses (fp32).
+
+    mlm_head "full" runs the decoder on every position (BertForPreTraining's own head); "masked"
+    gathers `predictions` slots per row first (bert_data.masked_positions), as NVIDIA's
+    DeepLearningExamples BERT does, so the [rows x H] x [H x V] decoder runs on ~20% of the rows.
+    The attention mask goes in as [batch, 1, seq]: transformers then broadcasts it as it is, where
+    a 2-D mask would make its SDPA path test it on the host (torch.all) every step."""
+    import torch
+    import torch.nn.functional as F
+    from bert_data import IGNORE_INDEX, masked_positions
+
+    class Pretraining(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, token_type_ids, attention_mask, labels, nsp_labels):
+            out = self.model.bert(
+                input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask[:, None, :]
+            )
+            sequence, pooled = out[0], out[1]
+            if mlm_head == "masked":
+                positions, labels = masked_positions(labels, predictions)
+                sequence = sequence.gather(1, positions[:, :, None].expand(-1, -1, sequence.shape[-1]))
+            logits = self.model.cls.predictions(sequence)
+            mlm = F.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]).float(), labels.reshape(-1), ignore_index=IGNORE_INDEX
+            )
+            nsp = F.cross_entropy(self.model.cls.seq_relationship(pooled).float(), nsp_labels)
+            return mlm, nsp
+
+    return Pretraining()
 
 
 def parameter_count(
@@ -122,22 +193,55 @@ def parameter_count(
 
 
 def model_flops(
-    layers: int, hidden: int, intermediate: int, vocab: int, seq_len: int, global_batch: int
+    layers: int,
+    hidden: int,
+    intermediate: int,
+    vocab: int,
+    seq_len: int,
+    global_batch: int,
+    head_rows: int | None = None,
 ) -> dict[str, float]:
-    """Model FLOPs of one training step over the global batch (formula: module docstring)."""
+    """Model FLOPs of one training step over the global batch (formula: module docstring).
+
+    `head_rows`: rows the MLM head computes per step (None: every token, the full head)."""
     h, i, s = hidden, intermediate, seq_len
-    matmul_params = layers * (4 * h * h + 2 * h * i) + h * h + h * vocab
-    per_token = 6 * matmul_params + 12 * layers * s * h
+    encoder, head = layers * (4 * h * h + 2 * h * i), h * h + h * vocab
+    per_token = 6 * encoder + 12 * layers * s * h
     per_sequence = 6 * (h * h + 2 * h)
     tokens = global_batch * s
-    total = tokens * per_token + global_batch * per_sequence
+    rows = tokens if head_rows is None else head_rows
+    total = tokens * per_token + rows * 6 * head + global_batch * per_sequence
     return {
         "per_step": float(total),
-        "per_token": float(per_token),
-        "matmul_params": float(matmul_params),
+        "per_token": float(per_token + 6 * head),
+        "matmul_params": float(encoder + head),
         "attention_per_token": float(12 * layers * s * h),
         "tokens_per_step": float(tokens),
+        "head_rows_per_step": float(rows),
     }
+
+
+def useful_flops(
+    layers: int,
+    hidden: int,
+    intermediate: int,
+    vocab: int,
+    *,
+    real_tokens: float,
+    squared_lengths: float,
+    predicted: float,
+    sequences: float,
+) -> float:
+    """FLOPs of the useful work (module docstring): `real_tokens` non-padding tokens, the sum of the
+    sequences' squared real lengths (attention), `predicted` masked-LM positions, `sequences`."""
+    h, i = hidden, intermediate
+    encoder, head = layers * (4 * h * h + 2 * h * i), h * h + h * vocab
+    return float(
+        real_tokens * 6 * encoder
+        + 12 * layers * h * squared_lengths
+        + predicted * 6 * head
+        + sequences * 6 * (h * h + 2 * h)
+    )
 
 
 def peak_flops(device_name: str, precision: str) -> float | None:

@@ -1,10 +1,12 @@
 """The results of a pretrain_bert.py run (rank 0 writes them as results.json), from the numbers
 the run measured: pure Python, no torch, so that it is unit-tested without a training run.
 
-Throughput counts padded tokens (global_batch * seq_len per step), which is what the model
-computes on; it is timed from the end of the warm-up steps to the end of the last step. MFU is
-model FLOPs per step * steps/s / (world size * peak FLOP/s of one device); null where the peak
-is unknown (a CPU, a device not in bert_model.PEAK_FLOPS, no --peak-tflops).
+Throughput is timed from the end of the warm-up steps to the end of the last step. tokens_per_s
+counts padded tokens (global_batch * seq_len per step), what the model computes on;
+real_tokens_per_s the non-padding ones. MFU is model FLOPs per step * steps/s / (world size * peak
+FLOP/s of one device); useful MFU counts only the useful FLOPs (bert_model.useful_flops: non-padding
+tokens, predicted positions). Both null where the peak is unknown (a CPU, a device not in
+bert_model.PEAK_FLOPS, no --peak-tflops).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ import math
 import os
 from typing import Any, Mapping, Sequence
 
-from bert_model import model_flops, peak_flops
+from bert_model import model_flops, peak_flops, useful_flops
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def finite_or_none(values: Sequence[float]) -> list[float | None]:
@@ -48,14 +50,22 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
     """
     world = len(rank_records)
     hosts = hosts_summary(rank_records)
-    global_batch = args.batch_size * world
+    accum = getattr(args, "grad_accum", 1)
+    global_batch = args.batch_size * accum * world
     cfg, model_vocab = model["config"], model["vocab"]
+    masked_head = getattr(args, "mlm_head", "full") == "masked"
+    shape = (cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], model_vocab)
     flops = model_flops(
-        cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], model_vocab, args.seq_len, global_batch
+        *shape,
+        args.seq_len,
+        global_batch,
+        global_batch * model.get("predictions", args.seq_len) if masked_head else None,
     )
     losses = outcome.losses
+    resumed_from = getattr(outcome, "resumed_from", 0)
+    split, host_syncs = getattr(outcome, "split", None), getattr(outcome, "host_syncs", None)
     steps_done = len(losses)
-    measured = steps_done - args.warmup_steps
+    measured = steps_done - max(args.warmup_steps, resumed_from)
     elapsed = float("nan") if outcome.elapsed_s is None else outcome.elapsed_s
     ok = outcome.status == "ok" and measured > 0 and elapsed > 0
     steps_per_s = measured / elapsed if ok else None
@@ -64,6 +74,9 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
     else:
         peak = peak_flops(device.name, device.precision) if device.kind == "cuda" else None
     achieved = flops["per_step"] * steps_per_s if steps_per_s else None
+    counts = getattr(outcome, "counts", None)
+    useful = useful_flops(*shape, **counts) / elapsed if ok and counts else None
+    per_step = {name: value / measured for name, value in counts.items()} if ok and counts else {}
     loss, mlm, nsp = ([row[i] for row in losses] for i in range(3))
     return {
         "schema_version": SCHEMA_VERSION,
@@ -93,6 +106,7 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
         },
         "seq_len": args.seq_len,
         "per_rank_batch": args.batch_size,
+        "grad_accum": accum,
         "global_batch": global_batch,
         "steps": args.steps,
         "steps_completed": steps_done,
@@ -111,15 +125,44 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
             "sequences_per_s": global_batch * steps_per_s if steps_per_s else None,
             "tokens_per_s": global_batch * args.seq_len * steps_per_s if steps_per_s else None,
             "tokens_note": "padded tokens (global_batch * seq_len per step)",
+            "real_tokens_per_s": per_step["real_tokens"] * steps_per_s if per_step else None,
+            "padding_fraction": 1 - per_step["real_tokens"] / (global_batch * args.seq_len) if per_step else None,
+            "predicted_per_step": per_step.get("predicted"),
+            "step_time_split_s": split,
+            "host_syncs": host_syncs,
+            "host_syncs_per_step": host_syncs / steps_done if host_syncs is not None and steps_done else None,
         },
         "flops": {
             "model_flops_per_step": flops["per_step"],
             "model_flops_per_token": flops["per_token"],
-            "formula": "tokens*(6*(L*(4H^2+2HI)+H^2+HV) + 12*L*S*H) + batch*6*(H^2+2H)",
+            "formula": "tokens*(6*L*(4H^2+2HI) + 12*L*S*H) + head_rows*6*(H^2+HV) + batch*6*(H^2+2H)",
+            "useful_formula": "real_tokens*6*L*(4H^2+2HI) + 12*L*H*sum(len^2) + predicted*6*(H^2+HV) + batch*6*(H^2+2H)",
+            "source": "6*N*D plus attention: Kaplan et al. 2020 (2.1), PaLM appendix B, Megatron-LM (Narayanan et al. 2021)",
+            "head_rows_per_step": flops["head_rows_per_step"],
             "achieved_flops_per_s": achieved,
+            "useful_flops_per_s": useful,
             "peak_flops_per_device": peak,
             "mfu": achieved / (peak * world) if achieved and peak else None,
+            "useful_mfu": useful / (peak * world) if useful and peak else None,
         },
+        "levers": {
+            name: getattr(args, name, None)
+            for name in (
+                "vocab_multiple",
+                "mlm_head",
+                "attention",
+                "grad_accum",
+                "fused_adamw",
+                "ddp_bucket_mb",
+                "ddp_static_graph",
+                "ddp_grad_as_bucket_view",
+                "ddp_compression",
+                "compile",
+                "data",
+                "loader_workers",
+            )
+        },
+        "resumed_from_step": resumed_from,
         "data": dict(data),
         "versions": dict(versions),
     }

@@ -1,18 +1,25 @@
 """The training loop of pretrain_bert.py: AdamW with a linear warm-up and decay, the masked-LM
-and next-sentence losses under autocast, the framework's step, and the timing of the steps after
-the warm-up (a device synchronisation and a barrier at both ends).
+and next-sentence losses under autocast, gradient accumulation (DDP's no_sync on all but the last
+micro-batch), the framework's step, checkpoints, and the timing of the steps after the warm-up (a
+device synchronisation and a barrier at both ends).
 
-The loss, averaged over the ranks, is checked every --log-every steps (so as not to synchronise
-every step): every rank sees the same value, so on a non-finite loss they all stop together.
+No step makes the host wait for the device: masking runs on the device with fixed shapes, the
+statistics add up in device tensors, and the progress file gets the newest loss whose copy to
+pinned host memory has landed (a CUDA event's query, which does not wait). The loss, averaged
+over the ranks, is read every --log-every steps: every rank sees the same value, so on a
+non-finite loss they all stop together. Each micro-step's randomness (masking, dropout) comes
+from (seed, rank, micro-step), so a resumed run draws what the uninterrupted one would have.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from bert_data import IGNORE_INDEX, batch_indices, mask_tokens
+from bert_data import IGNORE_INDEX, batches, mask_tokens
 from bert_setup import Device, log
 
 
@@ -32,18 +39,16 @@ class Optimizer:
     scaler: Any
 
 
-def build_optimizer(model, net, framework: Any, device: Device, lr: float, lr_warmup: int, steps: int) -> Optimizer:
-    """AdamW (BERT's betas, eps and weight decay; fused on GPUs), distributed by the framework, with
-    the learning-rate schedule of lr_factor and a GradScaler for fp16 on GPUs."""
+def build_optimizer(
+    model, net, framework: Any, device: Device, lr: float, lr_warmup: int, steps: int, fused: bool = False
+) -> Optimizer:
+    """AdamW (BERT's betas, eps and weight decay; `fused`: one kernel for all parameters instead of
+    foreach's per-tensor launches), distributed by the framework, with the learning-rate schedule of
+    lr_factor and a GradScaler for fp16 on GPUs."""
     import torch
 
     optimizer = torch.optim.AdamW(
-        net.parameters(),
-        lr=lr,
-        betas=(0.9, 0.999),
-        eps=1e-6,
-        weight_decay=0.01,
-        **({"fused": True} if device.use_cuda else {}),
+        net.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.01, **({"fused": True} if fused else {})
     )
     optimizer = framework.distribute(model, optimizer)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_factor(s, lr_warmup, steps))
@@ -51,32 +56,247 @@ def build_optimizer(model, net, framework: Any, device: Device, lr: float, lr_wa
     return Optimizer(optimizer, scheduler, scaler)
 
 
+def configure_ddp(net, compression: str, timer: "PhaseTimer | None" = None) -> None:
+    """DDP's communication hook: fp16 or bf16 compression (gradients travel at half width and are
+    averaged back into fp32; Horovod's and AIACC's fp16 compression), or plain allreduce; wrapped to
+    time the all-reduce wait when `timer` is given. Nothing to do for a model DDP does not wrap."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel
+
+    if not isinstance(net, DistributedDataParallel):
+        return
+    hook = {"fp16": default_hooks.fp16_compress_hook, "bf16": default_hooks.bf16_compress_hook}.get(compression)
+    if timer is None:
+        if hook is not None:
+            net.register_comm_hook(None, hook)
+        return
+    inner = hook or default_hooks.allreduce_hook
+
+    def timed(state, bucket):
+        timer.last_bucket = time.perf_counter()
+        return inner(state, bucket)
+
+    net.register_comm_hook(None, timed)
+
+
+@dataclass
+class PhaseTimer:
+    """The per-step time split (--time-split): data, forward, backward compute, the all-reduce wait
+    (from the last gradient bucket handed to the communication hook to the end of backward: the
+    part of the all-reduce that backward did not hide), optimizer. On GPUs every phase ends with a
+    device synchronisation, which the normal run does not make: the split is a measurement run."""
+
+    use_cuda: bool
+    totals: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(("data", "forward", "backward", "allreduce_wait", "optimizer"), 0.0)
+    )
+    last_bucket: float | None = None
+    mark: float = 0.0
+
+    def start(self) -> None:
+        self.mark = self._now()
+
+    def _now(self) -> float:
+        if self.use_cuda:
+            import torch
+
+            torch.cuda.synchronize()
+        return time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = self._now()
+        if phase == "backward" and self.last_bucket is not None and self.last_bucket > self.mark:
+            self.totals["allreduce_wait"] += now - self.last_bucket
+            self.totals["backward"] += self.last_bucket - self.mark
+        else:
+            self.totals[phase] += now - self.mark
+        self.last_bucket, self.mark = None, now
+
+    def per_step(self, steps: int) -> dict[str, float]:
+        return {phase: total / steps for phase, total in self.totals.items()}
+
+
+class HostSyncCounter:
+    """Counts the host syncs of the loop while installed (--count-syncs): the calls of this
+    script's own modules that read a tensor's value on the host (item, float, int, bool, tolist,
+    numpy), and on GPUs every synchronizing CUDA call torch makes (its sync debug mode's warnings:
+    nonzero, boolean indexing, a non-fused GradScaler.step...). Calls inside torch on CPU tensors
+    (AdamW's step counter) do not wait for a device and are not counted."""
+
+    METHODS = ("item", "__float__", "__int__", "__bool__", "tolist", "numpy")
+    OWN_FILES = ("pretrain_bert.py", "bert_setup.py", "bert_framework.py", "bert_data.py", "bert_model.py")
+    OWN_FILES += ("bert_train.py", "bert_results.py")
+
+    def __init__(self, use_cuda: bool = False, files: tuple[str, ...] = OWN_FILES):
+        self.count, self.files = 0, files
+        self.use_cuda = use_cuda
+        self._saved: dict[str, Any] = {}
+        self._warnings: Any = None
+        self._caught: list = []
+
+    def __enter__(self):
+        import sys
+        import warnings
+
+        import torch
+
+        for name in self.METHODS:
+            original = getattr(torch.Tensor, name)
+            self._saved[name] = original
+
+            def counted(tensor, *args, _original=original, **kwargs):
+                if os.path.basename(sys._getframe(1).f_code.co_filename) in self.files:
+                    self.count += 1
+                return _original(tensor, *args, **kwargs)
+
+            setattr(torch.Tensor, name, counted)
+        if self.use_cuda:
+            self._warnings = warnings.catch_warnings(record=True)
+            self._caught = self._warnings.__enter__()
+            warnings.simplefilter("always")
+            torch.cuda.set_sync_debug_mode("warn")
+        return self
+
+    def __exit__(self, *exc):
+        import torch
+
+        for name, original in self._saved.items():
+            setattr(torch.Tensor, name, original)
+        if self.use_cuda:
+            torch.cuda.set_sync_debug_mode("default")
+            self.count += sum("synchroniz" in str(w.message) for w in self._caught)
+            self._warnings.__exit__(*exc)
+        return False
+
+
+class LossMirror:
+    """The rank's loss of each step, copied without waiting into pinned host memory; `newest()` is
+    the latest one already there (CUDA events tell, query() does not wait; on CPUs, every one)."""
+
+    def __init__(self, steps: int, device: Device):
+        import torch
+
+        self.device = device
+        self.host = torch.zeros(steps, pin_memory=device.use_cuda)
+        self.values = self.host.numpy()  # a view: reading it is no tensor call
+        self.events: list[tuple[int, Any]] = []
+        self.landed = -1
+
+    def push(self, step: int, loss) -> None:
+        import torch
+
+        self.host[step : step + 1].copy_(loss.detach().float().reshape(1), non_blocking=True)
+        if self.device.use_cuda:
+            event = torch.cuda.Event()
+            event.record()
+            self.events.append((step, event))
+        else:
+            self.landed = step
+
+    def newest(self) -> float | None:
+        while self.events and self.events[0][1].query():
+            self.landed = self.events.pop(0)[0]
+        return float(self.values[self.landed]) if self.landed >= 0 else None
+
+
+CHECKPOINT_FILE = "checkpoint.pt"
+# The vocabulary the checkpointed model was trained with: a resumed run reads it (WordPiece
+# training breaks ties differently from run to run).
+CHECKPOINT_VOCAB = "vocab.txt"
+
+
+def save_checkpoint(
+    directory: str, step: int, model, opt: Optimizer, losses: list[list[float]], vocab_tokens: list[str]
+) -> None:
+    """Rank 0's state after `step` steps (model, optimizer, schedule, loss scaler, the averaged
+    losses so far) and its vocabulary, each written to a temporary file and renamed: a crash never
+    leaves half of one."""
+    import torch
+
+    os.makedirs(directory, exist_ok=True)
+    vocab = os.path.join(directory, CHECKPOINT_VOCAB)
+    with open(f"{vocab}.tmp.{os.getpid()}", "w", encoding="utf-8") as handle:
+        handle.write("\n".join(vocab_tokens) + "\n")
+    os.replace(f"{vocab}.tmp.{os.getpid()}", vocab)
+    path = os.path.join(directory, CHECKPOINT_FILE)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    state = {
+        "step": step,
+        "model": model.state_dict(),
+        "optimizer": opt.optimizer.state_dict(),
+        "scheduler": opt.scheduler.state_dict(),
+        "scaler": opt.scaler.state_dict(),
+        "losses": losses,
+    }
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(directory: str, model, opt: Optimizer, device: Device) -> tuple[int, list[list[float]]]:
+    """Restore a save_checkpoint state into `model` and `opt`: (steps done, their losses)."""
+    import torch
+
+    state = torch.load(os.path.join(directory, CHECKPOINT_FILE), map_location=device.device, weights_only=False)
+    model.load_state_dict(state["model"])
+    opt.optimizer.load_state_dict(state["optimizer"])
+    opt.scheduler.load_state_dict(state["scheduler"])
+    opt.scaler.load_state_dict(state["scaler"])
+    return state["step"], state["losses"]
+
+
 @dataclass
 class Outcome:
-    """What the loop measured: `losses` has one [loss, mlm, nsp] row per completed step."""
+    """What the loop measured: `losses` has one [loss, mlm, nsp] row per completed step (from the
+    first, resumed ones included); `counts` the measured steps' real tokens, their squared lengths,
+    predicted positions and sequences, summed over the ranks; `split` the per-step time split or
+    None; `host_syncs` the counted host syncs or None."""
 
     status: str
     losses: list[list[float]]
     elapsed_s: float
+    counts: dict[str, float] = field(default_factory=dict)
+    split: dict[str, float] | None = None
+    host_syncs: int | None = None
+    resumed_from: int = 0
 
 
 def train(
-    args: Any, net, opt: Optimizer, framework: Any, device: Device, data: Any, model_vocab: int, hooks: Any = None
+    args: Any,
+    net,
+    opt: Optimizer,
+    framework: Any,
+    device: Device,
+    data: Any,
+    model_vocab: int,
+    hooks: Any = None,
+    start: tuple[int, list[list[float]]] = (0, []),
+    model=None,
 ) -> Outcome:
-    """Run --steps steps (`args`: steps, warmup_steps, batch_size, log_every, mlm_probability, seed).
+    """Run steps start[0]+1 .. --steps (`args`: steps, warmup_steps, batch_size, grad_accum,
+    log_every, mlm_probability, seed, time_split, count_syncs, checkpoint_dir, checkpoint_every).
 
-    `hooks` (optional): ``before_step(n)`` before step n (1-based) and ``after_step(n, loss)`` with this
-    rank's own loss once step n is done (the progress file; reading the loss waits for the step)."""
+    `net` returns (mlm_loss, nsp_loss) (bert_model.pretraining_module, wrapped); `model` is what a
+    checkpoint saves. `hooks` (optional): ``before_step(n)`` before step n (1-based) and
+    ``after_step(n, loss)`` once step n is enqueued, with the newest of this rank's losses that
+    reached the host (None before the first)."""
     import torch
-    import torch.nn.functional as F
 
     rank, world = framework.rank, framework.world_size
-    tensors, ids = data.tensors, data.special_ids
+    first, prior = start
+    accum = getattr(args, "grad_accum", 1)
+    ids = data.special_ids
     autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(device.precision)
-    mask_generator = torch.Generator().manual_seed(args.seed * 7919 + rank)
+    mask_generator = torch.Generator(device=device.device)
     losses = torch.zeros((args.steps, 3), dtype=torch.float32, device=device.device)
-    reported = torch.zeros((0, 3))
+    counts = torch.zeros(4, dtype=torch.float64, device=device.device)
+    mirror = LossMirror(args.steps, device)
+    reported = torch.tensor(prior, dtype=torch.float32).reshape(-1, 3)
+    timer = PhaseTimer(device.use_cuda) if getattr(args, "time_split", False) else None
+    configure_ddp(net, getattr(args, "ddp_compression", "none"), timer)
+    counter = HostSyncCounter(device.use_cuda) if getattr(args, "count_syncs", False) else None
+    no_sync = getattr(net, "no_sync", None)
     t_start = None
+    measure_from = max(first, args.warmup_steps)
 
     def synchronize() -> None:
         if device.use_cuda:
@@ -87,55 +307,96 @@ def train(
         chunk = framework.allreduce_sum(losses[reported.shape[0] : upto].clone())
         return torch.cat([reported, (chunk / world).cpu()])
 
+    micro_batches = batches(args, data, rank, world, first * accum, args.steps * accum, device.use_cuda)
     status = "ok"
     net.train()
     synchronize()
-    if args.warmup_steps == 0:
+    if measure_from == first:
         t_start = time.perf_counter()
-    for step in range(args.steps):
-        if hooks is not None:
-            hooks.before_step(step + 1)
-        index = torch.tensor(batch_indices(step, rank, args.batch_size, world, data.instances, args.seed))
-        inputs, labels = mask_tokens(
-            tensors["input_ids"][index],
-            tensors["special_mask"][index],
-            mask_id=ids["[MASK]"],
-            vocab_size=len(data.vocab_tokens),
-            generator=mask_generator,
-            probability=args.mlm_probability,
-        )
-        inputs = inputs.to(device.device, non_blocking=True)
-        labels = labels.to(device.device, non_blocking=True)
-        token_type = tensors["token_type_ids"][index].to(device.device, non_blocking=True)
-        attention = tensors["attention_mask"][index].to(device.device, non_blocking=True)
-        nsp_labels = tensors["nsp_labels"][index].to(device.device, non_blocking=True)
-        with torch.autocast(
-            device.device.type, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None
-        ):
-            out = net(input_ids=inputs, token_type_ids=token_type, attention_mask=attention)
-            mlm_loss = F.cross_entropy(
-                out.prediction_logits.reshape(-1, model_vocab).float(), labels.reshape(-1), ignore_index=IGNORE_INDEX
-            )
-            nsp_loss = F.cross_entropy(out.seq_relationship_logits.float(), nsp_labels)
-            loss = mlm_loss + nsp_loss
-        opt.scaler.scale(loss).backward()
-        framework.step(opt.optimizer, opt.scaler, net.parameters())
-        opt.scaler.update()
-        opt.optimizer.zero_grad(set_to_none=True)
-        opt.scheduler.step()
-        losses[step] = torch.stack([loss.detach(), mlm_loss.detach(), nsp_loss.detach()]).float()
-        if hooks is not None:
-            hooks.after_step(step + 1, float(loss.detach()))
-        if step + 1 == args.warmup_steps:
-            synchronize()
-            t_start = time.perf_counter()
-        if (step + 1) % args.log_every == 0 or step + 1 == args.steps:
-            reported = reduce_losses(step + 1)
-            last = reported[-1].tolist()
-            log(rank, f"step {step + 1}/{args.steps} loss={last[0]:.4f} mlm={last[1]:.4f} nsp={last[2]:.4f}")
-            if not torch.isfinite(reported).all():
-                status = "non_finite_loss"
-                break
+    with counter or contextlib.nullcontext():
+        for step in range(first, args.steps):
+            if hooks is not None:
+                hooks.before_step(step + 1)
+            step_loss = torch.zeros(3, device=device.device)
+            for micro in range(accum):
+                if timer:
+                    timer.start()
+                micro_step = step * accum + micro
+                batch = {k: v.to(device.device, non_blocking=True) for k, v in next(micro_batches).items()}
+                mask_generator.manual_seed(args.seed * 7919 + rank * 1_000_003 + micro_step)
+                torch.manual_seed(args.seed * 104_729 + rank * 1_000_003 + micro_step)
+                inputs, labels = mask_tokens(
+                    batch["input_ids"],
+                    batch["special_mask"],
+                    mask_id=ids["[MASK]"],
+                    vocab_size=len(data.vocab_tokens),
+                    generator=mask_generator,
+                    probability=args.mlm_probability,
+                )
+                if step >= measure_from:
+                    lengths = batch["attention_mask"].sum(dim=1).double()
+                    counts += torch.stack(
+                        [
+                            lengths.sum(),
+                            (lengths * lengths).sum(),
+                            (labels != IGNORE_INDEX).sum().double(),
+                            torch.tensor(float(len(lengths)), dtype=torch.float64, device=device.device),
+                        ]
+                    )
+                if timer:
+                    timer.lap("data")
+                last = micro == accum - 1
+                with no_sync() if (no_sync is not None and not last) else contextlib.nullcontext():
+                    with torch.autocast(
+                        device.device.type, dtype=autocast_dtype or torch.float32, enabled=autocast_dtype is not None
+                    ):
+                        mlm_loss, nsp_loss = net(
+                            inputs, batch["token_type_ids"], batch["attention_mask"], labels, batch["nsp_labels"]
+                        )
+                        loss = mlm_loss + nsp_loss
+                    if timer:
+                        timer.lap("forward")
+                    opt.scaler.scale(loss / accum).backward()
+                    if timer:
+                        timer.lap("backward")
+                step_loss += torch.stack([loss.detach(), mlm_loss.detach(), nsp_loss.detach()]).float() / accum
+            framework.step(opt.optimizer, opt.scaler, net.parameters())
+            opt.scaler.update()
+            opt.optimizer.zero_grad(set_to_none=True)
+            opt.scheduler.step()
+            if timer:
+                timer.lap("optimizer")
+            losses[step] = step_loss
+            mirror.push(step, step_loss[0])
+            if hooks is not None:
+                hooks.after_step(step + 1, mirror.newest())
+            if step + 1 == measure_from:
+                synchronize()
+                t_start = time.perf_counter()
+            checkpoint_now = args.checkpoint_every and (step + 1) % args.checkpoint_every == 0
+            if (step + 1) % args.log_every == 0 or step + 1 == args.steps or checkpoint_now:
+                reported = reduce_losses(step + 1)
+                last_row = reported[-1].tolist()
+                log(
+                    rank,
+                    f"step {step + 1}/{args.steps} loss={last_row[0]:.4f} mlm={last_row[1]:.4f} nsp={last_row[2]:.4f}",
+                )
+                if not torch.isfinite(reported).all():
+                    status = "non_finite_loss"
+                    break
+                if checkpoint_now and rank == 0:
+                    save_checkpoint(args.checkpoint_dir, step + 1, model, opt, reported.tolist(), data.vocab_tokens)
     synchronize()
     elapsed = time.perf_counter() - t_start if t_start is not None else float("nan")
-    return Outcome(status, reported.tolist(), elapsed)
+    if hooks is not None and reported.shape[0]:
+        hooks.after_step(reported.shape[0], float(losses[reported.shape[0] - 1, 0]))
+    total = framework.allreduce_sum(counts.float())
+    return Outcome(
+        status,
+        reported.tolist(),
+        elapsed,
+        counts=dict(zip(("real_tokens", "squared_lengths", "predicted", "sequences"), total.tolist())),
+        split=timer.per_step(max(1, reported.shape[0] - first)) if timer else None,
+        host_syncs=counter.count if counter else None,
+        resumed_from=first,
+    )

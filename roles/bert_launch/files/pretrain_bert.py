@@ -122,6 +122,61 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--peak-tflops", type=float, default=None, help="peak TFLOP/s of one device, overriding the built-in table"
     )
+    # The levers (bert_launch_* variables; the role picks their defaults per GPU generation in
+    # plugins/module_utils/bert_levers.py). The defaults here are the plain, un-tuned run.
+    levers = p.add_argument_group("levers")
+    levers.add_argument(
+        "--vocab-multiple",
+        type=int,
+        default=1,
+        help="pad the model's vocabulary to a multiple of this (64: tensor-core tiles)",
+    )
+    levers.add_argument(
+        "--mlm-head",
+        choices=["full", "masked"],
+        default="full",
+        help="full: the decoder on every position; masked: on the predicted positions only",
+    )
+    levers.add_argument(
+        "--max-predictions",
+        type=int,
+        default=0,
+        help="predicted slots per sequence with --mlm-head masked (0: mean + 3 standard deviations)",
+    )
+    levers.add_argument("--attention", choices=["eager", "sdpa"], default="eager", help="transformers' attention")
+    levers.add_argument("--grad-accum", type=int, default=1, help="micro-batches per optimizer step (DDP no_sync)")
+    levers.add_argument(
+        "--fused-adamw", choices=["auto", "on", "off"], default="auto", help="fused AdamW kernel (auto: on GPUs)"
+    )
+    levers.add_argument("--ddp-bucket-mb", type=int, default=25, help="DDP gradient bucket size, MiB")
+    levers.add_argument("--ddp-static-graph", action="store_true", help="DDP static_graph=True")
+    levers.add_argument(
+        "--ddp-grad-as-bucket-view", action="store_true", help="DDP gradient_as_bucket_view=True (no gradient copy)"
+    )
+    levers.add_argument(
+        "--ddp-compression",
+        choices=["none", "fp16", "bf16"],
+        default="none",
+        help="DDP communication hook: all-reduce the gradients at half width",
+    )
+    levers.add_argument("--compile", action="store_true", help="torch.compile the wrapped model")
+    levers.add_argument(
+        "--data",
+        choices=["inline", "shards"],
+        default="inline",
+        help="inline: tokenise at start-up, index the batches in the loop; shards: pre-tokenised shards "
+        "under --data-dir (built once), read by a DataLoader",
+    )
+    levers.add_argument("--data-dir", default="", help="where --data shards keeps its shards")
+    levers.add_argument("--loader-workers", type=int, default=2, help="DataLoader worker processes (--data shards)")
+    # Measurement and checkpoints.
+    p.add_argument("--time-split", action="store_true", help="report the per-step time split (adds device syncs)")
+    p.add_argument("--count-syncs", action="store_true", help="count the host syncs of the loop")
+    p.add_argument("--checkpoint-dir", default="", help="where checkpoints go (and --resume reads them)")
+    p.add_argument("--checkpoint-every", type=int, default=0, help="save a checkpoint every K steps (0: never)")
+    p.add_argument(
+        "--resume", action="store_true", help="continue from --checkpoint-dir's checkpoint when there is one"
+    )
     return p
 
 
@@ -156,6 +211,24 @@ def check_args(args: argparse.Namespace) -> list[str]:
             f"--backend applies to --framework torch only (got --backend "
             f"{args.backend} with --framework {args.framework})"
         )
+    for name in ("vocab_multiple", "grad_accum", "ddp_bucket_mb"):
+        if getattr(args, name) < 1:
+            errors.append(f"--{name.replace('_', '-')} must be >= 1 (got {getattr(args, name)})")
+    for name in ("max_predictions", "loader_workers", "checkpoint_every"):
+        if getattr(args, name) < 0:
+            errors.append(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
+    if args.data == "shards" and not args.data_dir:
+        errors.append("--data shards needs --data-dir")
+    if (args.checkpoint_every or args.resume) and not args.checkpoint_dir:
+        errors.append("--checkpoint-every and --resume need --checkpoint-dir")
+    if args.framework in bert_framework.HOROVOD_API and (args.grad_accum > 1 or args.ddp_compression != "none"):
+        errors.append(
+            f"--grad-accum and --ddp-compression apply to DDP (--framework torch or acspeed), not {args.framework}"
+        )
+    if args.ddp_static_graph and args.grad_accum > 1:
+        # torch 2.13 on gloo: the first backward under no_sync fails an internal assert of DDP's
+        # reducer (expect_autograd_hooks_) with static_graph=True.
+        errors.append("--ddp-static-graph does not combine with --grad-accum > 1 (DDP's no_sync)")
     for name in ("num_layers", "hidden_size", "num_heads", "intermediate_size", "vocab_size"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -240,24 +313,41 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
 
     # Data, model and optimizer.
     cfg = bert_model.model_config(args.model_size, args)
+    checkpoint_vocab = os.path.join(args.checkpoint_dir, bert_train.CHECKPOINT_VOCAB)
+    if args.resume and not args.vocab and rank == 0 and os.path.isfile(checkpoint_vocab):
+        args.vocab = checkpoint_vocab  # the resumed model's own vocabulary (rank 0 reads and broadcasts it)
     data = bert_data.load(args, cfg["vocab_size"], framework, rank)
-    # The embedding is padded to the table's vocabulary when the corpus gives fewer WordPieces.
-    model_vocab = max(len(data.vocab_tokens), cfg["vocab_size"])
-    model = bert_model.build_model(cfg, model_vocab, args.seed, device.device)
+    # The embedding is padded to the table's vocabulary when the corpus gives fewer WordPieces,
+    # then to a multiple of --vocab-multiple.
+    model_vocab = bert_model.padded_vocab(max(len(data.vocab_tokens), cfg["vocab_size"]), args.vocab_multiple)
+    model = bert_model.build_model(cfg, model_vocab, args.seed, device.device, args.attention)
     params = sum(p.numel() for p in model.parameters())
-    net = framework.wrap_model(model, device.device, device.use_cuda)
+    predictions = args.max_predictions or bert_data.max_predictions(args.seq_len, args.mlm_probability)
+    module = bert_model.pretraining_module(model, args.mlm_head, predictions)
+    ddp_options = {
+        "bucket_cap_mb": args.ddp_bucket_mb,
+        "gradient_as_bucket_view": args.ddp_grad_as_bucket_view,
+        "static_graph": args.ddp_static_graph,
+    }
+    net = framework.wrap_model(module, device.device, device.use_cuda, ddp_options)
     lr = cfg["learning_rate"]
     lr_warmup = args.lr_warmup_steps if args.lr_warmup_steps is not None else max(1, args.steps // 10)
-    opt = bert_train.build_optimizer(model, net, framework, device, lr, lr_warmup, args.steps)
+    fused = args.fused_adamw == "on" or (args.fused_adamw == "auto" and device.use_cuda)
+    opt = bert_train.build_optimizer(model, net, framework, device, lr, lr_warmup, args.steps, fused)
+    start = _resume(args, framework, model, opt, device)
+    if args.compile:
+        import torch
+
+        net = torch.compile(net)
     bert_setup.log(
         rank,
         f"model={args.model_size} layers={cfg['num_layers']} hidden={cfg['hidden_size']} "
         f"heads={cfg['num_heads']} params={params} vocab={model_vocab} "
         f"instances={data.instances} seq_len={args.seq_len} "
-        f"global_batch={args.batch_size * world} lr={lr}",
+        f"global_batch={args.batch_size * args.grad_accum * world} lr={lr} resumed_at={start[0]}",
     )
 
-    outcome = bert_train.train(args, net, opt, framework, device, data, model_vocab, hooks)
+    outcome = bert_train.train(args, net, opt, framework, device, data, model_vocab, hooks, start=start, model=model)
 
     results = bert_results.build_results(
         args,
@@ -269,6 +359,7 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
             "vocab": model_vocab,
             "tokenizer_vocab": len(data.vocab_tokens),
             "params": params,
+            "predictions": predictions,
             "learning_rate": lr,
             "lr_warmup_steps": lr_warmup,
         },
@@ -293,6 +384,22 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
             f"mfu={results['flops']['mfu']}",
         )
     return outcome.status
+
+
+def _resume(args, framework, model, opt, device) -> tuple[int, list]:
+    """(steps done, their losses) from --checkpoint-dir's checkpoint with --resume, else (0, []).
+    Every rank loads it, so the directory must be one all ranks read (CPFS): refused otherwise."""
+    if not args.resume:
+        return 0, []
+    found = framework.all_gather_object(os.path.isfile(os.path.join(args.checkpoint_dir, bert_train.CHECKPOINT_FILE)))
+    if not any(found):
+        return 0, []
+    if not all(found):
+        raise bert_setup.UsageError(
+            f"--resume: ranks {[r for r, f in enumerate(found) if not f]} do not see the checkpoint in "
+            f"{args.checkpoint_dir}: put --checkpoint-dir on a file system every node mounts (CPFS)"
+        )
+    return bert_train.load_checkpoint(args.checkpoint_dir, model, opt, device)
 
 
 if __name__ == "__main__":

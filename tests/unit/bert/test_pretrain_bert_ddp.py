@@ -40,10 +40,22 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def run_job(tmp_path):
+# The levers that act on CPUs, all on: the same global batch (2 x 2 micro-batches x 2 ranks) through
+# no_sync accumulation, DDP's fp16 compression hook and bucket views (static_graph refuses no_sync),
+# the masked-row head, SDPA and the DataLoader over pre-tokenised shards.
+LEVERS = (
+    "--batch-size", "2", "--grad-accum", "2", "--ddp-compression", "fp16", "--ddp-grad-as-bucket-view",
+    "--ddp-bucket-mb", "1", "--mlm-head", "masked", "--attention", "sdpa",
+    "--vocab-multiple", "64", "--data", "shards", "--loader-workers", "1",
+)  # fmt: skip
+
+
+def run_job(tmp_path, levers=("--batch-size", "4")):
     """The 2-rank job: per rank {status, initial, final} (parameter name -> tensor), and rank 0's results."""
     # 5x the tiny size's learning rate: in 8 steps the loss then falls ~25%, far beyond the batches' noise.
-    argv = small_run(tmp_path, STEPS, "--batch-size", "4", "--learning-rate", "5e-3", "--device", "cpu")
+    argv = small_run(tmp_path, STEPS, *levers, "--learning-rate", "5e-3", "--device", "cpu")
+    if "shards" in levers:
+        argv += ["--data-dir", str(tmp_path / "shards")]
     port = str(free_port())
     base_env = {k: v for k, v in os.environ.items() if k not in RANK_VARIABLES}
     processes = []
@@ -72,9 +84,9 @@ def run_job(tmp_path):
     return {"ranks": ranks, "results": json.loads((tmp_path / "results.json").read_text())}
 
 
-@pytest.fixture(scope="module")
-def job(tmp_path_factory):
-    return run_job(tmp_path_factory.mktemp("ddp"))
+@pytest.fixture(scope="module", params=["plain", "levers"])
+def job(request, tmp_path_factory):
+    return run_job(tmp_path_factory.mktemp("ddp"), LEVERS if request.param == "levers" else ("--batch-size", "4"))
 
 
 def test_the_job_ran_on_two_ranks_over_gloo(job):

@@ -74,6 +74,11 @@ BERT = {
     "bert_launch_run_id": "",
     "bert_launch_aiacc_env_file": "/etc/aiacc.env",
     "bert_launch_results_dir": "results",
+    "bert_launch_gpu_compute_capability": "7.0",
+    "bert_launch_data_dir": "auto",
+    "bert_launch_checkpoint_dir": "auto",
+    "bert_launch_checkpoint_every": 0,
+    "bert_launch_grad_accum": "auto",
 }
 
 RDMA_STACK = {
@@ -350,6 +355,16 @@ BAD = {
         bert_launch.bert_launch_input_problems,
         {**BERT, "bert_launch_min_nodes": 3},
         "bert_launch_min_nodes (3) must be between 1 and the 2 node(s) of group 'scc_cluster'.",
+    ),
+    "bert_lever": (
+        bert_launch.bert_launch_input_problems,
+        {**BERT, "bert_launch_grad_accum": 0},
+        "bert_launch_grad_accum must be auto or an integer >= 1 (got 0).",
+    ),
+    "bert_checkpoint_dir": (
+        bert_launch.bert_launch_input_problems,
+        {**BERT, "bert_launch_checkpoint_dir": "ck"},
+        "bert_launch_checkpoint_dir must be auto or an absolute path (got ck).",
     ),
     "bert_min_nodes_zero": (
         bert_launch.bert_launch_input_problems,

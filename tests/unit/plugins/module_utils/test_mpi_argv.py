@@ -199,3 +199,16 @@ def test_nccl_tests_mpirun_shares_bert_launch_mpi_options():
         mpi.nccl_tests_mpirun(dict(nccl, transport="rdma", rdma_devices=[]))
     with pytest.raises(ValueError, match="missing key 'transport'"):
         mpi.nccl_tests_mpirun(nccl)
+
+
+def test_script_argv_levers_dirs_and_resume():
+    levers = {"vocab_multiple": 64, "mlm_head": "masked", "ddp_static_graph": True, "compile": False}
+    args = mpi.script_argv(
+        job(levers=levers, data_dir="/mnt/cpfs/d", checkpoint_dir="/mnt/cpfs/c", checkpoint_every=50, resume=True)
+    )
+    joined = " ".join(args)
+    assert "--vocab-multiple 64 --mlm-head masked --ddp-static-graph --resume" in joined
+    assert "--compile" not in args
+    assert "--data-dir /mnt/cpfs/d --checkpoint-dir /mnt/cpfs/c --checkpoint-every 50" in joined
+    plain = mpi.script_argv(job())
+    assert "--resume" not in plain and "--data-dir" not in plain

@@ -20,7 +20,7 @@ import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
-from ansible_collections.scc.training.plugins.filter.mpi import mpirun_argv
+from ansible_collections.scc.training.plugins.filter.mpi import bert_levers, mpirun_argv
 from tests.unit.plugins.modules import rdma_sysfs_tree
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -82,6 +82,18 @@ def argvs(tmp_path_factory):
     argvs = {}
     for case, case_vars in CASES.items():
         templar = Templar(loader=loader, variables={**role_vars, **registered, **case_vars})
+        # launch.yml's set_fact of the levers, then `mountpoint -q` (CPFS mounted) as registered.
+        levers = bert_levers(templar.template(role_vars["_bert_launch_lever_settings"]))
+        templar = Templar(
+            loader=loader,
+            variables={
+                **role_vars,
+                **registered,
+                **case_vars,
+                "__bert_launch_levers": levers,
+                "__bert_launch_cpfs": {"rc": 0},
+            },
+        )
         argvs[case] = mpirun_argv(templar.template(role_vars["_bert_launch_mpirun_job"]))
     return argvs
 
@@ -131,6 +143,12 @@ def test_the_whole_tcp_command(argvs):
         "--threads", "4", "--seed", "1234", "--master-addr", "192.168.10.11", "--master-port", "29500",
         "--corpus", "/opt/scc-training/bert/corpus.txt", "--output-dir", "/opt/scc-training/bert/runs/unit-run",
         "--run-id", "unit-run",
+        # CPFS mounted: the shards and checkpoints go there; then the levers of the default V100 (volta).
+        "--data-dir", "/mnt/cpfs/scc-training/bert/data",
+        "--checkpoint-dir", "/mnt/cpfs/scc-training/bert/checkpoints", "--checkpoint-every", "0",
+        "--vocab-multiple", "64", "--mlm-head", "masked", "--attention", "sdpa", "--grad-accum", "1",
+        "--fused-adamw", "on", "--ddp-bucket-mb", "25", "--ddp-static-graph", "--ddp-grad-as-bucket-view",
+        "--ddp-compression", "fp16", "--data", "shards", "--loader-workers", "2",
     ]  # fmt: skip
     assert all(isinstance(arg, str) for arg in argvs["tcp"])
 
