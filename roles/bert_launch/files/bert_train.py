@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bert_data import IGNORE_INDEX, batch_indices, mask_tokens
-from bert_setup import Device, log
+from mpi_job_device import Device, log
 
 
 def lr_factor(step: int, warmup: int, total: int) -> float:

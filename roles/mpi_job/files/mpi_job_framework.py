@@ -1,4 +1,5 @@
-"""The data-parallel framework of pretrain_bert.py (--framework), behind one interface.
+"""The data-parallel framework of an mpi_job program (--framework of pretrain_bert.py and train_resnet.py),
+behind one interface; the scc.training.mpi_job role installs it next to the program.
 
 - TorchDDP (torch): the rank comes from Open MPI's environment (OMPI_COMM_WORLD_RANK, _SIZE,
   _LOCAL_RANK, _LOCAL_SIZE; torchrun's as a fallback); connect() joins a torch.distributed
@@ -25,7 +26,7 @@ import importlib
 import pickle
 from typing import Any, Mapping
 
-from bert_setup import UsageError
+from mpi_job_device import UsageError
 
 # --framework -> the module it imports besides torch (None: torch.distributed + DDP alone).
 FRAMEWORK_MODULES: dict[str, str | None] = {
