@@ -205,7 +205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         framework = mpi_job_framework.open_framework(args.framework, os.environ)
         # Recorded before the rendezvous, which may wait: the next launch must find a rank stuck there.
         mpi_job_rank.record_pid(framework.rank, args.run_id)
-        device = mpi_job_device.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)
+        device = mpi_job_device.select_device(
+            args, framework.local_rank, framework.local_size, framework.pin_local_rank
+        )
         framework.connect(args, device.use_cuda)
     except mpi_job_device.UsageError as exc:
         print(f"pretrain_bert: {exc}", file=sys.stderr)

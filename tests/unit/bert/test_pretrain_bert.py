@@ -13,10 +13,10 @@ from pathlib import Path
 
 import bert_corpus as corpus
 import bert_data
-import mpi_job_framework
 import bert_model
 import bert_results
 import bert_train
+import mpi_job_framework
 import mpi_job_rank
 import pretrain_bert as pb
 import pytest

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 
-import mpi_job_framework
 import mpi_job_device
+import mpi_job_framework
 import pretrain_bert as pb
 import pytest
 
