@@ -202,13 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Setup: the rank (Horovod's after hvd.init(), else Open MPI's environment), its device, then
     # the rendezvous of torch.distributed.
     try:
-        framework = mpi_job_framework.open_framework(args.framework, os.environ)
-        # Recorded before the rendezvous, which may wait: the next launch must find a rank stuck there.
-        mpi_job_rank.record_pid(framework.rank, args.run_id)
-        device = mpi_job_device.select_device(
-            args, framework.local_rank, framework.local_size, framework.pin_local_rank
-        )
-        framework.connect(args, device.use_cuda)
+        framework, device = mpi_job_framework.start_rank(args, os.environ)
     except mpi_job_device.UsageError as exc:
         print(f"pretrain_bert: {exc}", file=sys.stderr)
         return EXIT_USAGE

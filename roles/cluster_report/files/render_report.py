@@ -287,16 +287,21 @@ def number(value, fmt):
     return fmt % value if isinstance(value, (int, float)) else "n/a"
 
 
+def run_row(t):
+    """The run's row of a training table: its id, results file and status."""
+    return [
+        "run",
+        "%s (%s), %s"
+        % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"]))),
+    ]
+
+
 def training_section(t, directory):
     if not t:
         return '<h2>Training</h2><p class="na">no BERT results (bert-*.json) next to this report</p>'
     hosts = ", ".join("%s &times;%s" % (esc(h["host"]), esc(h["num_ranks"])) for h in t["hosts"])
     rows = [
-        [
-            "run",
-            "%s (%s), %s"
-            % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"]))),
-        ],
+        run_row(t),
         [
             "model",
             "BERT %s, %s on %s, %s steps"
@@ -369,11 +374,7 @@ def image_training_section(t):
     if not t:
         return ""
     rows = [
-        [
-            "run",
-            "%s (%s), %s"
-            % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"]))),
-        ],
+        run_row(t),
         [
             "model",
             "%s (%s parameters), %s on %s (%s), %s steps"

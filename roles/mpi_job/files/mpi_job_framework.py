@@ -26,6 +26,8 @@ import importlib
 import pickle
 from typing import Any, Mapping
 
+import mpi_job_device
+import mpi_job_rank
 from mpi_job_device import UsageError
 
 # --framework -> the module it imports besides torch (None: torch.distributed + DDP alone).
@@ -254,3 +256,15 @@ def open_framework(name: str, environ: Mapping[str, str]):
     if name in HOROVOD_API:
         return HorovodAPI(name)
     return ACSpeedDDP(environ) if name == "acspeed" else TorchDDP(environ)
+
+
+def start_rank(args: Any, environ: Mapping[str, str]):
+    """A rank's start, the same for every program: its framework (the rank, Horovod's after hvd.init(), else Open
+    MPI's environment), its pid recorded before the rendezvous (which may wait: the next launch must find a rank stuck
+    there), its device and precision, then the rendezvous. `args` holds framework, run_id, device, precision,
+    threads, backend, master_addr, master_port and init_timeout. -> (framework, device); UsageError when it cannot."""
+    framework = open_framework(args.framework, environ)
+    mpi_job_rank.record_pid(framework.rank, args.run_id)
+    device = mpi_job_device.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)
+    framework.connect(args, device.use_cuda)
+    return framework, device
