@@ -384,6 +384,8 @@ def install_torch_site(target: Path):
 def training_vars(results):
     return {
         "ssh_trust_key_dir": str(results.parent / "ssh_trust"),
+        # One rank per lab host (the default is one per vCPU without GPUs).
+        "mpi_hostfile_slots": 1,
         "resnet_launch_model": "resnet18",
         "resnet_launch_num_classes": 4,
         "resnet_launch_image_size": 32,
