@@ -50,7 +50,7 @@ def rank_part(shards: list[str], rank: int, world: int) -> tuple[list[str], tupl
 def _random_crop(image, rng: random.Random):
     """Inception-style crop: 8..100% of the area, aspect ratio 3/4..4/3 (ten tries, else the whole image)."""
     width, height = image.size
-    for _ in range(10):
+    for _try in range(10):
         area = width * height * rng.uniform(0.08, 1.0)
         ratio = math.exp(rng.uniform(math.log(3 / 4), math.log(4 / 3)))
         w, h = round(math.sqrt(area * ratio)), round(math.sqrt(area / ratio))

@@ -99,7 +99,7 @@ class ResNet(nn.Module):
             )
         layers = [block(self.inplanes, planes, stride, downsample)]
         self.inplanes = planes * block.expansion
-        layers += [block(self.inplanes, planes) for _ in range(1, count)]
+        layers += [block(self.inplanes, planes) for _block in range(1, count)]
         return nn.Sequential(*layers)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

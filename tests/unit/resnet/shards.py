@@ -19,7 +19,7 @@ def jpeg(label: int, seed: int, size=(40, 30)) -> bytes:
 
     rng = random.Random(seed)
     base = COLOURS[(label - 1) % len(COLOURS)]
-    pixels = bytes(max(0, min(255, c + rng.randint(-20, 20))) for _ in range(size[0] * size[1]) for c in base)
+    pixels = bytes(max(0, min(255, c + rng.randint(-20, 20))) for _pixel in range(size[0] * size[1]) for c in base)
     buffer = io.BytesIO()
     Image.frombytes("RGB", size, pixels).save(buffer, format="JPEG")
     return buffer.getvalue()

@@ -51,7 +51,7 @@ def test_two_ranks_sharing_one_shard_see_every_record_once(tmp_path):
 def test_a_train_stream_repeats_with_random_crops_of_the_right_size(tmp_path):
     write_shards(tmp_path, "train", 2, 2)
     stream = resnet_data.ShardStream(resnet_data.shard_files(str(tmp_path), "train"), None, 24, True, 3, repeat=True)
-    items = [item for item, _ in zip(stream, range(9))]
+    items = [item for item, _index in zip(stream, range(9))]
     assert len(items) == 9 and {tuple(image.shape) for image, _label in items} == {(3, 24, 24)}
 
 

@@ -26,7 +26,7 @@ def test_a_forward_pass_gives_one_logit_per_class():
 
 
 def test_the_same_seed_builds_the_same_weights():
-    a, b = (resnet_model.build_model("resnet18", 4, seed=7, device=torch.device("cpu")) for _ in range(2))
+    a, b = (resnet_model.build_model("resnet18", 4, seed=7, device=torch.device("cpu")) for _copy in range(2))
     assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters()))
 
 
