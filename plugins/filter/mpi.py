@@ -3,7 +3,8 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
 ``mpi_hostfile`` and ``mpi_hostfile_nodes`` (the mpi_hostfile role), ``mpi_hostfile_ranks``,
-``mpi_hostfile_node_count``, ``mpirun_argv`` and ``bert_levers`` (bert_launch), ``nccl_tests_mpirun`` (nccl_check); and
+``mpi_hostfile_node_count``, ``mpirun_argv``, ``bert_levers`` and ``mpi_framework_modules`` (bert_launch, resnet_launch),
+``nccl_tests_mpirun`` (nccl_check); and
 ``bert_launch_input_problems`` over plugins/module_utils/bert_launch.py (bert_launch's validate.yml).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
@@ -37,19 +38,25 @@ def mpi_hostfile_nodes(nodes, healthy=None, exclude_unhealthy=True):
     return filter_call("mpi_hostfile_nodes", mpi.hostfile_nodes, nodes, healthy, exclude_unhealthy)
 
 
-def mpi_hostfile_node_count(text, min_nodes=1):
-    """Hostfile text -> its number of nodes; fails below ``min_nodes``."""
+def mpi_hostfile_node_count(text, min_nodes=1, variable="bert_launch_min_nodes"):
+    """Hostfile text -> its number of nodes; fails below ``min_nodes``, naming the launcher's ``variable``."""
     return filter_call(
         "mpi_hostfile_node_count",
         mpi.hostfile_node_count,
         require_text(text, "mpi_hostfile_node_count", "the hostfile's text"),
         min_nodes,
+        variable,
     )
 
 
 def mpirun_argv(job):
     """bert_launch's settings -> its whole command line (timeout, mpirun, -x pairs, pretrain_bert.py)."""
     return filter_call("mpirun_argv", mpi.mpirun_argv, job)
+
+
+def mpi_framework_modules(framework):
+    """A data-parallel framework (torch, horovod, aiacc, acspeed) -> the modules its ranks import."""
+    return filter_call("mpi_framework_modules", mpi.framework_modules, framework)
 
 
 def nccl_tests_mpirun(job):
@@ -80,6 +87,7 @@ class FilterModule(object):
                 bert_launch_input_problems,
                 bert_levers,
             ),
+            "resnet_launch": (mpi_framework_modules,),
             "nccl_check": (nccl_tests_mpirun,),
         }
         return {f.__name__: f for filters in by_role.values() for f in filters}

@@ -22,6 +22,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     positive,
     text,
 )
+from ansible_collections.scc.training.plugins.module_utils.mpi import framework_problems
 
 # A value >= 1, or >= 0, and what it means where that needs saying.
 _AT_LEAST = {
@@ -44,10 +45,6 @@ _PATTERNS = (
     ("bert_launch_data_dir", r"^(auto|/.*)$", "auto or an absolute path"),
     ("bert_launch_checkpoint_dir", r"^(auto|/.*)$", "auto or an absolute path"),
 )
-
-
-def _lower(value):
-    return str(value).lower()
 
 
 def _group_problems(settings):
@@ -87,32 +84,6 @@ def _training_problems(settings):
     return problems
 
 
-def _framework_problems(settings):
-    framework, backend = settings["bert_launch_framework"], settings["bert_launch_backend"]
-    cpu_only = settings["bert_launch_cpu_only"]
-    problems = []
-    if framework != "torch" and backend != "auto":
-        problems.append(
-            "bert_launch_backend must be auto unless bert_launch_framework is torch (got %s with %s: Horovod and AIACC "
-            "choose their own, ACSpeed runs over NCCL)." % (backend, framework)
-        )
-    # AIACC-Training allreduces over NCCL, and ACSpeed plugs into DDP over NCCL, on GPUs: no CPU path.
-    if framework in ("aiacc", "acspeed") and cpu_only:
-        problems.append(
-            "bert_launch_framework %s needs GPUs (AIACC-Training and ACSpeed communicate over NCCL), but the cluster is "
-            "declared CPU-only (bert_launch_cpu_only, from scc_cpu_only, is %s). Use bert_launch_framework torch or "
-            "horovod on CPUs." % (framework, _lower(cpu_only))
-        )
-    # On CPUs every framework allreduces over gloo or MPI/TCP: NCCL (the only RDMA path) needs GPUs.
-    if settings["bert_launch_transport"] == "rdma" and (backend == "gloo" or cpu_only):
-        problems.append(
-            "bert_launch_transport rdma needs NCCL on GPUs: bert_launch_backend nccl, or auto on GPUs (got %s, "
-            "bert_launch_cpu_only %s, from scc_cpu_only); gloo has no RDMA transport. On a CPU-only cluster set "
-            "scc_transport (or bert_launch_transport) to tcp." % (backend, _lower(cpu_only))
-        )
-    return problems
-
-
 def _name_problems(settings):
     problems = [
         "%s must be %s (got %s)." % (name, what, settings[name])
@@ -149,7 +120,7 @@ def bert_launch_input_problems(settings):
     return (
         _group_problems(settings)
         + _training_problems(settings)
-        + _framework_problems(settings)
+        + framework_problems(settings, "bert_launch")
         + _name_problems(settings)
         + _lever_problems(settings)
     )

@@ -11,7 +11,12 @@
 - ``parse_env_file``: ``NAME=value`` lines (the aiacc role's file) -> dict.
 - ``rank_env``: the environment every rank of bert_launch gets (``mpirun -x``).
 - ``script_argv``: pretrain_bert.py's arguments.
-- ``mpirun_argv``: the whole command: ``timeout`` around ``mpirun`` around ``pretrain_bert.py``.
+- ``program_argv``: the rank program and its arguments: the caller's ``program`` (resnet_launch's
+  train_resnet.py), else bert_launch's pretrain_bert.py.
+- ``mpirun_argv``: the whole command: ``timeout`` around ``mpirun`` around the rank program.
+- ``framework_modules``: a data-parallel framework -> the modules its ranks import.
+- ``framework_problems``: the rules across a launcher's framework, backend, CPU-only and transport
+  variables (bert_launch, resnet_launch), each naming the role's variable.
 - ``nccl_tests_mpirun``: nccl_check's mpirun with the same MPI and NCCL transport settings, up to
   its hosts and program.
 
@@ -155,14 +160,14 @@ def hostfile_nodes(nodes, healthy=None, exclude_unhealthy=True):
     return kept
 
 
-def hostfile_node_count(text, min_nodes=1):
-    """Hostfile text -> its number of nodes; ValueError when fewer than ``min_nodes``."""
+def hostfile_node_count(text, min_nodes=1, variable="bert_launch_min_nodes"):
+    """Hostfile text -> its number of nodes; ValueError when fewer than ``min_nodes`` (the launcher's ``variable``)."""
     hosts = [entry["host"] for entry in parse_hostfile(text)]
     if len(hosts) < min_nodes:
         raise ValueError(
-            "the hostfile lists %d node(s) (%s), fewer than bert_launch_min_nodes (%d): the other nodes were "
+            "the hostfile lists %d node(s) (%s), fewer than %s (%d): the other nodes were "
             "judged unhealthy by verify.yml (see its cluster_health message) or are not in the cluster group"
-            % (len(hosts), ", ".join(hosts) or "none", min_nodes)
+            % (len(hosts), ", ".join(hosts) or "none", variable, min_nodes)
         )
     return len(hosts)
 
@@ -248,6 +253,61 @@ def script_argv(job):
     return argv + [str(arg) for arg in job.get("script_extra_args") or []]
 
 
+def program_argv(job):
+    """The rank program and its arguments: ``program`` (a list: the script, then its options) when the job
+    has one, else bert_launch's ``pretrain_bert.py`` and script_argv; then ``script_extra_args``."""
+    if job.get("program"):
+        extra = [str(arg) for arg in job.get("script_extra_args") or []]
+        return [str(arg) for arg in job["program"]] + extra
+    return ["%s/pretrain_bert.py" % job["install_dir"]] + script_argv(job)
+
+
+# Framework -> the modules its ranks import besides torch, in order (torch: none; ACSpeed after torch):
+# mpi_job_framework.py's FRAMEWORK_MODULES, as the launchers check them on the first node before the run.
+_FRAMEWORK_MODULES = {
+    "torch": [],
+    "horovod": ["horovod.torch"],
+    "aiacc": ["perseus.torch.horovod"],
+    "acspeed": ["torch", "acspeed"],
+}
+
+
+def framework_modules(framework):
+    """The modules the ranks of ``framework`` (torch, horovod, aiacc, acspeed) import; ValueError otherwise."""
+    if framework not in _FRAMEWORK_MODULES:
+        raise ValueError("framework must be one of %s, got %r" % (", ".join(_FRAMEWORK_MODULES), framework))
+    return list(_FRAMEWORK_MODULES[framework])
+
+
+def framework_problems(settings, role):
+    """The rules across ``<role>_framework``, ``_backend``, ``_cpu_only`` (a bool) and ``_transport`` of a
+    launcher (bert_launch, resnet_launch) -> one sentence per problem, naming the role's variables."""
+    framework, backend = settings[role + "_framework"], settings[role + "_backend"]
+    cpu_only = settings[role + "_cpu_only"]
+    names = {"role": role, "framework": framework, "backend": backend, "cpu_only": str(cpu_only).lower()}
+    problems = []
+    if framework != "torch" and backend != "auto":
+        problems.append(
+            "%(role)s_backend must be auto unless %(role)s_framework is torch (got %(backend)s with %(framework)s: "
+            "Horovod and AIACC choose their own, ACSpeed runs over NCCL)." % names
+        )
+    # AIACC-Training allreduces over NCCL, and ACSpeed plugs into DDP over NCCL, on GPUs: no CPU path.
+    if framework in ("aiacc", "acspeed") and cpu_only:
+        problems.append(
+            "%(role)s_framework %(framework)s needs GPUs (AIACC-Training and ACSpeed communicate over NCCL), but the "
+            "cluster is declared CPU-only (%(role)s_cpu_only, from scc_cpu_only, is %(cpu_only)s). Use "
+            "%(role)s_framework torch or horovod on CPUs." % names
+        )
+    # On CPUs every framework allreduces over gloo or MPI/TCP: NCCL (the only RDMA path) needs GPUs.
+    if settings[role + "_transport"] == "rdma" and (backend == "gloo" or cpu_only):
+        problems.append(
+            "%(role)s_transport rdma needs NCCL on GPUs: %(role)s_backend nccl, or auto on GPUs (got %(backend)s, "
+            "%(role)s_cpu_only %(cpu_only)s, from scc_cpu_only); gloo has no RDMA transport. On a CPU-only cluster "
+            "set scc_transport (or %(role)s_transport) to tcp." % names
+        )
+    return problems
+
+
 def _mpirun_options(job, env):
     """mpirun's placement, MPI's TCP and out-of-band traffic on ``tcp_interface``, the environment
     as ``-x NAME=value``, then ``mpirun_extra_args``."""
@@ -278,14 +338,14 @@ def nccl_tests_mpirun(job):
 
 
 def mpirun_argv(job):
-    """bert_launch's whole command line, from its variables (``job``, see the mpirun_argv filter's
+    """A launcher's whole command line, from its variables (``job``, see the mpirun_argv filter's
     documentation for the keys): ``timeout`` around ``mpirun`` (MPI's TCP and out-of-band traffic
-    on ``tcp_interface``, the environment as ``-x NAME=value``) around ``pretrain_bert.py``.
+    on ``tcp_interface``, the environment as ``-x NAME=value``) around the rank program (program_argv).
 
     Raises ValueError on a missing key, a bad transport or np, or an rdma job without an active port.
     """
     if not isinstance(job, dict):
-        raise ValueError("input must be a dict of bert_launch's settings, got %s" % type(job).__name__)
+        raise ValueError("input must be a dict of the launcher's settings, got %s" % type(job).__name__)
     try:
         np = int(job["np"])
         if np < 1:
@@ -293,7 +353,6 @@ def mpirun_argv(job):
         argv = ["/usr/bin/timeout", "--kill-after=%d" % _KILL_AFTER, str(job["timeout"]), str(job["mpirun_path"])]
         argv += ["--allow-run-as-root", "--hostfile", str(job["hostfile"]), "-np", str(np)]
         argv += _mpirun_options(job, rank_env(job))
-        argv += [str(job["python"]), "%s/pretrain_bert.py" % job["install_dir"]]
-        return argv + script_argv(job)
+        return argv + [str(job["python"])] + program_argv(job)
     except KeyError as exc:
         raise ValueError("missing key %s" % exc) from None

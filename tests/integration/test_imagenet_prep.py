@@ -3,11 +3,15 @@ train tar of per-class tars, the val tar, Pascal VOC box XMLs in a tar.gz, a syn
 converted on both nodes at once onto the lab's CPFS stand-in (/mnt/cpfs). Every record is read back with
 the reader below (TFRecord framing, masked CRC32C and the tf.train.Example wire format, written here from
 their specifications, not the writer's library); a re-run changes nothing; bad inputs are refused before
-any host changes, naming the variable.
+any host changes, naming the variable. Then, on the same lab, ResNet-18 trains 20 steps over mpirun on both hosts
+from those shards (playbooks/compare_transports.yml's tcp leg, through resnet_launch and the shared launcher
+mpi_job), the loss falling, and the rdma leg is refused before anything runs (the lab declares scc_transport: tcp).
 
 The lab hosts have python3 only: the converter's packages (Pillow, tfrecord, crc32c, protobuf, numpy; the
 same Python 3.11 and glibc as this controller) are installed once with this venv's pip into a site directory
-on the shared mount (imagenet_prep_python_path), from wheels cached under ROOT/.cache.
+on the shared mount (imagenet_prep_python_path), from wheels cached under ROOT/.cache. The trainer's torch (the
+CPU build python_env pins) goes into a second site directory there, from the wheelhouse python_env's controller
+cache already holds (test_site_e2e fills it), copied once under ROOT/.cache/resnet-wheels.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import io
 import json
 import os
 import random
+import shutil
 import struct
 import subprocess
 import sys
@@ -53,11 +58,17 @@ PLAY = """
 # --- the data set -----------------------------------------------------------------------------
 
 
-def _jpeg(seed, size=(40, 30), mode="RGB"):
+# A colour per class under the noise: the lab's ResNet learns the classes in 20 steps.
+TINTS = ((200, 40, 40), (40, 190, 60), (50, 60, 210), (210, 200, 50))
+
+
+def _jpeg(seed, size=(40, 30), mode="RGB", tint=None):
     from PIL import Image
 
     # Noise, not a flat colour: the JPEG codec does real work (the benchmark times it).
     image = Image.frombytes(mode, size, random.Random(seed).randbytes(size[0] * size[1] * len(mode)))
+    if tint is not None and mode == "RGB":
+        image = Image.blend(image, Image.new("RGB", size, TINTS[tint % len(TINTS)]), 0.7)
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG" if mode != "P" else "PNG")
     return buffer.getvalue()
@@ -91,7 +102,7 @@ def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None, size=
                 for i in range(per_class):
                     name = "%s_%d.JPEG" % (wnid, 100 + i)
                     # One CMYK image per class: build_imagenet_data.py re-encodes those to RGB.
-                    _add(class_tar, name, _jpeg(c * 100 + i, size, mode="CMYK" if i == 1 else "RGB"))
+                    _add(class_tar, name, _jpeg(c * 100 + i, size, mode="CMYK" if i == 1 else "RGB", tint=c))
                     expected[name] = (wnid, [])
                     if i % 2 == 0:
                         # The second box reaches outside the image: clipped to 1.0, as process_bounding_boxes.py does.
@@ -106,7 +117,7 @@ def make_dataset(where: Path, classes=4, per_class=6, val=8, synsets=None, size=
     with tarfile.open(where / "ILSVRC2012_img_val.tar", "w") as val_tar:
         for i in range(val):
             name = "ILSVRC2012_val_%08d.JPEG" % (i + 1)
-            _add(val_tar, name, _jpeg(1000 + i, size))
+            _add(val_tar, name, _jpeg(1000 + i, size, tint=i % len(synsets)))
             labels.append(synsets[i % len(synsets)])
             expected[name] = (labels[-1], [])
     (where / "LOC_synset_mapping.txt").write_text("".join("%s class %d\n" % (s, i) for i, s in enumerate(synsets)))
@@ -332,3 +343,114 @@ def test_bad_inputs_are_refused_before_any_host_changes(lab, prepared, tmp_path)
     assert "imagenet_prep_archives.val_labels: 7 labels for 8 images in imagenet_prep_archives.val" in messages, (
         messages
     )
+
+
+# --- ResNet-18 over mpirun on the converted shards ------------------------------------------------------------------
+
+TORCH_WHEELS = ROOT / ".cache" / "resnet-wheels"
+# python_env's controller cache (its default python_env_cache_dir): the CPU torch wheel and its dependencies.
+PYTHON_ENV_CACHE = Path("~/.cache/scc-training/wheelhouse/wheels").expanduser()
+TORCH_PIN = "torch==2.13.0"
+
+CLUSTER_PLAY = """
+- name: What mpirun needs on the lab (Open MPI, /etc/hosts, root SSH between the nodes, the hostfile)
+  hosts: scc_cluster
+  gather_facts: true
+  roles:
+    - scc.training.openmpi
+    - scc.training.hosts_file
+    - scc.training.ssh_trust
+    - scc.training.mpi_hostfile
+"""
+
+
+def install_torch_site(target: Path):
+    """torch (CPU) into ``target``, from python_env's cached wheelhouse (copied once under ROOT/.cache), else PyPI."""
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    if not TORCH_WHEELS.is_dir():
+        cached = sorted(PYTHON_ENV_CACHE.glob("*/torch-2.13.0*.whl"))
+        if cached:
+            TORCH_WHEELS.mkdir(parents=True)
+            for wheel in cached[0].parent.glob("*.whl"):
+                shutil.copyfile(wheel, TORCH_WHEELS / wheel.name)
+        else:
+            subprocess.run(
+                pip + ["download", "-d", str(TORCH_WHEELS), "--index-url", "https://download.pytorch.org/whl/cpu",
+                       "--extra-index-url", "https://pypi.org/simple", TORCH_PIN],
+                check=True, timeout=900,
+            )  # fmt: skip
+    subprocess.run(
+        pip + ["install", "--no-index", "--find-links", str(TORCH_WHEELS), "--target", str(target), TORCH_PIN],
+        check=True,
+        timeout=900,
+    )
+
+
+def training_vars(results):
+    return {
+        "ssh_trust_key_dir": str(results.parent / "ssh_trust"),
+        # One rank per lab host (the default is one per vCPU without GPUs).
+        "mpi_hostfile_slots": 1,
+        "resnet_launch_model": "resnet18",
+        "resnet_launch_num_classes": 4,
+        "resnet_launch_image_size": 32,
+        "resnet_launch_batch_size": 4,
+        "resnet_launch_steps": 20,
+        "resnet_launch_warmup_steps": 2,
+        "resnet_launch_learning_rate": 0.05,
+        "resnet_launch_workers": 0,
+        "resnet_launch_omp_num_threads": 1,
+        "resnet_launch_tcp_interface": "lo",
+        "resnet_launch_python": "/usr/bin/python3",
+        "resnet_launch_python_path": ["/mnt/cpfs/imagenet-site", "/mnt/cpfs/resnet-site"],
+        "resnet_launch_data_dir": "/mnt/cpfs/imagenet/tfrecord",
+        "resnet_launch_timeout": 600,
+        "resnet_launch_results_dir": str(results),
+        "mpi_job_poll_s": 2,
+        "compare_transports_id": "lab",
+    }
+
+
+def test_resnet18_trains_20_steps_over_mpirun_on_both_nodes_and_rdma_is_refused(lab, prepared, tmp_path):
+    shards = sorted((lab.shared / "imagenet" / "tfrecord").glob("train-*-of-*.done"))
+    assert len(shards) == 4, "the conversion test above writes the shards this one trains on"
+    install_torch_site(lab.shared / "resnet-site")
+    results = tmp_path / "results"
+    cluster = tmp_path / "cluster.yml"
+    cluster.write_text(CLUSTER_PLAY)
+    run = run_playbook(cluster, lab.inventory, tmp_path, training_vars(results))
+    assert run.status == "successful", failed(run.events)
+
+    # The lab declares scc_transport: tcp, so the default legs (tcp and rdma) are refused before anything runs.
+    refused = run_playbook(
+        ROOT / "playbooks" / "compare_transports.yml", lab.inventory, tmp_path, training_vars(results)
+    )
+    assert refused.status == "failed" and changed(refused.events) == []
+    messages = json.dumps(
+        [e["event_data"]["res"].get("msg") for e in refused.events if e.get("event") == "runner_on_failed"]
+    )
+    assert "compare_transports_legs has rdma, but this cluster declares scc_transport: tcp" in messages, messages
+    assert not results.exists()
+
+    # The tcp leg, for real: two ranks, one per lab host, over mpirun.
+    run = run_playbook(
+        ROOT / "playbooks" / "compare_transports.yml",
+        lab.inventory,
+        tmp_path,
+        dict(training_vars(results), compare_transports_legs=["tcp"]),
+    )
+    assert run.status == "successful", failed(run.events)
+    trained = json.loads((results / "resnet-lab-tcp.json").read_text())
+    assert (trained["status"], trained["world_size"], trained["num_hosts"]) == ("ok", 2, 2)
+    assert (trained["model"]["name"], trained["transport"], trained["backend"]) == ("resnet18", "tcp", "gloo")
+    assert trained["steps_completed"] == 20 and len(trained["loss"]) == 20
+    # Seeded: on the lab run of 2026-12-03 the last 5 steps averaged 0.76x the first 5 (1.39 -> 1.05).
+    assert sum(trained["loss"][-5:]) < 0.9 * sum(trained["loss"][:5]), trained["loss"]
+    assert trained["throughput"]["images_per_s"] > 0 and trained["top1"]["images"] == 8
+    report = json.loads((results / "compare-transports-lab.json").read_text())
+    assert report["legs"]["tcp"]["proof"] == {
+        "nccl_transport": None,
+        "ok": True,
+        "evidence": "no NCCL line logged (backend gloo)",
+    }
+    assert report["speedup"] is None and report["problems"] == []

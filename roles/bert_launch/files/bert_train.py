@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bert_data import IGNORE_INDEX, batches, mask_tokens
-from bert_setup import Device, log
+from mpi_job_device import Device, log
 
 
 def lr_factor(step: int, warmup: int, total: int) -> float:
@@ -124,7 +124,7 @@ class HostSyncCounter:
     (AdamW's step counter) do not wait for a device and are not counted."""
 
     METHODS = ("item", "__float__", "__int__", "__bool__", "tolist", "numpy")
-    OWN_FILES = ("pretrain_bert.py", "bert_setup.py", "bert_framework.py", "bert_data.py", "bert_model.py")
+    OWN_FILES = ("pretrain_bert.py", "mpi_job_device.py", "mpi_job_framework.py", "bert_data.py", "bert_model.py")
     OWN_FILES += ("bert_train.py", "bert_results.py")
 
     def __init__(self, use_cuda: bool = False, files: tuple[str, ...] = OWN_FILES):

@@ -8,14 +8,14 @@ torch.distributed, the default), acspeed (the same DDP with Alibaba's ACSpeed pl
 
 This file is the command line and the order of the run; the parts are modules next to it:
 
-    bert_setup.py      the rank's device, precision and threads; the refusals (exit status 2)
-    bert_framework.py  the framework adapter: torch DDP (torch, acspeed), or Horovod's API (horovod, aiacc)
     bert_data.py       the vocabulary, the next-sentence instances, masking, each rank's batch
     bert_model.py      the size table, the model, the parameter and FLOP counts, device peaks
     bert_train.py      the optimizer and the training loop
     bert_results.py    the results dict from the measured numbers (build_results), results.json
-    mpi_job_rank.py    (installed here by the scc.training.mpi_job role) the rank's pid record and its
-                       progress file, so that the launcher can stop it and report a failed run
+    mpi_job_rank.py    (installed here by the scc.training.mpi_job role, as the two below) the rank's pid
+                       record and its progress file, so that the launcher can stop it and report a failed run
+    mpi_job_device.py  the rank's device, precision and threads; the refusals (exit status 2)
+    mpi_job_framework.py  the framework adapter: torch DDP (torch, acspeed), or Horovod's API (horovod, aiacc)
 
 Data needs no network: a WordPiece vocabulary is trained on the shipped corpus by rank 0 and
 broadcast to every rank, so no shared file system is needed and every node uses one vocabulary.
@@ -39,11 +39,11 @@ import sys
 from typing import Sequence
 
 import bert_data
-import bert_framework
 import bert_model
 import bert_results
-import bert_setup
 import bert_train
+import mpi_job_device
+import mpi_job_framework
 import mpi_job_rank
 
 SEQ_LEN_MIN = 16
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description="BERT pretraining benchmark (mpirun + DDP or Horovod)")
     p.add_argument(
         "--framework",
-        choices=sorted(bert_framework.FRAMEWORK_MODULES),
+        choices=sorted(mpi_job_framework.FRAMEWORK_MODULES),
         default="torch",
         help="torch: torch.distributed + DistributedDataParallel; acspeed: the same with Alibaba's "
         "ACSpeed plug-in (import acspeed; CUDA only); horovod: horovod.torch; aiacc: "
@@ -221,7 +221,7 @@ def check_args(args: argparse.Namespace) -> list[str]:
         errors.append("--data shards needs --data-dir")
     if (args.checkpoint_every or args.resume) and not args.checkpoint_dir:
         errors.append("--checkpoint-every and --resume need --checkpoint-dir")
-    if args.framework in bert_framework.HOROVOD_API and (args.grad_accum > 1 or args.ddp_compression != "none"):
+    if args.framework in mpi_job_framework.HOROVOD_API and (args.grad_accum > 1 or args.ddp_compression != "none"):
         errors.append(
             f"--grad-accum and --ddp-compression apply to DDP (--framework torch or acspeed), not {args.framework}"
         )
@@ -275,12 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Setup: the rank (Horovod's after hvd.init(), else Open MPI's environment), its device, then
     # the rendezvous of torch.distributed.
     try:
-        framework = bert_framework.open_framework(args.framework, os.environ)
-        # Recorded before the rendezvous, which may wait: the next launch must find a rank stuck there.
-        mpi_job_rank.record_pid(framework.rank, args.run_id)
-        device = bert_setup.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)
-        framework.connect(args, device.use_cuda)
-    except bert_setup.UsageError as exc:
+        framework, device = mpi_job_framework.start_rank(args, os.environ)
+    except mpi_job_device.UsageError as exc:
         print(f"pretrain_bert: {exc}", file=sys.stderr)
         return EXIT_USAGE
     rank = framework.rank
@@ -302,7 +298,7 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
     import transformers
 
     rank, world = framework.rank, framework.world_size
-    bert_setup.log(
+    mpi_job_device.log(
         rank,
         f"world_size={world} framework={args.framework} backend={framework.backend} "
         f"device={device.kind} ({device.name}) precision={device.precision}",
@@ -339,7 +335,7 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
         import torch
 
         net = torch.compile(net)
-    bert_setup.log(
+    mpi_job_device.log(
         rank,
         f"model={args.model_size} layers={cfg['num_layers']} hidden={cfg['hidden_size']} "
         f"heads={cfg['num_heads']} params={params} vocab={model_vocab} "
@@ -377,7 +373,7 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
     if rank == 0:
         bert_results.write_outputs(args.output_dir, results, data.vocab_tokens)
         tput = results["throughput"]
-        bert_setup.log(
+        mpi_job_device.log(
             rank,
             f"status={outcome.status} loss {results['loss_first']} -> {results['loss_last']} "
             f"sequences/s={tput['sequences_per_s']} tokens/s={tput['tokens_per_s']} "
@@ -395,7 +391,7 @@ def _resume(args, framework, model, opt, device) -> tuple[int, list]:
     if not any(found):
         return 0, []
     if not all(found):
-        raise bert_setup.UsageError(
+        raise mpi_job_device.UsageError(
             f"--resume: ranks {[r for r, f in enumerate(found) if not f]} do not see the checkpoint in "
             f"{args.checkpoint_dir}: put --checkpoint-dir on a file system every node mounts (CPFS)"
         )

@@ -12,6 +12,9 @@ the JSON (nccl-busbw.png, bandwidth-<tool>.png, traffic.png) embedded as data: U
 When BERT results (bert-<run_id>.json, bert_launch) lie next to the JSON, the newest run is summarised
 with the traffic sampled during it (traffic-bert-<run_id>.json/.png, train_bert.yml): the summary is
 added to REPORT.json as the key "training" (null when there is no run) and shown on the page.
+The newest ResNet run (resnet-<run_id>.json, resnet_launch) is added the same way as "image_training"
+(images/s, the loss, top-1 on the val shards, the NCCL transport), and the newest tcp-versus-rdma
+comparison (compare-transports-<id>.json, playbooks/compare_transports.yml) as "transport_comparison".
 """
 
 import base64
@@ -284,16 +287,21 @@ def number(value, fmt):
     return fmt % value if isinstance(value, (int, float)) else "n/a"
 
 
+def run_row(t):
+    """The run's row of a training table: its id, results file and status."""
+    return [
+        "run",
+        "%s (%s), %s"
+        % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"]))),
+    ]
+
+
 def training_section(t, directory):
     if not t:
         return '<h2>Training</h2><p class="na">no BERT results (bert-*.json) next to this report</p>'
     hosts = ", ".join("%s &times;%s" % (esc(h["host"]), esc(h["num_ranks"])) for h in t["hosts"])
     rows = [
-        [
-            "run",
-            "%s (%s), %s"
-            % (esc(t["run_id"]), esc(t["results_file"]), verdict(t["status"] == "ok", "ok", esc(t["status"]))),
-        ],
+        run_row(t),
         [
             "model",
             "BERT %s, %s on %s, %s steps"
@@ -318,6 +326,113 @@ def training_section(t, directory):
             out.append(table(["node", "counter", "peak Gb/s", "mean Gb/s", "intervals"], traffic_rows(json.load(f))))
         out.append(image(directory, t["traffic_plot"]))
     return "\n".join(out)
+
+
+def _newest(directory, prefix):
+    """The newest ``<prefix><id>.json`` in the directory (by modification time): (file name, its data) or None."""
+    runs = glob.glob(os.path.join(glob.escape(directory), prefix + "*.json"))
+    if not runs:
+        return None
+    path = max(runs, key=os.path.getmtime)
+    with open(path) as f:
+        return os.path.basename(path), json.load(f)
+
+
+def image_training(directory):
+    """The newest ResNet run (resnet-<run_id>.json), summarised, or None."""
+    found = _newest(directory, "resnet-")
+    if found is None:
+        return None
+    name, r = found
+    throughput, top1 = r.get("throughput") or {}, r.get("top1") or {}
+    return {
+        "results_file": name,
+        "run_id": r.get("run_id"),
+        "status": r.get("status"),
+        "model": (r.get("model") or {}).get("name"),
+        "params": (r.get("model") or {}).get("params"),
+        "world_size": r.get("world_size"),
+        "num_hosts": r.get("num_hosts"),
+        "backend": r.get("backend"),
+        "device": r.get("device"),
+        "precision": r.get("precision"),
+        "transport": r.get("transport"),
+        "steps": r.get("steps"),
+        "global_batch": r.get("global_batch"),
+        "images_per_s": throughput.get("images_per_s"),
+        "loss": r.get("loss") or [],
+        "loss_first": r.get("loss_first"),
+        "loss_last": r.get("loss_last"),
+        "top1": top1.get("accuracy"),
+        "top1_images": top1.get("images"),
+        "nccl_recorded": "nccl" in r,
+        "nccl": r.get("nccl"),
+    }
+
+
+def image_training_section(t):
+    if not t:
+        return ""
+    rows = [
+        run_row(t),
+        [
+            "model",
+            "%s (%s parameters), %s on %s (%s), %s steps"
+            % (
+                esc(t["model"]),
+                esc(t["params"]),
+                esc(t["backend"]),
+                esc(t["device"]),
+                esc(t["precision"]),
+                esc(t["steps"]),
+            ),
+        ],
+        [
+            "ranks",
+            "%s on %s host(s), global batch %s" % (esc(t["world_size"]), esc(t["num_hosts"]), esc(t["global_batch"])),
+        ],
+        ["images/s", number(t["images_per_s"], "%.1f")],
+        ["loss", " &rarr; ".join(number(v, "%.3f") for v in t["loss"]) or "n/a"],
+        ["top-1 (val shards)", "%s of %s images" % (number(t["top1"], "%.3f"), esc(t["top1_images"]))],
+        ["transport", "%s; NCCL: %s" % (esc(t["transport"]), esc(nccl_text(t)))],
+    ]
+    return "\n".join(["<h2>Image training: %s run %s</h2>" % (esc(t["model"]), esc(t["run_id"])), table(None, rows)])
+
+
+def transport_comparison(directory):
+    """The newest tcp-versus-rdma comparison (compare-transports-<id>.json), or None."""
+    found = _newest(directory, "compare-transports-")
+    return None if found is None else dict(found[1], results_file=found[0])
+
+
+def transport_section(c):
+    if not c:
+        return ""
+    rows = [
+        [
+            esc(transport),
+            esc(leg.get("run_id")),
+            number(leg.get("images_per_s"), "%.1f"),
+            esc(leg["proof"]["evidence"]),
+            verdict(leg["proof"]["ok"]),
+        ]
+        for transport, leg in sorted((c.get("legs") or {}).items())
+    ]
+    problems = "".join("<li>%s</li>" % esc(p) for p in c.get("problems") or [])
+    return "\n".join(
+        [
+            "<h2>Transports compared (%s)</h2>" % esc(c["results_file"]),
+            table(["transport", "run", "images/s", "NCCL proof", "proved"], rows),
+            "<p>speedup rdma/tcp: %s%s</p>"
+            % (
+                number(c.get("speedup"), "%.2fx"),
+                ""
+                if c.get("same_job", True)
+                else " (not the same job: %s)" % esc("; ".join(c.get("differences") or [])),
+            ),
+            "<ul class='bad'>%s</ul>" % problems if problems else "",
+        ]
+    )
 
 
 def render(report, directory):
@@ -356,6 +471,18 @@ def render(report, directory):
                 "%s tokens/s on %s ranks, NCCL %s" % (number(t["tokens_per_s"], "%.0f"), t["world_size"], transport),
             )
         )
+    image = report.get("image_training")
+    if image:
+        cards.append(
+            (
+                "ResNet",
+                "%s images/s on %s ranks, top-1 %s"
+                % (number(image["images_per_s"], "%.1f"), image["world_size"], number(image["top1"], "%.3f")),
+            )
+        )
+    comparison = report.get("transport_comparison")
+    if comparison:
+        cards.append(("rdma/tcp", number(comparison.get("speedup"), "%.2fx")))
     return "\n".join(
         [
             "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Cluster report</title><style>%s</style></head><body>"
@@ -370,6 +497,8 @@ def render(report, directory):
             bandwidth_section(report, directory),
             traffic_section(report, directory),
             training_section(report.get("training"), directory),
+            image_training_section(image),
+            transport_section(comparison),
             "</body></html>",
         ]
     )
@@ -383,6 +512,8 @@ def main(argv):
     with open(argv[1]) as f:
         report = json.load(f)
     report["training"] = training(directory)
+    report["image_training"] = image_training(directory)
+    report["transport_comparison"] = transport_comparison(directory)
     with open(argv[1], "w") as f:
         json.dump(report, f, indent=2, sort_keys=True)
         f.write("\n")

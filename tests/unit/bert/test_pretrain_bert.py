@@ -13,10 +13,10 @@ from pathlib import Path
 
 import bert_corpus as corpus
 import bert_data
-import bert_framework
 import bert_model
 import bert_results
 import bert_train
+import mpi_job_framework
 import mpi_job_rank
 import pretrain_bert as pb
 import pytest
@@ -195,18 +195,18 @@ def test_rank_info_openmpi():
         "RANK": "0",
         "WORLD_SIZE": "1",
     }
-    assert bert_framework.rank_info(env) == {"rank": 5, "world_size": 16, "local_rank": 5, "local_size": 8}
+    assert mpi_job_framework.rank_info(env) == {"rank": 5, "world_size": 16, "local_rank": 5, "local_size": 8}
 
 
 def test_rank_info_torchrun_and_single():
     env = {"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2"}
-    assert bert_framework.rank_info(env) == {"rank": 1, "world_size": 2, "local_rank": 1, "local_size": 2}
-    assert bert_framework.rank_info({}) == {"rank": 0, "world_size": 1, "local_rank": 0, "local_size": 1}
+    assert mpi_job_framework.rank_info(env) == {"rank": 1, "world_size": 2, "local_rank": 1, "local_size": 2}
+    assert mpi_job_framework.rank_info({}) == {"rank": 0, "world_size": 1, "local_rank": 0, "local_size": 1}
 
 
 def test_rank_info_inconsistent():
     with pytest.raises(ValueError, match="inconsistent"):
-        bert_framework.rank_info({"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "2"})
+        mpi_job_framework.rank_info({"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "2"})
 
 
 def test_hosts_summary():

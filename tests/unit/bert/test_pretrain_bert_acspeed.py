@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 
-import bert_framework
-import bert_setup
+import mpi_job_device
+import mpi_job_framework
 import pretrain_bert as pb
 import pytest
 
@@ -31,8 +31,8 @@ def acspeed_standin(tmp_path, monkeypatch):
 
 
 def test_acspeed_is_torch_ddp_with_the_plugin_imported_after_torch(acspeed_standin):
-    framework = bert_framework.open_framework("acspeed", {"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"})
-    assert isinstance(framework, bert_framework.TorchDDP) and framework.name == "acspeed"
+    framework = mpi_job_framework.open_framework("acspeed", {"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"})
+    assert isinstance(framework, mpi_job_framework.TorchDDP) and framework.name == "acspeed"
     assert framework.plugin.TORCH_IMPORTED_FIRST is True
     assert (framework.rank, framework.world_size, framework.pin_local_rank) == (1, 2, False)
     # DDP underneath: the optimizer is left to DDP, the model is wrapped by connect's process group
@@ -40,8 +40,8 @@ def test_acspeed_is_torch_ddp_with_the_plugin_imported_after_torch(acspeed_stand
 
 
 def test_acspeed_needs_cuda(acspeed_standin):
-    framework = bert_framework.open_framework("acspeed", {})
-    with pytest.raises(bert_setup.UsageError, match="--framework acspeed needs CUDA devices"):
+    framework = mpi_job_framework.open_framework("acspeed", {})
+    with pytest.raises(mpi_job_device.UsageError, match="--framework acspeed needs CUDA devices"):
         framework.connect(pb.build_parser().parse_args(["--output-dir", "x"]), use_cuda=False)
 
 

@@ -25,6 +25,7 @@ def test_registered_under_their_names():
         "mpi_hostfile_node_count": mpi.mpi_hostfile_node_count,
         "mpi_hostfile_ranks": mpi.mpi_hostfile_ranks,
         "mpirun_argv": mpi.mpirun_argv,
+        "mpi_framework_modules": mpi.mpi_framework_modules,
         "nccl_tests_mpirun": mpi.nccl_tests_mpirun,
         "bert_launch_input_problems": mpi.bert_launch_input_problems,
         "bert_levers": mpi.bert_levers,

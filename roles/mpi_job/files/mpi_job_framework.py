@@ -1,4 +1,5 @@
-"""The data-parallel framework of pretrain_bert.py (--framework), behind one interface.
+"""The data-parallel framework of an mpi_job program (--framework of pretrain_bert.py and train_resnet.py),
+behind one interface; the scc.training.mpi_job role installs it next to the program.
 
 - TorchDDP (torch): the rank comes from Open MPI's environment (OMPI_COMM_WORLD_RANK, _SIZE,
   _LOCAL_RANK, _LOCAL_SIZE; torchrun's as a fallback); connect() joins a torch.distributed
@@ -25,7 +26,9 @@ import importlib
 import pickle
 from typing import Any, Mapping
 
-from bert_setup import UsageError
+import mpi_job_device
+import mpi_job_rank
+from mpi_job_device import UsageError
 
 # --framework -> the module it imports besides torch (None: torch.distributed + DDP alone).
 FRAMEWORK_MODULES: dict[str, str | None] = {
@@ -255,3 +258,15 @@ def open_framework(name: str, environ: Mapping[str, str]):
     if name in HOROVOD_API:
         return HorovodAPI(name)
     return ACSpeedDDP(environ) if name == "acspeed" else TorchDDP(environ)
+
+
+def start_rank(args: Any, environ: Mapping[str, str]):
+    """A rank's start, the same for every program: its framework (the rank, Horovod's after hvd.init(), else Open
+    MPI's environment), its pid recorded before the rendezvous (which may wait: the next launch must find a rank stuck
+    there), its device and precision, then the rendezvous. `args` holds framework, run_id, device, precision,
+    threads, backend, master_addr, master_port and init_timeout. -> (framework, device); UsageError when it cannot."""
+    framework = open_framework(args.framework, environ)
+    mpi_job_rank.record_pid(framework.rank, args.run_id)
+    device = mpi_job_device.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)
+    framework.connect(args, device.use_cuda)
+    return framework, device

@@ -1,10 +1,13 @@
-"""The setup of one pretrain_bert.py rank: its device, the autocast precision and, on CPUs, torch's
-threads; the refusals that end a run with exit status 2; rank 0's log lines."""
+"""The setup of one rank of an mpi_job program (pretrain_bert.py, train_resnet.py): its device, the
+autocast precision and, on CPUs, torch's threads; the refusals that end a run with exit status 2;
+rank 0's log lines (prefixed with the program's name). The scc.training.mpi_job role installs it next to
+the program."""
 
 from __future__ import annotations
 
 import os
 import platform
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,9 +31,13 @@ class Device:
         return self.device.type
 
 
+# The program's name (pretrain_bert, train_resnet) before each of rank 0's lines.
+PROGRAM = os.path.splitext(os.path.basename(sys.argv[0]))[0] if sys.argv and sys.argv[0] else "rank"
+
+
 def log(rank: int, message: str) -> None:
     if rank == 0:
-        print(f"[pretrain_bert] {message}", flush=True)
+        print(f"[{PROGRAM}] {message}", flush=True)
 
 
 def select_device(args: Any, local_rank: int, local_size: int, pin_local_rank: bool) -> Device:
