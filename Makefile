@@ -97,11 +97,11 @@ ee: venv
 	mv .cache/ee/scc-training-*.tar.gz .cache/ee/scc-training.tar.gz
 	$(BIN)/ansible-builder create --file execution-environment.yml --context .cache/ee/context --output-filename Containerfile
 
-# The BERT script's tests run in their own process: importing ansible patches sys.intern,
+# The training scripts' tests (BERT, ResNet) run in their own process: importing ansible patches sys.intern,
 # which torch's compiler stack refuses.
 unit: venv test-deps
-	$(BIN)/pytest -q tests/unit --ignore=tests/unit/bert
-	$(BIN)/pytest -q tests/unit/bert
+	$(BIN)/pytest -q tests/unit --ignore=tests/unit/bert --ignore=tests/unit/resnet
+	$(BIN)/pytest -q tests/unit/bert tests/unit/resnet
 
 sanity: venv
 	bash tests/sanity/run.sh $(BIN)/python

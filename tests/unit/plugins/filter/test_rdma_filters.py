@@ -30,6 +30,7 @@ def test_registered_names():
         "nccl_thresholds": nccl.nccl_thresholds,
         "nccl_run_verdict": nccl.nccl_run_verdict,
         "nccl_node_report": nccl.nccl_node_report,
+        "nccl_cluster_verdict": nccl.nccl_cluster_verdict,
         "nccl_check_input_problems": nccl.nccl_check_input_problems,
     }
 
