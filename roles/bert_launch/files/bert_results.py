@@ -11,11 +11,11 @@ bert_model.PEAK_FLOPS, no --peak-tflops).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from typing import Any, Mapping, Sequence
 
+import mpi_job_device
 from bert_model import model_flops, peak_flops, useful_flops
 
 SCHEMA_VERSION = 2
@@ -173,9 +173,4 @@ def write_outputs(output_dir: str, results: Mapping[str, Any], vocab_tokens: Seq
     os.makedirs(output_dir, exist_ok=True)
     with open(os.path.join(output_dir, "vocab.txt"), "w", encoding="utf-8") as handle:
         handle.write("\n".join(vocab_tokens) + "\n")
-    path = os.path.join(output_dir, "results.json")
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(results, handle, indent=2, sort_keys=True, allow_nan=False)
-        handle.write("\n")
-    os.replace(tmp, path)
+    mpi_job_device.write_results(output_dir, results)

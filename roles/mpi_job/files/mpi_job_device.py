@@ -5,6 +5,7 @@ the program."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -33,6 +34,19 @@ class Device:
 
 # The program's name (pretrain_bert, train_resnet) before each of rank 0's lines.
 PROGRAM = os.path.splitext(os.path.basename(sys.argv[0]))[0] if sys.argv and sys.argv[0] else "rank"
+
+
+def write_results(output_dir: str, results: Any) -> str:
+    """output_dir/results.json, written atomically (a temporary file, then a rename: the controller's
+    fetch never reads half a file); its path."""
+    os.makedirs(output_dir, exist_ok=True)
+    path = os.path.join(output_dir, "results.json")
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(results, handle, indent=2, sort_keys=True, allow_nan=False)
+        handle.write("\n")
+    os.replace(tmp, path)
+    return path
 
 
 def log(rank: int, message: str) -> None:

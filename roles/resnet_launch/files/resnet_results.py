@@ -8,10 +8,10 @@ highest logit is their label, counted on every rank over its part of the val sha
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from typing import Any, Mapping, Sequence
+
+import mpi_job_device
 
 SCHEMA_VERSION = 1
 
@@ -106,12 +106,5 @@ def build_results(args, *, rank_records, framework, device, model, outcome, eval
 
 
 def write_results(output_dir: str, results: Mapping[str, Any]) -> str:
-    """results.json, written atomically (a temporary file, then a rename); its path."""
-    os.makedirs(output_dir, exist_ok=True)
-    path = os.path.join(output_dir, "results.json")
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(results, handle, indent=2, sort_keys=True, allow_nan=False)
-        handle.write("\n")
-    os.replace(tmp, path)
-    return path
+    """results.json, written atomically (mpi_job's shared writer); its path."""
+    return mpi_job_device.write_results(output_dir, results)
