@@ -58,7 +58,8 @@ PLAY = """
 # --- the data set -----------------------------------------------------------------------------
 
 
-# A colour per class under the noise: the lab's ResNet learns the classes in 20 steps.
+# A colour per class under the noise, the CMYK images included (an untinted image is a label the model
+# cannot learn): the lab's ResNet learns the classes in 20 steps.
 TINTS = ((200, 40, 40), (40, 190, 60), (50, 60, 210), (210, 200, 50))
 
 
@@ -66,9 +67,10 @@ def _jpeg(seed, size=(40, 30), mode="RGB", tint=None):
     from PIL import Image
 
     # Noise, not a flat colour: the JPEG codec does real work (the benchmark times it).
-    image = Image.frombytes(mode, size, random.Random(seed).randbytes(size[0] * size[1] * len(mode)))
-    if tint is not None and mode == "RGB":
+    image = Image.frombytes("RGB", size, random.Random(seed).randbytes(size[0] * size[1] * 3))
+    if tint is not None:
         image = Image.blend(image, Image.new("RGB", size, TINTS[tint % len(TINTS)]), 0.7)
+    image = image.convert(mode)
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG" if mode != "P" else "PNG")
     return buffer.getvalue()
@@ -397,7 +399,9 @@ def training_vars(results):
         "resnet_launch_batch_size": 4,
         "resnet_launch_steps": 20,
         "resnet_launch_warmup_steps": 2,
-        "resnet_launch_learning_rate": 0.05,
+        # 0.2: over 8 orders of the records (the order a conversion writes varies), 20 steps ended at 0.25-0.56x
+        # the first steps' loss; at 0.05 with untinted CMYK images, 0.74-0.98x (a CI run failed the 0.9 bound).
+        "resnet_launch_learning_rate": 0.2,
         "resnet_launch_workers": 0,
         "resnet_launch_omp_num_threads": 1,
         "resnet_launch_tcp_interface": "lo",
@@ -444,7 +448,7 @@ def test_resnet18_trains_20_steps_over_mpirun_on_both_nodes_and_rdma_is_refused(
     assert (trained["status"], trained["world_size"], trained["num_hosts"]) == ("ok", 2, 2)
     assert (trained["model"]["name"], trained["transport"], trained["backend"]) == ("resnet18", "tcp", "gloo")
     assert trained["steps_completed"] == 20 and len(trained["loss"]) == 20
-    # Seeded: on the lab run of 2026-12-03 the last 5 steps averaged 0.76x the first 5 (1.39 -> 1.05).
+    # The order of the records varies with the conversion; the bound holds for every order tried (see above).
     assert sum(trained["loss"][-5:]) < 0.9 * sum(trained["loss"][:5]), trained["loss"]
     assert trained["throughput"]["images_per_s"] > 0 and trained["top1"]["images"] == 8
     report = json.loads((results / "compare-transports-lab.json").read_text())
