@@ -2,8 +2,9 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """The aiacc role's filters for scc.training, thin wrappers: ``env_file`` over plugins/module_utils/envfile.py
-and ``aiacc_input_problems`` over plugins/module_utils/aiacc.py (aiacc's validate.yml). Their documentation
-lives in the sidecars ``env_file.yml`` and ``aiacc_input_problems.yml``."""
+and ``aiacc_input_problems``/``aiacc_component`` over plugins/module_utils/aiacc.py (aiacc's validate.yml; the
+playbooks that install and validate it). Their documentation lives in the sidecars ``env_file.yml``,
+``aiacc_input_problems.yml`` and ``aiacc_component.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -29,8 +30,22 @@ def aiacc_input_problems(settings):
     return aiacc.aiacc_input_problems(require_settings(settings, "aiacc_input_problems"))
 
 
+def aiacc_component(frameworks):
+    """{framework variable: value} -> 'aiacc', 'acspeed' or '' (an error when they ask for different ones)."""
+    if not isinstance(frameworks, dict):
+        raise AnsibleFilterError("aiacc_component: expected a dict of framework variables, got %r" % (frameworks,))
+    try:
+        return aiacc.aiacc_component(frameworks)
+    except ValueError as exc:
+        raise AnsibleFilterError("aiacc_component: %s" % exc) from exc
+
+
 class FilterModule(object):
     """scc.training filters of the aiacc role."""
 
     def filters(self):
-        return {"env_file": env_file, "aiacc_input_problems": aiacc_input_problems}
+        return {
+            "env_file": env_file,
+            "aiacc_input_problems": aiacc_input_problems,
+            "aiacc_component": aiacc_component,
+        }

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""aiacc's rules across its variables (its validate.yml): ``aiacc_input_problems``. The version matrix
+"""aiacc's rules across its variables (its validate.yml): ``aiacc_input_problems``; and which AIACC component
+the launchers' frameworks need (``aiacc_component``: playbooks install and validate the role only then). The version matrix
 stays with scc.training.gpu_stack_check (plugins/module_utils/_gpu_matrix.py).
 
 Pure Python, no Ansible imports.
@@ -50,6 +51,25 @@ _SOURCE_RULES = {
         ),
     ),
 }
+
+
+_COMPONENTS = ("aiacc", "acspeed")
+
+
+def aiacc_component(frameworks):
+    """{launcher's framework variable: its value} -> the AIACC component they need: 'aiacc', 'acspeed' or ''.
+
+    Both components go into python_env's one venv, so two launchers asking for different ones are refused
+    (ValueError naming both variables): the aiacc role installs one (aiacc_framework).
+    """
+    wanted = {name: value for name, value in sorted(frameworks.items()) if value in _COMPONENTS}
+    chosen = set(wanted.values())
+    if len(chosen) > 1:
+        raise ValueError(
+            "%s ask for different AIACC components, but python_env's venv gets one (aiacc_framework): "
+            "train every job with the same one" % " and ".join("%s=%s" % item for item in wanted.items())
+        )
+    return chosen.pop() if chosen else ""
 
 
 def aiacc_input_problems(settings):

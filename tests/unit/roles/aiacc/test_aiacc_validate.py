@@ -22,7 +22,7 @@ CASES = {
         {**AIACC, **resolved("2.13.0", "12.6", "3.11")},
         "torch 2.13.0 (python_env_requirements)",
     ),
-    "bad_aiacc_names_the_framework": ({**AIACC, **resolved("2.13.0", "12.6")}, "bert_launch_framework is aiacc"),
+    "bad_aiacc_names_the_framework": ({**AIACC, **resolved("2.13.0", "12.6")}, "aiacc_framework is aiacc"),
     "bad_aiacc_names_its_version": ({**AIACC, **resolved("2.13.0", "12.6")}, "aiacc_version=1.5.0 (AIACC-Training)"),
     "ok_aiacc_legacy_profile": ({**AIACC, **resolved("1.10.2", "10.2", "3.9")}, None),
     "bad_aiacc_legacy_on_python_3.11": ({**AIACC, **resolved("1.10.2", "10.2", "3.11")}, "python_env_python=3.11"),
