@@ -356,8 +356,15 @@ def main():
         supports_check_mode=True,
     )
     if LIBRARY_ERROR:
+        # python_env's venv (imagenet_prep_python) has them once its requirements carry the pins.
         module.fail_json(
-            msg=missing_required_lib("Pillow and tfrecord (with crc32c and protobuf)"), exception=LIBRARY_ERROR
+            msg=missing_required_lib(
+                "Pillow and tfrecord (with crc32c and protobuf)",
+                reason="for the conversion by imagenet_prep_python (python_env's venv by default: add pillow==13.0.0, "
+                "tfrecord==1.14.6, crc32c==2.9.post0 and protobuf==7.36.2 to python_env_requirements, as "
+                "roles/imagenet_prep/README.md says)",
+            ),
+            exception=LIBRARY_ERROR,
         )
     if module.params["node"] not in module.params["nodes"]:
         module.fail_json(msg="node %s is not in nodes %s" % (module.params["node"], module.params["nodes"]))

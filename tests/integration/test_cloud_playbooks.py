@@ -181,6 +181,9 @@ def test_provision_inventory_teardown(cloud):
     assert sorted(plays[""]["Convert ImageNet to TFRecord on every node"]) == hosts
     assert plays["scc_data_prep"]["Mount CPFS on the data-prep ECS"] == [prep["InstanceId"]]
     assert plays["scc_data_prep"]["Convert ImageNet to TFRecord on every node"] == [prep["InstanceId"]]
+    # Its variables are checked on the hosts that convert, not on the training nodes.
+    validate = "Validate every role's variables (no host is contacted)"
+    assert (sorted(plays[""][validate]), plays["scc_data_prep"][validate]) == (hosts, [prep["InstanceId"]])
 
     # Released afterwards: the same vars file with the flag off deletes it alone (and frees its lab host).
     rc, out = playbook(cloud, "provision.yml", "-e", "scc_cloud_data_prep_enabled=false")
