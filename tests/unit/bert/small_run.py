@@ -7,12 +7,12 @@ import os
 import socket
 from pathlib import Path
 
+# A rank's place in a job, which a run of one process must not inherit from the test's environment.
+from tests.unit.rank_scripts import RANK_VARIABLES
+
 FILES = Path(__file__).resolve().parents[3] / "roles" / "bert_launch" / "files"
 # mpi_job_rank.py, which the scc.training.mpi_job role installs next to pretrain_bert.py on the nodes.
 MPI_JOB_FILES = FILES.parents[1] / "mpi_job" / "files"
-
-# A rank's place in a job, which a run of one process must not inherit from the test's environment.
-RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR")
 
 
 def small_run(output_dir, steps, *options):

@@ -18,26 +18,18 @@ roles/bert_launch/files/pretrain_bert.py by hand (not committed) and each made t
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-from tests.unit.bert.small_run import RANK_VARIABLES, small_run
+from tests.unit.bert.small_run import small_run
+from tests.unit.rank_scripts import run_ranks
 
 RANK_SCRIPT = Path(__file__).with_name("ddp_rank.py")
 WORLD = 2
 STEPS = 8
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 # The levers that act on CPUs, all on: the same global batch (2 x 2 micro-batches x 2 ranks) through
@@ -56,30 +48,7 @@ def run_job(tmp_path, levers=("--batch-size", "4")):
     argv = small_run(tmp_path, STEPS, *levers, "--learning-rate", "5e-3", "--device", "cpu")
     if "shards" in levers:
         argv += ["--data-dir", str(tmp_path / "shards")]
-    port = str(free_port())
-    base_env = {k: v for k, v in os.environ.items() if k not in RANK_VARIABLES}
-    processes = []
-    for rank in range(WORLD):
-        env = {
-            **base_env,
-            "OMPI_COMM_WORLD_RANK": str(rank),
-            "OMPI_COMM_WORLD_SIZE": str(WORLD),
-            "OMPI_COMM_WORLD_LOCAL_RANK": str(rank),
-            "OMPI_COMM_WORLD_LOCAL_SIZE": str(WORLD),
-            "MASTER_ADDR": "127.0.0.1",
-            "MASTER_PORT": port,
-        }
-        command = [sys.executable, str(RANK_SCRIPT), str(tmp_path / f"rank{rank}.pt"), "--", *argv]
-        processes.append(subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
-    try:
-        for rank, process in enumerate(processes):
-            output = process.communicate(timeout=120)[0].decode(errors="replace")
-            assert process.returncode == 0, f"rank {rank} exited {process.returncode}:\n{output[-3000:]}"
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    run_ranks(lambda rank: [sys.executable, str(RANK_SCRIPT), str(tmp_path / f"rank{rank}.pt"), "--", *argv], WORLD)
     ranks = [torch.load(tmp_path / f"rank{rank}.pt") for rank in range(WORLD)]
     return {"ranks": ranks, "results": json.loads((tmp_path / "results.json").read_text())}
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import bert_model
 import pretrain_bert as pb
 
 from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, run_alone, small_run
+from tests.unit.rank_scripts import run_ranks
 
 
 @pytest.fixture(scope="module")
@@ -41,33 +41,16 @@ def small_corpus(tmp_path_factory):
 
 def _run_two_ranks(framework, out_dir, corpus, vocab):
     log = out_dir / "standin.log"
-    procs = []
-    for rank in range(2):
-        env = dict(
-            os.environ,
-            PYTHONPATH=os.pathsep.join([str(STANDIN), str(MPI_JOB_FILES)]),
-            SCC_HVD_STANDIN_RENDEZVOUS=str(out_dir / "rendezvous"),
-            SCC_HVD_STANDIN_LOG=str(log),
-            OMPI_COMM_WORLD_RANK=str(rank),
-            OMPI_COMM_WORLD_SIZE="2",
-            OMPI_COMM_WORLD_LOCAL_RANK=str(rank),
-            OMPI_COMM_WORLD_LOCAL_SIZE="2",
-            OMP_NUM_THREADS="1",
-            TOKENIZERS_PARALLELISM="false",
-        )
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, str(FILES / "pretrain_bert.py"), "--framework", framework]
-                + small_run(out_dir, STEPS, "--log-every", "2", "--run-id", framework)
-                + ["--corpus", str(corpus), "--vocab", str(vocab)],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
-        )
-    outputs = [p.communicate(timeout=240)[0] for p in procs]
-    assert [p.returncode for p in procs] == [0, 0], "\n".join(outputs)
+    env = {
+        "PYTHONPATH": os.pathsep.join([str(STANDIN), str(MPI_JOB_FILES)]),
+        "SCC_HVD_STANDIN_RENDEZVOUS": str(out_dir / "rendezvous"),
+        "SCC_HVD_STANDIN_LOG": str(log),
+        "OMP_NUM_THREADS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    command = [sys.executable, str(FILES / "pretrain_bert.py"), "--framework", framework]
+    command += small_run(out_dir, STEPS, "--log-every", "2", "--run-id", framework)
+    run_ranks(command + ["--corpus", str(corpus), "--vocab", str(vocab)], 2, env=env, timeout=240, rendezvous=False)
     events = [[json.loads(line) for line in Path(f"{log}.{rank}").read_text().splitlines()] for rank in range(2)]
     return json.loads((out_dir / "results.json").read_text()), events
 

@@ -7,23 +7,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 
 import pytest
 
+from tests.unit.rank_scripts import run_ranks
 from tests.unit.resnet.shards import FILES, MPI_JOB_FILES, write_shards
 
 WORLD = 2
 STEPS = 8
-RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "RANK", "WORLD_SIZE", "MASTER_ADDR")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -37,36 +29,8 @@ def job(tmp_path_factory):
         "--steps", str(STEPS), "--warmup-steps", "2", "--learning-rate", "0.05", "--lr-warmup-steps", "1",
         "--threads", "1", "--device", "cpu", "--log-every", "4",
     ]  # fmt: skip
-    port = str(free_port())
-    base = {k: v for k, v in os.environ.items() if k not in RANK_VARIABLES}
-    base["PYTHONPATH"] = os.pathsep.join([str(FILES), str(MPI_JOB_FILES)])
-    processes = [
-        subprocess.Popen(
-            [sys.executable, *argv],
-            env={
-                **base,
-                "OMPI_COMM_WORLD_RANK": str(rank),
-                "OMPI_COMM_WORLD_SIZE": str(WORLD),
-                "OMPI_COMM_WORLD_LOCAL_RANK": str(rank),
-                "OMPI_COMM_WORLD_LOCAL_SIZE": str(WORLD),
-                "MASTER_ADDR": "127.0.0.1",
-                "MASTER_PORT": port,
-            },
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        for rank in range(WORLD)
-    ]
-    outputs = []
-    try:
-        for rank, process in enumerate(processes):
-            outputs.append(process.communicate(timeout=180)[0].decode(errors="replace"))
-            assert process.returncode == 0, f"rank {rank} exited {process.returncode}:\n{outputs[-1][-3000:]}"
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    env = {"PYTHONPATH": os.pathsep.join([str(FILES), str(MPI_JOB_FILES)])}
+    outputs = run_ranks([sys.executable, *argv], WORLD, env=env)
     return {"results": json.loads((out / "results.json").read_text()), "out": out, "log": outputs[0]}
 
 
