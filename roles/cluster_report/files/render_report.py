@@ -15,6 +15,7 @@ added to REPORT.json as the key "training" (null when there is no run) and shown
 The newest ResNet run (resnet-<run_id>.json, resnet_launch) is added the same way as "image_training"
 (images/s, the loss, top-1 on the val shards, the NCCL transport), and the newest tcp-versus-rdma
 comparison (compare-transports-<id>.json, playbooks/compare_transports.yml) as "transport_comparison".
+Each training run's loss curve is drawn inline (SVG, no plotting library), a resumed BERT run's resume step marked.
 """
 
 import base64
@@ -53,6 +54,42 @@ def image(directory, name):
     with open(path, "rb") as f:
         data = base64.b64encode(f.read()).decode("ascii")
     return '<img alt="%s" src="data:image/png;base64,%s">' % (esc(name), data)
+
+
+def loss_curve_svg(losses, resumed_from=0, width=480, height=160):
+    """One loss per step (None where it was not finite) -> an inline SVG line chart, steps 1..N on x, the loss on
+    y (its range labelled), a dashed line after step ``resumed_from`` when the run resumed from a checkpoint.
+    '' when fewer than two losses are finite."""
+    points = [(step, loss) for step, loss in enumerate(losses, 1) if isinstance(loss, (int, float))]
+    if len(points) < 2:
+        return ""
+    pad, last = 36, max(len(losses), 2)
+    low, high = min(v for _, v in points), max(v for _, v in points)
+    span = (high - low) or 1.0
+
+    def x(step):
+        return pad + (width - 2 * pad) * (step - 1) / (last - 1)
+
+    def y(value):
+        return height - pad + (2 * pad - height) * (value - low) / span
+
+    parts = [
+        '<svg class="loss" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" '
+        'aria-label="loss per step">' % (width, height),
+        '<polyline fill="none" stroke="#1f6feb" stroke-width="1.5" points="%s"/>'
+        % " ".join("%.1f,%.1f" % (x(step), y(value)) for step, value in points),
+        '<text x="2" y="%.1f" font-size="10">%.3f</text>' % (y(high) + 4, high),
+        '<text x="2" y="%.1f" font-size="10">%.3f</text>' % (y(low) + 4, low),
+        '<text x="%.1f" y="%d" font-size="10">step 1</text>' % (x(1), height - 8),
+        '<text x="%.1f" y="%d" font-size="10" text-anchor="end">step %d</text>' % (x(last), height - 8, last),
+    ]
+    if 0 < resumed_from < last:
+        parts.append(
+            '<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#888" stroke-dasharray="4 3"/>'
+            '<text x="%.1f" y="12" font-size="10">resumed after step %d</text>'
+            % (x(resumed_from), x(resumed_from), pad // 2, height - pad, x(resumed_from) + 3, resumed_from)
+        )
+    return "".join(parts) + "</svg>"
 
 
 def table(headers, rows):
@@ -246,6 +283,8 @@ def training(directory):
         "tokens_per_s": throughput.get("tokens_per_s"),
         "loss_first": r.get("loss_first"),
         "loss_last": r.get("loss_last"),
+        "loss": r.get("loss") or [],
+        "resumed_from_step": r.get("resumed_from_step") or 0,
         # Older results files have no nccl key: unknown, not "did not run".
         "nccl_recorded": "nccl" in r,
         "nccl": nccl,
@@ -317,6 +356,7 @@ def training_section(t, directory):
     out = [
         "<h2>Training: BERT run %s</h2>" % esc(t["run_id"]),
         table(None, rows),
+        loss_curve_svg(t.get("loss") or [], t.get("resumed_from_step") or 0),
         "<h3>Traffic during the training (tx+rx)</h3>",
     ]
     if t["traffic_file"] is None:
@@ -392,11 +432,17 @@ def image_training_section(t):
             "%s on %s host(s), global batch %s" % (esc(t["world_size"]), esc(t["num_hosts"]), esc(t["global_batch"])),
         ],
         ["images/s", number(t["images_per_s"], "%.1f")],
-        ["loss", " &rarr; ".join(number(v, "%.3f") for v in t["loss"]) or "n/a"],
+        ["loss", "%s &rarr; %s" % (number(t["loss_first"], "%.3f"), number(t["loss_last"], "%.3f"))],
         ["top-1 (val shards)", "%s of %s images" % (number(t["top1"], "%.3f"), esc(t["top1_images"]))],
         ["transport", "%s; NCCL: %s" % (esc(t["transport"]), esc(nccl_text(t)))],
     ]
-    return "\n".join(["<h2>Image training: %s run %s</h2>" % (esc(t["model"]), esc(t["run_id"])), table(None, rows)])
+    return "\n".join(
+        [
+            "<h2>Image training: %s run %s</h2>" % (esc(t["model"]), esc(t["run_id"])),
+            table(None, rows),
+            loss_curve_svg(t["loss"]),
+        ]
+    )
 
 
 def transport_comparison(directory):

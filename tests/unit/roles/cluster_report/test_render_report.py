@@ -129,7 +129,9 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
         "connections": {"NET/IB": 8},
         "lines": 120,
     }
-    new.write_text(json.dumps(bert_results("20261202T000000Z-bbbb", nccl=nccl)))
+    # Resumed from a checkpoint after step 2: its loss curve holds the steps before too.
+    resumed = dict(bert_results("20261202T000000Z-bbbb", nccl=nccl), loss=[7.9, 7.6, 7.4, 7.1], resumed_from_step=2)
+    new.write_text(json.dumps(resumed))
     os.utime(old, (1000, 1000))
     os.utime(new, (2000, 2000))
     # The traffic sampled during the newest run, as train_bert.yml names it: 3 Gb/s on node n2's port.
@@ -176,6 +178,7 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
     assert "<td>world size</td><td>4</td>" in section and "n1 &times;2, n2 &times;2" in section
     assert "<td>sequences/s</td><td>812.4</td>" in section and "<td>tokens/s</td><td>103987</td>" in section
     assert "7.900 &rarr; 7.100" in section
+    assert '<svg class="loss"' in section and "resumed after step 2" in section and ">step 4</text>" in section
     assert "IB (RoCE) on mlx5_0, mlx5_1, 4 channel(s)" in section
     assert re.search(r"<td>n2</td><td>ib:mlx5_0:1</td><td>3\.000</td>", section)
     (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', section)

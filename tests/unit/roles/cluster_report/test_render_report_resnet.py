@@ -38,7 +38,9 @@ def test_the_newest_resnet_run_and_the_comparison_are_shown(tmp_path):
     assert written["image_training"]["images_per_s"] == 120.0 and written["image_training"]["top1"] == 0.625
     page = (tmp_path / "r.html").read_text()
     assert "Image training: resnet18 run r1" in page
-    assert "1.500 &rarr; 1.200 &rarr; 0.900" in page and "0.625 of 8 images" in page
+    assert "1.500 &rarr; 0.900" in page and "0.625 of 8 images" in page
+    # The loss curve, drawn inline: one point per step, the range labelled.
+    assert '<svg class="loss"' in page and ">1.500</text>" in page and ">0.900</text>" in page
     assert "none: NCCL did not run (backend gloo)" in page
     assert "120.0 images/s on 2 ranks, top-1 0.625" in page
     assert "Transports compared (compare-transports-c1.json)" in page
