@@ -49,9 +49,8 @@ import mpi_job_rank
 SEQ_LEN_MIN = 16
 SEQ_LEN_MAX = bert_model.MAX_POSITION_EMBEDDINGS
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_NON_FINITE = 3
+# The exit codes every mpi_job program uses (the tests read them from here).
+EXIT_OK, EXIT_USAGE, EXIT_NON_FINITE = mpi_job_rank.EXIT_OK, mpi_job_rank.EXIT_USAGE, mpi_job_rank.EXIT_NON_FINITE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,31 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="text file: one sentence per line, a blank line between documents",
     )
     p.add_argument("--vocab", default=None, help="use this vocab.txt instead of training one on the corpus")
-    p.add_argument("--output-dir", required=True, help="rank 0 writes results.json here")
-    p.add_argument("--run-id", default=env.get("SCC_TRAINING_RUN_ID", ""))
-    p.add_argument(
-        "--backend",
-        choices=["auto", "nccl", "gloo"],
-        default="auto",
-        help="torch.distributed backend (--framework torch only): auto is nccl on CUDA devices, gloo on CPUs",
-    )
-    p.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
-    p.add_argument(
-        "--precision",
-        choices=["auto", "fp32", "fp16", "bf16"],
-        default="auto",
-        help="auto: bf16 on GPUs with compute capability >= 8.0, fp16 (with loss "
-        "scaling) on older GPUs such as V100, fp32 on CPUs",
-    )
-    p.add_argument(
-        "--threads", type=int, default=0, help="torch intra-op threads per rank on CPU (0: cores / ranks on the node)"
-    )
-    p.add_argument("--master-addr", default=env.get("MASTER_ADDR", ""))
-    p.add_argument("--master-port", type=int, default=int(env.get("MASTER_PORT", "29500")))
-    p.add_argument(
-        "--init-timeout", type=int, default=300, help="seconds to wait for every rank to join the process group"
-    )
-    p.add_argument("--log-every", type=int, default=10)
+    mpi_job_rank.add_job_arguments(p, env)
     p.add_argument(
         "--peak-tflops", type=float, default=None, help="peak TFLOP/s of one device, overriding the built-in table"
     )

@@ -12,7 +12,6 @@ active and mlx5_1 InfiniBand down), so the test follows the same path as a real 
 For the aiacc framework, the registered slurp of /etc/scc-training/aiacc.env holds the file as the
 aiacc role writes it (its configure.yml template, with the aiacc role's default aiacc_env)."""
 
-import base64
 from pathlib import Path
 
 import pytest
@@ -71,13 +70,16 @@ def argvs(tmp_path_factory):
     role_vars = {}
     for path in (ROLE / "defaults" / "main.yml", ROLE / "vars" / "main.yml"):
         role_vars.update(loader.load_from_file(str(path), trusted_as_template=True))
-    # What launch.yml registers on the first node before it builds the command.
+    # What launch.yml registers on the first node before it builds the command (mpi_job's resolve entry point).
     registered = {
         "__bert_launch_run_id": "unit-run",
-        "__bert_launch_np": 16,
-        "__bert_launch_getent": {"stdout": "192.168.10.11    STREAM node1\n192.168.10.11    DGRAM\n"},
-        "__bert_launch_rdma": {"rdma_present": True, "source": "sysfs", "devices": devices},
-        "__bert_launch_aiacc_env_file": {"content": base64.b64encode(AIACC_ENV_FILE.encode()).decode()},
+        "__bert_launch_resolved": {
+            "nodes": 2,
+            "np": 16,
+            "master_getent": "192.168.10.11    STREAM node1\n192.168.10.11    DGRAM\n",
+            "rdma_devices": devices,
+            "aiacc_env_file_content": AIACC_ENV_FILE,
+        },
     }
     argvs = {}
     for case, case_vars in CASES.items():
