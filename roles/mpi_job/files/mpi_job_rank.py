@@ -7,6 +7,8 @@
 - ``Progress``: writes ``progress-rank<k>.json`` ({rank, host, pid, step, steps, loss, status, error,
   updated_at}) into the run directory, atomically (a temporary file, then a rename), so that a failed
   job's steps, last loss and failing rank reach the controller.
+- ``EXIT_*`` and ``add_job_arguments``: how a program exits (0 ok, 2 bad usage, 3 a non-finite loss) and the
+  options every program takes (results, run id, device and precision, the torch.distributed rendezvous).
 - ``test_only_fail``: TEST-ONLY fault injection, never set in production: ``SCC_TRAINING_TEST_ONLY_FAIL_AT``
   ``=<rank>:<step>`` makes that rank raise at that step (the lab test of a failed rank uses it).
 """
@@ -20,8 +22,43 @@ import socket
 import time
 
 PID_DIR_ENV = "SCC_MPI_JOB_PID_DIR"
+# How a program exits: bad options (argparse's own code) and a diverged loss told apart from success.
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_NON_FINITE = 3
 # TEST ONLY: names a rank and a step at which that rank fails on purpose ("<rank>:<step>").
 TEST_ONLY_FAIL_ENV = "SCC_TRAINING_TEST_ONLY_FAIL_AT"
+
+
+def add_job_arguments(parser, environ=None) -> None:
+    """The options of every mpi_job program: where rank 0 writes results.json, the run id, the device, backend,
+    precision and CPU threads, and the torch.distributed rendezvous (mpirun exports MASTER_ADDR/MASTER_PORT)."""
+    env = os.environ if environ is None else environ
+    parser.add_argument("--output-dir", required=True, help="rank 0 writes results.json here")
+    parser.add_argument("--run-id", default=env.get("SCC_TRAINING_RUN_ID", ""))
+    parser.add_argument(
+        "--backend",
+        choices=["auto", "nccl", "gloo"],
+        default="auto",
+        help="torch.distributed backend (--framework torch only): auto is nccl on CUDA devices, gloo on CPUs",
+    )
+    parser.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
+    parser.add_argument(
+        "--precision",
+        choices=["auto", "fp32", "fp16", "bf16"],
+        default="auto",
+        help="auto: bf16 on GPUs with compute capability >= 8.0, fp16 (with loss "
+        "scaling) on older GPUs such as V100, fp32 on CPUs",
+    )
+    parser.add_argument(
+        "--threads", type=int, default=0, help="torch intra-op threads per rank on CPU (0: cores / ranks on the node)"
+    )
+    parser.add_argument("--master-addr", default=env.get("MASTER_ADDR", ""))
+    parser.add_argument("--master-port", type=int, default=int(env.get("MASTER_PORT", "29500")))
+    parser.add_argument(
+        "--init-timeout", type=int, default=300, help="seconds to wait for every rank to join the process group"
+    )
+    parser.add_argument("--log-every", type=int, default=10)
 
 
 class TestOnlyInjectedFailure(RuntimeError):

@@ -36,9 +36,8 @@ import resnet_data
 import resnet_model
 import resnet_results
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_NON_FINITE = 3
+# The exit codes every mpi_job program uses (the tests read them from here).
+EXIT_OK, EXIT_USAGE, EXIT_NON_FINITE = mpi_job_rank.EXIT_OK, mpi_job_rank.EXIT_USAGE, mpi_job_rank.EXIT_NON_FINITE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,16 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--workers", type=int, default=0, help="DataLoader worker processes per rank")
     p.add_argument("--max-eval-images", type=int, default=0, help="val images per rank (0: all of its part)")
-    p.add_argument("--output-dir", required=True, help="rank 0 writes results.json here")
-    p.add_argument("--run-id", default=env.get("SCC_TRAINING_RUN_ID", ""))
-    p.add_argument("--backend", choices=["auto", "nccl", "gloo"], default="auto")
-    p.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
-    p.add_argument("--precision", choices=["auto", "fp32", "fp16", "bf16"], default="auto")
-    p.add_argument("--threads", type=int, default=0, help="torch threads per rank on CPU (0: cores / ranks)")
-    p.add_argument("--master-addr", default=env.get("MASTER_ADDR", ""))
-    p.add_argument("--master-port", type=int, default=int(env.get("MASTER_PORT", "29500")))
-    p.add_argument("--init-timeout", type=int, default=300)
-    p.add_argument("--log-every", type=int, default=10)
+    mpi_job_rank.add_job_arguments(p, env)
     return p
 
 
