@@ -3,7 +3,8 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
 ``mpi_hostfile`` and ``mpi_hostfile_nodes`` (the mpi_hostfile role), ``mpi_hostfile_ranks``,
-``mpi_hostfile_node_count``, ``mpirun_argv``, ``bert_levers`` and ``mpi_framework_modules`` (bert_launch, resnet_launch),
+``mpi_hostfile_node_count``, ``mpirun_argv``, ``bert_levers``, ``mpi_framework_modules`` and ``mpirun_placement`` (over
+plugins/module_utils/nvidia_topo.py) (bert_launch, resnet_launch),
 ``nccl_tests_mpirun`` (nccl_check); and
 ``bert_launch_input_problems`` over plugins/module_utils/bert_launch.py (bert_launch's validate.yml).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
@@ -12,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import bert_launch, mpi
+from ansible_collections.scc.training.plugins.module_utils import bert_launch, mpi, nvidia_topo
 from ansible_collections.scc.training.plugins.module_utils import bert_levers as levers
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
@@ -59,6 +60,11 @@ def mpi_framework_modules(framework):
     return filter_call("mpi_framework_modules", mpi.framework_modules, framework)
 
 
+def mpirun_placement(topo_text, np, nodes, bind_to="auto", map_by="auto"):
+    """The first node's nvidia-smi topo -m, the ranks and nodes -> mpirun's {bind_to, map_by, reason}."""
+    return filter_call("mpirun_placement", nvidia_topo.launch_placement, topo_text, np, nodes, bind_to, map_by)
+
+
 def nccl_tests_mpirun(job):
     """nccl_check's settings -> mpirun and its options, up to the hostfile, -np and the binary."""
     return filter_call("nccl_tests_mpirun", mpi.nccl_tests_mpirun, job)
@@ -87,7 +93,7 @@ class FilterModule(object):
                 bert_launch_input_problems,
                 bert_levers,
             ),
-            "resnet_launch": (mpi_framework_modules,),
+            "resnet_launch": (mpi_framework_modules, mpirun_placement),
             "nccl_check": (nccl_tests_mpirun,),
         }
         return {f.__name__: f for filters in by_role.values() for f in filters}

@@ -29,6 +29,7 @@ def test_registered_under_their_names():
         "nccl_tests_mpirun": mpi.nccl_tests_mpirun,
         "bert_launch_input_problems": mpi.bert_launch_input_problems,
         "bert_levers": mpi.bert_levers,
+        "mpirun_placement": mpi.mpirun_placement,
     }
 
 

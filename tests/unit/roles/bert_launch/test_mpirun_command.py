@@ -10,7 +10,10 @@ from a real published capture (tests/fixtures/rdma: show_gids + ibstat of a host
 active and mlx5_1 InfiniBand down), so the test follows the same path as a real node.
 
 For the aiacc framework, the registered slurp of /etc/scc-training/aiacc.env holds the file as the
-aiacc role writes it (its configure.yml template, with the aiacc role's default aiacc_env)."""
+aiacc role writes it (its configure.yml template, with the aiacc role's default aiacc_env).
+
+The first node's `nvidia-smi topo -m` is a real published one (tests/fixtures/nvidia_topo: 8 GPUs, 4 per NUMA node):
+the default placement (auto) binds each rank to its GPU's NUMA node."""
 
 from pathlib import Path
 
@@ -19,7 +22,7 @@ import yaml
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
 
-from ansible_collections.scc.training.plugins.filter.mpi import bert_levers, mpirun_argv
+from ansible_collections.scc.training.plugins.filter.mpi import bert_levers, mpirun_argv, mpirun_placement
 from tests.unit.plugins.modules import rdma_sysfs_tree
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -45,7 +48,9 @@ CASES = {
         "bert_launch_tcp_interface": "eth0",
         "bert_launch_framework": "horovod",
     },
+    "placement_set": {"bert_launch_transport": "tcp", "bert_launch_bind_to": "core", "bert_launch_map_by": "node"},
 }
+TOPOLOGY = (ROOT / "tests" / "fixtures" / "nvidia_topo" / "8x4090-2numa-go-gpuallocator-17.txt").read_text()
 # The aiacc role's defaults: what its configure.yml writes to /etc/scc-training/aiacc.env.
 AIACC_ENV = yaml.safe_load((ROOT / "roles" / "aiacc" / "defaults" / "main.yml").read_text())["aiacc_env"]
 AIACC_ENV_FILE = "# Managed by scc.training.aiacc\n" + "".join(
@@ -79,6 +84,7 @@ def argvs(tmp_path_factory):
             "master_getent": "192.168.10.11    STREAM node1\n192.168.10.11    DGRAM\n",
             "rdma_devices": devices,
             "aiacc_env_file_content": AIACC_ENV_FILE,
+            "topology": TOPOLOGY,
         },
     }
     argvs = {}
@@ -86,6 +92,10 @@ def argvs(tmp_path_factory):
         templar = Templar(loader=loader, variables={**role_vars, **registered, **case_vars})
         # launch.yml's set_fact of the levers, then `mountpoint -q` (CPFS mounted) as registered.
         levers = bert_levers(templar.template(role_vars["_bert_launch_lever_settings"]))
+        # launch.yml's placement from the first node's topology.
+        resolved = registered["__bert_launch_resolved"]
+        bind_to, map_by = ({**role_vars, **case_vars}[name] for name in ("bert_launch_bind_to", "bert_launch_map_by"))
+        placement = mpirun_placement(resolved["topology"], resolved["np"], resolved["nodes"], bind_to, map_by)
         templar = Templar(
             loader=loader,
             variables={
@@ -93,6 +103,7 @@ def argvs(tmp_path_factory):
                 **registered,
                 **case_vars,
                 "__bert_launch_levers": levers,
+                "__bert_launch_placement": placement,
                 "__bert_launch_cpfs": {"rc": 0},
             },
         )
@@ -132,7 +143,7 @@ def script_args(argv):
 def test_the_whole_tcp_command(argvs):
     assert argvs["tcp"] == [
         "/usr/bin/timeout", "--kill-after=60", "3600", "/usr/bin/mpirun", "--allow-run-as-root",
-        "--hostfile", "/etc/scc-training/mpihosts", "-np", "16", "--bind-to", "none", "--map-by", "slot",
+        "--hostfile", "/etc/scc-training/mpihosts", "-np", "16", "--bind-to", "numa", "--map-by", "ppr:4:numa",
         "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
         "--mca", "btl_tcp_if_include", "eth0", "--mca", "oob_tcp_if_include", "eth0",
         "-x", "MASTER_ADDR=192.168.10.11", "-x", "MASTER_PORT=29500", "-x", "OMP_NUM_THREADS=4",
@@ -220,3 +231,8 @@ def test_horovod_exports_no_aiacc_setting(argvs):
     argv = argvs["horovod"]
     assert option(script_args(argv), "--framework") == "horovod"
     assert not [name for name in env_of(argv) if name.startswith("PERSEUS_")]
+
+
+def test_placement_set_by_the_user_is_kept(argvs):
+    args = argvs["placement_set"]
+    assert (option(args, "--bind-to"), option(args, "--map-by")) == ("core", "node")

@@ -1,0 +1,80 @@
+"""nvidia-smi topo -m parsed, and the ranks' placement chosen from it: bound to their GPU's NUMA node only when
+Open MPI's ppr mapping lands local rank i on GPU i's node; unbound otherwise, with the reason."""
+
+from pathlib import Path
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.scc.training.plugins.filter.mpi import mpirun_placement
+from ansible_collections.scc.training.plugins.module_utils.nvidia_topo import (
+    launch_placement,
+    parse_topo_matrix,
+)
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "nvidia_topo"
+RTX4090 = (FIXTURES / "8x4090-2numa-go-gpuallocator-17.txt").read_text()
+# The first rows of https://github.com/kubernetes/kubernetes/issues/53497 (2017-11-15) as published: a driver of
+# that time prints a CPU Affinity column and no NUMA Affinity one (the rows after GPU4 are cut there).
+OLD_DRIVER = """\
+        GPU0    GPU1    GPU2    GPU3    GPU4    GPU5    GPU6    GPU7    mlx4_0  CPU Affinity
+GPU0     X      PIX     PHB     PHB     SYS     SYS     SYS     SYS     PHB     0-9,20-29
+GPU1    PIX      X      PHB     PHB     SYS     SYS     SYS     SYS     PHB     0-9,20-29
+GPU2    PHB     PHB      X      PIX     SYS     SYS     SYS     SYS     PHB     0-9,20-29
+GPU3    PHB     PHB     PIX      X      SYS     SYS     SYS     SYS     PHB     0-9,20-29
+GPU4    SYS     SYS     SYS     SYS      X      PIX     PHB     PHB     SYS     10-19,30-39
+"""
+
+
+def swap_numa(text, a, b):
+    """``text`` with the affinity columns of GPU<a> and GPU<b> swapped."""
+    rows = text.splitlines()
+    index = {row.split("\t")[0]: i for i, row in enumerate(rows)}
+    ra, rb = rows[index["GPU%d" % a]].split("\t"), rows[index["GPU%d" % b]].split("\t")
+    ra[11:], rb[11:] = rb[11:], ra[11:]
+    rows[index["GPU%d" % a]], rows[index["GPU%d" % b]] = "\t".join(ra), "\t".join(rb)
+    return "\n".join(rows) + "\n"
+
+
+def test_the_published_matrix_parses():
+    topology = parse_topo_matrix(RTX4090)
+    assert topology["columns"] == [*("GPU%d" % i for i in range(8)), "NIC0", "NIC1"]
+    assert topology["has_numa_column"] is True
+    gpus = topology["gpus"]
+    assert [g["index"] for g in gpus] == list(range(8)) and [g["numa"] for g in gpus] == [0] * 4 + [1] * 4
+    assert gpus[6]["links"]["NIC0"] == "PHB" and gpus[6]["links"]["GPU6"] == "X"
+    assert gpus[0]["cpu_affinity"] == "0-55,112-167" and gpus[7]["cpu_affinity"] == "56-111,168-223"
+
+
+def test_a_rank_per_gpu_grouped_by_numa_node_is_bound_to_it():
+    placement = launch_placement(RTX4090, 16, 2)
+    assert (placement["map_by"], placement["bind_to"]) == ("ppr:4:numa", "numa")
+    assert "4 rank(s) per NUMA node" in placement["reason"]
+
+
+@pytest.mark.parametrize(
+    "text, np, nodes, reason",
+    [
+        ("", 16, 2, "no GPU in nvidia-smi topo -m"),
+        (OLD_DRIVER, 5, 1, "names no NUMA node for every GPU"),
+        (RTX4090, 8, 2, "4 rank(s) per node for 8 GPU(s)"),
+        (RTX4090, 15, 2, "15 ranks on 2 nodes"),
+        # Derived from the 4090 fixture, not a real output: GPU0 and GPU4 swap NUMA nodes (interleaved GPUs).
+        (swap_numa(RTX4090, 0, 4), 8, 1, "not 4 per node from node 0 up"),
+    ],
+)
+def test_otherwise_the_ranks_stay_unbound_and_the_reason_says_why(text, np, nodes, reason):
+    placement = launch_placement(text, np, nodes)
+    assert (placement["map_by"], placement["bind_to"]) == ("slot", "none")
+    assert reason in placement["reason"], placement["reason"]
+
+
+def test_what_the_user_set_wins_each_on_its_own():
+    assert launch_placement(RTX4090, 16, 2, "core", "node")["reason"] == "set by the launcher's bind_to and map_by"
+    mixed = launch_placement(RTX4090, 16, 2, "none", "auto")
+    assert (mixed["bind_to"], mixed["map_by"]) == ("none", "ppr:4:numa")
+
+
+def test_the_filter_names_itself_on_bad_counts():
+    with pytest.raises(AnsibleFilterError, match=r"mpirun_placement: np \(0\) and nodes \(2\) must be at least 1"):
+        mpirun_placement(RTX4090, 0, 2)
