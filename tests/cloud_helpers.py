@@ -69,6 +69,7 @@ def run_module(emu, module_name, check=False, diff=True, **args):
         "region": REGION,
         "ecs_endpoint": emu.endpoint,
         "nas_endpoint": emu.endpoint,
+        "cs_endpoint": emu.endpoint,
         "listing_timeout": EMULATOR_LISTING_TIMEOUT,
         "_ansible_check_mode": check,
         "_ansible_diff": diff,

@@ -802,6 +802,54 @@ def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
 
 
 # ---------------------------------------------------------------------------------------------
+# ACK (CS API 2015-12-15, ROA): paths and methods as aliyun-python-sdk-cs 4.8.1 declares them
+# (aliyunsdkcs/request/v20151215/<Action>Request.py)
+
+CS_CLUSTER_GONE = "ErrorClusterNotFound"
+
+
+def cs_clusters(api, name=None):
+    """Every ACK cluster of the region (DescribeClustersV1, GET /api/v1/clusters), every page;
+    ``name`` is passed as the API's name filter (the caller still matches it exactly)."""
+    found, page = [], 1
+    while True:
+        reply = api.call_roa(
+            "DescribeClustersV1", "GET", "/api/v1/clusters", {"name": name, "page_size": 50, "page_number": page}
+        )
+        batch = reply.get("clusters") or []
+        found.extend(batch)
+        total = int((reply.get("page_info") or {}).get("total_count") or 0)
+        if not batch or len(found) >= total:
+            return found
+        page += 1
+
+
+def cs_cluster(api, cluster_id):
+    """DescribeClusterDetail (GET /clusters/[ClusterId]); None once the cluster is gone or deleted."""
+    try:
+        detail = api.call_roa("DescribeClusterDetail", "GET", "/clusters/%s" % quote(cluster_id, safe=""))
+    except AlicloudApiError as exc:
+        if exc.code == CS_CLUSTER_GONE:
+            return None
+        raise
+    return None if detail.get("state") == "deleted" else detail
+
+
+def cs_cluster_nodes(api, cluster_id, nodepool_id=None):
+    """The nodes of a cluster (DescribeClusterNodes, GET /clusters/[ClusterId]/nodes), every page."""
+    found, page = [], 1
+    while True:
+        query = {"nodepool_id": nodepool_id, "pageSize": 100, "pageNumber": page}
+        reply = api.call_roa("DescribeClusterNodes", "GET", "/clusters/%s/nodes" % quote(cluster_id, safe=""), query)
+        batch = reply.get("nodes") or []
+        found.extend(batch)
+        total = int((reply.get("page") or {}).get("total_count") or 0)
+        if not batch or len(found) >= total:
+            return found
+        page += 1
+
+
+# ---------------------------------------------------------------------------------------------
 # The module wrapper
 
 
