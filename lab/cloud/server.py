@@ -469,7 +469,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     do_POST = _serve
     do_GET = _serve
-    do_DELETE = _serve  # the CS (ROA) API's DeleteCluster
+    do_DELETE = _serve  # the CS (ROA) API: DeleteCluster
+    do_PUT = _serve  # and its PUT actions (answered InvalidAction.NotFound: not emulated)
 
 
 __all__ = ["CloudEmulator", "RandomFaults", "Timings", "public"]

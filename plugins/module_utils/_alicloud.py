@@ -806,6 +806,30 @@ def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
 # (aliyunsdkcs/request/v20151215/<Action>Request.py)
 
 CS_CLUSTER_GONE = "ErrorClusterNotFound"
+# action -> (method, uri pattern); tests/unit/plugins/module_utils/test_ack.py checks each against
+# the SDK's own request class.
+CS_ROUTES = {
+    "CreateCluster": ("POST", "/clusters"),
+    "DescribeClustersV1": ("GET", "/api/v1/clusters"),
+    "DescribeClusterDetail": ("GET", "/clusters/[ClusterId]"),
+    "DeleteCluster": ("DELETE", "/clusters/[ClusterId]"),
+    "AttachInstances": ("POST", "/clusters/[ClusterId]/attach"),
+    "DescribeClusterNodes": ("GET", "/clusters/[ClusterId]/nodes"),
+    "DeleteClusterNodes": ("POST", "/clusters/[ClusterId]/nodes"),
+}
+
+
+def cs_path(action, **path_params):
+    """``(method, path)`` of a CS action, its ``[Name]`` path parameters filled in (percent-encoded)."""
+    method, pattern = CS_ROUTES[action]
+    path = re.sub(r"\[(\w+)\]", lambda m: quote(str(path_params[m.group(1)]), safe=""), pattern)
+    return method, path
+
+
+def cs_call(api, action, query=None, body=None, before_retry=None, **path_params):
+    """``api.call_roa`` of a CS ``action`` by name (CS_ROUTES)."""
+    method, path = cs_path(action, **path_params)
+    return api.call_roa(action, method, path, query, body, before_retry)
 
 
 def cs_clusters(api, name=None):
@@ -813,9 +837,7 @@ def cs_clusters(api, name=None):
     ``name`` is passed as the API's name filter (the caller still matches it exactly)."""
     found, page = [], 1
     while True:
-        reply = api.call_roa(
-            "DescribeClustersV1", "GET", "/api/v1/clusters", {"name": name, "page_size": 50, "page_number": page}
-        )
+        reply = cs_call(api, "DescribeClustersV1", {"name": name, "page_size": 50, "page_number": page})
         batch = reply.get("clusters") or []
         found.extend(batch)
         total = int((reply.get("page_info") or {}).get("total_count") or 0)
@@ -827,7 +849,7 @@ def cs_clusters(api, name=None):
 def cs_cluster(api, cluster_id):
     """DescribeClusterDetail (GET /clusters/[ClusterId]); None once the cluster is gone or deleted."""
     try:
-        detail = api.call_roa("DescribeClusterDetail", "GET", "/clusters/%s" % quote(cluster_id, safe=""))
+        detail = cs_call(api, "DescribeClusterDetail", ClusterId=cluster_id)
     except AlicloudApiError as exc:
         if exc.code == CS_CLUSTER_GONE:
             return None
@@ -840,7 +862,7 @@ def cs_cluster_nodes(api, cluster_id, nodepool_id=None):
     found, page = [], 1
     while True:
         query = {"nodepool_id": nodepool_id, "pageSize": 100, "pageNumber": page}
-        reply = api.call_roa("DescribeClusterNodes", "GET", "/clusters/%s/nodes" % quote(cluster_id, safe=""), query)
+        reply = cs_call(api, "DescribeClusterNodes", query, ClusterId=cluster_id)
         batch = reply.get("nodes") or []
         found.extend(batch)
         total = int((reply.get("page") or {}).get("total_count") or 0)

@@ -142,6 +142,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     CS_CLUSTER_GONE,
     AlicloudApiError,
     AlicloudModule,
+    cs_call,
     cs_cluster,
     cs_clusters,
     may_have_applied,
@@ -212,7 +213,7 @@ def present(module):
         again = find(module)
         return {"cluster_id": again["cluster_id"]} if again else None
 
-    reply = module.api.call_roa("CreateCluster", "POST", "/clusters", body=body, before_retry=made)
+    reply = cs_call(module.api, "CreateCluster", body=body, before_retry=made)
     cluster_id = reply["cluster_id"]
     if p["wait"]:
         return True, None, wait_running(module, cluster_id)
@@ -228,7 +229,7 @@ def absent(module):
     cluster_id = found["cluster_id"]
     if found.get("state") != "deleting":
         try:
-            module.api.call_roa("DeleteCluster", "DELETE", "/clusters/%s" % cluster_id)
+            cs_call(module.api, "DeleteCluster", ClusterId=cluster_id)
         except AlicloudApiError as exc:
             if exc.code != CS_CLUSTER_GONE:
                 raise

@@ -118,6 +118,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     INSTANCE,
     AlicloudApiError,
     AlicloudModule,
+    cs_call,
     cs_cluster,
     cs_cluster_nodes,
     find_all,
@@ -159,7 +160,6 @@ def run(module):
         return dict(result, changed=False, nodes=ours(nodes, wanted) if p["state"] == "present" else [])
     if module.check_mode:
         return dict(result, changed=True, nodes=ours(nodes, wanted) if p["state"] == "present" else [])
-    path = "/clusters/%s" % p["cluster_id"]
     if to_add:
         if cluster.get("state") != READY:
             module.fail_json(msg="cluster_id: ACK cluster %s is %s, not running" % (p["cluster_id"], cluster.get("state")))
@@ -178,15 +178,13 @@ def run(module):
                 return {"list": []}
             return None
 
-        api.call_roa(
-            "AttachInstances", "POST", path + "/attach", body={k: v for k, v in body.items() if v is not None},
-            before_retry=made,
-        )  # fmt: skip
+        attach = {k: v for k, v in body.items() if v is not None}
+        cs_call(api, "AttachInstances", body=attach, before_retry=made, ClusterId=p["cluster_id"])
         done = nodes_ready
     else:
         body = {"nodes": to_remove, "release_node": False, "drain_node": p["drain_node"]}
         try:
-            api.call_roa("DeleteClusterNodes", "POST", path + "/nodes", body=body)
+            cs_call(api, "DeleteClusterNodes", body=body, ClusterId=p["cluster_id"])
         except AlicloudApiError:
             # A retry after a lost reply: what is no longer listed was removed.
             if node_plan(wanted, cs_cluster_nodes(api, p["cluster_id"]), "absent")[1]:
