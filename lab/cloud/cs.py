@@ -114,7 +114,9 @@ def _int(query: dict, name: str, default: int, lo: int, hi: int) -> int:
 # ---- clusters -----------------------------------------------------------------------------------
 def create_cluster(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
     name = body.get("name")
-    if not isinstance(name, str) or not re.fullmatch(r"[0-9A-Za-z\u4e00-\u9fa5_][0-9A-Za-z\u4e00-\u9fa5_-]{0,62}", name):
+    if not isinstance(name, str) or not re.fullmatch(
+        r"[0-9A-Za-z\u4e00-\u9fa5_][0-9A-Za-z\u4e00-\u9fa5_-]{0,62}", name
+    ):
         # CreateCluster: "The name must be 1 to 63 characters in length, and can contain digits,
         # letters, and hyphens (-). The name cannot start with a hyphen (-)."
         raise bad("name", "1 to 63 characters: digits, letters, underscores and hyphens, not starting with a hyphen.")
@@ -288,7 +290,12 @@ ROUTES = [
     ("POST", "/clusters/[ClusterId]/nodes", "DeleteClusterNodes", delete_cluster_nodes),
 ]
 _COMPILED = [
-    (method, re.compile("^" + re.sub(r"\\\[(\w+)\\\]", r"(?P<\1>[A-Za-z0-9_-]+)", re.escape(pattern)) + "$"), action, fn)
+    (
+        method,
+        re.compile("^" + re.sub(r"\\\[(\w+)\\\]", r"(?P<\1>[A-Za-z0-9_-]+)", re.escape(pattern)) + "$"),
+        action,
+        fn,
+    )
     for method, pattern, action, fn in ROUTES
 ]
 

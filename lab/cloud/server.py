@@ -203,7 +203,10 @@ class CloudEmulator:
         """ACK clusters as DescribeClusterDetail shows them, each with its nodes under "nodes"."""
         return self._list(
             self.store.clusters,
-            lambda store, c: {**cs.cluster_out(store, c), "nodes": [cs.node_out(store, c, n) for n in c["_nodes"].values()]},
+            lambda store, c: {
+                **cs.cluster_out(store, c),
+                "nodes": [cs.node_out(store, c, n) for n in c["_nodes"].values()],
+            },
         )
 
     def exports(self) -> list[dict]:

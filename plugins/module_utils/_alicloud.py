@@ -329,7 +329,7 @@ def roa_error(code, message, request_id):
     if code != "SDK.UnknownServerError" or not (message or "").startswith(_SDK_UNPARSED):
         return code, message, request_id
     try:
-        body = json.loads(message[len(_SDK_UNPARSED):])
+        body = json.loads(message[len(_SDK_UNPARSED) :])
     except ValueError:
         return code, message, request_id
     if not isinstance(body, dict) or not body.get("code"):
@@ -464,9 +464,7 @@ class AlicloudApi:
                 self.calls.append((action, attempt))
                 return json.loads(body) if body else {}
             except ServerException as exc:
-                code, message, request_id = roa_error(
-                    exc.get_error_code(), exc.get_error_msg(), exc.get_request_id()
-                )
+                code, message, request_id = roa_error(exc.get_error_code(), exc.get_error_msg(), exc.get_request_id())
                 error = AlicloudApiError(
                     action,
                     code,

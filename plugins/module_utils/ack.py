@@ -114,7 +114,9 @@ def validate_nodes(params):
     """cs_cluster_nodes' input problems, each naming its option."""
     errors = []
     if not CLUSTER_ID.match(params.get("cluster_id") or ""):
-        errors.append("cluster_id %r is not an ACK cluster id (c followed by letters and digits)" % params.get("cluster_id"))
+        errors.append(
+            "cluster_id %r is not an ACK cluster id (c followed by letters and digits)" % params.get("cluster_id")
+        )
     ids = params.get("instance_ids") or []
     if not ids:
         errors.append("instance_ids must list at least one ECS instance id (i-...)")

@@ -198,7 +198,9 @@ def present(module):
                 % (found["cluster_id"], found.get("vpc_id"), p["vpc_id"])
             )
         if found.get("state") in FAILED:
-            module.fail_json(msg="ACK cluster %s is %s" % (found["cluster_id"], found["state"]), cluster=cluster_view(found))
+            module.fail_json(
+                msg="ACK cluster %s is %s" % (found["cluster_id"], found["state"]), cluster=cluster_view(found)
+            )
         if found.get("state") != READY and p["wait"] and not module.check_mode:
             return False, found, wait_running(module, found["cluster_id"])
         return False, found, found

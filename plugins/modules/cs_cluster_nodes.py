@@ -162,7 +162,9 @@ def run(module):
         return dict(result, changed=True, nodes=ours(nodes, wanted) if p["state"] == "present" else [])
     if to_add:
         if cluster.get("state") != READY:
-            module.fail_json(msg="cluster_id: ACK cluster %s is %s, not running" % (p["cluster_id"], cluster.get("state")))
+            module.fail_json(
+                msg="cluster_id: ACK cluster %s is %s, not running" % (p["cluster_id"], cluster.get("state"))
+            )
         body = {
             "instances": to_add,
             "nodepool_id": p["nodepool_id"],
@@ -174,7 +176,10 @@ def run(module):
 
         def made(error):
             # No ClientToken: after a lost reply, the instances already listed as nodes were attached.
-            if may_have_applied(error.http_status) and not node_plan(to_add, cs_cluster_nodes(api, p["cluster_id"]), "present")[0]:
+            if (
+                may_have_applied(error.http_status)
+                and not node_plan(to_add, cs_cluster_nodes(api, p["cluster_id"]), "present")[0]
+            ):
                 return {"list": []}
             return None
 

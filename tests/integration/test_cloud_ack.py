@@ -72,6 +72,10 @@ def test_cluster_cycle_waits_for_running_and_for_deletion(emu, net):
     mark = len(emu.calls)
     again = run_module(emu, "cs_cluster", **args)
     assert again["changed"] is False and again["cluster"] == cluster and cs_writes(emu, mark) == []
+    listed = run_module(emu, "cs_cluster_info", name="ack-t", tags=OURS)
+    assert listed["changed"] is False and listed["clusters"] == [cluster]
+    assert run_module(emu, "cs_cluster_info", name="ack-t", tags={"test": "other"})["clusters"] == []
+    assert run_module(emu, "cs_cluster_info", cluster_id=cluster["cluster_id"])["clusters"] == [cluster]
     checked = run_module(emu, "cs_cluster", check=True, state="absent", name="ack-t", tags=OURS)
     assert checked["changed"] is True and cs_writes(emu, mark) == []
 
@@ -81,6 +85,7 @@ def test_cluster_cycle_waits_for_running_and_for_deletion(emu, net):
     mark = len(emu.calls)
     assert run_module(emu, "cs_cluster", state="absent", name="ack-t", tags=OURS)["changed"] is False
     assert cs_writes(emu, mark) == []
+    assert run_module(emu, "cs_cluster_info", name="ack-t")["clusters"] == []
 
 
 def test_absent_by_name_alone_is_refused_before_any_call(emu):
@@ -124,7 +129,9 @@ def test_wrong_signature_is_refused_with_the_real_error(emu, net):
 
 
 def test_unknown_cluster_is_error_cluster_not_found(emu):
-    result = run_module(emu, "cs_cluster_nodes", cluster_id="cdoesnotexist", instance_ids=["i-abc"], password="Hello1234")
+    result = run_module(
+        emu, "cs_cluster_nodes", cluster_id="cdoesnotexist", instance_ids=["i-abc"], password="Hello1234"
+    )
     assert result["failed"] is True and "cluster_id: no ACK cluster cdoesnotexist" in result["msg"]
     assert emu.calls[-1]["action"] == "DescribeClusterDetail" and emu.calls[-1]["code"] == "ErrorClusterNotFound"
     assert emu.calls[-1]["status"] == 404

@@ -165,7 +165,9 @@ def test_cluster_state_machine_initial_running_deleting_gone(emu, acs):
     ids = network(acs, cluster=False)
     cluster_id = create(emu, client, ids)["cluster_id"]
     first = send(client, emu, detail(cluster_id))
-    assert first["state"] == "initial" and first["vpc_id"] == ids["vpc"] and first["tags"] == [{"key": "k", "value": "v"}]
+    assert (
+        first["state"] == "initial" and first["vpc_id"] == ids["vpc"] and first["tags"] == [{"key": "k", "value": "v"}]
+    )
     time.sleep(0.35)
     assert send(client, emu, detail(cluster_id))["state"] == "running"
     listed = DescribeClustersV1Request.DescribeClustersV1Request()

@@ -72,7 +72,11 @@ def test_roa_request_plain_http_only_to_loopback():
 def test_roa_error_reads_the_cs_body_the_sdk_leaves_unparsed():
     body = {"code": "ErrorClusterNotFound", "message": "cluster c1 not found", "requestId": "R-1", "status": 404}
     text = "ServerResponseBody: " + json.dumps(body)
-    assert ali.roa_error("SDK.UnknownServerError", text, None) == ("ErrorClusterNotFound", "cluster c1 not found", "R-1")
+    assert ali.roa_error("SDK.UnknownServerError", text, None) == (
+        "ErrorClusterNotFound",
+        "cluster c1 not found",
+        "R-1",
+    )
     # RPC errors, and bodies that are not the CS form, pass through as they are
     assert ali.roa_error("Throttling", "slow down", "R-2") == ("Throttling", "slow down", "R-2")
     assert ali.roa_error("SDK.UnknownServerError", "ServerResponseBody: <html>", None)[0] == "SDK.UnknownServerError"
@@ -96,8 +100,12 @@ def test_call_roa_retries_throttling_and_masks_credentials():
     client._client = _Client(
         [
             ServerException("Throttling.User", "Request was denied due to user flow control.", 400, "R-1"),
-            ServerException("SDK.UnknownServerError", "ServerResponseBody: " + json.dumps(
-                {"code": "InternalError", "message": "boom for " + KEY_SECRET, "requestId": "R-2"}), 500),  # fmt: skip
+            ServerException(
+                "SDK.UnknownServerError",
+                "ServerResponseBody: "
+                + json.dumps({"code": "InternalError", "message": "boom for " + KEY_SECRET, "requestId": "R-2"}),
+                500,
+            ),
             {"cluster_id": "c1"},
         ]
     )
