@@ -12,6 +12,7 @@ AttachInstances, DescribeClusterNodes, DeleteClusterNodes) and of aliyun-python-
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 # DescribeClusterDetail "state": initial, failed, running, updating, updating_failed, scaling,
@@ -180,3 +181,48 @@ def nodes_ready(nodes, wanted):
 def nodes_gone(nodes, wanted):
     listed = {n.get("instance_id") for n in nodes}
     return not any(i in listed for i in wanted)
+
+
+def _network(value):
+    try:
+        return ipaddress.ip_network(str(value), strict=True)
+    except ValueError:
+        return None
+
+
+def ack_input_problems(settings):
+    """provision.yml's ``scc_cloud_ack_*`` variables -> one sentence per problem, naming the variable
+    (empty when all is well). Nothing is checked while ``scc_cloud_ack_enabled`` is false."""
+    enabled = settings.get("scc_cloud_ack_enabled")
+    if isinstance(enabled, str) and enabled.lower() in ("true", "false"):  # -e scc_cloud_ack_enabled=true
+        enabled = enabled.lower() == "true"
+    if not isinstance(enabled, bool):
+        return ["scc_cloud_ack_enabled (%r) must be true or false." % (enabled,)]
+    if not enabled:
+        return []
+    problems = []
+    spec = settings.get("scc_cloud_ack_cluster_spec")
+    if spec not in CLUSTER_SPECS:
+        problems.append("scc_cloud_ack_cluster_spec (%r) must be one of %s." % (spec, ", ".join(CLUSTER_SPECS)))
+    version = settings.get("scc_cloud_ack_kubernetes_version") or ""
+    if version and not re.match(r"^1\.\d+\.\d+-aliyun\.\d+$", str(version)):
+        problems.append(
+            "scc_cloud_ack_kubernetes_version (%r) must look like 1.32.1-aliyun.1, or be empty for the API's default."
+            % (version,)
+        )
+    service = _network(settings.get("scc_cloud_ack_service_cidr"))
+    vpc = _network(settings.get("scc_cloud_vpc_cidr"))
+    if service is None or service.version != 4:
+        problems.append(
+            "scc_cloud_ack_service_cidr (%r) must be an IPv4 network (e.g. 172.21.0.0/20)."
+            % (settings.get("scc_cloud_ack_service_cidr"),)
+        )
+    elif vpc is not None and service.overlaps(vpc):
+        # CreateCluster service_cidr: "cannot overlap with the CIDR block of the VPC".
+        problems.append("scc_cloud_ack_service_cidr (%s) overlaps scc_cloud_vpc_cidr (%s)." % (service, vpc))
+    if not settings.get("scc_cloud_ack_node_password") and not settings.get("scc_cloud_key_pair_name"):
+        problems.append(
+            "scc_cloud_ack_node_password (or scc_cloud_key_pair_name) must be set: AttachInstances needs the nodes'"
+            " logon password or key pair."
+        )
+    return problems

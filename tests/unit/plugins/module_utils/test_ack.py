@@ -234,3 +234,38 @@ def test_validate_nodes_names_the_option(change, option):
     assert ack.validate_nodes(good) == []
     errors = ack.validate_nodes(dict(good, **change))
     assert len(errors) == 1 and option in errors[0], errors
+
+
+ACK_SETTINGS = {
+    "scc_cloud_ack_enabled": True,
+    "scc_cloud_ack_cluster_spec": "ack.pro.small",
+    "scc_cloud_ack_kubernetes_version": "",
+    "scc_cloud_ack_service_cidr": "172.21.0.0/20",
+    "scc_cloud_ack_node_password": "pw",
+    "scc_cloud_vpc_cidr": "192.168.0.0/16",
+    "scc_cloud_key_pair_name": "",
+}
+
+
+@pytest.mark.parametrize(
+    "change,variable",
+    [
+        (dict(scc_cloud_ack_enabled="maybe"), "scc_cloud_ack_enabled"),
+        (dict(scc_cloud_ack_cluster_spec="ack.huge"), "scc_cloud_ack_cluster_spec"),
+        (dict(scc_cloud_ack_kubernetes_version="1.32"), "scc_cloud_ack_kubernetes_version"),
+        (dict(scc_cloud_ack_service_cidr="192.168.16.0/20"), "overlaps scc_cloud_vpc_cidr"),
+        (dict(scc_cloud_ack_service_cidr="172.21.0.1/20"), "scc_cloud_ack_service_cidr"),
+        (dict(scc_cloud_ack_node_password=""), "scc_cloud_ack_node_password"),
+    ],
+)
+def test_ack_input_problems_name_the_variable(change, variable):
+    problems = ack.ack_input_problems(dict(ACK_SETTINGS, **change))
+    assert len(problems) == 1 and variable in problems[0], problems
+
+
+def test_ack_input_problems_accept_good_input_and_nothing_when_disabled():
+    assert ack.ack_input_problems(ACK_SETTINGS) == []
+    assert ack.ack_input_problems(dict(ACK_SETTINGS, scc_cloud_ack_enabled="True")) == []
+    assert ack.ack_input_problems(dict(ACK_SETTINGS, scc_cloud_ack_node_password="", scc_cloud_key_pair_name="k")) == []
+    assert ack.ack_input_problems({"scc_cloud_ack_enabled": False, "scc_cloud_ack_cluster_spec": "bad"}) == []
+    assert ack.ack_input_problems({"scc_cloud_ack_enabled": "false"}) == []
