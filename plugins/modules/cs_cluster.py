@@ -11,13 +11,13 @@ short_description: Create or delete an ACK managed Kubernetes cluster, found by 
 version_added: 0.3.0
 description:
   - Keeps one Container Service for Kubernetes (ACK) managed cluster named O(name) that carries
-    O(tags) (CS API 2015-12-15, ROA: C(CreateCluster) C(POST /clusters), C(DescribeClustersV1)
+    O(tags) (CS API 2015-12-15, a ROA API, with C(CreateCluster) C(POST /clusters), C(DescribeClustersV1)
     C(GET /api/v1/clusters), C(DescribeClusterDetail) C(GET /clusters/{ClusterId}), C(DeleteCluster)
     C(DELETE /clusters/{ClusterId}); paths and methods as aliyun-python-sdk-cs 4.8.1 declares them).
-  - With O(wait), waits until the cluster is C(running) (after a create: about ten minutes in real
+  - With O(wait), waits until the cluster is C(running) (after a create, about ten minutes in real
     life), or after a delete until it is gone; O(wait_timeout) bounds either wait.
   - A cluster's VPC cannot change; a different O(vpc_id) for an existing cluster fails.
-  - O(state=absent) needs O(tags) or O(cluster_id): a name alone may match a cluster someone else made.
+  - O(state=absent) needs O(tags) or O(cluster_id), as a name alone may match a cluster someone else made.
   - Two clusters of that name and tags fail the task rather than guessing.
   - CreateCluster takes no ClientToken here; a create retried after a lost reply first looks for the
     cluster by name and tags, so a retry never makes a second one.

@@ -11,7 +11,7 @@ short_description: Add existing ECS instances to an ACK cluster as nodes, or rem
 version_added: 0.3.0
 description:
   - Makes the ECS instances O(instance_ids) nodes of the ACK cluster O(cluster_id) (or of its node
-    pool O(nodepool_id)), or with O(state=absent) removes them (CS API 2015-12-15, ROA:
+    pool O(nodepool_id)), or with O(state=absent) removes them (CS API 2015-12-15, a ROA API, with
     C(AttachInstances) C(POST /clusters/{ClusterId}/attach), C(DescribeClusterNodes)
     C(GET /clusters/{ClusterId}/nodes), C(DeleteClusterNodes) C(POST /clusters/{ClusterId}/nodes);
     paths and methods as aliyun-python-sdk-cs 4.8.1 declares them).
