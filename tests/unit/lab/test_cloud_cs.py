@@ -237,3 +237,22 @@ def test_attach_refuses_an_instance_of_another_vpc(emu, acs):
     exc = sdk_error(lambda: send(client, emu, roa("POST", "/clusters/%s/attach" % cluster_id,
                                                   {"instances": [stranger], "password": "Hello1234"})))  # fmt: skip
     assert cs_error(exc)["code"] == "InvalidParameter" and "not in the VPC of the cluster" in cs_error(exc)["message"]
+
+
+def test_a_cluster_holds_its_vswitch_until_deleted(emu, acs):
+    from aliyunsdkecs.request.v20140526 import DeleteVSwitchRequest
+
+    from lab.cloud.testing import call
+
+    client = sdk(emu)
+    ids = network(acs, cluster=False)
+    cluster_id = create(emu, client, ids)["cluster_id"]
+    with pytest.raises(ServerException) as held:
+        call(acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=ids["vsw"])
+    assert held.value.get_error_code() == "DependencyViolation"
+    delete = DeleteClusterRequest.DeleteClusterRequest()
+    delete.set_ClusterId(cluster_id)
+    send(client, emu, delete)
+    time.sleep(0.25)
+    call(acs, DeleteVSwitchRequest.DeleteVSwitchRequest, VSwitchId=ids["vsw"])
+    assert emu.vswitches() == []
