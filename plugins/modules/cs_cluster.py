@@ -197,6 +197,12 @@ def present(module):
                 msg="vpc_id: ACK cluster %s is in %s, not %s; a cluster's VPC cannot change"
                 % (found["cluster_id"], found.get("vpc_id"), p["vpc_id"])
             )
+        if found.get("state") == "deleting":
+            module.fail_json(
+                msg="name: ACK cluster %s of this name and tags is being deleted; run again once it is gone"
+                % found["cluster_id"],
+                cluster=cluster_view(found),
+            )
         if found.get("state") in FAILED:
             module.fail_json(
                 msg="ACK cluster %s is %s" % (found["cluster_id"], found["state"]), cluster=cluster_view(found)

@@ -88,6 +88,18 @@ def test_cluster_cycle_waits_for_running_and_for_deletion(emu, net):
     assert run_module(emu, "cs_cluster_info", name="ack-t")["clusters"] == []
 
 
+def test_present_while_the_cluster_is_being_deleted_fails_clearly(emu, net):
+    emu.store.timings.cluster_delete = 5.0
+    try:
+        run_module(emu, "cs_cluster", **cluster_args(net, name="ack-going"))
+        assert run_module(emu, "cs_cluster", wait=False, state="absent", name="ack-going", tags=OURS)["changed"]
+        mark = len(emu.calls)
+        result = run_module(emu, "cs_cluster", **cluster_args(net, name="ack-going"))
+        assert result["failed"] is True and "is being deleted" in result["msg"] and cs_writes(emu, mark) == []
+    finally:
+        emu.store.timings.cluster_delete = 0.3
+
+
 def test_absent_by_name_alone_is_refused_before_any_call(emu):
     mark = len(emu.calls)
     result = run_module(emu, "cs_cluster", name="ack-t", state="absent")
