@@ -69,6 +69,7 @@ def run_module(emu, module_name, check=False, diff=True, **args):
         "region": REGION,
         "ecs_endpoint": emu.endpoint,
         "nas_endpoint": emu.endpoint,
+        "cs_endpoint": emu.endpoint,
         "listing_timeout": EMULATOR_LISTING_TIMEOUT,
         "_ansible_check_mode": check,
         "_ansible_diff": diff,
@@ -88,7 +89,10 @@ def writes(emu, since):
 def cloud_vars(emu, path, **settings):
     """inventories/cloud/cloud.example.yml aimed at ``emu``, ``settings`` on top, written to ``path``."""
     values = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
-    values.update(scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint, **settings)
+    values.update(
+        scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint, scc_cloud_cs_endpoint=emu.endpoint
+    )
+    values.update(settings)
     path.write_text(yaml.safe_dump(values))
     return values
 

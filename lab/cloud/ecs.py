@@ -154,6 +154,8 @@ def delete_vswitch(s: Store, p: Params, ctx) -> dict:
     users += [f["VswIds"]["VswId"][0] for f in s.file_systems.values()]
     users += [m["VswId"] for m in s.mount_targets.values()]
     users += [x["VSwitchId"] for x in [*s.protocol_services.values(), *s.exports.values()]]
+    # An ACK cluster (lab/cloud/cs.py) holds its vSwitches until it is deleted.
+    users += [v for c in s.clusters.values() if Store.status(c) != "deleted" for v in c["vswitch_ids"]]
     if sw["VSwitchId"] in users or s.still_in_use("vswitch", sw["VSwitchId"]):
         raise dependency("DependencyViolation", "Specified object has dependent resources.")
     reply = s.delete(ctx, "vswitches", sw["VSwitchId"])

@@ -1,13 +1,15 @@
 """CloudEmulator: the HTTP server, the signature check, ClientToken, DryRun and faults.
 
 One port serves ECS (Version 2014-05-26) and NAS (Version 2017-06-26), told apart by the
-Version parameter, as the SDK sends it. It listens on loopback only.
+Version parameter, as the SDK sends it, and the CS (ACK) ROA API (2015-12-15), told apart by its
+"Authorization: acs ..." header (lab/cloud/cs.py). It listens on loopback only.
 """
 
 from __future__ import annotations
 
 import calendar
 import copy
+import hmac
 import http.server
 import json
 import os
@@ -15,12 +17,24 @@ import socket
 import threading
 import time
 import traceback
+import urllib.parse
 
-from . import ecs, nas
+from . import cs, ecs, nas
 from .errors import INTERNAL_ERROR, ApiError, access_key_not_found, invalid, signature_mismatch
 from .faults import ERRORS, PERMANENT, Faults, RandomFaults
 from .store import Store, Timings, public
-from .wire import Params, error_body, parse_params, request_id, signature_ok, string_to_sign
+from .wire import (
+    Params,
+    cs_error_body,
+    error_body,
+    parse_params,
+    request_id,
+    roa_authorization,
+    roa_sign,
+    roa_string_to_sign,
+    signature_ok,
+    string_to_sign,
+)
 
 SERVICES = {ecs.VERSION: ecs, nas.VERSION: nas}
 REGIONS = ("cn-hangzhou", "cn-shanghai", "cn-beijing", "cn-zhangjiakou", "cn-shenzhen", "cn-huhehaote")
@@ -185,6 +199,16 @@ class CloudEmulator:
     def protocol_services(self) -> list[dict]:
         return self._list(self.store.protocol_services, nas._ps_out)
 
+    def clusters(self) -> list[dict]:
+        """ACK clusters as DescribeClusterDetail shows them, each with its nodes under "nodes"."""
+        return self._list(
+            self.store.clusters,
+            lambda store, c: {
+                **cs.cluster_out(store, c),
+                "nodes": [cs.node_out(store, c, n) for n in c["_nodes"].values()],
+            },
+        )
+
     def exports(self) -> list[dict]:
         return self._list(self.store.exports, lambda store, e: {**public(e), "Status": store.status(e)})
 
@@ -271,6 +295,83 @@ class CloudEmulator:
             body = {"RequestId": req_id, **body}
         return status, body, after
 
+    # ---- one ROA (CS) request --------------------------------------------------------------
+    def handle_roa(
+        self, method: str, path: str, query: dict[str, str], headers: dict[str, str], body: bytes
+    ) -> tuple[int, dict, str | None]:
+        """A CS API request: the ROA signature checked as aliyunsdkcore signs it, then the route."""
+        req_id = request_id()
+        lower = {k.lower(): v for k, v in headers.items()}
+        region = query.get("RegionId") or lower.get("x-acs-region-id", "")
+        matched = cs.route(method, path)
+        action = matched[0] if matched else f"{method} {path}"
+        entry = {"action": action, "version": lower.get("x-acs-version", ""), "params": dict(query),
+                 "path": path, "fault": None, "status": None, "code": None}  # fmt: skip
+        self.calls.append(entry)
+        after = None
+        gateway = True  # errors of the API gateway (auth, routing) have the POP body; the CS service's its own
+        try:
+            self._authenticate_roa(method, path, query, lower)
+            if matched is None or lower.get("x-acs-version") != cs.VERSION:
+                raise ApiError(
+                    404, "InvalidAction.NotFound", "Specified api is not found, please check your url and method."
+                )
+            if region not in self.regions:
+                raise ApiError(404, "InvalidRegionId.NotFound", "The specified RegionId does not exist.")
+            fault = self.faults.next(action)
+            if fault is not None:
+                entry["fault"] = fault.kind
+                if fault.kind in ERRORS or fault.kind in PERMANENT:
+                    raise ApiError(*{**ERRORS, **PERMANENT}[fault.kind])
+                if fault.kind == "drop_before":
+                    raise _Drop()
+                if fault.kind == "slow":
+                    time.sleep(fault.delay)
+                after = fault.kind if fault.kind == "drop_after" else None
+            gateway = False
+            try:
+                payload = json.loads(body) if body else {}
+            except ValueError:
+                raise cs.bad("body", "it is not JSON.") from None
+            if not isinstance(payload, dict):
+                raise cs.bad("body", "it must be a JSON object.")
+            ctx = Ctx(action, region, False, cs)
+            with self.store.lock:
+                reply = matched[1](self.store, ctx, matched[2], query, payload)
+            status = reply.pop("_status", 200)
+            if "request_id" in reply:
+                reply["request_id"] = req_id
+            body_out = reply
+        except ApiError as err:
+            status = err.status
+            if gateway:
+                body_out = error_body(err, req_id, cs.host_id(region if region in self.regions else ""), cs.PRODUCT)
+            else:
+                body_out = cs_error_body(err, req_id)
+        except _Drop:
+            raise
+        except Exception:  # pylint: disable=broad-exception-caught
+            self.internal_errors.append(traceback.format_exc())
+            err = ApiError(*INTERNAL_ERROR)
+            status, body_out = err.status, cs_error_body(err, req_id)
+        entry.update(status=status, code=(body_out.get("code") or body_out.get("Code")) if status >= 300 else None)
+        return status, body_out, after
+
+    def _authenticate_roa(self, method: str, path: str, query: dict[str, str], lower: dict[str, str]) -> None:
+        key_id, signature = roa_authorization(lower)
+        if key_id != self.access_key_id:
+            raise access_key_not_found()
+        expected = roa_sign(method, path, query, lower, self.access_key_secret)
+        if not hmac.compare_digest(expected, signature):
+            raise signature_mismatch(roa_string_to_sign(method, path, query, lower))
+        self._check_security_token(lower.get("x-acs-security-token"))
+        try:
+            sent = calendar.timegm(time.strptime(lower.get("date", ""), "%a, %d %b %Y %H:%M:%S GMT"))
+        except ValueError:
+            raise invalid("Date") from None
+        if abs(time.time() - sent) > _TIMESTAMP_SKEW:
+            raise ApiError(400, "InvalidTimeStamp.Expired", "Specified time stamp or date value is expired.")
+
     def _authenticate(self, method: str, params: dict[str, str]) -> None:
         if params.get("AccessKeyId") != self.access_key_id:
             raise access_key_not_found()
@@ -338,12 +439,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _serve(self) -> None:
-        query = self.path.partition("?")[2]
+        raw_path, _, query = self.path.partition("?")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        params = parse_params(query, body, self.headers.get("Content-Type", ""))
         try:
-            status, reply, after = self.emu.handle(self.command, params)
+            if (self.headers.get("Authorization") or "").startswith("acs "):
+                status, reply, after = self.emu.handle_roa(
+                    self.command,
+                    urllib.parse.unquote(raw_path),
+                    dict(urllib.parse.parse_qsl(query, keep_blank_values=True)),
+                    dict(self.headers.items()),
+                    body,
+                )
+            else:
+                params = parse_params(query, body, self.headers.get("Content-Type", ""))
+                status, reply, after = self.emu.handle(self.command, params)
         except _Drop:
             after, status, reply = "drop_before", 0, {}
         if after in ("drop_before", "drop_after"):
@@ -362,6 +472,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     do_POST = _serve
     do_GET = _serve
+    do_DELETE = _serve  # the CS (ROA) API: DeleteCluster
+    do_PUT = _serve  # and its PUT actions (answered InvalidAction.NotFound: not emulated)
 
 
 __all__ = ["CloudEmulator", "RandomFaults", "Timings", "public"]

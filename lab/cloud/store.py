@@ -29,6 +29,7 @@ NOT_FOUND = {
     "protocol_services": ("InvalidProtocolService.NotFound", "The specified protocol service does not exist."),
     "exports": ("InvalidExport.NotFound", "The specified export does not exist."),
 }
+# ACK clusters answer in the CS API's own way (lab/cloud/cs.py, ErrorClusterNotFound).
 
 
 @dataclasses.dataclass
@@ -42,6 +43,9 @@ class Timings:
     file_system: float = 0.5  # CPFS Pending -> Running (20-40 minutes in real life)
     mount_target: float = 0.2  # Pending -> Active
     protocol_service: float = 0.2  # Creating -> Running
+    cluster: float = 0.5  # ACK cluster initial -> running (real life: about 10 minutes)
+    cluster_delete: float = 0.3  # ACK cluster deleting -> deleted
+    node: float = 0.2  # an attached ACK node initial -> running
     # Eventual consistency: a new resource is missing from Describe* listings this long after its
     # create returned (ECS: "the instance may not be returned by DescribeInstances immediately after
     # RunInstances"; real life: seconds). Other actions find it by id at once.
@@ -72,6 +76,7 @@ class Store:
         self.mount_targets: dict[str, dict] = {}  # by MountTargetDomain
         self.protocol_services: dict[str, dict] = {}
         self.exports: dict[str, dict] = {}
+        self.clusters: dict[str, dict] = {}  # ACK (CS API) clusters, their nodes inside under "_nodes"
         # (until, {kind: ids}) of deleted resources whose dependencies are still being released.
         self.releasing: list[tuple[float, dict[str, tuple]]] = []
         # Lab hosts that back new instances: address -> instance id (None while free).

@@ -1,4 +1,4 @@
-"""The RPC wire format: parameters, the HMAC-SHA1 signature, ids and the error body.
+"""The RPC and ROA wire formats: parameters, the HMAC-SHA1 signatures, ids and the error bodies.
 
 The signature is the one aliyunsdkcore's auth/composer/rpc_signature_composer.py computes:
 every URL and body parameter except Signature, sorted, RFC 3986-encoded twice, prefixed with
@@ -34,6 +34,43 @@ def sign(method: str, params: dict[str, str], secret: str) -> str:
 
 def signature_ok(method: str, params: dict[str, str], secret: str) -> bool:
     return hmac.compare_digest(sign(method, params, secret), params.get("Signature", ""))
+
+
+# ---- ROA (the CS API, 2015-12-15) ---------------------------------------------------------------
+# The string to sign as aliyunsdkcore 2.16.1 auth/composer/roa_signature_composer.py builds it
+# (compose_string_to_sign): the method, then the Accept, Content-MD5, Content-Type and Date header
+# values (empty when absent), one per line; then every x-acs-* header, name lower-cased, sorted, as
+# "name:value\n"; then the path and the query sorted by name, values NOT percent-encoded
+# ("k=v" joined by "&", a bare "k" for a value-less one). HMAC-SHA1 keyed with the secret alone
+# (no "&"), base64, sent as "Authorization: acs <AccessKeyId>:<signature>".
+def roa_string_to_sign(method: str, path: str, query: dict[str, str], headers: dict[str, str]) -> str:
+    lower = {k.lower(): v for k, v in headers.items()}
+    lines = [method] + [lower.get(name, "") for name in ("accept", "content-md5", "content-type", "date")]
+    acs = "".join(f"{k}:{lower[k]}\n" for k in sorted(lower) if k.startswith("x-acs-"))
+    pairs = [k if v is None else f"{k}={v}" for k, v in sorted(query.items())]
+    return "\n".join(lines) + "\n" + acs + path + ("?" + "&".join(pairs) if pairs else "")
+
+
+def roa_sign(method: str, path: str, query: dict[str, str], headers: dict[str, str], secret: str) -> str:
+    text = roa_string_to_sign(method, path, query, headers)
+    return base64.b64encode(hmac.new(secret.encode(), text.encode(), hashlib.sha1).digest()).decode()
+
+
+def roa_authorization(headers: dict[str, str]) -> tuple[str, str]:
+    """``(AccessKeyId, signature)`` of an ``Authorization: acs <id>:<signature>`` header; blanks if malformed."""
+    value = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+    scheme, _, rest = value.partition(" ")
+    key_id, _, signature = rest.rpartition(":")
+    return (key_id, signature) if scheme == "acs" and key_id else ("", "")
+
+
+def cs_error_body(err: ApiError, req_id: str) -> dict:
+    """A CS (ACK) service error: lower-case keys, as the CS SDKs read them (the Tea SDKs print
+    ``code: <status>, <message> request id: <id>``; ``Data: {"code", "message", "requestId"}``).
+    UNCONFIRMED: no Alibaba page found here shows a raw CS error body; the keys follow the CS
+    OpenAPI error model as the SDKs parse it (aliyunsdkcore does not: it reports SDK.UnknownServerError
+    with the body, which plugins/module_utils/_alicloud.py roa_error reads)."""
+    return {"requestId": req_id, "code": err.code, "message": err.message, "status": err.status}
 
 
 def parse_params(query: str, body: bytes, content_type: str) -> dict[str, str]:

@@ -47,6 +47,12 @@ options:
       - NAS API endpoint, as O(ecs_endpoint). Defaults to C(nas.<region>.aliyuncs.com).
       - Falls back to E(ALIBABA_CLOUD_NAS_ENDPOINT).
     type: str
+  cs_endpoint:
+    description:
+      - Container Service for Kubernetes (ACK, CS API 2015-12-15, ROA) endpoint, as O(ecs_endpoint).
+        Defaults to C(cs.<region>.aliyuncs.com). Only the C(cs_*) modules call it.
+      - Falls back to E(ALIBABA_CLOUD_CS_ENDPOINT).
+    type: str
   listing_timeout:
     description:
       - Seconds a create waits for what it made to appear in the C(Describe*) listing, which may lag

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""The one Alibaba Cloud client factory of scc.training (ECS 2014-05-26 and NAS 2017-06-26 RPC).
+"""The one Alibaba Cloud client factory of scc.training (ECS 2014-05-26 and NAS 2017-06-26 RPC,
+CS 2015-12-15 ROA).
 
 Note that this module util is **PRIVATE** to the collection. It can change without notice.
 Do not use it from other collections.
@@ -19,6 +20,10 @@ Every module and the ``scc.training.ecs`` inventory plugin talk to the cloud thr
   masked in them (raw and percent-encoded: a connection error's text carries the signed URL);
 * HTTPS for every request (the SDK's default is plain HTTP), plain HTTP only to a loopback
   endpoint (the emulator, lab/cloud/); any other ``http://`` endpoint is refused.
+
+The Container Service for Kubernetes (ACK) API, CS 2015-12-15, is a ROA API (method + path + JSON
+body, signed in the Authorization header): ``AlicloudApi.call_roa`` sends it through the same
+AcsClient, credentials, endpoint rule, retry loop and masking as ``call`` (one client, one factory).
 
 On top of it, what every module shares: a ``ResourceKind`` per kind of resource (how it is
 listed, created, deleted and shown), ``find_all`` / ``find_one`` (the one look-up: every page, by
@@ -55,6 +60,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the SDK
 PRODUCTS = {
     "ecs": ("Ecs", "2014-05-26", "ecs.{region}.aliyuncs.com"),
     "nas": ("NAS", "2017-06-26", "nas.{region}.aliyuncs.com"),
+    # ROA: aliyun-python-sdk-cs 4.8.1, aliyunsdkcs/request/v20151215/*Request.py
+    # (RoaRequest.__init__(self, 'CS', '2015-12-15', ...)); endpoint cs.<region>.aliyuncs.com.
+    "cs": ("CS", "2015-12-15", "cs.{region}.aliyuncs.com"),
 }
 
 # Transient errors: retried with backoff. Everything else fails at once.
@@ -132,6 +140,7 @@ def alicloud_argument_spec():
         ),
         ecs_endpoint=dict(type="str", fallback=(env_fallback, ["ALIBABA_CLOUD_ECS_ENDPOINT"])),
         nas_endpoint=dict(type="str", fallback=(env_fallback, ["ALIBABA_CLOUD_NAS_ENDPOINT"])),
+        cs_endpoint=dict(type="str", fallback=(env_fallback, ["ALIBABA_CLOUD_CS_ENDPOINT"])),
         connect_timeout=dict(type="int", default=5),
         read_timeout=dict(type="int", default=30),
         api_retries=dict(type="int", default=6),
@@ -299,6 +308,39 @@ def flatten_params(params):
     return flat
 
 
+def roa_query(query):
+    """ROA query parameters as strings (booleans as ``true``/``false``); None values dropped."""
+    out = {}
+    for key, value in (query or {}).items():
+        if value is None:
+            continue
+        out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return out
+
+
+_SDK_UNPARSED = "ServerResponseBody: "
+
+
+def roa_error(code, message, request_id):
+    """``(code, message, request_id)`` of a failed call. The CS API answers errors with lower-case keys
+    (``{"code": ..., "message": ..., "requestId": ...}``), which aliyunsdkcore (client.py
+    ``_parse_error_info_from_response_body``) does not read: it reports SDK.UnknownServerError with
+    the body in the message. Here that body is read; an RPC error passes through as it is."""
+    if code != "SDK.UnknownServerError" or not (message or "").startswith(_SDK_UNPARSED):
+        return code, message, request_id
+    try:
+        body = json.loads(message[len(_SDK_UNPARSED) :])
+    except ValueError:
+        return code, message, request_id
+    if not isinstance(body, dict) or not body.get("code"):
+        return code, message, request_id
+    return (
+        str(body["code"]),
+        str(body.get("message") or ""),
+        request_id or body.get("requestId") or body.get("request_id"),
+    )
+
+
 def tags_from_api(tags_node, key_field="TagKey", value_field="TagValue"):
     """``{"Tag": [{"TagKey": k, "TagValue": v}]}`` (ECS) or Key/Value (NAS) -> ``{k: v}``."""
     result = {}
@@ -320,6 +362,7 @@ class AlicloudApi:
         security_token=None,
         ecs_endpoint=None,
         nas_endpoint=None,
+        cs_endpoint=None,
         connect_timeout=5,
         read_timeout=30,
         api_retries=6,
@@ -342,6 +385,7 @@ class AlicloudApi:
         self._endpoints = {
             "ecs": endpoint_protocol("ecs_endpoint", ecs_endpoint or PRODUCTS["ecs"][2].format(region=region)),
             "nas": endpoint_protocol("nas_endpoint", nas_endpoint or PRODUCTS["nas"][2].format(region=region)),
+            "cs": endpoint_protocol("cs_endpoint", cs_endpoint or PRODUCTS["cs"][2].format(region=region)),
         }
         if security_token:
             credential = StsTokenCredential(access_key, secret_key, security_token)
@@ -374,6 +418,23 @@ class AlicloudApi:
             request.add_query_param(key, value)
         return request
 
+    def _roa_request(self, action, method, path, query=None, body=None):
+        """A signed-as-the-SDK-signs ROA request (aliyunsdkcore request.py ``RoaRequest``, reached through
+        ``CommonRequest`` with a ``uri_pattern``): ``path`` is sent as it is (ids are never encoded by
+        the SDK either), ``query`` in the URL, ``body`` as JSON (Content-Type application/json)."""
+        code, version, _pattern = PRODUCTS["cs"]
+        domain, protocol = self._endpoints["cs"]
+        request = CommonRequest(domain=domain, version=version, action_name=action, uri_pattern=path, product=code)
+        request.set_protocol_type(protocol)
+        request.set_method(method)
+        request.set_accept_format("json")
+        for key, value in roa_query(query).items():
+            request.add_query_param(key, value)
+        if body is not None:
+            request.set_content_type("application/json")
+            request.set_content(json.dumps(body, sort_keys=True).encode("utf-8"))
+        return request
+
     def call(self, product, action, params=None, client_token_generation=None, before_retry=None):
         """Call ``action``; return the reply as a dict. Raise AlicloudApiError on failure.
 
@@ -386,20 +447,30 @@ class AlicloudApi:
         params = dict(params or {})
         if client_token_generation is not None:
             params["ClientToken"] = client_token(action, params, client_token_generation)
+        return self._send(action, lambda: self._request(product, action, params), before_retry)
+
+    def call_roa(self, action, method, path, query=None, body=None, before_retry=None):
+        """Call the CS (ACK) ROA ``action``: ``method`` on ``path`` with ``query`` and a JSON ``body``.
+        Same retries, errors and masking as ``call``; ``before_retry`` as there (a create without a
+        token: the cluster listed by name and tags is what a lost reply made)."""
+        return self._send(action, lambda: self._roa_request(action, method, path, query, body), before_retry)
+
+    def _send(self, action, build, before_retry=None):
         attempt = 0
         while True:
             attempt += 1
             try:
-                body = self._client.do_action_with_exception(self._request(product, action, params))
+                body = self._client.do_action_with_exception(build())
                 self.calls.append((action, attempt))
                 return json.loads(body) if body else {}
             except ServerException as exc:
+                code, message, request_id = roa_error(exc.get_error_code(), exc.get_error_msg(), exc.get_request_id())
                 error = AlicloudApiError(
                     action,
-                    exc.get_error_code(),
-                    mask_secrets(exc.get_error_msg(), self._secrets),
+                    code,
+                    mask_secrets(message, self._secrets),
                     exc.get_http_status(),
-                    exc.get_request_id(),
+                    request_id,
                     attempt,
                 )
             except ClientException as exc:
@@ -729,6 +800,76 @@ def find_one(api, kind, scope=None, where=None, tags=None, resource_id=None):
 
 
 # ---------------------------------------------------------------------------------------------
+# ACK (CS API 2015-12-15, ROA): paths and methods as aliyun-python-sdk-cs 4.8.1 declares them
+# (aliyunsdkcs/request/v20151215/<Action>Request.py)
+
+CS_CLUSTER_GONE = "ErrorClusterNotFound"
+# action -> (method, uri pattern); tests/unit/plugins/module_utils/test_ack.py checks each against
+# the SDK's own request class.
+CS_ROUTES = {
+    "CreateCluster": ("POST", "/clusters"),
+    "DescribeClustersV1": ("GET", "/api/v1/clusters"),
+    "DescribeClusterDetail": ("GET", "/clusters/[ClusterId]"),
+    "DeleteCluster": ("DELETE", "/clusters/[ClusterId]"),
+    "AttachInstances": ("POST", "/clusters/[ClusterId]/attach"),
+    "DescribeClusterNodes": ("GET", "/clusters/[ClusterId]/nodes"),
+    "DeleteClusterNodes": ("POST", "/clusters/[ClusterId]/nodes"),
+}
+
+
+def cs_path(action, **path_params):
+    """``(method, path)`` of a CS action, its ``[Name]`` path parameters filled in (percent-encoded)."""
+    method, pattern = CS_ROUTES[action]
+    path = re.sub(r"\[(\w+)\]", lambda m: quote(str(path_params[m.group(1)]), safe=""), pattern)
+    return method, path
+
+
+def cs_call(api, action, query=None, body=None, before_retry=None, **path_params):
+    """``api.call_roa`` of a CS ``action`` by name (CS_ROUTES)."""
+    method, path = cs_path(action, **path_params)
+    return api.call_roa(action, method, path, query, body, before_retry)
+
+
+def cs_clusters(api, name=None):
+    """Every ACK cluster of the region (DescribeClustersV1, GET /api/v1/clusters), every page;
+    ``name`` is passed as the API's name filter (the caller still matches it exactly)."""
+    found, page = [], 1
+    while True:
+        reply = cs_call(api, "DescribeClustersV1", {"name": name, "page_size": 50, "page_number": page})
+        batch = reply.get("clusters") or []
+        found.extend(batch)
+        total = int((reply.get("page_info") or {}).get("total_count") or 0)
+        if not batch or len(found) >= total:
+            return found
+        page += 1
+
+
+def cs_cluster(api, cluster_id):
+    """DescribeClusterDetail (GET /clusters/[ClusterId]); None once the cluster is gone or deleted."""
+    try:
+        detail = cs_call(api, "DescribeClusterDetail", ClusterId=cluster_id)
+    except AlicloudApiError as exc:
+        if exc.code == CS_CLUSTER_GONE:
+            return None
+        raise
+    return None if detail.get("state") == "deleted" else detail
+
+
+def cs_cluster_nodes(api, cluster_id, nodepool_id=None):
+    """The nodes of a cluster (DescribeClusterNodes, GET /clusters/[ClusterId]/nodes), every page."""
+    found, page = [], 1
+    while True:
+        query = {"nodepool_id": nodepool_id, "pageSize": 100, "pageNumber": page}
+        reply = cs_call(api, "DescribeClusterNodes", query, ClusterId=cluster_id)
+        batch = reply.get("nodes") or []
+        found.extend(batch)
+        total = int((reply.get("page") or {}).get("total_count") or 0)
+        if not batch or len(found) >= total:
+            return found
+        page += 1
+
+
+# ---------------------------------------------------------------------------------------------
 # The module wrapper
 
 
@@ -774,6 +915,7 @@ class AlicloudModule(AnsibleModule):
                     security_token=p["security_token"],
                     ecs_endpoint=p["ecs_endpoint"],
                     nas_endpoint=p["nas_endpoint"],
+                    cs_endpoint=p.get("cs_endpoint"),
                     connect_timeout=p["connect_timeout"],
                     read_timeout=p["read_timeout"],
                     api_retries=p["api_retries"],

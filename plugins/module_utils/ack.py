@@ -1,0 +1,228 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""What the ACK modules (cs_cluster, cs_cluster_nodes) decide, as pure functions.
+
+The CS API 2015-12-15 request bodies and reply fields named here are those of the ACK API
+reference (alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/developer-reference/
+api-cs-2015-12-15-<action>, actions CreateCluster, DescribeClusterDetail, DescribeClustersV1,
+AttachInstances, DescribeClusterNodes, DeleteClusterNodes) and of aliyun-python-sdk-cs 4.8.1
+(aliyunsdkcs/request/v20151215/<Action>Request.py: paths and methods).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+# DescribeClusterDetail "state": initial, failed, running, updating, updating_failed, scaling,
+# waiting, disconnected, inactive, unavailable, deleting, deleted, deleted_failed (API reference).
+READY = "running"
+GONE = "deleted"
+FAILED = ("failed", "deleted_failed", "updating_failed")
+CLUSTER_TYPES = ("ManagedKubernetes",)
+CLUSTER_SPECS = ("ack.pro.small", "ack.standard")
+# CreateCluster "name": 1 to 63 characters, digits, letters and hyphens, not starting with a hyphen.
+NAME = re.compile(r"^[0-9A-Za-z_][0-9A-Za-z_-]{0,62}$")
+INSTANCE_ID = re.compile(r"^i-[0-9a-z]{2,}$")
+CLUSTER_ID = re.compile(r"^c[0-9a-z]+$")
+VPC_ID = re.compile(r"^vpc-[0-9a-z]+$")
+VSWITCH_ID = re.compile(r"^vsw-[0-9a-z]+$")
+
+
+def tags_from_cs(tags):
+    """CS tags ``[{"key": k, "value": v}]`` -> ``{k: v}``."""
+    return {t.get("key"): t.get("value", "") for t in (tags or []) if isinstance(t, dict) and t.get("key")}
+
+
+def tags_to_cs(tags):
+    """``{k: v}`` -> CS tags, sorted by key (a stable body)."""
+    return [{"key": k, "value": str(v)} for k, v in sorted((tags or {}).items())]
+
+
+def cluster_matches(cluster, name, tags):
+    """True when ``cluster`` is named exactly ``name`` and carries every one of ``tags``."""
+    have = tags_from_cs(cluster.get("tags"))
+    return cluster.get("name") == name and all(have.get(k) == str(v) for k, v in (tags or {}).items())
+
+
+def vswitch_ids_of(cluster):
+    """The cluster's vSwitches: DescribeClusterDetail gives ``vswitch_id`` comma-separated."""
+    if cluster.get("vswitch_ids"):
+        return list(cluster["vswitch_ids"])
+    return [v for v in (cluster.get("vswitch_id") or "").split(",") if v]
+
+
+def cluster_view(cluster):
+    """What cs_cluster returns for a DescribeClusterDetail reply (or a predicted one); {} for none."""
+    if not cluster:
+        return {}
+    return dict(
+        cluster_id=cluster.get("cluster_id"),
+        name=cluster.get("name"),
+        state=cluster.get("state"),
+        cluster_type=cluster.get("cluster_type"),
+        cluster_spec=cluster.get("cluster_spec"),
+        region_id=cluster.get("region_id"),
+        vpc_id=cluster.get("vpc_id") or cluster.get("vpcid"),
+        vswitch_ids=vswitch_ids_of(cluster),
+        kubernetes_version=cluster.get("current_version") or cluster.get("kubernetes_version"),
+        tags=tags_from_cs(cluster.get("tags")),
+    )
+
+
+def cluster_body(params, region):
+    """The CreateCluster JSON body of an ACK managed cluster from cs_cluster's options."""
+    body = {
+        "name": params["name"],
+        "region_id": region,
+        "cluster_type": "ManagedKubernetes",
+        "cluster_spec": params["cluster_spec"],
+        "vpcid": params["vpc_id"],
+        "vswitch_ids": list(params["vswitch_ids"] or []),
+        "service_cidr": params["service_cidr"],
+        "container_cidr": params.get("pod_cidr"),
+        "snat_entry": params["snat_entry"],
+        "endpoint_public_access": params["endpoint_public_access"],
+        "deletion_protection": params["deletion_protection"],
+        "kubernetes_version": params.get("kubernetes_version"),
+        "tags": tags_to_cs(params["tags"]),
+    }
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def validate_cluster(params):
+    """cs_cluster's input problems, each naming its option."""
+    errors = []
+    if not NAME.match(params.get("name") or ""):
+        errors.append(
+            "name must be 1 to 63 characters (digits, letters, underscores, hyphens) and not start with a hyphen"
+        )
+    if params.get("state") == "absent":
+        if not params.get("tags") and not params.get("cluster_id"):
+            errors.append("state=absent needs tags or cluster_id: a name alone may match a cluster someone else made")
+        return errors
+    if not VPC_ID.match(params.get("vpc_id") or ""):
+        errors.append("vpc_id is required with state=present (vpc-...)")
+    vswitches = params.get("vswitch_ids") or []
+    if not vswitches:
+        errors.append("vswitch_ids is required with state=present (one or more vsw-...)")
+    errors.extend("vswitch_ids: %r is not a vSwitch id (vsw-...)" % v for v in vswitches if not VSWITCH_ID.match(v))
+    return errors
+
+
+def validate_nodes(params):
+    """cs_cluster_nodes' input problems, each naming its option."""
+    errors = []
+    if not CLUSTER_ID.match(params.get("cluster_id") or ""):
+        errors.append(
+            "cluster_id %r is not an ACK cluster id (c followed by letters and digits)" % params.get("cluster_id")
+        )
+    ids = params.get("instance_ids") or []
+    if not ids:
+        errors.append("instance_ids must list at least one ECS instance id (i-...)")
+    errors.extend("instance_ids: %r is not an ECS instance id (i-...)" % i for i in ids if not INSTANCE_ID.match(i))
+    if len(set(ids)) != len(ids):
+        errors.append("instance_ids lists an instance twice")
+    if params.get("state") == "present":
+        if not params.get("nodepool_id") and not params.get("password") and not params.get("key_pair"):
+            # AttachInstances: "You must set key_pair or password"; key_pair "is not supported
+            # after you specify nodepool_id" (the node pool's login settings apply).
+            errors.append("password or key_pair is required to add nodes without nodepool_id")
+        if params.get("nodepool_id") and params.get("key_pair"):
+            errors.append("key_pair cannot be used with nodepool_id (AttachInstances: the node pool's logon applies)")
+    return errors
+
+
+def vpc_problems(instances, wanted, cluster_vpc):
+    """Why ``wanted`` instance ids cannot join a cluster in ``cluster_vpc``, given the ECS
+    ``instances`` (DescribeInstances items) that were found: each message names instance_ids."""
+    found = {i.get("InstanceId"): i for i in instances}
+    problems = []
+    for instance_id in wanted:
+        inst = found.get(instance_id)
+        if inst is None:
+            problems.append("instance_ids: %s is not an ECS instance of this region" % instance_id)
+            continue
+        vpc = (inst.get("VpcAttributes") or {}).get("VpcId")
+        if vpc != cluster_vpc:
+            problems.append(
+                "instance_ids: %s is in VPC %s, not in the cluster's VPC %s; an ECS instance joins only a cluster"
+                " of its own VPC" % (instance_id, vpc or "(none)", cluster_vpc)
+            )
+    return problems
+
+
+def node_plan(wanted, nodes, state):
+    """``(to_add, to_remove)``: instance ids to attach (state present) or node names to remove
+    (state absent), from the ``wanted`` instance ids and the cluster's ``nodes`` (DescribeClusterNodes)."""
+    present = {n.get("instance_id"): n for n in nodes}
+    if state == "present":
+        return [i for i in wanted if i not in present], []
+    return [], [present[i]["node_name"] for i in wanted if i in present]
+
+
+def node_view(node):
+    return dict(
+        instance_id=node.get("instance_id"),
+        node_name=node.get("node_name"),
+        nodepool_id=node.get("nodepool_id"),
+        state=node.get("state"),
+        ip_address=list(node.get("ip_address") or []),
+    )
+
+
+def nodes_ready(nodes, wanted):
+    """True when every ``wanted`` instance is a node in state running."""
+    states = {n.get("instance_id"): n.get("state") for n in nodes}
+    return all(states.get(i) == READY for i in wanted)
+
+
+def nodes_gone(nodes, wanted):
+    listed = {n.get("instance_id") for n in nodes}
+    return not any(i in listed for i in wanted)
+
+
+def _network(value):
+    try:
+        return ipaddress.ip_network(str(value), strict=True)
+    except ValueError:
+        return None
+
+
+def ack_input_problems(settings):
+    """provision.yml's ``scc_cloud_ack_*`` variables -> one sentence per problem, naming the variable
+    (empty when all is well). Nothing is checked while ``scc_cloud_ack_enabled`` is false."""
+    enabled = settings.get("scc_cloud_ack_enabled")
+    if isinstance(enabled, str) and enabled.lower() in ("true", "false"):  # -e scc_cloud_ack_enabled=true
+        enabled = enabled.lower() == "true"
+    if not isinstance(enabled, bool):
+        return ["scc_cloud_ack_enabled (%r) must be true or false." % (enabled,)]
+    if not enabled:
+        return []
+    problems = []
+    spec = settings.get("scc_cloud_ack_cluster_spec")
+    if spec not in CLUSTER_SPECS:
+        problems.append("scc_cloud_ack_cluster_spec (%r) must be one of %s." % (spec, ", ".join(CLUSTER_SPECS)))
+    version = settings.get("scc_cloud_ack_kubernetes_version") or ""
+    if version and not re.match(r"^1\.\d+\.\d+-aliyun\.\d+$", str(version)):
+        problems.append(
+            "scc_cloud_ack_kubernetes_version (%r) must look like 1.32.1-aliyun.1, or be empty for the API's default."
+            % (version,)
+        )
+    service = _network(settings.get("scc_cloud_ack_service_cidr"))
+    vpc = _network(settings.get("scc_cloud_vpc_cidr"))
+    if service is None or service.version != 4:
+        problems.append(
+            "scc_cloud_ack_service_cidr (%r) must be an IPv4 network (e.g. 172.21.0.0/20)."
+            % (settings.get("scc_cloud_ack_service_cidr"),)
+        )
+    elif vpc is not None and service.overlaps(vpc):
+        # CreateCluster service_cidr: "cannot overlap with the CIDR block of the VPC".
+        problems.append("scc_cloud_ack_service_cidr (%s) overlaps scc_cloud_vpc_cidr (%s)." % (service, vpc))
+    if not settings.get("scc_cloud_ack_node_password") and not settings.get("scc_cloud_key_pair_name"):
+        problems.append(
+            "scc_cloud_ack_node_password (or scc_cloud_key_pair_name) must be set: AttachInstances needs the nodes'"
+            " logon password or key pair."
+        )
+    return problems
