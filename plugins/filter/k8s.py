@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """The Kubernetes path's filters, thin wrappers over plugins/module_utils/k8s_jobs.py: ``scc_launcher_problems``
 (playbooks/validate.yml), ``k8s_cpfs_volume_input_problems`` and ``k8s_cpfs_volume_manifests`` (k8s_cpfs_volume),
-``k8s_training_job_input_problems``, ``k8s_training_job``, ``mpijob_manifest``, ``arena_submit_command``,
+``k8s_training_job_input_problems``, ``k8s_launcher_variables``, ``k8s_training_job``, ``mpijob_manifest``, ``arena_submit_command``,
 ``mpijob_status`` and ``mpijob_results`` (k8s_training_job). Their documentation lives in the sidecar
 ``<filter name>.yml`` files."""
 
@@ -41,6 +41,11 @@ def k8s_training_job(settings):
     return filter_call("k8s_training_job", k8s_jobs.training_job, require_settings(settings, "k8s_training_job"))
 
 
+def k8s_launcher_variables(workload):
+    """bert or resnet -> the launcher variables (bert_launch_* or resnet_launch_*) its MPIJob is built from."""
+    return filter_call("k8s_launcher_variables", k8s_jobs.launcher_variables, workload)
+
+
 def mpijob_manifest(job):
     """The training job -> the MPIJob (kubeflow.org/v2beta1)."""
     return filter_call("mpijob_manifest", k8s_jobs.mpijob_manifest, require_settings(job, "mpijob_manifest"))
@@ -74,6 +79,7 @@ class FilterModule(object):
                 k8s_cpfs_volume_manifests,
                 k8s_training_job_input_problems,
                 k8s_training_job,
+                k8s_launcher_variables,
                 mpijob_manifest,
                 arena_submit_command,
                 mpijob_status,

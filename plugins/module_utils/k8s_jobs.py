@@ -4,6 +4,7 @@
 """The Kubernetes path (issue 16), as pure functions: the CPFS volume, the training job as a Kubeflow
 MPIJob, the equivalent Arena command line, and the problems of their inputs.
 
+- ``launcher_variables``: a workload -> the launcher variables its MPIJob is built from.
 - ``launcher_problems``: ``scc_launcher`` (``mpirun`` | ``mpijob``) -> one sentence per problem.
 - ``cpfs_volume_problems`` / ``cpfs_volume_manifests``: the role k8s_cpfs_volume's variables -> its problems /
   ``[PersistentVolume, PersistentVolumeClaim]`` for CPFS over NFS through Alibaba's NAS CSI plugin.
@@ -109,6 +110,15 @@ LAUNCHER_VARIABLES = {
 # What the role's vars lookup returns for a launcher variable that is not defined (the launcher role not in the play).
 UNDEFINED = "__scc_training_undefined__"
 _SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def launcher_variables(workload):
+    """The launcher variables (bert_launch_* or resnet_launch_*) the MPIJob of ``workload`` is built from."""
+    if workload not in WORKLOADS:
+        raise ValueError(
+            "k8s_training_job_workload (%s) must be one of %s" % (checks.show(workload), ", ".join(WORKLOADS))
+        )
+    return list(LAUNCHER_VARIABLES[workload])
 
 
 def launcher_problems(launcher):
@@ -272,9 +282,13 @@ def training_job_problems(settings):
         problems.append("%sworkload (%s) must be one of %s." % (p, checks.show(workload), ", ".join(WORKLOADS)))
     if checks.text(settings.get(p + "name")):
         problems += _label_problem(p + "name", settings.get(p + "name"), _NAME_MAX)
-    problems += _label_problem(
-        p + "run_id", checks.text(settings.get(p + "run_id")).lower(), _NAME_MAX - len("scc-resnet-")
-    )
+    # The default name is scc-<workload>-<run id, lower case>.
+    run_id = checks.text(settings.get(p + "run_id"))
+    if run_id and _label_problem(p + "run_id", run_id.lower(), _NAME_MAX - len("scc-resnet-")):
+        problems.append(
+            "%srun_id (%s) must be at most %d letters, digits and '-', starting and ending with a letter or digit "
+            "(the MPIJob is named after it)." % (p, checks.show(run_id), _NAME_MAX - len("scc-resnet-"))
+        )
     problems += _label_problem(p + "namespace", settings.get(p + "namespace"))
     problems += _subdomain_problem(p + "pvc_name", settings.get(p + "pvc_name"))
     if not checks.is_set(settings.get(p + "image")) or re.search(r"\s", checks.text(settings.get(p + "image"))):
@@ -302,7 +316,8 @@ def training_job_problems(settings):
             problems.append(
                 "%s (%s) must be empty or a Kubernetes quantity (e.g. 16, 64Gi)." % (name, checks.show(value))
             )
-    if workload in WORKLOADS:
+    # The role's validate entry point runs before the launcher's role is in the play: it leaves these out.
+    if workload in WORKLOADS and settings.get("check_launcher", True):
         launcher = "bert_launch" if workload == "bert" else "resnet_launch"
         missing = [name for name in LAUNCHER_VARIABLES[workload] if settings.get(name, UNDEFINED) == UNDEFINED]
         if missing:
@@ -448,6 +463,8 @@ def training_job(settings):
         "memory": checks.text(settings.get(p + "memory")),
         "ssh_port": _number(settings[p + "ssh_port"], p + "ssh_port"),
         "results_file": posixpath.join(output_dir, "results.json"),
+        # mpi-operator's labels of the launcher pod (pkg/apis/kubeflow/v2beta1/constants.go: JobNameLabel, JobRoleLabel).
+        "launcher_selector": ["training.kubeflow.org/job-name=%s" % name, "training.kubeflow.org/job-role=launcher"],
     }
     return job
 

@@ -310,6 +310,7 @@ def test_arena_line_over_tcp_has_no_rdma():
         ({"k8s_training_job_image": ""}, "k8s_training_job_image (\"\") must name the training image"),
         ({"k8s_training_job_name": "BERT"}, "k8s_training_job_name (\"BERT\") must be a DNS label"),
         ({"k8s_training_job_name": "a" * 52}, "must be a DNS label of at most 51 characters"),
+        ({"k8s_training_job_run_id": "run 1"}, "k8s_training_job_run_id (\"run 1\") must be at most 40 letters"),
         ({"k8s_training_job_namespace": "a.b"}, "k8s_training_job_namespace (\"a.b\") must be a DNS label"),
         ({"k8s_training_job_pvc_name": ""}, "k8s_training_job_pvc_name (\"\") must be a DNS subdomain"),
         ({"k8s_training_job_workers": 0}, "k8s_training_job_workers (0) must be an integer >= 1"),
@@ -331,6 +332,12 @@ def test_training_job_problems_name_the_variable(changes, expected):
 
 def test_good_settings_have_no_problem():
     assert k8s_jobs.training_job_problems(job_settings()) == []
+    # The validate entry point: no run id yet, the launcher's role not in the play.
+    assert (
+        k8s_jobs.training_job_problems({**job_settings(), "k8s_training_job_run_id": "", "check_launcher": False}) == []
+    )
+    without_launcher = {k: v for k, v in job_settings().items() if not k.startswith("bert_launch_")}
+    assert k8s_jobs.training_job_problems({**without_launcher, "check_launcher": False}) == []
     assert k8s_jobs.training_job_problems(job_settings("resnet", "rdma")) == []
 
 
