@@ -515,7 +515,7 @@ def _pod_template(job, container, labels):
     if _hostnetwork(job):
         spec["hostNetwork"] = True
         spec["dnsPolicy"] = "ClusterFirstWithHostNet"
-    return {"metadata": {"labels": labels}, "spec": spec}
+    return {"metadata": {"labels": dict(labels)}, "spec": spec}
 
 
 def mpijob_manifest(job):
@@ -544,7 +544,7 @@ def mpijob_manifest(job):
     return {
         "apiVersion": MPIJOB_API_VERSION,
         "kind": "MPIJob",
-        "metadata": {"name": k8s["name"], "namespace": k8s["namespace"], "labels": labels},
+        "metadata": {"name": k8s["name"], "namespace": k8s["namespace"], "labels": dict(labels)},
         "spec": {
             "slotsPerWorker": k8s["slots_per_worker"],
             "mpiImplementation": "OpenMPI",
