@@ -85,7 +85,9 @@ def test_mpijob_path_renders_and_validates(tmp_path, playbook, workload, mpijob_
         validate_k8s(manifest)
     assert pv["spec"]["csi"]["volumeAttributes"]["mountProtocol"] == "cpfs-nfs"
     assert pvc["spec"]["resources"]["requests"]["storage"] == "1Ti"
-    mpijob = yaml.safe_load((results / "k8s" / ("%s-%s.mpijob.yml" % (workload, RUN_ID))).read_text())
+    text = (results / "k8s" / ("%s-%s.mpijob.yml" % (workload, RUN_ID))).read_text()
+    assert "&id" not in text  # plain YAML, no anchors or aliases
+    mpijob = yaml.safe_load(text)
     validate_mpijob(mpijob, mpijob_schema)
     assert mpijob["metadata"]["name"] == "scc-%s-%s" % (workload, RUN_ID.lower())
     assert mpijob["spec"]["slotsPerWorker"] == 4
