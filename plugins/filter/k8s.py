@@ -62,9 +62,9 @@ def mpijob_status(resource):
     return k8s_jobs.mpijob_status(resource)
 
 
-def mpijob_results(log_text, run_id, succeeded):
-    """The launcher's log -> the run's results (rank 0's results.json, partial when the job failed)."""
-    return k8s_jobs.mpijob_results(log_text, run_id, succeeded)
+def mpijob_results(log_text, run_id, succeeded, transport=None):
+    """The launcher's log -> the run's results (rank 0's results.json and NCCL's transport, partial when it failed)."""
+    return k8s_jobs.mpijob_results(log_text, run_id, succeeded, transport)
 
 
 class FilterModule(object):

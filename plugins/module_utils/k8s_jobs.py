@@ -57,6 +57,7 @@ import re
 from ansible_collections.scc.training.plugins.module_utils import input_checks as checks
 from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, bert_levers
 from ansible_collections.scc.training.plugins.module_utils.mpi import mpirun_options, program_argv, rank_env
+from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log
 
 LAUNCHERS = ("mpirun", "mpijob")
 WORKLOADS = ("bert", "resnet")
@@ -612,10 +613,12 @@ def mpijob_status(resource):
     return {"finished": False, "succeeded": False, "reason": None, "message": ""}
 
 
-def mpijob_results(log_text, run_id, succeeded):
+def mpijob_results(log_text, run_id, succeeded, transport=None):
     """The launcher's log -> the run's results: rank 0's results.json (printed between the markers) with
-    ``run_id``, ``status`` and ``launcher`` (mpijob); partial (status failed, the log's last lines) when the job
-    failed or printed no results."""
+    ``run_id``, ``status``, ``launcher`` (mpijob) and ``nccl`` (parse_nccl_log of the ranks' output, which mpirun
+    forwards to the launcher; null without NCCL lines), as bert_launch's results file has them; partial (status
+    failed, the log's last lines) when the job failed or printed no results, or when ``transport`` is rdma and
+    NCCL's log shows no channel over NET/IB (bert_launch's proof of the transport)."""
     text = log_text or ""
     results = None
     if RESULTS_BEGIN in text and RESULTS_END in text.split(RESULTS_BEGIN, 1)[1]:
@@ -624,14 +627,19 @@ def mpijob_results(log_text, run_id, succeeded):
             results = json.loads(body) if body else None
         except ValueError:
             results = None
-    plain = text.split(RESULTS_BEGIN, 1)[0].splitlines()
-    ok = bool(succeeded) and isinstance(results, dict)
+    before = text.split(RESULTS_BEGIN, 1)[0]
+    plain = before.splitlines()
+    nccl = parse_nccl_log(before)
     out = dict(results) if isinstance(results, dict) else {}
-    out.update({"run_id": run_id, "launcher": "mpijob", "status": "ok" if ok else "failed"})
-    if not ok:
-        out["message"] = "run %s failed: %s. Last lines: %s" % (
-            run_id,
-            "the MPIJob failed" if not succeeded else "the launcher printed no results.json",
-            " | ".join(plain[-20:]),
-        )
+    out.update({"run_id": run_id, "launcher": "mpijob", "nccl": nccl if nccl["lines"] else None})
+    reason = None
+    if not succeeded:
+        reason = "the MPIJob failed"
+    elif not isinstance(results, dict):
+        reason = "the launcher printed no results.json"
+    elif transport == "rdma" and nccl["transport"] != "IB":
+        reason = "the transport is rdma but NCCL's log shows transport %s, no channel over NET/IB" % nccl["transport"]
+    out["status"] = "ok" if reason is None else "failed"
+    if reason:
+        out["message"] = "run %s failed: %s. Last lines: %s" % (run_id, reason, " | ".join(plain[-20:]))
     return out

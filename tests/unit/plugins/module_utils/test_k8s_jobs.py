@@ -371,8 +371,15 @@ def test_mpijob_results_read_rank_0s_json_from_the_launcher_log():
         "world_size": 16,
         "run_id": "r1",
         "launcher": "mpijob",
+        "nccl": None,
         "status": "ok",
     }
+    # rdma: bert_launch's proof, a channel over NET/IB in NCCL's log.
+    no_ib = k8s_jobs.mpijob_results(log, "r1", True, "rdma")
+    assert no_ib["status"] == "failed" and "no channel over NET/IB" in no_ib["message"]
+    ib = "node1:12:34 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0\n" + log
+    ok = k8s_jobs.mpijob_results(ib, "r1", True, "rdma")
+    assert ok["status"] == "ok" and ok["nccl"]["transport"] == "IB"
     failed = k8s_jobs.mpijob_results("rank 3 died\n", "r1", False)
     assert failed["status"] == "failed" and "rank 3 died" in failed["message"]
     missing = k8s_jobs.mpijob_results(log.replace(k8s_jobs.RESULTS_END, ""), "r1", True)
