@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.lab_runner import failed, ok_messages, run_playbook, unreachable
+from tests.lab_runner import changed, failed, ok_messages, run_playbook, unreachable
 from tests.unit.plugins.module_utils.test_k8s_jobs import validate_k8s, validate_mpijob
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -104,6 +104,23 @@ def test_mpijob_path_renders_and_validates(tmp_path, playbook, workload, mpijob_
     # Nothing ran: no results file, and the role said so.
     assert not (results / ("%s-%s.json" % (workload, RUN_ID))).exists()
     assert "k8s_training_job_apply is false" in ok_messages(run.events)
+    if workload == "bert":
+        # Idempotent: the same run again changes nothing; check mode neither.
+        again = run_playbook(ROOT / "playbooks" / playbook, inventory(tmp_path), tmp_path, extravars=k8s_vars(results))
+        assert again.rc == 0 and changed(again.events) == [], changed(again.events)
+        check = run_playbook(
+            ROOT / "playbooks" / playbook, inventory(tmp_path), tmp_path, extravars=k8s_vars(results), check=True
+        )
+        assert check.rc == 0 and changed(check.events) == [], changed(check.events)
+
+
+def test_check_mode_writes_nothing(tmp_path):
+    results = tmp_path / "results"
+    run = run_playbook(
+        ROOT / "playbooks" / "train_resnet.yml", inventory(tmp_path), tmp_path, extravars=k8s_vars(results), check=True
+    )
+    assert run.rc == 0, failed(run.events)
+    assert not (results / "k8s").exists()
 
 
 @pytest.mark.parametrize(
