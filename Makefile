@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale bench-train lab-up lab-down clean
+.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale bench-train lab-up lab-down clean
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -35,6 +35,17 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 	touch $@
 
 venv: $(BIN)/.installed
+
+# kubernetes.core (k8s_cpfs_volume, k8s_training_job), for ansible-lint and the playbooks: once per checkout, from the
+# `ansible` wheel on PyPI pinned by hash in requirements-collections.txt (Galaxy is out of reach; requirements.yml
+# names the same collection for machines that reach it).
+K8S_CORE := .collections/ansible_collections/kubernetes/core/MANIFEST.json
+$(K8S_CORE): requirements-collections.txt | $(BIN)/.installed
+	rm -rf .cache/collection-wheels
+	$(BIN)/pip download -q --no-deps --require-hashes -r requirements-collections.txt -d .cache/collection-wheels
+	$(BIN)/python tools/bundled_collection.py .cache/collection-wheels/ansible-*.whl kubernetes.core .collections
+
+collections: $(K8S_CORE)
 
 # The system packages of bindep.txt for the profiles $(1): bindep -b lists the missing ones
 # (Debian/Ubuntu: apt installs them).
@@ -63,7 +74,7 @@ demo: lab-up
 demo-cloud: lab-up
 	$(BIN)/python -m lab.cloud.demo --lab-dir $(LAB_DIR)
 
-lint: venv
+lint: venv collections
 	$(BIN)/yamllint -s .
 	$(BIN)/ansible-lint
 	$(BIN)/ruff check .
@@ -99,7 +110,7 @@ ee: venv
 
 # The training scripts' tests (BERT, ResNet) run in their own process: importing ansible patches sys.intern,
 # which torch's compiler stack refuses.
-unit: venv test-deps
+unit: venv test-deps collections
 	$(BIN)/pytest -q tests/unit --ignore=tests/unit/bert --ignore=tests/unit/resnet
 	$(BIN)/pytest -q tests/unit/bert tests/unit/resnet
 

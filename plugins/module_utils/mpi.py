@@ -17,6 +17,7 @@
 - ``framework_modules``: a data-parallel framework -> the modules its ranks import.
 - ``framework_problems``: the rules across a launcher's framework, backend, CPU-only and transport
   variables (bert_launch, resnet_launch), each naming the role's variable.
+- ``mpirun_options``: the options between ``-np`` and the program (placement, interfaces, ``-x``).
 - ``nccl_tests_mpirun``: nccl_check's mpirun with the same MPI and NCCL transport settings, up to
   its hosts and program.
 
@@ -318,6 +319,13 @@ def _mpirun_options(job, env):
     for name, value in env.items():
         argv += ["-x", "%s=%s" % (name, value)]
     return argv + [str(arg) for arg in job.get("mpirun_extra_args") or []]
+
+
+def mpirun_options(job, env):
+    """mpirun's options between ``-np`` and the program, as every launcher of the collection gives them:
+    the placement, MPI's TCP and out-of-band traffic on ``tcp_interface``, ``env`` as ``-x NAME=value``,
+    then ``mpirun_extra_args`` (k8s_jobs.py's MPIJob launcher uses it too)."""
+    return _mpirun_options(job, env)
 
 
 def nccl_tests_mpirun(job):

@@ -166,6 +166,16 @@ def members(artifact):
 @pytest.fixture(scope="module")
 def installed(env, artifact, members):
     tarball = artifact / f"{NAMESPACE}-{NAME}-{VERSION}.tar.gz"
+    # galaxy.yml's dependencies, as users get them from Galaxy: here from `make collections`' copy (the `ansible`
+    # wheel's, pinned in requirements-collections.txt), installed first so that the offline install resolves them.
+    for dependency in GALAXY["dependencies"]:
+        source = ROOT / ".collections" / "ansible_collections" / Path(*dependency.split("."))
+        assert (source / "MANIFEST.json").is_file(), f"{dependency} is not in .collections: run make collections"
+        _run(
+            [_tool("ansible-galaxy"), "collection", "install", "--offline", "-p", env["collections"], source],
+            cwd=env["cwd"],
+            env=env["env"],
+        )
     _run(
         [_tool("ansible-galaxy"), "collection", "install", "--offline", "-p", env["collections"], tarball],
         cwd=env["cwd"],
