@@ -269,16 +269,7 @@ class CloudEmulator:
                 )
             if region not in self.regions:
                 raise ApiError(404, "InvalidRegionId.NotFound", "The specified RegionId does not exist.")
-            fault = self.faults.next(action)
-            if fault is not None:
-                entry["fault"] = fault.kind
-                if fault.kind in ERRORS or fault.kind in PERMANENT:
-                    raise ApiError(*{**ERRORS, **PERMANENT}[fault.kind])
-                if fault.kind == "drop_before":
-                    raise _Drop()
-                if fault.kind == "slow":
-                    time.sleep(fault.delay)
-                after = fault.kind if fault.kind == "drop_after" else None
+            after = self._inject_fault(action, entry)
             body = self._apply(service, handler, action, region, Params(params))
             status = 200
         except ApiError as err:
@@ -294,6 +285,21 @@ class CloudEmulator:
         if status == 200:
             body = {"RequestId": req_id, **body}
         return status, body, after
+
+    def _inject_fault(self, action: str, entry: dict) -> str | None:
+        """The next scripted or random fault of ``action``, recorded in ``entry``: an error reply raised, a dropped
+        request raised, a delay slept; -> "drop_after" when the reply is to be dropped after the call took effect."""
+        fault = self.faults.next(action)
+        if fault is None:
+            return None
+        entry["fault"] = fault.kind
+        if fault.kind in ERRORS or fault.kind in PERMANENT:
+            raise ApiError(*{**ERRORS, **PERMANENT}[fault.kind])
+        if fault.kind == "drop_before":
+            raise _Drop()
+        if fault.kind == "slow":
+            time.sleep(fault.delay)
+        return fault.kind if fault.kind == "drop_after" else None
 
     # ---- one ROA (CS) request --------------------------------------------------------------
     def handle_roa(
@@ -318,16 +324,7 @@ class CloudEmulator:
                 )
             if region not in self.regions:
                 raise ApiError(404, "InvalidRegionId.NotFound", "The specified RegionId does not exist.")
-            fault = self.faults.next(action)
-            if fault is not None:
-                entry["fault"] = fault.kind
-                if fault.kind in ERRORS or fault.kind in PERMANENT:
-                    raise ApiError(*{**ERRORS, **PERMANENT}[fault.kind])
-                if fault.kind == "drop_before":
-                    raise _Drop()
-                if fault.kind == "slow":
-                    time.sleep(fault.delay)
-                after = fault.kind if fault.kind == "drop_after" else None
+            after = self._inject_fault(action, entry)
             gateway = False
             try:
                 payload = json.loads(body) if body else {}
