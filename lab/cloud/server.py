@@ -436,7 +436,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _serve(self) -> None:
-        raw_path, _, query = self.path.partition("?")
+        raw_path, _sep, query = self.path.partition("?")
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         try:

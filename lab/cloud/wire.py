@@ -59,8 +59,8 @@ def roa_sign(method: str, path: str, query: dict[str, str], headers: dict[str, s
 def roa_authorization(headers: dict[str, str]) -> tuple[str, str]:
     """``(AccessKeyId, signature)`` of an ``Authorization: acs <id>:<signature>`` header; blanks if malformed."""
     value = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
-    scheme, _, rest = value.partition(" ")
-    key_id, _, signature = rest.rpartition(":")
+    scheme, _sep, rest = value.partition(" ")
+    key_id, _sep, signature = rest.rpartition(":")
     return (key_id, signature) if scheme == "acs" and key_id else ("", "")
 
 

@@ -51,7 +51,13 @@ def net(emu):
 
 
 def cluster_args(net, **extra):
-    return dict(dict(name="ack-t", vpc_id=net["a"]["vpc_id"], vswitch_ids=[net["a"]["vswitch_id"]], tags=OURS), **extra)
+    return {
+        "name": "ack-t",
+        "vpc_id": net["a"]["vpc_id"],
+        "vswitch_ids": [net["a"]["vswitch_id"]],
+        "tags": OURS,
+        **extra,
+    }
 
 
 def test_cluster_cycle_waits_for_running_and_for_deletion(emu, net):

@@ -64,7 +64,8 @@ def loss_curve_svg(losses, resumed_from=0, width=480, height=160):
     if len(points) < 2:
         return ""
     pad, last = 36, max(len(losses), 2)
-    low, high = min(v for _, v in points), max(v for _, v in points)
+    values = [value for _step, value in points]
+    low, high = min(values), max(values)
     span = (high - low) or 1.0
 
     def x(step):

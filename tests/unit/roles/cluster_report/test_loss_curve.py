@@ -19,7 +19,7 @@ def test_one_point_per_finite_step_falling_loss_goes_down_the_page():
     svg = render.loss_curve_svg([8.0, None, 6.0, 4.0], width=480, height=160)
     drawn = points(svg)
     assert len(drawn) == 3  # the non-finite step 2 is left out
-    xs, ys = [x for x, _ in drawn], [y for _, y in drawn]
+    xs, ys = [x for x, _y in drawn], [y for _x, y in drawn]
     assert xs == sorted(xs) and xs[0] == 36 and xs[-1] == 480 - 36
     # SVG's y grows downwards: a falling loss climbs down the page, highest loss at the top margin.
     assert ys == sorted(ys) and (ys[0], ys[-1]) == (36.0, 160 - 36.0)
@@ -38,5 +38,5 @@ def test_a_resumed_run_marks_its_resume_step():
 def test_nothing_to_draw_below_two_finite_losses():
     assert render.loss_curve_svg([]) == render.loss_curve_svg([None, 3.0]) == ""
     # A flat loss still draws (no division by zero), a horizontal line.
-    ys = {y for _, y in points(render.loss_curve_svg([2.0, 2.0, 2.0]))}
+    ys = {y for _x, y in points(render.loss_curve_svg([2.0, 2.0, 2.0]))}
     assert len(ys) == 1 and re.match(r"^\d", str(ys.pop()))
