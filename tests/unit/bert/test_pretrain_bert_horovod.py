@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch.distributed
 
 HERE = Path(__file__).resolve().parent
 STANDIN = HERE / "horovod_standin"
@@ -41,9 +42,11 @@ def small_corpus(tmp_path_factory):
 
 def _run_two_ranks(framework, out_dir, corpus, vocab):
     log = out_dir / "standin.log"
+    # The ranks' rendezvous, served here until both have exited (see the stand-in's docstring).
+    store = torch.distributed.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
     env = {
         "PYTHONPATH": os.pathsep.join([str(STANDIN), str(MPI_JOB_FILES)]),
-        "SCC_HVD_STANDIN_RENDEZVOUS": str(out_dir / "rendezvous"),
+        "SCC_HVD_STANDIN_STORE_PORT": str(store.port),
         "SCC_HVD_STANDIN_LOG": str(log),
         "OMP_NUM_THREADS": "1",
         "TOKENIZERS_PARALLELISM": "false",

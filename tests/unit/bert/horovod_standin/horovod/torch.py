@@ -9,10 +9,10 @@ synchronize and skip_synchronize). Running the script on it proves the script's 
 API (the call order, and that the ranks stay identical), not Horovod's or AIACC's own behaviour.
 
 Like hvd.init() under mpirun, init() takes the rank from Open MPI's OMPI_COMM_WORLD_*
-environment. Rendezvous: rank 0 opens a TCPStore on a port the kernel picks (no port chosen
-beforehand that another process could take) and writes it to the file SCC_HVD_STANDIN_RENDEZVOUS,
-where the other ranks read it. (A file:// store instead made a rank abort now and then at exit,
-"terminate called without an active exception".) When SCC_HVD_STANDIN_LOG is
+environment. Rendezvous: every rank is a client of the TCPStore that the TEST process serves on
+SCC_HVD_STANDIN_STORE_PORT (a port the kernel picked). No rank hosts it: a store served by rank 0 (and a
+file:// store before that) made rank 0 abort now and then at exit, "terminate called without an active
+exception", when it tore the server down while the other rank was still connected. When SCC_HVD_STANDIN_LOG is
 set, every API call is appended to <SCC_HVD_STANDIN_LOG>.<rank> as one JSON line, with the
 parameters' checksum after every optimizer step, for the tests to check.
 """
@@ -21,7 +21,6 @@ import contextlib
 import datetime
 import json
 import os
-import time
 
 import torch
 import torch.distributed as dist
@@ -55,29 +54,12 @@ def init():
     timeout = datetime.timedelta(seconds=120)
     dist.init_process_group(
         "gloo",
-        store=_store(env["SCC_HVD_STANDIN_RENDEZVOUS"], rank_, size_, timeout),
+        store=dist.TCPStore("127.0.0.1", int(env["SCC_HVD_STANDIN_STORE_PORT"]), is_master=False, timeout=timeout),
         rank=rank_,
         world_size=size_,
         timeout=timeout,
     )
     _record("init", module=_STATE["module"], size=size_)
-
-
-def _store(rendezvous, rank_, size_, timeout):
-    if rank_ == 0:
-        store = dist.TCPStore("127.0.0.1", 0, size_, True, timeout=timeout, wait_for_workers=False)
-        with open(rendezvous + ".tmp", "w", encoding="utf-8") as handle:
-            handle.write(str(store.port))
-        os.replace(rendezvous + ".tmp", rendezvous)
-        return store
-    deadline = time.monotonic() + timeout.total_seconds()
-    while not os.path.exists(rendezvous):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"stand-in: rank 0 never wrote {rendezvous}")
-        time.sleep(0.05)
-    with open(rendezvous, encoding="utf-8") as handle:
-        port = int(handle.read())
-    return dist.TCPStore("127.0.0.1", port, size_, False, timeout=timeout)
 
 
 def rank():
