@@ -131,5 +131,9 @@ def test_validate_playbook_refuses_aiacc_with_the_default_torch_naming_the_varia
     refusals = [msg for _host, task, msg in failed(events) if "AIACC-Training or ACSpeed release" in task]
     assert (status, unreachable(events)) == ("failed", [])
     assert len(refusals) == 1, failed(events)
-    for name in ("aiacc_framework is aiacc (a launcher trains with it)", "aiacc_version=1.5.0", "torch 2.13.0 (python_env_requirements)"):
+    for name in (
+        "aiacc_framework is aiacc (a launcher trains with it)",
+        "aiacc_version=1.5.0",
+        "torch 2.13.0 (python_env_requirements)",
+    ):
         assert name in refusals[0]
