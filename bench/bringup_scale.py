@@ -80,7 +80,7 @@ def inventory(workdir: Path, size: int) -> dict:
                 "scc_gpu_count": 8,
                 "hosts_file_path": f"{per_node}/hosts",
                 "ssh_trust_known_hosts_file": f"{per_node}/ssh_known_hosts",
-                "ssh_trust_ssh_config_file": f"{per_node}/ssh_config",
+                "ssh_trust_ssh_config_file": f"{per_node}/scc-training.conf",
                 "ssh_trust_key_dir": str(workdir / "controller-key"),
                 "mpi_hostfile_path": f"{per_node}/mpihosts",
             },
