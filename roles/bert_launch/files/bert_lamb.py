@@ -25,7 +25,7 @@ import torch
 
 
 class Lamb(torch.optim.Optimizer):
-    """LAMB (module doc). State per parameter: exp_avg, exp_avg_sq; per group: step."""
+    """LAMB (module doc). State per parameter: exp_avg, exp_avg_sq (from the start); per group: step."""
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-6, weight_decay: float = 0.01):
         if not lr > 0:
@@ -37,6 +37,15 @@ class Lamb(torch.optim.Optimizer):
         if weight_decay < 0:
             raise ValueError(f"Lamb: weight_decay must be >= 0 (got {weight_decay})")
         super().__init__(params, {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay})
+
+    def add_param_group(self, param_group) -> None:
+        """The group, with its moments made now rather than at the first step: Horovod's
+        broadcast_optimizer_state takes a zero-gradient step on an optimizer without state, which
+        for LAMB would shrink every decayed tensor by lr (the trust ratio scales the bare decay up)."""
+        super().add_param_group(param_group)
+        for p in self.param_groups[-1]["params"]:
+            self.state[p]["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            self.state[p]["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -54,10 +63,6 @@ class Lamb(torch.optim.Optimizer):
         beta1, beta2 = group["betas"]
         # One step count per group, a Python int: bias correction without a device read.
         group["step"] = step = group.get("step", 0) + 1
-        for p in params:
-            if not self.state[p]:
-                self.state[p]["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                self.state[p]["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
         grads = [p.grad for p in params]
         exp_avg = [self.state[p]["exp_avg"] for p in params]
         exp_avg_sq = [self.state[p]["exp_avg_sq"] for p in params]

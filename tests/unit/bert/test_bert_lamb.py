@@ -93,7 +93,16 @@ def test_a_zero_tensor_takes_the_plain_learning_rate_and_a_gradless_one_stays():
     opt.step()
     # ||w|| = 0: trust ratio 1, so the step is Adam's first one, lr * sign(g).
     assert torch.allclose(zero.detach(), torch.full((5,), -0.01), rtol=1e-4)
-    assert torch.equal(idle.detach(), torch.ones(3)) and idle not in opt.state
+    assert torch.equal(idle.detach(), torch.ones(3)) and not opt.state[idle]["exp_avg"].any()
+
+
+def test_the_state_exists_before_the_first_step():
+    # Horovod's broadcast_optimizer_state steps an optimizer whose state_dict has no state with zero
+    # gradients: for LAMB that step would shrink every decayed tensor by lr.
+    params = _params()
+    opt = bert_lamb.Lamb(params, lr=0.01)
+    assert len(opt.state_dict()["state"]) == len(params)
+    assert all(not s["exp_avg"].any() and not s["exp_avg_sq"].any() for s in opt.state.values())
 
 
 def test_a_restored_state_continues_as_the_uninterrupted_run():
