@@ -135,6 +135,15 @@ def ok_results(events, task: str) -> dict:
     }
 
 
+def ok_runs(events, task: str) -> list[tuple]:
+    """(host, result) of every successful run of one task, in order (a task may run more than once a host)."""
+    return [
+        (e["event_data"]["host"], e["event_data"]["res"])
+        for e in events
+        if e["event"] == "runner_on_ok" and e["event_data"]["task"] == task
+    ]
+
+
 def ok_messages(events) -> str:
     """Every successful result as JSON text, to search for a message."""
     return " ".join(json.dumps(e["event_data"].get("res", {})) for e in events if e["event"] == "runner_on_ok")

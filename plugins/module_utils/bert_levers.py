@@ -28,6 +28,10 @@ Why each default (what was proven where: the role README)
   BERT does (its masked_lm_positions); measured on the lab's CPUs by ``make bench-train``.
 - attention sdpa: torch.nn.functional.scaled_dot_product_attention (flash kernels on sm80+,
   memory-efficient ones on sm70); eager elsewhere only when asked.
+- optimizer auto: left to pretrain_bert.py, which alone knows the world size: LAMB above a global
+  batch of 8192 sequences (the LAMB paper, arXiv:1904.00962: earlier large-batch methods do not
+  perform well for BERT beyond 8192; it trains at 32768-65536), AdamW below. LAMB is the role's
+  own multi-tensor implementation (bert_lamb.py; apex's FusedLAMB would need an apex build).
 - fused_adamw: one kernel for the whole update on GPUs (torch.optim.AdamW(fused=True)); it also
   takes GradScaler's inf check on the device, where the unfused step reads it on the host.
 - grad_accum 1: accumulation changes the global batch; it is a choice, not a hardware default.
@@ -55,6 +59,7 @@ LEVERS = {
     "mlm_head": ("--mlm-head", ("full", "masked")),
     "attention": ("--attention", ("eager", "sdpa")),
     "grad_accum": ("--grad-accum", "int"),
+    "optimizer": ("--optimizer", ("adamw", "lamb")),
     "fused_adamw": ("--fused-adamw", ("on", "off")),
     "ddp_bucket_mb": ("--ddp-bucket-mb", "int"),
     "ddp_static_graph": ("--ddp-static-graph", "bool"),
@@ -70,6 +75,7 @@ _GPU = {
     "mlm_head": "masked",
     "attention": "sdpa",
     "grad_accum": 1,
+    "optimizer": "auto",
     "fused_adamw": "on",
     "ddp_bucket_mb": 25,
     "ddp_static_graph": True,

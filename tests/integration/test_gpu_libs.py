@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab_runner import changed, failed, lab_fixture, ok_results, run_playbook
+from tests.lab_runner import changed, failed, lab_fixture, ok_results, ok_runs, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "gpu_libs.yml"
@@ -551,12 +551,22 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         for address in addresses(lab):
             assert lab.ssh(address, "test ! -e /etc/apt/keyrings/scc-cuda.asc").returncode == 0
         # Pinned to the fixture key (written as gpg prints it in groups, lower case): accepted.
-        # The packages come from the internet once per cluster: into the shared directory, once.
+        # The packages come from the internet once per cluster: into the shared directory, once, even when
+        # the play runs in batches of one host (a run_once task runs once per batch: the download's record
+        # on the shared directory stops the second batch's).
         extravars["nvidia_repo_key_fingerprint"] = " ".join(fingerprint[i : i + 4] for i in range(0, 40, 4)).lower()
         extravars["nvidia_repo_cache_path"] = "/mnt/cpfs/scc-apt"
         QuietHandler.requests.clear()
-        status, events = run(lab, workdir, extravars)
+        status, events = run(lab, workdir, {**extravars, "gpu_libs_serial": 1})
         assert status == "successful", failed(events)
+        # Three downloads (cuda's, cudnn's and nccl's packages), all in the first batch (node1); the second
+        # batch (node2) finds each record and runs none.
+        looked = ok_runs(
+            events, "Look for the record of a download of these packages into the cluster's package directory"
+        )
+        assert [(h, r["stat"]["exists"]) for h, r in looked] == [("node1", False)] * 3 + [("node2", True)] * 3, looked
+        downloads = ok_runs(events, "Download the packages and what they need, on the first host that misses them")
+        assert [h for h, _r in downloads] == ["node1"] * 3, downloads
         debs = sorted(urllib.parse.unquote(r.rsplit("/", 1)[-1]) for r in QuietHandler.requests if r.endswith(".deb"))
         assert debs == sorted(set(debs)) and len(debs) == 8, debs  # 8 packages, each fetched once
         assert sorted(p.name for p in (lab.shared / "scc-apt").glob("*.deb")) == debs

@@ -40,8 +40,8 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
       steps, warmup_steps, peak_tflops);
     - `rank_records`: one {rank, host} per rank; `framework`: its backend and master;
     - `device`: its kind (cuda or cpu), name and precision;
-    - `model`: config (the size table's entry), vocab, tokenizer_vocab, params, learning_rate
-      and lr_warmup_steps;
+    - `model`: config (the size table's entry), vocab, tokenizer_vocab, params, learning_rate,
+      lr_warmup_steps and optimizer (the one the run used: adamw or lamb);
     - `outcome`: status, losses (one [loss, mlm_loss, nsp_loss] row, averaged over the ranks,
       per completed step) and elapsed_s (the steps after the warm-up; None or NaN when none was timed);
     - `data` and `versions`: reported as they are.
@@ -111,6 +111,7 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
         "steps": args.steps,
         "steps_completed": steps_done,
         "warmup_steps": args.warmup_steps,
+        "optimizer": model.get("optimizer", "adamw"),
         "learning_rate": model["learning_rate"],
         "lr_warmup_steps": model["lr_warmup_steps"],
         "loss": finite_or_none(loss),
@@ -152,6 +153,7 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
                 "mlm_head",
                 "attention",
                 "grad_accum",
+                "optimizer",
                 "fused_adamw",
                 "ddp_bucket_mb",
                 "ddp_static_graph",

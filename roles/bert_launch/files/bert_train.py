@@ -1,4 +1,4 @@
-"""The training loop of pretrain_bert.py: AdamW with a linear warm-up and decay, the masked-LM
+"""The training loop of pretrain_bert.py: AdamW or LAMB with a linear warm-up and decay, the masked-LM
 and next-sentence losses under autocast, gradient accumulation (DDP's no_sync on all but the last
 micro-batch), the framework's step, checkpoints, and the timing of the steps after the warm-up (a
 device synchronisation and a barrier at both ends).
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bert_data import IGNORE_INDEX, batches, mask_tokens
-from mpi_job_device import Device, log
+from mpi_job_device import Device, UsageError, log
 
 
 def lr_factor(step: int, warmup: int, total: int) -> float:
@@ -37,23 +37,64 @@ class Optimizer:
     optimizer: Any
     scheduler: Any
     scaler: Any
+    name: str = "adamw"
+
+
+# Parameters BERT trains without weight decay (google-research/bert optimization.py,
+# exclude_from_weight_decay=["LayerNorm", "layer_norm", "bias"]; NVIDIA DeepLearningExamples the same).
+NO_DECAY = ("LayerNorm", "layer_norm", "bias")
+WEIGHT_DECAY = 0.01
+# LAMB's learning rate when --learning-rate is not given: NVIDIA DeepLearningExamples' BERT phase 1
+# (global batch 65536, scripts/run_pretraining.sh); the size table's rates are AdamW's.
+LAMB_LEARNING_RATE = 6e-3
+# Above this global batch `--optimizer auto` picks LAMB: the LAMB paper (arXiv:1904.00962) finds
+# earlier large-batch techniques do not perform well for BERT beyond 8192.
+LAMB_ABOVE_GLOBAL_BATCH = 8192
+
+
+def optimizer_choice(choice: str, global_batch: int) -> str:
+    """adamw or lamb: `choice` itself, or for auto LAMB above LAMB_ABOVE_GLOBAL_BATCH sequences."""
+    if choice != "auto":
+        return choice
+    return "lamb" if global_batch > LAMB_ABOVE_GLOBAL_BATCH else "adamw"
+
+
+def decay_groups(named_parameters) -> list[dict[str, Any]]:
+    """Two parameter groups: weight decay on the weights, none on biases and LayerNorm (NO_DECAY)."""
+    decay, plain = [], []
+    for name, parameter in named_parameters:
+        (plain if any(part in name for part in NO_DECAY) else decay).append(parameter)
+    return [{"params": decay, "weight_decay": WEIGHT_DECAY}, {"params": plain, "weight_decay": 0.0}]
 
 
 def build_optimizer(
-    model, net, framework: Any, device: Device, lr: float, lr_warmup: int, steps: int, fused: bool = False
+    model,
+    net,
+    framework: Any,
+    device: Device,
+    lr: float,
+    lr_warmup: int,
+    steps: int,
+    fused: bool = False,
+    name: str = "adamw",
 ) -> Optimizer:
     """AdamW (BERT's betas, eps and weight decay; `fused`: one kernel for all parameters instead of
-    foreach's per-tensor launches), distributed by the framework, with the learning-rate schedule of
-    lr_factor and a GradScaler for fp16 on GPUs."""
+    foreach's per-tensor launches) or LAMB (bert_lamb.py), weight decay on the weights only
+    (decay_groups), distributed by the framework, with the learning-rate schedule of lr_factor and
+    a GradScaler for fp16 on GPUs."""
     import torch
 
-    optimizer = torch.optim.AdamW(
-        net.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.01, **({"fused": True} if fused else {})
-    )
+    groups = decay_groups(net.named_parameters())
+    if name == "lamb":
+        from bert_lamb import Lamb
+
+        optimizer = Lamb(groups, lr=lr, betas=(0.9, 0.999), eps=1e-6)
+    else:
+        optimizer = torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.999), eps=1e-6, **({"fused": True} if fused else {}))
     optimizer = framework.distribute(model, optimizer)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_factor(s, lr_warmup, steps))
     scaler = torch.amp.GradScaler("cuda", enabled=device.precision == "fp16" and device.use_cuda)
-    return Optimizer(optimizer, scheduler, scaler)
+    return Optimizer(optimizer, scheduler, scaler, name)
 
 
 def configure_ddp(net, compression: str, timer: "PhaseTimer | None" = None) -> None:
@@ -223,6 +264,7 @@ def save_checkpoint(
     state = {
         "step": step,
         "model": model.state_dict(),
+        "optimizer_name": opt.name,
         "optimizer": opt.optimizer.state_dict(),
         "scheduler": opt.scheduler.state_dict(),
         "scaler": opt.scaler.state_dict(),
@@ -236,7 +278,15 @@ def load_checkpoint(directory: str, model, opt: Optimizer, device: Device) -> tu
     """Restore a save_checkpoint state into `model` and `opt`: (steps done, their losses)."""
     import torch
 
-    state = torch.load(os.path.join(directory, CHECKPOINT_FILE), map_location=device.device, weights_only=False)
+    path = os.path.join(directory, CHECKPOINT_FILE)
+    state = torch.load(path, map_location=device.device, weights_only=False)
+    # A checkpoint of an earlier pretrain_bert.py (one parameter group, no name) or of the other optimizer
+    # cannot continue this run: refused before any weight changes.
+    if state.get("optimizer_name") != opt.name:
+        raise UsageError(
+            f"--resume: {path} was written with --optimizer {state.get('optimizer_name', 'adamw (an earlier version)')}, "
+            f"this run uses {opt.name}: resume with the same optimizer or start in a new --checkpoint-dir"
+        )
     model.load_state_dict(state["model"])
     opt.optimizer.load_state_dict(state["optimizer"])
     opt.scheduler.load_state_dict(state["scheduler"])

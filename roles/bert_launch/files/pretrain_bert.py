@@ -10,7 +10,7 @@ This file is the command line and the order of the run; the parts are modules ne
 
     bert_data.py       the vocabulary, the next-sentence instances, masking, each rank's batch
     bert_model.py      the size table, the model, the parameter and FLOP counts, device peaks
-    bert_train.py      the optimizer and the training loop
+    bert_train.py      the optimizer (AdamW, or LAMB from bert_lamb.py) and the training loop
     bert_results.py    the results dict from the measured numbers (build_results), results.json
     mpi_job_rank.py    (installed here by the scc.training.mpi_job role, as the two below) the rank's pid
                        record and its progress file, so that the launcher can stop it and report a failed run
@@ -83,7 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--lr-warmup-steps", type=int, default=None, help="linear learning-rate warm-up (default: 10%% of --steps)"
     )
     p.add_argument(
-        "--learning-rate", type=float, default=None, help="peak AdamW learning rate (default: from the size table)"
+        "--learning-rate",
+        type=float,
+        default=None,
+        help=f"peak learning rate (default: AdamW's from the size table; LAMB's {bert_train.LAMB_LEARNING_RATE})",
     )
     p.add_argument("--mlm-probability", type=float, default=0.15)
     p.add_argument("--seed", type=int, default=1234)
@@ -120,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     levers.add_argument("--attention", choices=["eager", "sdpa"], default="eager", help="transformers' attention")
     levers.add_argument("--grad-accum", type=int, default=1, help="micro-batches per optimizer step (DDP no_sync)")
+    levers.add_argument(
+        "--optimizer",
+        choices=["auto", "adamw", "lamb"],
+        default="adamw",
+        help="adamw, or lamb (layer-wise trust ratio, for large global batches: bert_lamb.py); auto: lamb above "
+        f"a global batch of {bert_train.LAMB_ABOVE_GLOBAL_BATCH} sequences",
+    )
     levers.add_argument(
         "--fused-adamw", choices=["auto", "on", "off"], default="auto", help="fused AdamW kernel (auto: on GPUs)"
     )
@@ -258,6 +268,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress = mpi_job_rank.Progress(args.output_dir, rank, args.steps)
     try:
         status = _train_and_report(args, framework, device, started_at, StepHooks(progress, rank))
+    except mpi_job_device.UsageError as exc:  # found once the ranks met (a checkpoint that cannot resume)
+        progress.finish("failed", f"UsageError: {exc}")
+        print(f"pretrain_bert: {exc}", file=sys.stderr)
+        framework.close()
+        return EXIT_USAGE
     except Exception as exc:
         progress.finish("failed", f"{type(exc).__name__}: {exc}")
         raise
@@ -301,10 +316,14 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
         "static_graph": args.ddp_static_graph,
     }
     net = framework.wrap_model(module, device.device, device.use_cuda, ddp_options)
+    global_batch = args.batch_size * args.grad_accum * world
+    optimizer = bert_train.optimizer_choice(args.optimizer, global_batch)
     lr = cfg["learning_rate"]
+    if optimizer == "lamb" and args.learning_rate is None:
+        lr = bert_train.LAMB_LEARNING_RATE
     lr_warmup = args.lr_warmup_steps if args.lr_warmup_steps is not None else max(1, args.steps // 10)
     fused = args.fused_adamw == "on" or (args.fused_adamw == "auto" and device.use_cuda)
-    opt = bert_train.build_optimizer(model, net, framework, device, lr, lr_warmup, args.steps, fused)
+    opt = bert_train.build_optimizer(model, net, framework, device, lr, lr_warmup, args.steps, fused, optimizer)
     start = _resume(args, framework, model, opt, device)
     if args.compile:
         import torch
@@ -315,7 +334,7 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
         f"model={args.model_size} layers={cfg['num_layers']} hidden={cfg['hidden_size']} "
         f"heads={cfg['num_heads']} params={params} vocab={model_vocab} "
         f"instances={data.instances} seq_len={args.seq_len} "
-        f"global_batch={args.batch_size * args.grad_accum * world} lr={lr} resumed_at={start[0]}",
+        f"global_batch={global_batch} optimizer={optimizer} lr={lr} resumed_at={start[0]}",
     )
 
     outcome = bert_train.train(args, net, opt, framework, device, data, model_vocab, hooks, start=start, model=model)
@@ -333,6 +352,7 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
             "predictions": predictions,
             "learning_rate": lr,
             "lr_warmup_steps": lr_warmup,
+            "optimizer": optimizer,
         },
         outcome=outcome,
         started_at=started_at,

@@ -124,12 +124,20 @@ def test_figures_real_tokens_useful_mfu_and_the_time_split(tmp_path):
     assert results["levers"]["mlm_head"] == "masked"
 
 
-def test_a_resumed_run_continues_the_loss_curve(tmp_path, monkeypatch):
+@pytest.mark.parametrize("optimizer", ["adamw", "lamb"])
+def test_a_resumed_run_continues_the_loss_curve(tmp_path, monkeypatch, optimizer):
     steps, every = 6, 3
     # WordPiece training breaks ties differently from run to run: both runs take one vocabulary,
     # and the resumed run (no --vocab) must find it in the checkpoint.
     assert run_alone(small_run(tmp_path / "vocab", 2)) == pb.EXIT_OK
-    vocab = ["--vocab", str(tmp_path / "vocab" / "vocab.txt"), "--checkpoint-every", str(every)]
+    vocab = [
+        "--vocab",
+        str(tmp_path / "vocab" / "vocab.txt"),
+        "--checkpoint-every",
+        str(every),
+        "--optimizer",
+        optimizer,
+    ]
     whole = small_run(tmp_path / "whole", steps, "--checkpoint-dir", str(tmp_path / "ck-whole"), *vocab)
     assert run_alone(whole) == pb.EXIT_OK
 
@@ -146,9 +154,16 @@ def test_a_resumed_run_continues_the_loss_curve(tmp_path, monkeypatch):
     assert torch.load(resumed_dir / bert_train.CHECKPOINT_FILE, weights_only=False)["step"] == every
 
     again = small_run(tmp_path / "again", steps, "--checkpoint-dir", str(resumed_dir), "--checkpoint-every", str(every))
-    assert run_alone([*again, "--resume"]) == pb.EXIT_OK
+    # The other optimizer cannot continue the checkpoint: refused, and the checkpoint stays as it was.
+    other = "adamw" if optimizer == "lamb" else "lamb"
+    assert run_alone([*again, "--resume", "--optimizer", other]) == pb.EXIT_USAGE
+    assert torch.load(resumed_dir / bert_train.CHECKPOINT_FILE, weights_only=False)["step"] == every
+    assert run_alone([*again, "--resume", "--optimizer", optimizer]) == pb.EXIT_OK
     results = _results(tmp_path / "again")
     assert results["resumed_from_step"] == every and len(results["loss"]) == steps
+    assert results["optimizer"] == optimizer and results["levers"]["optimizer"] == optimizer
+    # LAMB's own default learning rate (the size table's is AdamW's).
+    assert results["learning_rate"] == (bert_train.LAMB_LEARNING_RATE if optimizer == "lamb" else 1e-3)
     assert results["loss"] == pytest.approx(_results(tmp_path / "whole")["loss"], rel=1e-5)
     ends = [
         torch.load(d / bert_train.CHECKPOINT_FILE, weights_only=False) for d in (tmp_path / "ck-whole", resumed_dir)

@@ -99,6 +99,11 @@ CASES = {
         "bad_tool": ({"nic_firmware_tool": "flint"}, "nic_firmware_tool"),
         "bad_tool_path_with_auto": ({"nic_firmware_tool_path": "/usr/bin/mstflint"}, "nic_firmware_tool_path"),
     },
+    "nvidia_repo": {
+        "ok": ({"nvidia_repo_cache_path": "/mnt/cpfs/scc-apt", "nvidia_repo_install_timeout_s": 60}, None),
+        "bad_install_timeout": ({"nvidia_repo_install_timeout_s": 30}, "nvidia_repo_install_timeout_s"),
+        "bad_cache_path": ({"nvidia_repo_cache_path": "mnt/cpfs"}, "nvidia_repo_cache_path"),
+    },
 }
 
 

@@ -55,13 +55,28 @@ def test_static_graph_gives_way_to_accumulation_unless_asked():
 
 @pytest.mark.parametrize(
     "name, value",
-    [("vocab_multiple", 0), ("grad_accum", "x"), ("loader_workers", -1), ("mlm_head", "half"), ("compile", "maybe")],
+    [
+        ("vocab_multiple", 0),
+        ("grad_accum", "x"),
+        ("loader_workers", -1),
+        ("mlm_head", "half"),
+        ("compile", "maybe"),
+        ("optimizer", "sgd"),
+    ],
 )
 def test_bad_values_name_the_variable(name, value):
     settings = {"compute_capability": "8.0", name: value}
     assert any("bert_launch_" + name in p for p in bert_levers.lever_problems(settings))
     with pytest.raises(ValueError, match="bert_launch_" + name):
         bert_levers.bert_levers(settings)
+
+
+def test_the_optimizer_is_left_to_the_script_unless_chosen():
+    # auto stays auto: pretrain_bert.py alone knows the world size, hence the global batch.
+    for cc in ("7.0", "9.0"):
+        assert bert_levers.bert_levers({"compute_capability": cc})["optimizer"] == "auto"
+    levers = bert_levers.bert_levers({"compute_capability": "8.0", "optimizer": "lamb"})
+    assert bert_levers.lever_argv({"optimizer": levers["optimizer"]}) == ["--optimizer", "lamb"]
 
 
 def test_lever_argv():

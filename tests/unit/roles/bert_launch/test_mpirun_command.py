@@ -160,6 +160,7 @@ def test_the_whole_tcp_command(argvs):
         "--data-dir", "/mnt/cpfs/scc-training/bert/data",
         "--checkpoint-dir", "/mnt/cpfs/scc-training/bert/checkpoints", "--checkpoint-every", "0",
         "--vocab-multiple", "64", "--mlm-head", "masked", "--attention", "sdpa", "--grad-accum", "1",
+        "--optimizer", "auto",
         "--fused-adamw", "on", "--ddp-bucket-mb", "25", "--ddp-static-graph", "--ddp-grad-as-bucket-view",
         "--ddp-compression", "fp16", "--data", "shards", "--loader-workers", "2",
     ]  # fmt: skip
