@@ -21,6 +21,8 @@ python_env role does not install. This is the same update in torch's multi-tenso
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 
@@ -28,10 +30,10 @@ class Lamb(torch.optim.Optimizer):
     """LAMB (module doc). State per parameter: exp_avg, exp_avg_sq (from the start); per group: step."""
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-6, weight_decay: float = 0.01):
-        if not lr > 0:
-            raise ValueError(f"Lamb: lr must be > 0 (got {lr})")
-        if not eps > 0:
-            raise ValueError(f"Lamb: eps must be > 0 (got {eps})")
+        if not math.isfinite(lr) or lr <= 0:  # NaN compares false with everything
+            raise ValueError(f"Lamb: lr must be a finite number > 0 (got {lr})")
+        if not math.isfinite(eps) or eps <= 0:
+            raise ValueError(f"Lamb: eps must be a finite number > 0 (got {eps})")
         if not all(0.0 <= beta < 1.0 for beta in betas):
             raise ValueError(f"Lamb: betas must be within [0, 1) (got {betas})")
         if weight_decay < 0:

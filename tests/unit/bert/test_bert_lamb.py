@@ -55,8 +55,8 @@ def test_two_steps_match_the_formulas(decay):
             p.grad = g.clone()
         opt.step()
         expected = _reference_step(weights, grads, moments, step, lr=0.05, decay=decay)
-        weights = [w for w, _ in expected]
-        moments = [mv for _, mv in expected]
+        weights = [w for w, _moments in expected]
+        moments = [mv for _weight, mv in expected]
         for p, w in zip(params, weights):
             assert torch.allclose(p.detach().double(), w, rtol=1e-5, atol=1e-6)
     assert opt.param_groups[0]["step"] == 2
@@ -125,7 +125,14 @@ def test_a_restored_state_continues_as_the_uninterrupted_run():
 
 @pytest.mark.parametrize(
     "kwargs, named",
-    [({"lr": 0}, "lr"), ({"eps": 0}, "eps"), ({"betas": (0.9, 1.0)}, "betas"), ({"weight_decay": -1}, "weight_decay")],
+    [
+        ({"lr": 0}, "lr"),
+        ({"lr": float("nan")}, "lr"),
+        ({"eps": 0}, "eps"),
+        ({"eps": float("nan")}, "eps"),
+        ({"betas": (0.9, 1.0)}, "betas"),
+        ({"weight_decay": -1}, "weight_decay"),
+    ],
 )
 def test_bad_hyperparameters_are_refused_naming_them(kwargs, named):
     with pytest.raises(ValueError, match=named):
@@ -158,7 +165,7 @@ def test_lamb_trains_a_small_problem_faster_than_its_first_loss():
     layer = torch.nn.Linear(16, 1)
     opt = bert_lamb.Lamb(bert_train.decay_groups(layer.named_parameters()), lr=0.05)
     losses = []
-    for _ in range(60):
+    for _step in range(60):
         loss = torch.nn.functional.mse_loss(layer(x), y)
         losses.append(loss.item())
         opt.zero_grad()
