@@ -265,8 +265,22 @@ def start_rank(args: Any, environ: Mapping[str, str]):
     MPI's environment), its pid recorded before the rendezvous (which may wait: the next launch must find a rank stuck
     there), its device and precision, then the rendezvous. `args` holds framework, run_id, device, precision,
     threads, backend, master_addr, master_port and init_timeout. -> (framework, device); UsageError when it cannot."""
+    import_group_defaults()  # first: hvd.init() may make a torch process group too (the tests' stand-in does)
     framework = open_framework(args.framework, environ)
     mpi_job_rank.record_pid(framework.rank, args.run_id)
     device = mpi_job_device.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)
     framework.connect(args, device.use_cuda)
     return framework, device
+
+
+def import_group_defaults() -> None:
+    """Import torch.distributed.nn.functional while no process group exists. Its collectives take
+    `group=group.WORLD` as a default argument, evaluated at import: imported after the rendezvous (transformers'
+    modeling_utils imports it, through torch.distributed.fsdp) they hold the default group past
+    destroy_process_group(), so close() leaves its gloo threads running into the interpreter's exit, where one that
+    releases a finished allreduce's tensor aborts the rank ("terminate called without an active exception", found
+    with gdb under torch 2.13)."""
+    import torch.distributed
+
+    if torch.distributed.is_available():
+        import torch.distributed.nn.functional  # for its import-time defaults (above), while they are None

@@ -192,13 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("; ".join(errors))
     started_at = _dt.datetime.now(_dt.timezone.utc)
     try:
-        framework = mpi_job_framework.open_framework(args.framework, os.environ)
-        # Recorded before the rendezvous, which may wait: the next launch must find a rank stuck there.
-        mpi_job_rank.record_pid(framework.rank, args.run_id)
-        device = mpi_job_device.select_device(
-            args, framework.local_rank, framework.local_size, framework.pin_local_rank
-        )
-        framework.connect(args, device.use_cuda)
+        framework, device = mpi_job_framework.start_rank(args, os.environ)
     except mpi_job_device.UsageError as exc:
         print(f"train_resnet: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import bert_corpus as corpus
@@ -23,7 +25,8 @@ import pytest
 import torch
 import transformers
 
-from tests.unit.bert.small_run import FILES, run_alone, small_run
+from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, run_alone, small_run
+from tests.unit.rank_scripts import RANK_VARIABLES, free_port
 
 BASE_ARGS = ["--output-dir", "/tmp/unused"]
 
@@ -207,6 +210,42 @@ def test_rank_info_torchrun_and_single():
 def test_rank_info_inconsistent():
     with pytest.raises(ValueError, match="inconsistent"):
         mpi_job_framework.rank_info({"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "2"})
+
+
+# A rank connected and closed as pretrain_bert.py and train_resnet.py do, with the import transformers makes once
+# connected; it prints how many gloo threads are left after close() (0: the process group was freed).
+_CLOSE_A_RANK = """
+import argparse, os, sys
+import mpi_job_framework
+if sys.argv[1] == "without":
+    mpi_job_framework.import_group_defaults = lambda: None
+args = argparse.Namespace(framework="torch", run_id="unit", device="cpu", precision="auto", threads=1,
+                          backend="gloo", master_addr="127.0.0.1", master_port=int(sys.argv[2]), init_timeout=60)
+framework, _device = mpi_job_framework.start_rank(args, {})
+import torch.distributed.fsdp  # what transformers' modeling_utils imports, after the rendezvous
+framework.close()
+tasks = [open(f"/proc/self/task/{t}/comm", encoding="utf-8").read() for t in os.listdir("/proc/self/task")]
+print(sum("gloo" in name for name in tasks))
+"""
+
+
+@pytest.mark.parametrize("imported_first", [True, False])
+def test_close_frees_the_process_group_despite_late_imports(imported_first):
+    # Without import_group_defaults, torch.distributed.nn.functional (imported late) holds the group in its
+    # default arguments, and the gloo threads outlive close() into the interpreter's exit (a rank's abort there).
+    env = {k: v for k, v in os.environ.items() if k not in RANK_VARIABLES and k != mpi_job_rank.PID_DIR_ENV}
+    env["PYTHONPATH"] = os.pathsep.join([str(FILES), str(MPI_JOB_FILES)])
+    done = subprocess.run(
+        [sys.executable, "-c", _CLOSE_A_RANK, "with" if imported_first else "without", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    left = int(done.stdout.split()[-1])
+    assert (left == 0) if imported_first else (left > 0)
 
 
 def test_hosts_summary():
