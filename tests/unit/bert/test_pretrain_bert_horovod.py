@@ -53,13 +53,7 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
     }
     command = [sys.executable, str(FILES / "pretrain_bert.py"), "--framework", framework]
     command += small_run(out_dir, STEPS, "--log-every", "2", "--run-id", framework)
-    run_ranks(
-        command + ["--corpus", str(corpus), "--vocab", str(vocab)],
-        2,
-        env=env,
-        timeout=240,
-        rendezvous=False,
-    )
+    run_ranks(command + ["--corpus", str(corpus), "--vocab", str(vocab)], 2, env=env, timeout=240, rendezvous=False)
     events = [[json.loads(line) for line in Path(f"{log}.{rank}").read_text().splitlines()] for rank in range(2)]
     return json.loads((out_dir / "results.json").read_text()), events
 

@@ -11,7 +11,7 @@ API (the call order, and that the ranks stay identical), not Horovod's or AIACC'
 Like hvd.init() under mpirun, init() takes the rank from Open MPI's OMPI_COMM_WORLD_*
 environment. Rendezvous: every rank is a client of the TCPStore that the TEST process serves on
 SCC_HVD_STANDIN_STORE_PORT (a port the kernel picked). shutdown() frees the gloo process group only because
-pretrain_bert.py's start imports torch.distributed.nn.functional before init() (mpi_job_framework's
+mpi_job_framework.start_rank imports torch.distributed.nn.functional before init() (its
 import_group_defaults says why); otherwise a rank aborts now and then at exit. When SCC_HVD_STANDIN_LOG is
 set, every API call is appended to <SCC_HVD_STANDIN_LOG>.<rank> as one JSON line, with the
 parameters' checksum after every optimizer step, for the tests to check.
