@@ -55,7 +55,7 @@ import posixpath
 import re
 
 from ansible_collections.scc.training.plugins.module_utils import input_checks as checks
-from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, bert_levers
+from ansible_collections.scc.training.plugins.module_utils import training_job as job_builder
 from ansible_collections.scc.training.plugins.module_utils.mpi import mpirun_options, program_argv, rank_env
 from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log
 
@@ -86,31 +86,8 @@ _WORKER_SUFFIX = "-worker-"
 _LABEL_MAX = 63
 # Room for "-worker-" and a 4-digit index.
 _NAME_MAX = _LABEL_MAX - len(_WORKER_SUFFIX) - 4
-# The launcher variables each workload's MPIJob is built from (the bare-metal launcher's own).
-LAUNCHER_VARIABLES = {
-    "bert": [
-        "bert_launch_install_dir", "bert_launch_venv_path", "bert_launch_model_size", "bert_launch_seq_len",
-        "bert_launch_batch_size", "bert_launch_steps", "bert_launch_warmup_steps", "bert_launch_learning_rate",
-        "bert_launch_seed", "bert_launch_framework", "bert_launch_backend", "bert_launch_cpu_only",
-        "bert_launch_precision", "bert_launch_gpu_compute_capability", "bert_launch_data_dir",
-        "bert_launch_checkpoint_dir", "bert_launch_checkpoint_every", "bert_launch_resume", "bert_launch_transport",
-        "bert_launch_tcp_interface", "bert_launch_master_port", "bert_launch_bind_to", "bert_launch_map_by",
-        "bert_launch_omp_num_threads", "bert_launch_env", "bert_launch_mpirun_extra_args",
-        "bert_launch_script_extra_args", "bert_launch_timeout",
-    ] + ["bert_launch_" + lever for lever in LEVERS],
-    "resnet": [
-        "resnet_launch_install_dir", "resnet_launch_python", "resnet_launch_python_path", "resnet_launch_data_dir",
-        "resnet_launch_model", "resnet_launch_num_classes", "resnet_launch_image_size", "resnet_launch_batch_size",
-        "resnet_launch_steps", "resnet_launch_warmup_steps", "resnet_launch_learning_rate", "resnet_launch_seed",
-        "resnet_launch_workers", "resnet_launch_framework", "resnet_launch_backend", "resnet_launch_precision",
-        "resnet_launch_transport", "resnet_launch_tcp_interface", "resnet_launch_master_port",
-        "resnet_launch_bind_to", "resnet_launch_map_by", "resnet_launch_omp_num_threads", "resnet_launch_env",
-        "resnet_launch_mpirun_extra_args", "resnet_launch_script_extra_args", "resnet_launch_timeout",
-    ],
-}  # fmt: skip
 # What the role's vars lookup returns for a launcher variable that is not defined (the launcher role not in the play).
-UNDEFINED = "__scc_training_undefined__"
-_SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+UNDEFINED = job_builder.UNDEFINED
 
 
 def launcher_variables(workload):
@@ -119,7 +96,7 @@ def launcher_variables(workload):
         raise ValueError(
             "k8s_training_job_workload (%s) must be one of %s" % (checks.show(workload), ", ".join(WORKLOADS))
         )
-    return list(LAUNCHER_VARIABLES[workload])
+    return job_builder.role_variables(workload)
 
 
 def launcher_problems(launcher):
@@ -320,7 +297,9 @@ def training_job_problems(settings):
     # The role's validate entry point runs before the launcher's role is in the play: it leaves these out.
     if workload in WORKLOADS and settings.get("check_launcher", True):
         launcher = "bert_launch" if workload == "bert" else "resnet_launch"
-        missing = [name for name in LAUNCHER_VARIABLES[workload] if settings.get(name, UNDEFINED) == UNDEFINED]
+        missing = [
+            name for name in job_builder.launch_variables(workload) if settings.get(name, UNDEFINED) == UNDEFINED
+        ]
         if missing:
             problems.append(
                 "%s needs the variables of %s (its role's defaults: run it from train_%s.yml, which imports the role): "
@@ -341,11 +320,6 @@ def _number(value, variable):
     return number
 
 
-def _as_bool(value):
-    """A boolean as Ansible's ``bool`` filter reads it (a templated default may be the string "False")."""
-    return str(value).strip().lower() in ("true", "yes", "on", "1", "y")
-
-
 def _rdma_devices(settings, transport):
     """The RDMA devices NCCL's IB settings come from (rdma_info's ``devices``); rdma needs an active port."""
     devices = settings.get("k8s_training_job_rdma_devices") or []
@@ -357,11 +331,6 @@ def _rdma_devices(settings, transport):
             "reads on the first host of k8s_training_job_group); set the launcher's transport to tcp otherwise"
         )
     return devices
-
-
-def _under(root, configured, default_relative):
-    """A launcher's data or checkpoint directory: the configured one, else ``auto`` -> under the PVC's mount."""
-    return configured if configured not in (None, "", "auto") else posixpath.join(root, default_relative)
 
 
 def training_job(settings):
@@ -383,72 +352,19 @@ def training_job(settings):
     )
     mount = settings[p + "mount_path"].rstrip("/") or "/"
     output_dir = posixpath.join(mount, "scc-training", workload, "runs", run_id)
-    job = {
+    resolved = {
         "np": workers * slots,
         "bind_to": v("bind_to"),
         "map_by": v("map_by"),
-        "tcp_interface": v("tcp_interface"),
-        "transport": v("transport"),
         "rdma_devices": _rdma_devices(settings, v("transport")),
         # mpi-operator: worker i is <job>-worker-i.<job>.<namespace>.svc, the hostfile's first line: rank 0.
         "master_addr": "%s%s0.%s.%s.svc" % (name, _WORKER_SUFFIX, name, namespace),
-        "master_port": v("master_port"),
-        "omp_num_threads": v("omp_num_threads"),
         "run_id": run_id,
-        "framework": v("framework"),
-        "mpirun_extra_args": list(v("mpirun_extra_args") or []),
-        "script_extra_args": list(v("script_extra_args") or []),
         "output_dir": output_dir,
-        "timeout": v("timeout"),
-    }  # fmt: skip
-    if workload == "bert":
-        levers = {"compute_capability": v("gpu_compute_capability"), "cpu_only": _as_bool(v("cpu_only"))}
-        levers.update({lever: v(lever) for lever in LEVERS})
-        shared = posixpath.join(mount, "scc-training", "bert")
-        job.update(
-            {
-                "path": "%s/bin:%s" % (v("venv_path"), _SYSTEM_PATH),
-                "python": "%s/bin/python" % v("venv_path"),
-                "install_dir": v("install_dir"),
-                "env": dict(v("env") or {}),
-                "model_size": v("model_size"),
-                "seq_len": v("seq_len"),
-                "batch_size": v("batch_size"),
-                "steps": v("steps"),
-                "warmup_steps": v("warmup_steps"),
-                "backend": v("backend"),
-                "precision": v("precision"),
-                "seed": v("seed"),
-                "learning_rate": v("learning_rate"),
-                "levers": bert_levers(levers),
-                "data_dir": _under(shared, v("data_dir"), "data"),
-                "checkpoint_dir": _under(shared, v("checkpoint_dir"), "checkpoints"),
-                "checkpoint_every": v("checkpoint_every"),
-                "resume": _as_bool(v("resume")),
-            }
-        )
-    else:
-        env = {"PYTHONPATH": ":".join([v("install_dir")] + list(v("python_path") or []))}
-        env.update(v("env") or {})
-        program = ["%s/train_resnet.py" % v("install_dir")]
-        for option, suffix in (
-            ("--framework", "framework"), ("--model", "model"), ("--num-classes", "num_classes"),
-            ("--data-dir", "data_dir"), ("--image-size", "image_size"), ("--batch-size", "batch_size"),
-            ("--steps", "steps"), ("--warmup-steps", "warmup_steps"), ("--seed", "seed"), ("--workers", "workers"),
-            ("--backend", "backend"), ("--precision", "precision"), ("--threads", "omp_num_threads"),
-        ):  # fmt: skip
-            program += [option, str(v(suffix))]
-        program += ["--output-dir", output_dir, "--run-id", run_id]
-        if v("learning_rate") is not None:
-            program += ["--learning-rate", str(v("learning_rate"))]
-        job.update(
-            {
-                "path": "%s:%s" % (posixpath.dirname(v("python")), _SYSTEM_PATH),
-                "python": v("python"),
-                "env": env,
-                "program": program,
-            }
-        )
+        # The CPFS PVC is every pod's shared file system.
+        "shared_mount": mount,
+    }
+    job = job_builder.build(workload, settings, resolved)
     job["k8s"] = {
         "workload": workload,
         "name": name,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Open MPI hostfiles and the mpirun commands of bert_launch and nccl_check, as pure functions.
+"""Open MPI hostfiles and the mpirun commands of the launchers and nccl_check, as pure functions.
 
 - ``render_hostfile``: ``[{host, slots}]`` -> hostfile text (the mpi_hostfile role writes it).
 - ``parse_hostfile``: hostfile text -> ``[{host, slots}]`` (``slots`` None where a line has none).
@@ -9,10 +9,9 @@
 - ``hostfile_nodes``: the cluster's nodes that go into the hostfile (the healthy ones).
 - ``hostfile_node_count``: hostfile text -> the number of its nodes, at least ``min_nodes``.
 - ``parse_env_file``: ``NAME=value`` lines (the aiacc role's file) -> dict.
-- ``rank_env``: the environment every rank of bert_launch gets (``mpirun -x``).
-- ``script_argv``: pretrain_bert.py's arguments.
-- ``program_argv``: the rank program and its arguments: the caller's ``program`` (resnet_launch's
-  train_resnet.py), else bert_launch's pretrain_bert.py.
+- ``master_addr``: the rendezvous address: the job's ``master_addr``, else the first of ``master_getent``.
+- ``rank_env``: the environment every rank gets (``mpirun -x``).
+- ``program_argv``: the rank program and its arguments (the job's ``program``, training_job.py's build).
 - ``mpirun_argv``: the whole command: ``timeout`` around ``mpirun`` around the rank program.
 - ``framework_modules``: a data-parallel framework -> the modules its ranks import.
 - ``framework_problems``: the rules across a launcher's framework, backend, CPU-only and transport
@@ -31,7 +30,6 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.bert_levers import lever_argv
 from ansible_collections.scc.training.plugins.module_utils.rdma import nccl_ib_env
 
 _WHITESPACE = re.compile(r"\s")
@@ -186,7 +184,7 @@ def parse_env_file(text):
     return env
 
 
-def _master_addr(job):
+def master_addr(job):
     """bert_launch_master_addr, else the first address of ``getent ahostsv4 <first node>``."""
     if job.get("master_addr"):
         return str(job["master_addr"])
@@ -210,7 +208,7 @@ def rank_env(job):
     the sockets' interface, NCCL's transport, then the framework's file (aiacc) and ``env`` on
     top, each overriding what came before. Values are strings."""
     env = {
-        "MASTER_ADDR": _master_addr(job),
+        "MASTER_ADDR": master_addr(job),
         "MASTER_PORT": job["master_port"],
         "OMP_NUM_THREADS": job["omp_num_threads"],
         "PATH": job["path"],
@@ -224,43 +222,11 @@ def rank_env(job):
     return {str(name): str(value) for name, value in env.items()}
 
 
-def script_argv(job):
-    """pretrain_bert.py's arguments (``pretrain_bert.py --help``), then ``script_extra_args``."""
-    options = [
-        ("--framework", job["framework"]),
-        ("--model-size", job["model_size"]),
-        ("--seq-len", job["seq_len"]),
-        ("--batch-size", job["batch_size"]),
-        ("--steps", job["steps"]),
-        ("--warmup-steps", job["warmup_steps"]),
-        ("--backend", job["backend"]),
-        ("--precision", job["precision"]),
-        ("--threads", job["omp_num_threads"]),
-        ("--seed", job["seed"]),
-        ("--master-addr", _master_addr(job)),
-        ("--master-port", job["master_port"]),
-        ("--corpus", "%s/corpus.txt" % job["install_dir"]),
-        ("--output-dir", job["output_dir"]),
-        ("--run-id", job["run_id"]),
-        # None: the model size's default.
-        ("--learning-rate", job.get("learning_rate")),
-        # Where the shards and the checkpoints go (None: the script's own).
-        ("--data-dir", job.get("data_dir")),
-        ("--checkpoint-dir", job.get("checkpoint_dir")),
-        ("--checkpoint-every", job.get("checkpoint_every")),
-    ]
-    argv = [str(item) for option, value in options if value is not None for item in (option, value)]
-    argv += lever_argv(job.get("levers") or {}) + (["--resume"] if job.get("resume") else [])
-    return argv + [str(arg) for arg in job.get("script_extra_args") or []]
-
-
 def program_argv(job):
-    """The rank program and its arguments: ``program`` (a list: the script, then its options) when the job
-    has one, else bert_launch's ``pretrain_bert.py`` and script_argv; then ``script_extra_args``."""
-    if job.get("program"):
-        extra = [str(arg) for arg in job.get("script_extra_args") or []]
-        return [str(arg) for arg in job["program"]] + extra
-    return ["%s/pretrain_bert.py" % job["install_dir"]] + script_argv(job)
+    """The rank program and its arguments (``program``: the script, then its options, training_job.py's
+    build), then ``script_extra_args``."""
+    extra = [str(arg) for arg in job.get("script_extra_args") or []]
+    return [str(arg) for arg in job["program"]] + extra
 
 
 # Framework -> the modules its ranks import besides torch, in order (torch: none; ACSpeed after torch):

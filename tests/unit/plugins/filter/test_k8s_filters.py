@@ -43,11 +43,11 @@ def test_errors_name_the_filter():
 
 
 def test_the_launcher_variables_are_the_launchers_public_ones():
-    """Each name the MPIJob is built from is a default of the launcher's role (a rename there fails here)."""
+    """Each name the MPIJob is built from is an option of the launcher's role spec (a rename there fails here)."""
     root = Path(__file__).resolve().parents[4] / "roles"
     for workload, role in (("bert", "bert_launch"), ("resnet", "resnet_launch")):
-        defaults = yaml.safe_load((root / role / "defaults/main.yml").read_text())
-        assert set(k8s.k8s_launcher_variables(workload)) <= set(defaults)
+        spec = yaml.safe_load((root / role / "meta/argument_specs.yml").read_text())
+        assert set(k8s.k8s_launcher_variables(workload)) <= set(spec["argument_specs"]["main"]["options"])
     assert k8s.scc_launcher_problems("mpijob") == [] and k8s.scc_launcher_problems("x")
     assert k8s.mpijob_status(None)["finished"] is False
     assert k8s.mpijob_results("", "r", False)["status"] == "failed"

@@ -320,7 +320,7 @@ def test_arena_line_over_tcp_has_no_rdma():
         ({"k8s_training_job_rdma_resource": "rdma hca"}, "k8s_training_job_rdma_resource (\"rdma hca\")"),
         ({"k8s_training_job_memory": "lots"}, "k8s_training_job_memory (\"lots\") must be empty or a Kubernetes"),
         ({"bert_launch_framework": "aiacc"}, "bert_launch_framework aiacc reads its settings from a file"),
-        ({"bert_launch_steps": k8s_jobs.UNDEFINED}, "missing bert_launch_steps"),
+        ({"bert_launch_venv_path": k8s_jobs.UNDEFINED}, "missing bert_launch_venv_path"),
     ],
 )
 def test_training_job_problems_name_the_variable(changes, expected):

@@ -18,7 +18,8 @@ node2\tslots = 4   # the second node
 
 
 def job(**changes):
-    """A tcp torch job as bert_launch's defaults give it, with ``changes`` applied."""
+    """A tcp torch job as training_job.build gives it for bert_launch's defaults (its program cut short), with
+    ``changes`` applied."""
     base = {
         "timeout": 3600,
         "mpirun_path": "/usr/bin/mpirun",
@@ -40,17 +41,7 @@ def job(**changes):
         "env": {},
         "mpirun_extra_args": [],
         "python": "/venv/bin/python",
-        "install_dir": "/opt/bert",
-        "output_dir": "/opt/bert/runs/r1",
-        "model_size": "tiny",
-        "seq_len": 128,
-        "batch_size": 8,
-        "steps": 30,
-        "warmup_steps": 5,
-        "backend": "auto",
-        "precision": "auto",
-        "seed": 1234,
-        "learning_rate": None,
+        "program": ["/opt/bert/pretrain_bert.py", "--model-size", "tiny"],
         "script_extra_args": [],
     }
     base.update(changes)
@@ -124,13 +115,12 @@ def test_rank_env_layers_in_order():
 
 def test_master_addr_given_wins_over_getent():
     argv = mpi.mpirun_argv(job(master_addr="10.0.0.5"))
-    assert "MASTER_ADDR=10.0.0.5" in argv and argv[argv.index("--master-addr") + 1] == "10.0.0.5"
+    assert "MASTER_ADDR=10.0.0.5" in argv and "MASTER_ADDR=127.0.3.11" not in argv
 
 
-def test_script_argv_learning_rate_and_extra_args():
-    args = mpi.script_argv(job(learning_rate=1e-4, script_extra_args=["--num-layers", 6]))
-    assert args[-4:] == ["--learning-rate", "0.0001", "--num-layers", "6"]
-    assert "--learning-rate" not in mpi.script_argv(job())
+def test_the_program_then_the_script_extra_args_end_the_command():
+    argv = mpi.mpirun_argv(job(script_extra_args=["--num-layers", 6]))
+    assert argv[-6:] == ["/venv/bin/python", "/opt/bert/pretrain_bert.py", "--model-size", "tiny", "--num-layers", "6"]
 
 
 def test_mpirun_extra_args_come_before_the_program():
@@ -199,16 +189,3 @@ def test_nccl_tests_mpirun_shares_bert_launch_mpi_options():
         mpi.nccl_tests_mpirun(dict(nccl, transport="rdma", rdma_devices=[]))
     with pytest.raises(ValueError, match="missing key 'transport'"):
         mpi.nccl_tests_mpirun(nccl)
-
-
-def test_script_argv_levers_dirs_and_resume():
-    levers = {"vocab_multiple": 64, "mlm_head": "masked", "ddp_static_graph": True, "compile": False}
-    args = mpi.script_argv(
-        job(levers=levers, data_dir="/mnt/cpfs/d", checkpoint_dir="/mnt/cpfs/c", checkpoint_every=50, resume=True)
-    )
-    joined = " ".join(args)
-    assert "--vocab-multiple 64 --mlm-head masked --ddp-static-graph --resume" in joined
-    assert "--compile" not in args
-    assert "--data-dir /mnt/cpfs/d --checkpoint-dir /mnt/cpfs/c --checkpoint-every 50" in joined
-    plain = mpi.script_argv(job())
-    assert "--resume" not in plain and "--data-dir" not in plain

@@ -1,9 +1,10 @@
 """bert_launch's mpirun command, in tcp and rdma mode and for each framework, in milliseconds.
 
-Each case renders the role's own `_bert_launch_mpirun_job` (roles/bert_launch/vars/main.yml)
-from its defaults, the case's variables and what launch.yml registers on the first node, with
-Ansible's templar in this process, and hands it to scc.training.mpirun_argv's function. That
-covers the wiring of the role's variables to the filter as well as the command it builds.
+Each case renders the role's own `_bert_launch_settings` and `_bert_launch_job_resolved`
+(roles/bert_launch/vars/main.yml) from its defaults, the case's variables and what launch.yml
+registers on the first node, with Ansible's templar in this process (tests/unit/roles/launch_render.py),
+and hands them to scc.training.training_job's and scc.training.mpirun_argv's functions. That
+covers the wiring of the role's variables to the job builder as well as the command it builds.
 
 In rdma mode the registered rdma_info result comes from the real sysfs reader on a tree built
 from a real published capture (tests/fixtures/rdma: show_gids + ibstat of a host with mlx5_0 RoCE
@@ -19,11 +20,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible.parsing.dataloader import DataLoader
-from ansible.template import Templar
 
-from ansible_collections.scc.training.plugins.filter.mpi import bert_levers, mpirun_argv, mpirun_placement
 from tests.unit.plugins.modules import rdma_sysfs_tree
+from tests.unit.roles.launch_render import render_argv
 
 ROOT = Path(__file__).resolve().parents[4]
 ROLE = ROOT / "roles" / "bert_launch"
@@ -71,43 +70,17 @@ def argvs(tmp_path_factory):
             )
         )
     )
-    loader = DataLoader()
-    role_vars = {}
-    for path in (ROLE / "defaults" / "main.yml", ROLE / "vars" / "main.yml"):
-        role_vars.update(loader.load_from_file(str(path), trusted_as_template=True))
     # What launch.yml registers on the first node before it builds the command (mpi_job's resolve entry point).
-    registered = {
-        "__bert_launch_run_id": "unit-run",
-        "__bert_launch_resolved": {
-            "nodes": 2,
-            "np": 16,
-            "master_getent": "192.168.10.11    STREAM node1\n192.168.10.11    DGRAM\n",
-            "rdma_devices": devices,
-            "aiacc_env_file_content": AIACC_ENV_FILE,
-            "topology": TOPOLOGY,
-        },
+    resolved = {
+        "nodes": 2,
+        "np": 16,
+        "master_getent": "192.168.10.11    STREAM node1\n192.168.10.11    DGRAM\n",
+        "rdma_devices": devices,
+        "aiacc_env_file_content": AIACC_ENV_FILE,
+        "topology": TOPOLOGY,
     }
-    argvs = {}
-    for case, case_vars in CASES.items():
-        templar = Templar(loader=loader, variables={**role_vars, **registered, **case_vars})
-        # launch.yml's set_fact of the levers, then `mountpoint -q` (CPFS mounted) as registered.
-        levers = bert_levers(templar.template(role_vars["_bert_launch_lever_settings"]))
-        # launch.yml's placement from the first node's topology.
-        resolved = registered["__bert_launch_resolved"]
-        bind_to, map_by = ({**role_vars, **case_vars}[name] for name in ("bert_launch_bind_to", "bert_launch_map_by"))
-        placement = mpirun_placement(resolved["topology"], resolved["np"], resolved["nodes"], bind_to, map_by)
-        templar = Templar(
-            loader=loader,
-            variables={
-                **role_vars,
-                **registered,
-                **case_vars,
-                "__bert_launch_levers": levers,
-                "__bert_launch_placement": placement,
-                "__bert_launch_cpfs": {"rc": 0},
-            },
-        )
-        argvs[case] = mpirun_argv(templar.template(role_vars["_bert_launch_mpirun_job"]))
+    # `mountpoint -q` of CPFS as registered: mounted.
+    argvs = {case: render_argv("bert_launch", case_vars, resolved, cpfs_rc=0) for case, case_vars in CASES.items()}
     return argvs
 
 
