@@ -88,8 +88,8 @@ def path_candidates(span: str) -> list[Path] | None:
     if "/" in span:
         relative = span.rstrip("/")
         first = relative.split("/", 1)[0]
-        # Only paths whose first part is a directory of the repository (from the root, tests/ or plugins/): a
-        # host path such as `etc/hosts` or a file the hosts hold (`files/pretrain_bert.py`, a role's) is not one.
+        # Only paths whose first part is a directory of the repository (from the root, tests/ or plugins/, or a
+        # role's own layout such as `files/pretrain_bert.py`): a host path such as `etc/hosts` is not one.
         bases = [base for base in _BASES if (base / first).is_dir()]
         if first in _ROLE_DIRS:
             bases += sorted(p for p in (ROOT / "roles").iterdir() if p.is_dir())
@@ -135,7 +135,8 @@ def _table_rows(lines: list[str]) -> list[list[str]]:
             continue
         cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
         if all(re.fullmatch(r":?-+:?", cell) for cell in cells):
-            rows.pop()  # the header row above the rule
+            if rows:
+                rows.pop()  # the header row above the rule
             continue
         rows.append(cells)
     return rows
@@ -237,7 +238,9 @@ def test_a_path_that_does_not_exist_is_reported():
 
 
 def test_the_role_column_names_the_roles_outside_parentheses():
-    assert _names_outside_parentheses("`aiacc` (AIACC or `x`) -> `artifact_fetch`; run when `aiacc_component` says") == [
+    assert _names_outside_parentheses(
+        "`aiacc` (AIACC or `x`) -> `artifact_fetch`; run when `aiacc_component` says"
+    ) == [
         "aiacc",
         "artifact_fetch",
     ]
@@ -287,14 +290,18 @@ def test_readme_coverage_table_names_real_scenarios_and_tests():
     for row in rows:
         assert len(row) == 3, f"README.md coverage row without its 3 cells: {row}"
         for span in _CODE_SPAN.findall(row[1]):
-            assert span.startswith("molecule/"), f"{row[0]}: the molecule column names {span!r}, not molecule/<scenario>"
+            assert span.startswith("molecule/"), (
+                f"{row[0]}: the molecule column names {span!r}, not molecule/<scenario>"
+            )
             scenario = span.split("/")[1]
             assert (ROOT / "molecule" / scenario / "molecule.yml").is_file(), f"{row[0]}: no scenario {span}"
             assert scenario in scenarios, f"{row[0]}: {span} is not in the Makefile's SCENARIOS (make molecule)"
     assert sorted(scenarios) == sorted({p.name for p in (ROOT / "molecule").iterdir() if p.is_dir()})
     counts = [int(n) for n in re.findall(r"[Mm]olecule (?:scenarios of|has a scenario for) (\d+) roles", text)]
     assert counts, "README.md no longer says how many roles molecule covers"
-    assert set(counts) == {len(scenarios)}, f"README.md says molecule covers {counts} roles; SCENARIOS has {len(scenarios)}"
+    assert set(counts) == {len(scenarios)}, (
+        f"README.md says molecule covers {counts} roles; SCENARIOS has {len(scenarios)}"
+    )
     missing = missing_paths("\n".join(_section(text, COVERAGE_HEADING)))
     assert not missing, f"README.md's {COVERAGE_HEADING!r} names paths that do not exist: {missing}"
 
