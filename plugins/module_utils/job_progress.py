@@ -11,7 +11,7 @@ and shows one line per poll instead of Ansible's ``FAILED - RETRYING`` of an ``u
 - ``snapshot``: the progress files read in one poll -> the job's position: the slowest rank's step (what
   every rank has done), the total, rank 0's loss (else the lowest rank's), the samples per step;
 - ``rate``: the snapshots of the last polls -> steps per second (the slowest rank's steps over its own
-  ``updated_at`` clock, so the poll's own delay does not count), None until two differ;
+  ``updated_at`` clock, so the poll's own delay does not count), None until two after the first step differ;
 - ``progress_line``: a snapshot and a rate -> ``bert run 20260101: step 40/200 (20%), loss 7.1234,
   12.5 sequences/s, about 2m08s left (2 rank(s) read)``;
 - ``display_wanted``: whether to show the lines at all: not under machine-readable stdout callbacks
@@ -77,8 +77,9 @@ def snapshot(records):
 
 
 def rate(snapshots):
-    """Steps per second from the oldest to the newest snapshot that moved (by the ranks' own clock), or None."""
-    timed = [s for s in snapshots if s.get("updated_at") is not None and s.get("ranks")]
+    """Steps per second from the oldest to the newest snapshot (by the ranks' own clock), or None. Snapshots
+    before the first step are left out: their time stamp is the rank's start, before its data and model."""
+    timed = [s for s in snapshots if s.get("updated_at") is not None and s.get("ranks") and s.get("step")]
     if len(timed) < 2:
         return None
     first, last = timed[0], timed[-1]
