@@ -24,7 +24,9 @@ LINE = re.compile(
     r"^bert run t1: step (\d+)/%d \(\d+%%\), loss (\d+\.\d{4}), ([\d.]+) sequences/s, about \S+ left \(1 rank\(s\) read\)$"
     % STEPS
 )
-LAST = re.compile(r"^bert run t1: step %d/%d \(100%%\), loss (\d+\.\d{4}), .*ended \(1 rank\(s\) read\)$" % (STEPS, STEPS))
+LAST = re.compile(
+    r"^bert run t1: step %d/%d \(100%%\), loss (\d+\.\d{4}), .*ended \(1 rank\(s\) read\)$" % (STEPS, STEPS)
+)
 
 
 def _playbook(tmp_path):
@@ -110,6 +112,9 @@ def test_a_real_run_shows_one_progress_line_per_poll_and_never_failed_retrying(t
     assert waited["progress"]["step"] == STEPS and waited["progress"]["unit"] == "sequences"
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert float(LAST.match(shown[-1]).group(1)) == round(results["loss_last"], 4)
+    # The throughput of each logged interval after the warm-up (the report's throughput curve).
+    assert [i["step"] for i in results["throughput"]["intervals"]] == [50, 100, 150]
+    assert all(i["sequences_per_s"] > 0 for i in results["throughput"]["intervals"])
     # Waiting changes nothing; only the start is a change.
     assert changed(run.events) == [("node1", "Start the run")]
 

@@ -5,6 +5,7 @@ import importlib.util
 import json
 import os
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ansible_collections.scc.training.plugins.module_utils import fabric
@@ -130,7 +131,18 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
         "lines": 120,
     }
     # Resumed from a checkpoint after step 2: its loss curve holds the steps before too.
-    resumed = dict(bert_results("20261202T000000Z-bbbb", nccl=nccl), loss=[7.9, 7.6, 7.4, 7.1], resumed_from_step=2)
+    resumed = dict(
+        bert_results("20261202T000000Z-bbbb", nccl=nccl),
+        loss=[7.9, 7.6, 7.4, 7.1],
+        resumed_from_step=2,
+        warmup_steps=1,
+        lr_warmup_steps=3,
+    )
+    # Logged every step after the resume: the throughput of each interval.
+    resumed["throughput"] = dict(
+        resumed["throughput"],
+        intervals=[{"step": 3, "sequences_per_s": 790.0}, {"step": 4, "sequences_per_s": 834.8}],
+    )
     new.write_text(json.dumps(resumed))
     os.utime(old, (1000, 1000))
     os.utime(new, (2000, 2000))
@@ -178,7 +190,15 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
     assert "<td>world size</td><td>4</td>" in section and "n1 &times;2, n2 &times;2" in section
     assert "<td>sequences/s</td><td>812.4</td>" in section and "<td>tokens/s</td><td>103987</td>" in section
     assert "7.900 &rarr; 7.100" in section
-    assert '<svg class="loss"' in section and "resumed after step 2" in section and ">step 4</text>" in section
+    # The loss and throughput figure (matplotlib): its file next to the report, inlined with its text kept.
+    figure = tmp_path / "training-bert-20261202T000000Z-bbbb.svg"
+    assert figure.stat().st_size > 0
+    svg = section[section.index("<svg") : section.index("</svg>") + len("</svg>")]
+    assert svg == figure.read_text()[figure.read_text().index("<svg") :].rstrip()
+    texts = {"".join(t.itertext()).strip() for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")}
+    assert {"step", "training loss (cross-entropy, nats)", "step (end of each logged interval)", "sequences/s"} <= texts
+    assert {"Loss per step", "Throughput", "warm-up, not timed (1 steps)", "resumed after step 2"} <= texts
+    assert "end of the learning-rate warm-up" in texts and "BERT run 20261202T000000Z-bbbb" in texts
     assert "IB (RoCE) on mlx5_0, mlx5_1, 4 channel(s)" in section
     assert re.search(r"<td>n2</td><td>ib:mlx5_0:1</td><td>3\.000</td>", section)
     (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', section)
