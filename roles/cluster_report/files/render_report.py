@@ -4,6 +4,7 @@
 """Render cluster-report.json as one self-contained HTML page (controller side).
 
     python render_report.py cluster-report.json cluster-report.html
+    python render_report.py --summary cluster-report.json      (prints the summary of a rendered report)
 
 A verdict card per node (cluster_health: green, amber, red, its failing checks and remedy), tables
 for the nodes (GPUs, RDMA ports, shared filesystem, SSH), the NCCL check (busbw per node and across the
@@ -12,7 +13,9 @@ the JSON (nccl-busbw.png, bandwidth-<tool>.png, traffic.png) embedded as data: U
 When BERT results (bert-<run_id>.json, bert_launch) lie next to the JSON, the newest run is summarised
 with the traffic sampled during it (traffic-bert-<run_id>.json/.png, train_bert.yml): the summary is
 added to REPORT.json as the key "training" (null when there is no run) and shown on the page.
-The newest ResNet run (resnet-<run_id>.json, resnet_launch) is added the same way as "image_training"
+The summary a person reads at the end of a run (what ran where, loss, throughput, the verdict per node,
+the page's path) is added as "summary" (lines). The newest ResNet run (resnet-<run_id>.json, resnet_launch) is
+added the same way as "image_training"
 (images/s, the loss, top-1 on the val shards, the NCCL transport), and the newest tcp-versus-rdma
 comparison (compare-transports-<id>.json, playbooks/compare_transports.yml) as "transport_comparison".
 The BERT run's loss per step (warm-up shaded, the learning-rate warm-up's end and a resume marked) and its
@@ -659,9 +662,72 @@ def render(report, directory):
     )
 
 
+def summary_lines(report, html_path):
+    """What a person reads in five seconds at the end of a run: what ran where, its loss and throughput, the
+    verdict per node and where the page is (also the JSON's "summary", which the playbook shows)."""
+    lines = []
+    t = report.get("training")
+    if t:
+        where = ", ".join("%s (%s rank(s))" % (h["host"], h["num_ranks"]) for h in t["hosts"]) or "no host recorded"
+        lines.append(
+            "BERT %s run %s: %s, %s rank(s) on %s; %s on %s"
+            % (t["model_size"], t["run_id"], t["status"], t["world_size"], where, t["backend"], t["device"])
+        )
+        lines.append(
+            "  loss %s -> %s over %s step(s); %s sequences/s, %s tokens/s"
+            % (
+                number(t["loss_first"], "%.3f"),
+                number(t["loss_last"], "%.3f"),
+                len(t.get("loss") or []),
+                number(t["sequences_per_s"], "%.1f"),
+                number(t["tokens_per_s"], "%.0f"),
+            )
+        )
+    image = report.get("image_training")
+    if image:
+        lines.append(
+            "ResNet %s run %s: %s, %s rank(s) on %s host(s); loss %s -> %s; %s images/s; top-1 %s"
+            % (
+                image["model"],
+                image["run_id"],
+                image["status"],
+                image["world_size"],
+                image["num_hosts"],
+                number(image["loss_first"], "%.3f"),
+                number(image["loss_last"], "%.3f"),
+                number(image["images_per_s"], "%.1f"),
+                number(image["top1"], "%.3f"),
+            )
+        )
+    if not t and not image:
+        lines.append("no training run in %s yet" % os.path.dirname(html_path))
+    health = report.get("health")
+    if health:
+        lines.append(
+            "nodes: %s (%d of %d healthy)"
+            % (
+                ", ".join(
+                    "%s %s%s" % (c["host"], c["status"].upper(), " (%s)" % c["remedy"] if c.get("remedy") else "")
+                    for c in health["cards"]
+                ),
+                len(health["healthy"]),
+                len(health["cards"]),
+            )
+        )
+    else:
+        lines.append("nodes: %s (not judged in this run)" % ", ".join(n["host"] for n in report["nodes"]))
+    lines.append("report: %s" % html_path)
+    return lines
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--summary":
+        # The summary of a report rendered earlier (make demo prints it after the playbook).
+        with open(argv[2]) as f:
+            print("\n".join(json.load(f).get("summary") or ["%s has no summary: render it first" % argv[2]]))
+        return 0
     if len(argv) != 3:
-        sys.stderr.write("usage: render_report.py REPORT.json OUT.html\n")
+        sys.stderr.write("usage: render_report.py REPORT.json OUT.html | render_report.py --summary REPORT.json\n")
         return 2
     directory = os.path.dirname(os.path.abspath(argv[1]))
     with open(argv[1]) as f:
@@ -669,6 +735,7 @@ def main(argv):
     report["training"] = training(directory)
     report["image_training"] = image_training(directory)
     report["transport_comparison"] = transport_comparison(directory)
+    report["summary"] = summary_lines(report, os.path.abspath(argv[2]))
     with open(argv[1], "w") as f:
         json.dump(report, f, indent=2, sort_keys=True)
         f.write("\n")

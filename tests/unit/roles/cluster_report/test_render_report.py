@@ -287,3 +287,49 @@ def test_report_shows_a_verdict_card_per_node_and_the_nccl_check(tmp_path):
     assert rows == [("1", "n1, n2", "1.10"), ("2", "n1, n3", "5.90")]
     (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     assert base64.b64decode(png) == (tmp_path / "nccl-busbw.png").read_bytes()
+
+
+def test_the_summary_read_at_a_glance(tmp_path, capsys):
+    """What ran where, the loss, the throughput, the verdict per node and the page's path: the JSON's "summary",
+    which the playbook shows and ``render_report.py --summary`` prints (make demo's last lines)."""
+    from ansible_collections.scc.training.plugins.module_utils import health
+
+    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    xid = {
+        "status": "red",
+        "problems": ["GPU 3 xid: Xid 79 (remedy: reboot)"],
+        "verdicts": [{"gpu": 3, "check": "xid", "ok": False, "detail": "Xid 79", "remedy": "reboot"}],
+    }
+    verdict = health.judge(
+        ["n1", "n2"],
+        {"n1": {"gpu_health": {"status": "green", "problems": []}}, "n2": {"gpu_health": xid}},
+        ["n1", "n2"],
+    )
+    report = {
+        "generated_at": "x",
+        "group": "g",
+        "not_reached": [],
+        "nodes": [node("n1"), node("n2")],
+        "bandwidth": {},
+        "traffic": {},
+    }
+    (tmp_path / "r.json").write_text(json.dumps(dict(report, health=verdict)))
+    (tmp_path / "bert-r9.json").write_text(json.dumps(bert_results("r9", nccl=None)))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    summary = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert summary == [
+        "BERT base run r9: ok, 4 rank(s) on n1 (2 rank(s)), n2 (2 rank(s)); nccl on cuda",
+        "  loss 7.900 -> 7.100 over 2 step(s); 812.4 sequences/s, 103987 tokens/s",
+        "nodes: n1 GREEN, n2 RED (reboot) (1 of 2 healthy)",
+        "report: %s" % (tmp_path / "r.html"),
+    ]
+    assert render.main(["x", "--summary", str(tmp_path / "r.json")]) == 0
+    assert capsys.readouterr().out.splitlines() == summary
+    # Before any training, and without a verdict: it says so.
+    (tmp_path / "bert-r9.json").unlink()
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["summary"][:2] == [
+        "no training run in %s yet" % tmp_path,
+        "nodes: n1, n2 (not judged in this run)",
+    ]
