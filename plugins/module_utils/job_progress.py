@@ -91,7 +91,7 @@ def rate(snapshots):
 
 def duration(seconds):
     """``seconds`` as ``45s``, ``2m08s`` or ``3h05m``."""
-    seconds = int(round(max(0, seconds)))
+    seconds = int(max(0, seconds) + 0.5)
     if seconds < 60:
         return "%ds" % seconds
     if seconds < 3600:
