@@ -24,13 +24,7 @@ from ansible_collections.scc.training.plugins.module_utils import job_progress
 
 display = Display()
 
-_ARGUMENT_SPEC = {
-    "jid": {"type": "str", "required": True},
-    "run_dir": {"type": "path", "required": True},
-    "label": {"type": "str", "default": "job"},
-    "poll_s": {"type": "int", "default": 10},
-    "timeout_s": {"type": "int", "required": True},
-}
+_ARGUMENT_SPEC = job_progress.WAIT_ARGUMENT_SPEC
 # The rate is measured over the last polls: recent enough to follow a change, long enough to be steady.
 _RATE_WINDOW = 6
 # What the job's end reports, as async_status returns it (not its command line: the caller has it).

@@ -26,6 +26,14 @@ __metaclass__ = type
 
 import math
 
+# The options of scc.training.mpi_job_wait: its action (the controller's loop) and its module (one poll's read).
+WAIT_ARGUMENT_SPEC = {
+    "jid": {"type": "str", "required": True},
+    "run_dir": {"type": "path", "required": True},
+    "label": {"type": "str", "default": "job"},
+    "poll_s": {"type": "int", "default": 10},
+    "timeout_s": {"type": "int", "required": True},
+}
 # Stdout callbacks whose output a program parses: a progress line there would corrupt it.
 MACHINE_CALLBACKS = frozenset(("json", "jsonl", "oneline", "minimal"))
 

@@ -126,6 +126,8 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.scc.training.plugins.module_utils.job_progress import WAIT_ARGUMENT_SPEC
+
 
 def _read(path):
     """One progress file, or None while it is being replaced or when it is not JSON."""
@@ -139,13 +141,7 @@ def _read(path):
 
 def main():
     module = AnsibleModule(
-        argument_spec={
-            "jid": {"type": "str", "required": True},
-            "run_dir": {"type": "path", "required": True},
-            "label": {"type": "str", "default": "job"},
-            "poll_s": {"type": "int", "default": 10},
-            "timeout_s": {"type": "int", "required": True},
-        },
+        argument_spec=WAIT_ARGUMENT_SPEC,
         supports_check_mode=True,
     )
     pattern = os.path.join(glob.escape(module.params["run_dir"]), "progress-rank*.json")
