@@ -27,6 +27,7 @@ display = Display()
 _ARGUMENT_SPEC = job_progress.WAIT_ARGUMENT_SPEC
 # The rate is measured over the last polls: recent enough to follow a change, long enough to be steady.
 _RATE_WINDOW = 6
+_LINES_KEPT = 50
 # What the job's end reports, as async_status returns it (not its command line: the caller has it).
 _JOB_KEYS = ("rc", "msg", "stdout", "stderr", "stdout_lines", "stderr_lines", "start", "end", "delta")
 
@@ -62,7 +63,8 @@ class ActionModule(ActionBase):
         )
         started = time.monotonic()
         snapshots = collections.deque(maxlen=_RATE_WINDOW)
-        lines, polls, status = [], 0, {}
+        # The last lines only: a day-long job polled every 10 s would put thousands into its result (and events).
+        lines, polls, status = collections.deque(maxlen=_LINES_KEPT), 0, {}
         while True:
             polls += 1
             status = self._job_status(args["jid"], task_vars)
@@ -87,7 +89,7 @@ class ActionModule(ActionBase):
             finished=bool(status.get("finished")),
             polls=polls,
             progress=snap,
-            progress_lines=lines,
+            progress_lines=list(lines),
             ansible_job_id=args["jid"],
         )
         return result

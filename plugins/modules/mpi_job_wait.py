@@ -109,7 +109,7 @@ progress:
   returned: always
   type: dict
 progress_lines:
-  description: The lines shown (also when the stdout callback left them out).
+  description: The last 50 lines shown (also when the stdout callback left them out).
   returned: always
   type: list
   elements: str
