@@ -21,6 +21,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -444,6 +445,11 @@ def test_resnet18_trains_20_steps_over_mpirun_on_both_nodes_and_rdma_is_refused(
         dict(training_vars(results), compare_transports_legs=["tcp"]),
     )
     assert run.status == "successful", failed(run.events)
+    # The wait shows a progress line per poll (scc.training.mpi_job_wait, every 2 s here), never FAILED - RETRYING.
+    lines = [line for e in run.events for line in (e.get("stdout") or "").splitlines()]
+    assert not [line for line in lines if "FAILED - RETRYING" in line], lines
+    shown = [line for line in lines if line.startswith("resnet run lab-tcp: ")]
+    assert re.match(r"resnet run lab-tcp: step 20/20 \(100%\), loss \d+\.\d{4}, .*ended \(1 rank", shown[-1]), shown
     trained = json.loads((results / "resnet-lab-tcp.json").read_text())
     assert (trained["status"], trained["world_size"], trained["num_hosts"]) == ("ok", 2, 2)
     assert (trained["model"]["name"], trained["transport"], trained["backend"]) == ("resnet18", "tcp", "gloo")

@@ -33,6 +33,18 @@ def hosts_summary(rank_records: Sequence[Mapping[str, Any]]) -> list[dict[str, A
     return [{"host": host, "ranks": ranks, "num_ranks": len(ranks)} for host, ranks in hosts.items()]
 
 
+def interval_throughput(marks, start_step: int, global_batch: int) -> list[dict[str, Any]]:
+    """The throughput of each logged interval: ``marks`` (steps done, seconds since step ``start_step`` ended)
+    -> ``[{step, sequences_per_s}]``, ``step`` the interval's last; intervals that took no time are left out."""
+    out, previous = [], (start_step, 0.0)
+    for step, seconds in marks or []:
+        steps, elapsed = step - previous[0], seconds - previous[1]
+        if steps > 0 and elapsed > 0:
+            out.append({"step": step, "sequences_per_s": global_batch * steps / elapsed})
+        previous = (step, seconds)
+    return out
+
+
 def build_results(args, *, rank_records, framework, device, model, outcome, started_at, finished_at, data, versions):
     """The results dict, from the run's arguments and what it measured.
 
@@ -43,7 +55,8 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
     - `model`: config (the size table's entry), vocab, tokenizer_vocab, params, learning_rate,
       lr_warmup_steps and optimizer (the one the run used: adamw or lamb);
     - `outcome`: status, losses (one [loss, mlm_loss, nsp_loss] row, averaged over the ranks,
-      per completed step) and elapsed_s (the steps after the warm-up; None or NaN when none was timed);
+      per completed step), elapsed_s (the steps after the warm-up; None or NaN when none was timed) and
+      marks (steps done, seconds since the warm-up ended, at each logged step; optional);
     - `data` and `versions`: reported as they are.
 
     The peak table applies to CUDA devices only; --peak-tflops overrides it on any device.
@@ -132,6 +145,10 @@ def build_results(args, *, rank_records, framework, device, model, outcome, star
             "step_time_split_s": split,
             "host_syncs": host_syncs,
             "host_syncs_per_step": host_syncs / steps_done if host_syncs is not None and steps_done else None,
+            # Per logged interval (--log-every steps) after the warm-up: how the speed moved during the run.
+            "intervals": interval_throughput(
+                getattr(outcome, "marks", None), max(args.warmup_steps, resumed_from), global_batch
+            ),
         },
         "flops": {
             "model_flops_per_step": flops["per_step"],

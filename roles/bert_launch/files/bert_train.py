@@ -299,7 +299,9 @@ class Outcome:
     """What the loop measured: `losses` has one [loss, mlm, nsp] row per completed step (from the
     first, resumed ones included); `counts` the measured steps' real tokens, their squared lengths,
     predicted positions and sequences, summed over the ranks; `split` the per-step time split or
-    None; `host_syncs` the counted host syncs or None."""
+    None; `host_syncs` the counted host syncs or None; `marks` (steps done, seconds since the timed steps
+    began) at each logged step after the warm-up, taken after that step's losses reached the host (a sync),
+    from which the results draw the throughput per logged interval."""
 
     status: str
     losses: list[list[float]]
@@ -308,6 +310,7 @@ class Outcome:
     split: dict[str, float] | None = None
     host_syncs: int | None = None
     resumed_from: int = 0
+    marks: list[tuple[int, float]] = field(default_factory=list)
 
 
 def train(
@@ -347,6 +350,7 @@ def train(
     no_sync = getattr(net, "no_sync", None)
     t_start = None
     measure_from = max(first, args.warmup_steps)
+    marks: list[tuple[int, float]] = []
 
     def synchronize() -> None:
         if device.use_cuda:
@@ -426,6 +430,8 @@ def train(
             checkpoint_now = args.checkpoint_every and (step + 1) % args.checkpoint_every == 0
             if (step + 1) % args.log_every == 0 or step + 1 == args.steps or checkpoint_now:
                 reported = reduce_losses(step + 1)
+                if t_start is not None and step + 1 > measure_from:
+                    marks.append((step + 1, time.perf_counter() - t_start))
                 last_row = reported[-1].tolist()
                 log(
                     rank,
@@ -449,4 +455,5 @@ def train(
         split=timer.per_step(max(1, reported.shape[0] - first)) if timer else None,
         host_syncs=counter.count if counter else None,
         resumed_from=first,
+        marks=marks,
     )

@@ -265,7 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pretrain_bert: {exc}", file=sys.stderr)
         return EXIT_USAGE
     rank = framework.rank
-    progress = mpi_job_rank.Progress(args.output_dir, rank, args.steps)
+    global_batch = args.batch_size * args.grad_accum * framework.world_size
+    progress = mpi_job_rank.Progress(args.output_dir, rank, args.steps, global_batch, "sequences")
     try:
         status = _train_and_report(args, framework, device, started_at, StepHooks(progress, rank))
     except mpi_job_device.UsageError as exc:  # found once the ranks met (a checkpoint that cannot resume)

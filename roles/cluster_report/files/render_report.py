@@ -4,6 +4,7 @@
 """Render cluster-report.json as one self-contained HTML page (controller side).
 
     python render_report.py cluster-report.json cluster-report.html
+    python render_report.py --summary cluster-report.json      (prints the summary of a rendered report)
 
 A verdict card per node (cluster_health: green, amber, red, its failing checks and remedy), tables
 for the nodes (GPUs, RDMA ports, shared filesystem, SSH), the NCCL check (busbw per node and across the
@@ -12,10 +13,15 @@ the JSON (nccl-busbw.png, bandwidth-<tool>.png, traffic.png) embedded as data: U
 When BERT results (bert-<run_id>.json, bert_launch) lie next to the JSON, the newest run is summarised
 with the traffic sampled during it (traffic-bert-<run_id>.json/.png, train_bert.yml): the summary is
 added to REPORT.json as the key "training" (null when there is no run) and shown on the page.
-The newest ResNet run (resnet-<run_id>.json, resnet_launch) is added the same way as "image_training"
+The summary a person reads at the end of a run (what ran where, loss, throughput, the verdict per node,
+the page's path) is added as "summary" (lines). The newest ResNet run (resnet-<run_id>.json, resnet_launch) is
+added the same way as "image_training"
 (images/s, the loss, top-1 on the val shards, the NCCL transport), and the newest tcp-versus-rdma
 comparison (compare-transports-<id>.json, playbooks/compare_transports.yml) as "transport_comparison".
-Each training run's loss curve is drawn inline (SVG, no plotting library), a resumed BERT run's resume step marked.
+The BERT run's loss per step (warm-up shaded, the learning-rate warm-up's end and a resume marked) and its
+throughput per logged interval are drawn with matplotlib into training-bert-<run_id>.svg, inlined with its text
+(axis labels) kept; a comparison's legs share one such figure (compare-transports-<id>.svg). The ResNet run's own
+loss curve is a small inline SVG (no plotting library).
 """
 
 import base64
@@ -34,6 +40,7 @@ th{background:#f2f2f2}.ok{color:#0a7d28;font-weight:600}.bad{color:#c0182b;font-
 .green{border-left:8px solid #0a7d28}.amber{border-left:8px solid #d48a00}.red{border-left:8px solid #c0182b}
 .unjudged{border-left:8px solid #bbb}
 img{max-width:100%;border:1px solid #ddd}
+figure.plot svg{max-width:100%;height:auto}
 """
 
 
@@ -91,6 +98,65 @@ def loss_curve_svg(losses, resumed_from=0, width=480, height=160):
             % (x(resumed_from), x(resumed_from), pad // 2, height - pad, x(resumed_from) + 3, resumed_from)
         )
     return "".join(parts) + "</svg>"
+
+
+def training_figure(runs, dest, unit):
+    """Draw ``runs`` (each ``{label, loss (per step, None where not finite), warmup_steps, lr_warmup_steps,
+    resumed_from, intervals ([{step, per_s}]), mean_per_s}``) with matplotlib into the SVG file ``dest``: the
+    loss per step (the untimed warm-up shaded, the learning-rate warm-up's end and a resume dashed) and the
+    throughput in ``unit``/s per logged interval (the run's mean over its timed steps where it logged none).
+    Several runs (a comparison's legs) share the two axes. Returns the SVG to inline, '' with nothing to draw.
+    The text stays text (svg.fonttype none), so the page carries its axis labels."""
+    if not any(len([v for v in run["loss"] if v is not None]) >= 2 for run in runs):
+        return ""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.fonttype"] = "none"
+    fig, (loss_ax, speed_ax) = plt.subplots(1, 2, figsize=(11, 3.6))
+    for run in runs:
+        steps = [step for step, value in enumerate(run["loss"], 1) if value is not None]
+        (line,) = loss_ax.plot(steps, [run["loss"][step - 1] for step in steps], label=run["label"])
+        intervals = run.get("intervals") or []
+        if intervals:
+            speed_ax.plot([i["step"] for i in intervals], [i["per_s"] for i in intervals], "o-", label=run["label"])
+        elif run.get("mean_per_s"):
+            first = max(run.get("warmup_steps") or 0, run.get("resumed_from") or 0) + 1
+            speed_ax.plot(
+                [first, len(run["loss"])],
+                [run["mean_per_s"]] * 2,
+                "--",
+                color=line.get_color(),
+                label="%s (mean of the timed steps)" % run["label"],
+            )
+    warm = max(run.get("warmup_steps") or 0 for run in runs)
+    if warm:
+        loss_ax.axvspan(0.5, warm + 0.5, color="#999999", alpha=0.25, label="warm-up, not timed (%d steps)" % warm)
+    lr_warm = max(run.get("lr_warmup_steps") or 0 for run in runs)
+    if lr_warm:
+        loss_ax.axvline(lr_warm, color="#d48a00", linestyle=":", label="end of the learning-rate warm-up")
+    resumed = max(run.get("resumed_from") or 0 for run in runs)
+    if resumed:
+        loss_ax.axvline(resumed, color="#888888", linestyle="--", label="resumed after step %d" % resumed)
+    loss_ax.set(xlabel="step", ylabel="training loss (cross-entropy, nats)", title="Loss per step")
+    speed_ax.set(xlabel="step (end of each logged interval)", ylabel="%s/s" % unit, title="Throughput")
+    speed_ax.set_ylim(bottom=0)
+    for ax in (loss_ax, speed_ax):
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(dest, format="svg")
+    plt.close(fig)
+    with open(dest, encoding="utf-8") as f:
+        svg = f.read()
+    # Inline: from the <svg> element on (the XML prolog and DOCTYPE belong to a file, not to a page).
+    return '<figure class="plot">%s<figcaption>%s</figcaption></figure>' % (
+        svg[svg.index("<svg") :],
+        esc(os.path.basename(dest)),
+    )
 
 
 def table(headers, rows):
@@ -286,6 +352,9 @@ def training(directory):
         "loss_last": r.get("loss_last"),
         "loss": r.get("loss") or [],
         "resumed_from_step": r.get("resumed_from_step") or 0,
+        "warmup_steps": r.get("warmup_steps") or 0,
+        "lr_warmup_steps": r.get("lr_warmup_steps") or 0,
+        "throughput_intervals": throughput.get("intervals") or [],
         # Older results files have no nccl key: unknown, not "did not run".
         "nccl_recorded": "nccl" in r,
         "nccl": nccl,
@@ -357,7 +426,23 @@ def training_section(t, directory):
     out = [
         "<h2>Training: BERT run %s</h2>" % esc(t["run_id"]),
         table(None, rows),
-        loss_curve_svg(t.get("loss") or [], t.get("resumed_from_step") or 0),
+        training_figure(
+            [
+                {
+                    "label": "BERT run %s" % t["run_id"],
+                    "loss": t.get("loss") or [],
+                    "warmup_steps": t.get("warmup_steps"),
+                    "lr_warmup_steps": t.get("lr_warmup_steps"),
+                    "resumed_from": t.get("resumed_from_step"),
+                    "intervals": [
+                        {"step": i["step"], "per_s": i["sequences_per_s"]} for i in t.get("throughput_intervals") or []
+                    ],
+                    "mean_per_s": t["sequences_per_s"],
+                }
+            ],
+            os.path.join(directory, "training-bert-%s.svg" % t["run_id"]),
+            "sequences",
+        ),
         "<h3>Traffic during the training (tx+rx)</h3>",
     ]
     if t["traffic_file"] is None:
@@ -452,7 +537,28 @@ def transport_comparison(directory):
     return None if found is None else dict(found[1], results_file=found[0])
 
 
-def transport_section(c):
+def comparison_runs(c, directory):
+    """The legs of a comparison whose results (resnet-<run_id>.json) lie in the directory, as training_figure's runs."""
+    runs = []
+    for transport, leg in sorted((c.get("legs") or {}).items()):
+        path = os.path.join(directory, "resnet-%s.json" % leg.get("run_id"))
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            r = json.load(f)
+        runs.append(
+            {
+                "label": "%s (run %s)" % (transport, leg.get("run_id")),
+                "loss": r.get("loss") or [],
+                "warmup_steps": r.get("warmup_steps"),
+                "lr_warmup_steps": r.get("lr_warmup_steps"),
+                "mean_per_s": (r.get("throughput") or {}).get("images_per_s"),
+            }
+        )
+    return runs
+
+
+def transport_section(c, directory):
     if not c:
         return ""
     rows = [
@@ -470,6 +576,11 @@ def transport_section(c):
         [
             "<h2>Transports compared (%s)</h2>" % esc(c["results_file"]),
             table(["transport", "run", "images/s", "NCCL proof", "proved"], rows),
+            training_figure(
+                comparison_runs(c, directory),
+                os.path.join(directory, c["results_file"][: -len(".json")] + ".svg"),
+                "images",
+            ),
             "<p>speedup rdma/tcp: %s%s</p>"
             % (
                 number(c.get("speedup"), "%.2fx"),
@@ -545,15 +656,78 @@ def render(report, directory):
             traffic_section(report, directory),
             training_section(report.get("training"), directory),
             image_training_section(image),
-            transport_section(comparison),
+            transport_section(comparison, directory),
             "</body></html>",
         ]
     )
 
 
+def summary_lines(report, html_path):
+    """What a person reads in five seconds at the end of a run: what ran where, its loss and throughput, the
+    verdict per node and where the page is (also the JSON's "summary", which the playbook shows)."""
+    lines = []
+    t = report.get("training")
+    if t:
+        where = ", ".join("%s (%s rank(s))" % (h["host"], h["num_ranks"]) for h in t["hosts"]) or "no host recorded"
+        lines.append(
+            "BERT %s run %s: %s, %s rank(s) on %s; %s on %s"
+            % (t["model_size"], t["run_id"], t["status"], t["world_size"], where, t["backend"], t["device"])
+        )
+        lines.append(
+            "  loss %s -> %s over %s step(s); %s sequences/s, %s tokens/s"
+            % (
+                number(t["loss_first"], "%.3f"),
+                number(t["loss_last"], "%.3f"),
+                len(t.get("loss") or []),
+                number(t["sequences_per_s"], "%.1f"),
+                number(t["tokens_per_s"], "%.0f"),
+            )
+        )
+    image = report.get("image_training")
+    if image:
+        lines.append(
+            "ResNet %s run %s: %s, %s rank(s) on %s host(s); loss %s -> %s; %s images/s; top-1 %s"
+            % (
+                image["model"],
+                image["run_id"],
+                image["status"],
+                image["world_size"],
+                image["num_hosts"],
+                number(image["loss_first"], "%.3f"),
+                number(image["loss_last"], "%.3f"),
+                number(image["images_per_s"], "%.1f"),
+                number(image["top1"], "%.3f"),
+            )
+        )
+    if not t and not image:
+        lines.append("no training run in %s yet" % os.path.dirname(html_path))
+    health = report.get("health")
+    if health:
+        lines.append(
+            "nodes: %s (%d of %d healthy)"
+            % (
+                ", ".join(
+                    "%s %s%s" % (c["host"], c["status"].upper(), " (%s)" % c["remedy"] if c.get("remedy") else "")
+                    for c in health["cards"]
+                ),
+                len(health["healthy"]),
+                len(health["cards"]),
+            )
+        )
+    else:
+        lines.append("nodes: %s (not judged in this run)" % ", ".join(n["host"] for n in report["nodes"]))
+    lines.append("report: %s" % html_path)
+    return lines
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--summary":
+        # The summary of a report rendered earlier (make demo prints it after the playbook).
+        with open(argv[2]) as f:
+            print("\n".join(json.load(f).get("summary") or ["%s has no summary: render it first" % argv[2]]))
+        return 0
     if len(argv) != 3:
-        sys.stderr.write("usage: render_report.py REPORT.json OUT.html\n")
+        sys.stderr.write("usage: render_report.py REPORT.json OUT.html | render_report.py --summary REPORT.json\n")
         return 2
     directory = os.path.dirname(os.path.abspath(argv[1]))
     with open(argv[1]) as f:
@@ -561,6 +735,7 @@ def main(argv):
     report["training"] = training(directory)
     report["image_training"] = image_training(directory)
     report["transport_comparison"] = transport_comparison(directory)
+    report["summary"] = summary_lines(report, os.path.abspath(argv[2]))
     with open(argv[1], "w") as f:
         json.dump(report, f, indent=2, sort_keys=True)
         f.write("\n")

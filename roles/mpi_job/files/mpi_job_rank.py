@@ -5,8 +5,9 @@
   named by ``SCC_MPI_JOB_PID_DIR`` (mpirun exports it), so that the next launch stops exactly this
   process on this node (the pid AND its start time, so that a reused pid is never taken for it).
 - ``Progress``: writes ``progress-rank<k>.json`` ({rank, host, pid, step, steps, loss, status, error,
-  updated_at}) into the run directory, atomically (a temporary file, then a rename), so that a failed
-  job's steps, last loss and failing rank reach the controller.
+  updated_at, and samples_per_step and unit when the program names them}) into the run directory, atomically
+  (a temporary file, then a rename), so that a failed job's steps, last loss and failing rank reach the
+  controller, and the controller's wait (scc.training.mpi_job_wait) shows the steps, loss and samples/s.
 - ``EXIT_*`` and ``add_job_arguments``: how a program exits (0 ok, 2 bad usage, 3 a non-finite loss) and the
   options every program takes (results, run id, device and precision, the torch.distributed rendezvous).
 - ``test_only_fail``: TEST-ONLY fault injection, never set in production: ``SCC_TRAINING_TEST_ONLY_FAIL_AT``
@@ -90,9 +91,11 @@ def record_pid(rank: int, run_id: str, env=None) -> str | None:
 
 
 class Progress:
-    """progress-rank<rank>.json in ``run_dir``, rewritten at every update."""
+    """progress-rank<rank>.json in ``run_dir``, rewritten at every update. ``samples_per_step`` (the global
+    batch: what every rank together trains on in one step) and its ``unit`` (sequences, images) let the
+    controller turn steps per second into samples per second."""
 
-    def __init__(self, run_dir: str, rank: int, steps: int):
+    def __init__(self, run_dir: str, rank: int, steps: int, samples_per_step: int | None = None, unit: str = ""):
         os.makedirs(run_dir, exist_ok=True)
         self.path = os.path.join(run_dir, f"progress-rank{rank}.json")
         self.state = {
@@ -105,6 +108,8 @@ class Progress:
             "status": "running",
             "error": None,
         }
+        if samples_per_step:
+            self.state.update(samples_per_step=samples_per_step, unit=unit or "samples")
         self._write()
 
     def _write(self) -> None:

@@ -196,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except mpi_job_device.UsageError as exc:
         print(f"train_resnet: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    progress = mpi_job_rank.Progress(args.output_dir, framework.rank, args.steps)
+    global_batch = args.batch_size * framework.world_size
+    progress = mpi_job_rank.Progress(args.output_dir, framework.rank, args.steps, global_batch, "images")
     try:
         status = _train_and_report(args, framework, device, started_at, progress)
     except Exception as exc:

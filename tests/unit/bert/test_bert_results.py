@@ -76,6 +76,17 @@ def test_losses_and_throughput_after_the_warm_up():
     assert (t["sequences_per_s"], t["tokens_per_s"]) == (64.0, 64.0 * 128)
 
 
+def test_throughput_per_logged_interval():
+    # Warm-up 1 step; logged at steps 2 (0.4 s after the warm-up), 3 (0.4 s again: no time, left out), 4 (1.5 s).
+    assert bert_results.interval_throughput([(2, 0.4), (3, 0.4), (4, 1.5)], 1, 32) == [
+        {"step": 2, "sequences_per_s": 80.0},
+        {"step": 4, "sequences_per_s": 32 / 1.1},
+    ]
+    assert bert_results.interval_throughput(None, 1, 32) == []
+    # An outcome without marks (an older loop, a stand-in) has no intervals rather than an error.
+    assert build()["throughput"]["intervals"] == []
+
+
 def test_flops_and_mfu():
     per_step = bert_model.model_flops(2, 128, 512, 1024, 128, 32)["per_step"]
     cpu = build()["flops"]

@@ -5,6 +5,7 @@ import importlib.util
 import json
 import os
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from ansible_collections.scc.training.plugins.module_utils import fabric
@@ -130,7 +131,18 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
         "lines": 120,
     }
     # Resumed from a checkpoint after step 2: its loss curve holds the steps before too.
-    resumed = dict(bert_results("20261202T000000Z-bbbb", nccl=nccl), loss=[7.9, 7.6, 7.4, 7.1], resumed_from_step=2)
+    resumed = dict(
+        bert_results("20261202T000000Z-bbbb", nccl=nccl),
+        loss=[7.9, 7.6, 7.4, 7.1],
+        resumed_from_step=2,
+        warmup_steps=1,
+        lr_warmup_steps=3,
+    )
+    # Logged every step after the resume: the throughput of each interval.
+    resumed["throughput"] = dict(
+        resumed["throughput"],
+        intervals=[{"step": 3, "sequences_per_s": 790.0}, {"step": 4, "sequences_per_s": 834.8}],
+    )
     new.write_text(json.dumps(resumed))
     os.utime(old, (1000, 1000))
     os.utime(new, (2000, 2000))
@@ -178,7 +190,15 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
     assert "<td>world size</td><td>4</td>" in section and "n1 &times;2, n2 &times;2" in section
     assert "<td>sequences/s</td><td>812.4</td>" in section and "<td>tokens/s</td><td>103987</td>" in section
     assert "7.900 &rarr; 7.100" in section
-    assert '<svg class="loss"' in section and "resumed after step 2" in section and ">step 4</text>" in section
+    # The loss and throughput figure (matplotlib): its file next to the report, inlined with its text kept.
+    figure = tmp_path / "training-bert-20261202T000000Z-bbbb.svg"
+    assert figure.stat().st_size > 0
+    svg = section[section.index("<svg") : section.index("</svg>") + len("</svg>")]
+    assert svg == figure.read_text()[figure.read_text().index("<svg") :].rstrip()
+    texts = {"".join(t.itertext()).strip() for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")}
+    assert {"step", "training loss (cross-entropy, nats)", "step (end of each logged interval)", "sequences/s"} <= texts
+    assert {"Loss per step", "Throughput", "warm-up, not timed (1 steps)", "resumed after step 2"} <= texts
+    assert "end of the learning-rate warm-up" in texts and "BERT run 20261202T000000Z-bbbb" in texts
     assert "IB (RoCE) on mlx5_0, mlx5_1, 4 channel(s)" in section
     assert re.search(r"<td>n2</td><td>ib:mlx5_0:1</td><td>3\.000</td>", section)
     (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', section)
@@ -267,3 +287,49 @@ def test_report_shows_a_verdict_card_per_node_and_the_nccl_check(tmp_path):
     assert rows == [("1", "n1, n2", "1.10"), ("2", "n1, n3", "5.90")]
     (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     assert base64.b64decode(png) == (tmp_path / "nccl-busbw.png").read_bytes()
+
+
+def test_the_summary_read_at_a_glance(tmp_path, capsys):
+    """What ran where, the loss, the throughput, the verdict per node and the page's path: the JSON's "summary",
+    which the playbook shows and ``render_report.py --summary`` prints (make demo's last lines)."""
+    from ansible_collections.scc.training.plugins.module_utils import health
+
+    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    xid = {
+        "status": "red",
+        "problems": ["GPU 3 xid: Xid 79 (remedy: reboot)"],
+        "verdicts": [{"gpu": 3, "check": "xid", "ok": False, "detail": "Xid 79", "remedy": "reboot"}],
+    }
+    verdict = health.judge(
+        ["n1", "n2"],
+        {"n1": {"gpu_health": {"status": "green", "problems": []}}, "n2": {"gpu_health": xid}},
+        ["n1", "n2"],
+    )
+    report = {
+        "generated_at": "x",
+        "group": "g",
+        "not_reached": [],
+        "nodes": [node("n1"), node("n2")],
+        "bandwidth": {},
+        "traffic": {},
+    }
+    (tmp_path / "r.json").write_text(json.dumps(dict(report, health=verdict)))
+    (tmp_path / "bert-r9.json").write_text(json.dumps(bert_results("r9", nccl=None)))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    summary = json.loads((tmp_path / "r.json").read_text())["summary"]
+    assert summary == [
+        "BERT base run r9: ok, 4 rank(s) on n1 (2 rank(s)), n2 (2 rank(s)); nccl on cuda",
+        "  loss 7.900 -> 7.100 over 2 step(s); 812.4 sequences/s, 103987 tokens/s",
+        "nodes: n1 GREEN, n2 RED (reboot) (1 of 2 healthy)",
+        "report: %s" % (tmp_path / "r.html"),
+    ]
+    assert render.main(["x", "--summary", str(tmp_path / "r.json")]) == 0
+    assert capsys.readouterr().out.splitlines() == summary
+    # Before any training, and without a verdict: it says so.
+    (tmp_path / "bert-r9.json").unlink()
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["summary"][:2] == [
+        "no training run in %s yet" % tmp_path,
+        "nodes: n1, n2 (not judged in this run)",
+    ]

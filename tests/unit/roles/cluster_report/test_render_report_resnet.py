@@ -2,6 +2,7 @@
 comparison (compare-transports-<id>.json, compare_transports.yml) when they lie next to the report."""
 
 import json
+import xml.etree.ElementTree as ET
 
 from ansible_collections.scc.training.plugins.module_utils.transports import transport_comparison
 from tests.unit.roles.cluster_report.test_render_report import ROLES, load, node
@@ -45,3 +46,24 @@ def test_the_newest_resnet_run_and_the_comparison_are_shown(tmp_path):
     assert "120.0 images/s on 2 ranks, top-1 0.625" in page
     assert "Transports compared (compare-transports-c1.json)" in page
     assert "no NCCL line logged (backend gloo)" in page and "speedup rdma/tcp: n/a" in page
+
+
+def test_a_comparison_draws_its_legs_on_one_figure(tmp_path):
+    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    (tmp_path / "r.json").write_text(json.dumps(REPORT))
+    legs = {"tcp": dict(resnet("c2-tcp"), warmup_steps=1), "rdma": dict(resnet("c2-rdma", 300.0), warmup_steps=1)}
+    legs["rdma"]["loss"] = [1.5, 1.1, 0.8]
+    for leg in legs.values():
+        (tmp_path / ("resnet-%s.json" % leg["run_id"])).write_text(json.dumps(leg))
+    (tmp_path / "compare-transports-c2.json").write_text(json.dumps(transport_comparison(legs)))
+    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    page = (tmp_path / "r.html").read_text()
+    section = page[page.index("Transports compared (compare-transports-c2.json)") :]
+    figure = tmp_path / "compare-transports-c2.svg"
+    assert figure.stat().st_size > 0 and "compare-transports-c2.svg</figcaption>" in section
+    svg = ET.fromstring(section[section.index("<svg") : section.index("</svg>") + len("</svg>")])
+    texts = {"".join(t.itertext()).strip() for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    # Both legs on the same axes, in the legend of each panel; the throughput is each leg's mean (ResNet logs no
+    # interval).
+    assert {"tcp (run c2-tcp)", "rdma (run c2-rdma)", "training loss (cross-entropy, nats)", "images/s"} <= texts
+    assert {"tcp (run c2-tcp) (mean of the timed steps)", "warm-up, not timed (1 steps)"} <= texts
