@@ -95,13 +95,20 @@ def _fraction(name, value):
 def thresholds(limits):
     """``limits``: ``nvlink_links``, ``nvlink_gbs_per_link`` (GB/s per link and direction),
     ``single_fraction``, ``link_rate_gbps`` (per node, Gb/s), ``multi_fraction`` ->
-    ``{single_node_gbps, multi_node_gbps}`` (busbw, GB/s, rounded to 0.01)."""
+    ``{single_node_gbps, multi_node_gbps}`` (busbw, GB/s, rounded to 0.01).
+
+    Optional ``intra_node_gbs``: the per-GPU, per-direction bandwidth of a node without NVLink (its
+    PCIe x16 link, hardware_defaults.py); when set (not None) it is the single-node basis instead of
+    links x GB/s, and ``nvlink_links`` may be 0."""
     if not isinstance(limits, dict):
         raise ValueError("input must be a dict of the links and fractions, got %s" % type(limits).__name__)
     try:
-        nvlink = _positive("nvlink_links", limits["nvlink_links"]) * _positive(
-            "nvlink_gbs_per_link", limits["nvlink_gbs_per_link"]
-        )
+        if limits.get("intra_node_gbs") is not None:
+            nvlink = _positive("intra_node_gbs", limits["intra_node_gbs"])
+        else:
+            nvlink = _positive("nvlink_links", limits["nvlink_links"]) * _positive(
+                "nvlink_gbs_per_link", limits["nvlink_gbs_per_link"]
+            )
         network = _positive("link_rate_gbps", limits["link_rate_gbps"]) / 8.0
         return {
             "single_node_gbps": round(_fraction("single_fraction", limits["single_fraction"]) * nvlink, 2),
