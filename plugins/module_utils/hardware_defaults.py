@@ -367,3 +367,66 @@ def threshold_pair(limits_in, fractions):
     if not rate:
         result["multi_node_gbps"] = None
     return result
+
+
+# nccl_check's variables that a hand-set value overrides (null: the resolved one).
+_NCCL_CHECK_OVERRIDES = (
+    ("nccl_check_nvlink_links", "nvlink_links"),
+    ("nccl_check_nvlink_gbs_per_link", "nvlink_gbs_per_link"),
+    ("nccl_check_intra_node_gbs", "intra_node_gbs"),
+    ("nccl_check_link_rate_gbps", "link_rate_gbps"),
+)
+
+
+def _set(value):
+    return value is not None and str(value).strip() != ""
+
+
+def nccl_check_settings(hardware, settings, node_count=1):
+    """resolve()'s result and nccl_check's variables -> what the role runs with:
+    ``{gpus, gencode, limits, thresholds, basis, unconfirmed, notes}``. A variable set by hand wins over
+    the resolved value. Raises ValueError naming the variable that must be set when neither gives it."""
+    hardware = hardware or {}
+    resolved = dict(hardware.get("nccl_check") or {})
+    limits = {}
+    for variable, key in _NCCL_CHECK_OVERRIDES:
+        limits[key] = float(settings[variable]) if _set(settings.get(variable)) else resolved.get(key)
+    # A hand-set NVLink count decides the basis: links x rate when > 0, the PCIe basis at 0.
+    if _set(settings.get("nccl_check_nvlink_links")):
+        limits["nvlink_links"] = int(float(settings["nccl_check_nvlink_links"]))
+        if limits["nvlink_links"] and not _set(settings.get("nccl_check_nvlink_gbs_per_link")):
+            limits["nvlink_gbs_per_link"] = limits["nvlink_gbs_per_link"] or 25.0
+    pcie = not limits.get("nvlink_links")
+    if pcie and not limits.get("intra_node_gbs"):
+        raise ValueError(
+            "nccl_check_intra_node_gbs: no NVLink and no PCIe bandwidth is known for these GPUs (%s): set it, or "
+            "nccl_check_nvlink_links and nccl_check_nvlink_gbs_per_link" % ", ".join(hardware.get("gpu_models") or [])
+        )
+    if int(node_count) > 1 and not limits.get("link_rate_gbps"):
+        raise ValueError(
+            "nccl_check_link_rate_gbps: the RDMA rate between nodes is not known (%s): set it (Gb/s per node, all "
+            "ports)" % ("; ".join(hardware.get("notes") or []) or "no RDMA port reported")
+        )
+    fractions = {
+        "single_fraction": settings.get("nccl_check_single_min_fraction", DEFAULT_FRACTIONS["single_fraction"]),
+        "pcie_fraction": settings.get("nccl_check_pcie_min_fraction", DEFAULT_FRACTIONS["pcie_fraction"]),
+        "multi_fraction": settings.get("nccl_check_multi_min_fraction", DEFAULT_FRACTIONS["multi_fraction"]),
+    }
+    gpus = settings.get("nccl_check_gpus")
+    gpus = int(gpus) if _set(gpus) else hardware.get("gpu_count")
+    if not gpus:
+        raise ValueError("nccl_check_gpus: the GPU count per node is not known: set it")
+    gencode_flags = settings.get("nccl_check_nvcc_gencode")
+    return {
+        "gpus": gpus,
+        "gencode": gencode_flags if _set(gencode_flags) else hardware.get("nccl_tests_gencode"),
+        "limits": limits,
+        "thresholds": threshold_pair(limits, fractions),
+        "basis": (
+            "PCIe %.1f GB/s per GPU and direction" % limits["intra_node_gbs"]
+            if pcie
+            else "%d NVLinks x %.1f GB/s" % (limits["nvlink_links"], limits["nvlink_gbs_per_link"])
+        ),
+        "unconfirmed": list(hardware.get("unconfirmed") or []),
+        "notes": list(hardware.get("notes") or []),
+    }
