@@ -141,7 +141,7 @@ GPU_MODELS = (
     _Model("L20", r"\bL20\b", "8.9", 0, 4, ("ali-ebm", "pcie")),
     _Model(
         "Blackwell professional",
-        r"RTX PRO \d+ Blackwell|Blackwell professional",
+        r"RTX PRO \d+\b.*Blackwell|Blackwell professional",
         "12.0",
         0,
         5,
