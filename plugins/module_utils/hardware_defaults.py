@@ -53,7 +53,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.scc.training.plugins.module_utils import instance_families as table
-from ansible_collections.scc.training.plugins.module_utils import nccl_check
+from ansible_collections.scc.training.plugins.module_utils import nccl_check, rdma
 
 HW_SOURCES = {
     "nv-v100": (
@@ -212,7 +212,7 @@ def _rdma_from_devices(devices):
     active = [(d, p) for d in devices or [] for p in d.get("ports", []) if p.get("state") == "PORT_ACTIVE"]
     if not active:
         return {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}
-    erdma = any(is_erdma(d) for d, _p in active)
+    erdma = any(rdma.is_erdma(d) for d, _p in active)
     rates = {p.get("rate_gbps") for _d, p in active}
     rate = rates.pop() if len(rates) == 1 else None
     return {
@@ -222,15 +222,6 @@ def _rdma_from_devices(devices):
         "rate_gbps": rate,
         "total_gbps": rate * len(active) if rate else None,
     }
-
-
-def is_erdma(device):
-    """An erdma device: its kernel driver (rdma_info's ``driver``), its name, or ibv_devinfo's transport."""
-    return (
-        device.get("driver") == "erdma"
-        or str(device.get("name", "")).startswith("erdma")
-        or str(device.get("transport") or "").startswith("eRDMA")
-    )
 
 
 def _from_nodes(nodes):
