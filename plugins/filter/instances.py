@@ -38,7 +38,9 @@ def hardware_defaults(instance_type, nodes=None, jumbo_frames=False, fractions=N
             % type(instance_type).__name__
         )
     if nodes is not None and not isinstance(nodes, dict):
-        raise AnsibleFilterError("hardware_defaults: nodes must map each host to its reports, got %s" % type(nodes).__name__)
+        raise AnsibleFilterError(
+            "hardware_defaults: nodes must map each host to its reports, got %s" % type(nodes).__name__
+        )
     return filter_call("hardware_defaults", _hardware.resolve, instance_type, nodes, jumbo_frames, fractions)
 
 

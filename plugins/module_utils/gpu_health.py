@@ -299,7 +299,10 @@ def _declared_verdict(seen, declared, declared_name):
     ok = int(declared) <= seen
     detail = "%s=%d, %d GPUs seen by nvidia-smi" % (declared_name, int(declared), seen)
     if not ok:
-        detail += ": more ranks than GPUs would share a GPU; set %s to %d, or find the lost GPUs" % (declared_name, seen)
+        detail += ": more ranks than GPUs would share a GPU; set %s to %d, or find the lost GPUs" % (
+            declared_name,
+            seen,
+        )
     return [_verdict("node", "gpu_count_declared", ok, detail, "reboot")]
 
 

@@ -200,9 +200,7 @@ def _intra_node(models):
         if model.links:
             bases.append(("nvlink", model.links * model.gbs_per_link, "%d NVLinks x 25 GB/s" % model.links))
         else:
-            bases.append(
-                ("pcie", PCIE_X16_GBS[max(model.pcie_gen, 4)], "PCIe Gen%d x16 (no NVLink)" % model.pcie_gen)
-            )
+            bases.append(("pcie", PCIE_X16_GBS[max(model.pcie_gen, 4)], "PCIe Gen%d x16 (no NVLink)" % model.pcie_gen))
     kind, gbs, detail = min(bases, key=lambda b: b[1])
     return {"kind": kind, "gbs": gbs, "detail": detail}
 
@@ -288,7 +286,8 @@ def resolve(instance_type=None, nodes=None, jumbo_frames=False, fractions=None):
         if not models:
             raise ValueError(
                 "scc_instance_type is not set and the nodes report no known GPU (%s): set scc_instance_type "
-                "(supported: %s) or the roles' own values" % (", ".join(unknown) or "none", ", ".join(sorted(FAMILY_GPU)))
+                "(supported: %s) or the roles' own values"
+                % (", ".join(unknown) or "none", ", ".join(sorted(FAMILY_GPU)))
             )
         rdma = rdma or {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}
         family_env = (

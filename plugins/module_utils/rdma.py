@@ -24,6 +24,7 @@ __metaclass__ = type
 import os
 import re
 
+from ansible_collections.scc.training.plugins.module_utils import instance_families
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     MIRROR,
     SHA256,
@@ -566,12 +567,16 @@ _STACK_ARTIFACTS = {
         r"^MLNX_OFED_LINUX-[0-9][0-9.-]*[0-9]-[A-Za-z0-9._-]+\.tgz$",
         "MLNX_OFED_LINUX-<version>-<os>-<arch>.tgz",
     ),
+    "erdma": (
+        r"^erdma_installer-[0-9][0-9.]*[0-9]\.tar\.gz$",
+        "Alibaba's eRDMA installer, erdma_installer-<version>.tar.gz (e.g. erdma_installer-1.5.7.tar.gz)",
+    ),
 }
 # RDMA MTUs (bytes). They stay here, not in the argument spec: its choices cannot allow null.
 _RDMA_MTUS = (256, 512, 1024, 2048, 4096)
 
 
-def _peermem_problems(source, cpu_only):
+def _peermem_problems(source, cpu_only, erdma_mode=None):
     # nvidia-peermem registers with the peer-memory API of MLNX_OFED / DOCA-OFED's ib_core, which the
     # distribution's kernel and rdma-core do not have (hardware_facts 4.3): it cannot load there.
     problems = []
@@ -580,6 +585,12 @@ def _peermem_problems(source, cpu_only):
             "rdma_stack_peermem is true with rdma_stack_source: distro, but nvidia-peermem cannot load on the distribution's "
             "RDMA stack (it needs the peer-memory support of MLNX_OFED or DOCA-OFED): set rdma_stack_source: doca or "
             "mlnx_ofed, or rdma_stack_peermem: false (NCCL then stages GPU buffers through host memory)."
+        )
+    if source == "erdma" and erdma_mode != "ofed":
+        problems.append(
+            "rdma_stack_peermem is true with rdma_stack_source: erdma in rdma_stack_erdma_mode %s: Alibaba loads "
+            "nvidia-peermem with the eRDMA driver in ofed mode only (its ACK eRDMA controller): set "
+            "rdma_stack_erdma_mode: ofed, or rdma_stack_peermem: false." % erdma_mode
         )
     if cpu_only:
         problems.append(
@@ -617,7 +628,17 @@ def rdma_stack_input_problems(settings):
     ``settings``: the ``rdma_stack_*`` variables, ``rdma_stack_peermem`` and ``rdma_stack_cpu_only`` as bools.
     """
     source, mtu = settings["rdma_stack_source"], settings["rdma_stack_mtu"]
-    problems = _peermem_problems(source, settings["rdma_stack_cpu_only"]) if settings["rdma_stack_peermem"] else []
+    problems = (
+        _peermem_problems(source, settings["rdma_stack_cpu_only"], settings.get("rdma_stack_erdma_mode", "ofed"))
+        if settings["rdma_stack_peermem"]
+        else []
+    )
+    declared = settings.get("rdma_stack_instance_type")
+    if declared is not None and str(declared).strip():
+        try:
+            instance_families.profile(declared, "rdma_stack_instance_type (scc_instance_type)")
+        except ValueError as exc:
+            problems.append("%s." % exc)
     if source in _STACK_ARTIFACTS:
         problems.extend(_artifact_problems(settings, source))
     if mtu is not None and number(mtu) not in _RDMA_MTUS:

@@ -417,5 +417,7 @@ def test_declared_gpu_count_above_what_the_node_shows_is_refused_naming_the_vari
     assert [v["ok"] for v in ok if v["check"] == "gpu_count_declared"] == [True]
     for undeclared in (None, 0, ""):
         assert not [
-            v for v in gpu_health.verdicts(smi, xid_events=[], declared_gpus=undeclared) if v["check"] == "gpu_count_declared"
+            v
+            for v in gpu_health.verdicts(smi, xid_events=[], declared_gpus=undeclared)
+            if v["check"] == "gpu_count_declared"
         ]

@@ -120,9 +120,7 @@ def _erdma_devices():
 
 
 def test_nodes_decide_without_an_instance_type_from_a_real_erdma_ibv_devinfo():
-    nodes = {
-        "node%d" % i: {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()} for i in (1, 2)
-    }
+    nodes = {"node%d" % i: {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()} for i in (1, 2)}
     resolved = hw.resolve(None, nodes)
     assert resolved["source"] == "nodes" and resolved["family"] is None
     assert (resolved["gpu_models"], resolved["gpu_count"], resolved["nvlink_links"]) == (["H20"], 8, 18)
@@ -139,9 +137,7 @@ def test_a_mixed_cluster_builds_every_arch_once_and_judges_the_slowest():
     }
     resolved = hw.resolve("", nodes)
     assert resolved["compute_capabilities"] == ["8.9", "9.0"]
-    assert resolved["nccl_tests_gencode"] == (
-        "-gencode=arch=compute_89,code=sm_89 -gencode=arch=compute_90,code=sm_90"
-    )
+    assert resolved["nccl_tests_gencode"] == ("-gencode=arch=compute_89,code=sm_89 -gencode=arch=compute_90,code=sm_90")
     assert resolved["intra_node"] == {"kind": "pcie", "gbs": 31.5, "detail": "PCIe Gen4 x16 (no NVLink)"}
     assert resolved["gpu_count"] == 4
     assert any("different GPU counts" in note for note in resolved["notes"])
@@ -197,7 +193,13 @@ def test_the_old_fixed_defaults_would_have_misjudged_both():
     """Before the resolver: sm_70 only, 6 x 25 GB/s, 50 Gb/s -- an 8 x L20 node at its expected busbw failed
     (13.86 < 105), an H20 node at half its expected busbw passed (180 > 105)."""
     old = nccl_check.thresholds(
-        {"nvlink_links": 6, "nvlink_gbs_per_link": 25, "single_fraction": 0.7, "link_rate_gbps": 50, "multi_fraction": 0.7}
+        {
+            "nvlink_links": 6,
+            "nvlink_gbs_per_link": 25,
+            "single_fraction": 0.7,
+            "link_rate_gbps": 50,
+            "multi_fraction": 0.7,
+        }
     )
     assert hw.resolve("ebmgn8is")["expected"]["single_node_gbps"] < old["single_node_gbps"]
     assert hw.resolve("ebmgn8v")["expected"]["single_node_gbps"] / 2 > old["single_node_gbps"]

@@ -368,11 +368,16 @@ def test_erdma_needs_a_roce_v2_gid_only_in_the_roce_compatible_modes():
     with_gid = _erdma_result(gids=[{"index": 1, "gid": "::ffff:10.0.5.76", "type": "RoCE v2"}])
     assert rdma.stack_problems(with_gid, erdma_mode="ofed") == []
     # An mlx5 RoCE port without a RoCE v2 GID stays a problem in any eRDMA mode.
-    mlx5 = {"source": "ibv_devinfo", "devices": [dict(_erdma_result()["devices"][0], name="mlx5_0", transport="InfiniBand (0)")]}
+    mlx5 = {
+        "source": "ibv_devinfo",
+        "devices": [dict(_erdma_result()["devices"][0], name="mlx5_0", transport="InfiniBand (0)")],
+    }
     assert len(rdma.stack_problems(mlx5, erdma_mode="default")) == 1
 
 
-@pytest.mark.parametrize("netdev_mtu, expected, problem", [(8500, 8500, False), (1500, 8500, True), (1400, 1400, False), (None, 1400, True)])
+@pytest.mark.parametrize(
+    "netdev_mtu, expected, problem", [(8500, 8500, False), (1500, 8500, True), (1400, 1400, False), (None, 1400, True)]
+)
 def test_erdma_interface_mtu_is_the_declared_one(netdev_mtu, expected, problem):
     problems = rdma.stack_problems(_erdma_result(netdev_mtu=netdev_mtu), netdev_mtu=expected, erdma_mode="default")
     assert bool(problems) is problem
