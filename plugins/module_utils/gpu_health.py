@@ -64,8 +64,6 @@ fact: ``{"status", "ok" (status != red), "verdicts", "problems": ["<gpu> <check>
 
 from __future__ import annotations
 
-import re
-
 from ansible_collections.scc.training.plugins.module_utils import dcgm as dcgm_diag
 from ansible_collections.scc.training.plugins.module_utils import hardware_defaults
 from ansible_collections.scc.training.plugins.module_utils.xid import REMEDY_ORDER, bus_key, worst_remedy, xid_remedy

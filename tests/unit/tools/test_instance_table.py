@@ -62,6 +62,7 @@ def test_the_does_column_is_backed_by_tests_that_exist():
             source = (root / path).read_text(encoding="utf-8")
             if function == "test_validate":  # validate_tests() makes it; the cases are ok_family_<every family>
                 assert "validate_tests(" in source and '"ok_family_" + family' in source, path
+                assert case.startswith("ok_family_") and case[len("ok_family_") :] in instance_table.table.FAMILIES
             else:
                 assert re.search(r"^def %s\(" % function, source, re.M), (path, function)
 

@@ -802,15 +802,9 @@ def test_nccl_check_refuses_an_unknown_instance_type_by_name_and_accepts_the_res
     assert len(unknown) == 1 and unknown[0].startswith(
         "nccl_check_instance_type (scc_instance_type)='ecs.gn6i-c4g1.xlarge'"
     )
-    nulls = {
-        name: None
-        for name in (
-            "nccl_check_gpus",
-            "nccl_check_nvlink_links",
-            "nccl_check_nvlink_gbs_per_link",
-            "nccl_check_link_rate_gbps",
-        )
-    }
+    nulls = dict.fromkeys(
+        ("nccl_check_gpus", "nccl_check_nvlink_links", "nccl_check_nvlink_gbs_per_link", "nccl_check_link_rate_gbps")
+    )
     assert nccl_check.nccl_check_input_problems({**NCCL_CHECK, **nulls, "nccl_check_instance_type": ""}) == []
 
 
