@@ -83,13 +83,9 @@ def nccl_check_input_problems(settings):
     ``settings``: the ``nccl_check_*`` variables and ``group_hosts`` (the hosts of nccl_check_group).
     """
     problems = group_problems(settings, "nccl_check_group") + rule_problems(settings, _VALIDATE_RULES)
-    declared = settings.get("nccl_check_instance_type")
-    if declared is not None and str(declared).strip():
-        try:
-            instance_families.profile(declared, "nccl_check_instance_type (scc_instance_type)")
-        except ValueError as exc:
-            problems.append("%s." % exc)
-    return problems
+    return problems + instance_families.declared_problems(
+        settings.get("nccl_check_instance_type"), "nccl_check_instance_type (scc_instance_type)"
+    )
 
 
 def _positive(name, value):

@@ -633,12 +633,9 @@ def rdma_stack_input_problems(settings):
         if settings["rdma_stack_peermem"]
         else []
     )
-    declared = settings.get("rdma_stack_instance_type")
-    if declared is not None and str(declared).strip():
-        try:
-            instance_families.profile(declared, "rdma_stack_instance_type (scc_instance_type)")
-        except ValueError as exc:
-            problems.append("%s." % exc)
+    problems += instance_families.declared_problems(
+        settings.get("rdma_stack_instance_type"), "rdma_stack_instance_type (scc_instance_type)"
+    )
     if source in _STACK_ARTIFACTS:
         problems.extend(_artifact_problems(settings, source))
     if mtu is not None and number(mtu) not in _RDMA_MTUS:
