@@ -406,3 +406,19 @@ def test_sysfs_reads_the_kernel_driver_and_the_interface_mtu(tmp_path):
     assert device["driver"] == "erdma" and rdma.is_erdma(device)
     assert (device["ports"][0]["netdev_mtu"], device["ports"][0]["roce_v2_gid_index"]) == (8500, 1)
     assert rdma.stack_problems({"source": "ibv_devinfo", "devices": [device]}, netdev_mtu=8500, erdma_mode="ofed") == []
+
+
+def test_ib_check_judges_an_ebmgn8v_node_on_its_two_eris_without_a_rate():
+    """ib_check's resolved expectation for ebmgn8v: 2 links (ERIs), Ethernet, rate not judged (an ERI's sysfs rate is
+    UNCONFIRMED). erdma_0 is the published output; erdma_1 is a STAND-IN copy of it (the excerpt ends early)."""
+    from ansible_collections.scc.training.plugins.module_utils import hardware_defaults
+
+    expected = hardware_defaults.resolve("ecs.ebmgn8v.48xlarge")["rdma"]
+    device = _erdma_result()["devices"][0]
+    devices = [device, dict(device, name="erdma_1", ports=[dict(p) for p in device["ports"]])]
+    assert rdma.port_problems(devices, expected["ports"], "Ethernet", None) == []
+    devices[1]["ports"][0]["state"] = "PORT_DOWN"
+    assert rdma.port_problems(devices, expected["ports"], "Ethernet", None) == [
+        "erdma_1 port 1: state PORT_DOWN, expected PORT_ACTIVE"
+    ]
+    assert rdma.port_problems(devices[:1], expected["ports"], "Ethernet", None)[0].startswith("1 link(s) found")
