@@ -4,8 +4,8 @@
 """NCCL filters for scc.training, thin wrappers: ``parse_nccl_log`` over
 plugins/module_utils/nccl_log.py, ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py,
 ``nccl_thresholds``, ``nccl_run_verdict``, ``nccl_node_report``, ``nccl_cluster_verdict`` and
-``nccl_check_input_problems`` over
-plugins/module_utils/nccl_check.py, ``nccl_check_resolve`` over plugins/module_utils/hardware_defaults.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
+``nccl_check_input_problems`` over plugins/module_utils/nccl_check.py, ``nccl_check_resolve`` over
+plugins/module_utils/hardware_defaults.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
