@@ -163,7 +163,7 @@ def _does(family):
         "validates `scc_instance_type`; builds nccl-tests `%s`; `gpu_health` %d GPUs, %s; `nccl_check` alone >= %s GB/s "
         "(%s of %s, %s GB/s), across nodes >= %s GB/s (%s of %s Gb/s / 8); %s"
         % (
-            resolved["nccl_tests_gencode"].split("code=")[-1],
+            resolved["nccl_tests_gencode"].rsplit("code=", maxsplit=1)[-1],
             resolved["gpu_count"],
             nvlinks,
             limits["single_node_gbps"],
