@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".collections"))
 
 # The collection from this checkout (.collections links it), as the unit tests import it.
+from ansible_collections.scc.training.plugins.module_utils import hardware_defaults as hardware
 from ansible_collections.scc.training.plugins.module_utils import instance_families as table
 
 BEGIN = "<!-- BEGIN SUPPORTED INSTANCES: generated from plugins/module_utils/instance_families.py by tools/instance_table.py -->"
@@ -36,7 +37,21 @@ HEADER = (
     "RDMA stack",
     "NCCL settings",
     "status",
+    "what the collection does on it",
 )
+# The tests that back the last column, per family (test ids, relative to tests/unit/).
+FAMILY_TESTS = (
+    "plugins/module_utils/test_hardware_defaults.py::test_each_family_resolves_its_counts_thresholds_and_nccl_env[%s]",
+    "roles/nccl_check/test_nccl_check_validate.py::test_validate[ok_family_%s]",
+    "roles/gpu_health/test_gpu_health_validate.py::test_validate[ok_family_%s]",
+)
+# Families with a nccl_check pass/fail test at their expected busbw (and at half of it).
+PASS_FAIL_TESTS = {
+    "ebmgn8is": "plugins/module_utils/test_hardware_defaults.py::"
+    "test_l20_pcie_and_h20_erdma_nodes_pass_at_expected_and_fail_at_half[ecs.ebmgn8is.32xlarge]",
+    "ebmgn8v": "plugins/module_utils/test_hardware_defaults.py::"
+    "test_l20_pcie_and_h20_erdma_nodes_pass_at_expected_and_fail_at_half[ecs.ebmgn8v.48xlarge]",
+}
 _STACKS = {
     "doca-ofed": "DOCA-OFED",
     "erdma-installer": "Alibaba's eRDMA installer",
@@ -130,6 +145,41 @@ def _nccl(profile):
     return text
 
 
+def _does(family):
+    """What the roles do with the family, from the resolver (scc.training.hardware_defaults), and the tests behind it."""
+    resolved = hardware.resolve(family)
+    intra, rdma, limits = resolved["intra_node"], resolved["rdma"], resolved["thresholds"]
+    links = resolved["nvlink_links"]
+    nvlinks = "%d NVLinks each" % links if links else "no NVLink"
+    if any(key.endswith("nvlink_links") for key in resolved["unconfirmed"]):
+        nvlinks += " (UNCONFIRMED count)"
+    stack = (
+        "`rdma_stack` eRDMA installer, ofed mode, no RoCE v2 GID required in default mode, interface MTU %d (8500 with "
+        "jumbo frames); NCCL >= %s enforced" % (resolved["mtu"], resolved["nccl_min_version"])
+        if rdma["kind"] == "erdma"
+        else "`rdma_stack` DOCA-OFED or rdma-core, a RoCE v2 GID on every port"
+    )
+    text = (
+        "validates `scc_instance_type`; builds nccl-tests `%s`; `gpu_health` %d GPUs, %s; `nccl_check` alone >= %s GB/s "
+        "(%s of %s, %s GB/s), across nodes >= %s GB/s (%s of %s Gb/s / 8); %s"
+        % (
+            resolved["nccl_tests_gencode"].rsplit("code=", maxsplit=1)[-1],
+            resolved["gpu_count"],
+            nvlinks,
+            limits["single_node_gbps"],
+            hardware.DEFAULT_FRACTIONS["single_fraction" if links else "pcie_fraction"],
+            intra["detail"],
+            intra["gbs"],
+            limits["multi_node_gbps"],
+            hardware.DEFAULT_FRACTIONS["multi_fraction"],
+            rdma["total_gbps"],
+            stack,
+        )
+    )
+    tests = [test % family for test in FAMILY_TESTS] + ([PASS_FAIL_TESTS[family]] if family in PASS_FAIL_TESTS else [])
+    return text + "; tests: " + ", ".join("`%s`" % test for test in tests)
+
+
 def _status(profile):
     return profile["status"] + ("; UEFI images only" if profile["uefi_only"] else "")
 
@@ -156,6 +206,7 @@ def render_section():
             _stack(profile) + notes.mark(sources["rdma_stack"]),
             _nccl(profile) + notes.mark(sources["nccl_env"]),
             _status(profile) + notes.mark(sources.get("status", ())),
+            _does(family),
         ]
         rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return [*rows, "", *notes.lines()]

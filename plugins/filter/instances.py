@@ -13,6 +13,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.scc.training.plugins.module_utils import hardware_defaults as _hardware
 from ansible_collections.scc.training.plugins.module_utils import instance_families
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
 
@@ -29,8 +30,22 @@ def instance_profile(value, name=None):
     return filter_call("instance_profile", instance_families.profile, value, name)
 
 
+def hardware_defaults(instance_type, nodes=None, jumbo_frames=False, fractions=None):
+    """scc_instance_type (or, when empty, the nodes' gpu_info and rdma_info) -> every hardware default."""
+    if isinstance(instance_type, (dict, list)):
+        raise AnsibleFilterError(
+            "hardware_defaults: input must be scc_instance_type (a string, empty when the nodes decide), got %s"
+            % type(instance_type).__name__
+        )
+    if nodes is not None and not isinstance(nodes, dict):
+        raise AnsibleFilterError(
+            "hardware_defaults: nodes must map each host to its reports, got %s" % type(nodes).__name__
+        )
+    return filter_call("hardware_defaults", _hardware.resolve, instance_type, nodes, jumbo_frames, fractions)
+
+
 class FilterModule(object):
-    """scc.training supported-instance filter."""
+    """scc.training supported-instance filters."""
 
     def filters(self):
-        return {"instance_profile": instance_profile}
+        return {"instance_profile": instance_profile, "hardware_defaults": hardware_defaults}

@@ -4,14 +4,14 @@
 """NCCL filters for scc.training, thin wrappers: ``parse_nccl_log`` over
 plugins/module_utils/nccl_log.py, ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py,
 ``nccl_thresholds``, ``nccl_run_verdict``, ``nccl_node_report``, ``nccl_cluster_verdict`` and
-``nccl_check_input_problems`` over
-plugins/module_utils/nccl_check.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
+``nccl_check_input_problems`` over plugins/module_utils/nccl_check.py, ``nccl_check_resolve`` over
+plugins/module_utils/hardware_defaults.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import nccl_check
+from ansible_collections.scc.training.plugins.module_utils import hardware_defaults, nccl_check
 from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log as _parse
 from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests as _parse_tests
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
@@ -52,6 +52,17 @@ def nccl_node_report(single, bisection=None, host=None, failure=None):
     return filter_call("nccl_node_report", nccl_check.node_report, single, bisection, host, failure)
 
 
+def nccl_check_resolve(hardware, settings, node_count=1):
+    """hardware_defaults' result and nccl_check's variables (a hand-set one wins) -> GPUs, gencode, thresholds."""
+    return filter_call(
+        "nccl_check_resolve",
+        hardware_defaults.nccl_check_settings,
+        hardware,
+        require_settings(settings, "nccl_check_resolve"),
+        node_count,
+    )
+
+
 def nccl_check_input_problems(settings):
     """nccl_check's variables -> one readable line per problem (empty when all is well)."""
     return nccl_check.nccl_check_input_problems(require_settings(settings, "nccl_check_input_problems"))
@@ -69,4 +80,5 @@ class FilterModule(object):
             "nccl_node_report": nccl_node_report,
             "nccl_cluster_verdict": nccl_cluster_verdict,
             "nccl_check_input_problems": nccl_check_input_problems,
+            "nccl_check_resolve": nccl_check_resolve,
         }

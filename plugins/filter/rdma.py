@@ -45,14 +45,14 @@ def rdma_port_problems(devices, expected_links=None, link_layer=None, rate_gbps=
     return rdma.port_problems(_devices(devices, "rdma_port_problems"), expected_links, link_layer, rate_gbps, state)
 
 
-def rdma_stack_problems(result, mtu=None):
+def rdma_stack_problems(result, mtu=None, netdev_mtu=None, erdma_mode=None):
     """rdma_info's result -> what the RDMA userspace does not show as it should (empty when all is well)."""
     if not isinstance(result, dict) or not isinstance(result.get("devices", []), list):
         raise AnsibleFilterError(
             "rdma_stack_problems: input must be rdma_info's result (a dict with devices), got %s"
             % type(result).__name__
         )
-    return rdma.stack_problems(result, mtu)
+    return rdma.stack_problems(result, mtu, netdev_mtu, erdma_mode)
 
 
 def rdma_stack_input_problems(settings):

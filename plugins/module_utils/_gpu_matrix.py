@@ -28,6 +28,8 @@ Interface
     - ``aiacc``: AIACC-Training version ("1.5.0"); ``acspeed``: ACSpeed version ("1.1.0"). Each
       is checked against its vendor matrix (``FRAMEWORK_PROFILES``) with ``torch``,
       ``torch_cuda`` and ``python``.
+    - ``rdma``: the cluster's RDMA kind, ``erdma`` or ``roce_v2`` (hardware_defaults' ``rdma.kind``): on eRDMA
+      NCCL must be >= ``NCCL_MIN_FOR_RDMA["erdma"]`` (2.19, Alibaba PAI's eRDMA guide).
     - ``python``: CPython major.minor ("3.9"). Checked for AIACC-Training and ACSpeed (their
       documented ranges); with one of them and a torch, an unknown Python is refused. PyTorch's
       own Python ranges are not rows here (not gathered from RELEASE.md: UNCONFIRMED).
@@ -84,6 +86,8 @@ Sources (checked 2026-12-02; cite them when you change a row)
 - CUDA 13.1 and 13.2 drivers (590.44.01, 595.45.04): the same release notes table; R590 and later
   no longer support Volta (R580 is the last), which ARCH_DRIVER_BRANCH_MAX says.
 - Compute capability per GPU: https://developer.nvidia.com/cuda-gpus .
+- NCCL on eRDMA: Alibaba Cloud PAI, "eRDMA: distributed training with high-performance networks" -- "NCCL 2.19
+  or later is required" (https://www.alibabacloud.com/help/en/pai/user-guide/erdma-distributed-training-with-high-performance-networks).
 - Open GPU kernel modules support Turing and later only:
   https://github.com/NVIDIA/open-gpu-kernel-modules (README, "Compatible GPUs").
 - PyTorch CUDA builds per release (TORCH_BUILDS), stable and experimental: pytorch/pytorch
@@ -200,6 +204,9 @@ CUDNN_CUDA_MAJORS = {
 # cuDNN from this version on supports compute capability >= 7.5 only (9.10.2 is the last with
 # Maxwell/Pascal/Volta; the 9.17.0 matrix lists 7.5 and newer).
 CUDNN_CC_MIN_FROM = ("9.11.0", "7.5")
+
+# The oldest NCCL each RDMA kind runs on (eRDMA: PAI's "NCCL 2.19 or later is required").
+NCCL_MIN_FOR_RDMA = {"erdma": "2.19"}
 
 # NCCL: CUDA major -> (first NCCL with a build for it, last one or None = current).
 NCCL_CUDA_MAJORS = {
@@ -319,6 +326,7 @@ DEFAULT_NAMES = {
     "cudnn": "cudnn_version",
     "nccl": "nccl_version",
     "compute_capability": "scc_gpu_compute_capability",
+    "rdma": "scc_instance_type",
     "gpu_name": "gpu name",
     "kernel_modules": "nvidia_driver_kernel_modules",
     "torch": "python_env_requirements",
@@ -686,6 +694,24 @@ def _check_library(ctx, key, table, value, cuda, cuda_mm):
     return majors
 
 
+def _check_nccl_rdma(ctx, nccl):
+    """NCCL new enough for the cluster's RDMA (eRDMA: >= 2.19)."""
+    kind = ctx.stack.get("rdma")
+    least = NCCL_MIN_FOR_RDMA.get(kind) if kind else None
+    if least is None or nccl is None:
+        return
+    ctx.resolved["nccl_min_for_rdma"] = least
+    if _cmp(version_tuple(nccl), version_tuple(least)) < 0:
+        ctx.refuse(
+            "%s=%s is older than NCCL %s, which %s on %s needs (Alibaba PAI: NCCL 2.19 or later on eRDMA)",
+            ctx.names["nccl"],
+            nccl,
+            least,
+            ctx.names["rdma"],
+            kind,
+        )
+
+
 def _check_cudnn_gpus(ctx, cudnn, gpus):
     """cuDNN from CUDNN_CC_MIN_FROM on dropped the older compute capabilities."""
     since, cc_min = CUDNN_CC_MIN_FROM
@@ -922,6 +948,7 @@ def check_stack(stack, names=None):
     if _check_library(ctx, "cudnn", CUDNN_CUDA_MAJORS, cudnn, cuda, cuda_mm) and gpus.ccs:
         _check_cudnn_gpus(ctx, cudnn, gpus)
     _check_library(ctx, "nccl", NCCL_CUDA_MAJORS, nccl, cuda, cuda_mm)
+    _check_nccl_rdma(ctx, nccl)
     _check_kernel_modules(ctx, gpus)
     _check_torch(ctx, torch, gpus, driver, driver_cuda_max)
     for framework in sorted(FRAMEWORK_PROFILES):

@@ -11,6 +11,8 @@ smi_error=None, dcgm=None, dcgm_error=None) -> [{"gpu", "check", "ok", "detail",
 - ``nvlink``: ``nvidia_smi.parse_nvlink_status()`` of ``nvidia-smi nvlink -s`` (None: not read);
 - ``expected_gpus``: the GPU count the node must show (declared, or counted on the PCI bus); None: not judged;
 - ``expected_nvlinks``: active NVLinks per GPU; None: from the GPU's name (``expected_nvlinks_for``);
+- ``declared_gpus``: the GPU count the cluster declares (``scc_gpu_count``, named by ``declared_name``); above what
+  nvidia-smi shows the node fails ``gpu_count_declared`` (``reboot``): ranks would share GPUs. None or 0: not declared;
 - ``dcgm``: ``dcgm.parse_dcgm_diag()`` of ``dcgmi diag -r 1 -j`` (None: DCGM not run, no verdict);
   ``dcgm_error``: why it could not run or be read (a ``dcgm`` warning verdict instead).
 
@@ -45,6 +47,7 @@ Checks and their remedies when they fail:
 - ``xid``: the worst remedy of the GPU's Xid events since boot; ok when none of them needs more than
   ``none`` (an Xid not in the catalogue is a ``none`` warning to look up).
 - node ``gpu_count``: nvidia-smi lists the expected count. ``reboot`` (a GPU the driver lost, Xid 79).
+- node ``gpu_count_declared``: the declared count is not above the count nvidia-smi lists. ``reboot``.
 - node ``nvidia_smi``: nvidia-smi ran and parsed. ``reboot``.
 - node ``kernel_log`` / ``nvlink_status``: the output could be read (``none``: not judged then).
 - DCGM, last and only when ``dcgm`` or ``dcgm_error`` is given: each failing DCGM result a verdict
@@ -61,9 +64,8 @@ fact: ``{"status", "ok" (status != red), "verdicts", "problems": ["<gpu> <check>
 
 from __future__ import annotations
 
-import re
-
 from ansible_collections.scc.training.plugins.module_utils import dcgm as dcgm_diag
+from ansible_collections.scc.training.plugins.module_utils import hardware_defaults
 from ansible_collections.scc.training.plugins.module_utils.xid import REMEDY_ORDER, bus_key, worst_remedy, xid_remedy
 
 DEFAULT_THRESHOLDS = {
@@ -74,16 +76,10 @@ DEFAULT_THRESHOLDS = {
     "xid_ignore": (),
 }
 
-# Active NVLinks per GPU by product name, first match wins. V100 SXM2: six NVLink 2.0 links (NVIDIA Tesla
-# V100 datasheet, "NVLink 300 GB/s" = 6 x 50 GB/s; Volta architecture whitepaper, "six NVLinks"). A100 SXM4:
-# twelve NVLink 3.0 links (NVIDIA A100 datasheet, "NVLink 600 GB/s" = 12 x 50 GB/s; Ampere architecture
-# whitepaper). PCIe boards (name "...-PCIE-..." or the T4, a PCIe-only card per its datasheet) have none
-# wired by the server. Other names: None (set gpu_health_expected_nvlinks).
-NVLINKS_BY_NAME = (
-    (re.compile(r"V100.*SXM", re.I), 6),
-    (re.compile(r"A100.*SXM", re.I), 12),
-    (re.compile(r"PCIE|\bT4\b", re.I), 0),
-)
+# Active NVLinks per GPU by product name: hardware_defaults.GPU_MODELS, first match wins (V100 SXM2 6, A100 SXM4
+# 12, H100/H200 SXM 18, H800 8 and H20 18 (UNCONFIRMED counts: bandwidth / 50 GB/s), PCIe boards, L20 and the
+# Blackwell professional GPUs 0; NVIDIA datasheets cited there). Other names: None (set gpu_health_expected_nvlinks).
+NVLINKS_BY_NAME = tuple((model.pattern, model.links) for model in hardware_defaults.GPU_MODELS)
 
 CLOCK_CHECKS = ("hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown")
 
@@ -294,8 +290,30 @@ def verdicts(smi, dcgm=None, dcgm_error=None, cpu_only=False, **options):
     return _smi_verdicts(smi, **options) + _dcgm_verdicts(dcgm, dcgm_error)
 
 
+def _declared_verdict(seen, declared, declared_name):
+    """A declared GPU count above what nvidia-smi shows: mpirun would wrap ranks two per GPU (issue 27)."""
+    if declared is None or str(declared).strip() == "" or int(declared) == 0:
+        return []
+    ok = int(declared) <= seen
+    detail = "%s=%d, %d GPUs seen by nvidia-smi" % (declared_name, int(declared), seen)
+    if not ok:
+        detail += ": more ranks than GPUs would share a GPU; set %s to %d, or find the lost GPUs" % (
+            declared_name,
+            seen,
+        )
+    return [_verdict("node", "gpu_count_declared", ok, detail, "reboot")]
+
+
 def _smi_verdicts(
-    smi, xid_events=None, nvlink=None, expected_gpus=None, expected_nvlinks=None, thresholds=None, smi_error=None
+    smi,
+    xid_events=None,
+    nvlink=None,
+    expected_gpus=None,
+    expected_nvlinks=None,
+    thresholds=None,
+    smi_error=None,
+    declared_gpus=None,
+    declared_name="scc_gpu_count",
 ):
     limits = dict(DEFAULT_THRESHOLDS, **(thresholds or {}))
     ignored = {int(x) for x in limits["xid_ignore"] or ()}
@@ -322,6 +340,8 @@ def _smi_verdicts(
                 "reboot",
             )
         )
+    if smi is not None:
+        result += _declared_verdict(len(gpus), declared_gpus, declared_name)
     result.append(
         _verdict(
             "node",

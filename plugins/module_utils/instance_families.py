@@ -553,3 +553,15 @@ def profile(value, name=None):
         }
     )
     return _ordered(result)
+
+
+def declared_problems(value, name):
+    """A role's validate: ``[]`` when ``value`` (its copy of ``scc_instance_type``) is empty or in the table, else
+    one sentence naming the variable ``name`` and the supported families."""
+    if value is None or not str(value).strip():
+        return []
+    try:
+        profile(value, name)
+    except ValueError as exc:
+        return ["%s." % exc]
+    return []

@@ -30,6 +30,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.scc.training.plugins.module_utils import instance_families
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     ABSOLUTE,
     INTERFACE,
@@ -44,6 +45,13 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
 )
 
 _BYTES = r"^[0-9]+[KMG]?$"
+
+
+def _optional(check):
+    """A check that also accepts null or empty (the value is resolved: hardware_defaults)."""
+    return lambda value: value is None or str(value).strip() == "" or check(value)
+
+
 _VALIDATE_RULES = (
     ("nccl_check_tests_version", pattern(r"^[0-9]+\.[0-9]+\.[0-9]+$"), "X.Y.Z"),
     ("nccl_check_tests_sha256", pattern(SHA256.pattern), "64 lowercase hex digits"),
@@ -51,14 +59,16 @@ _VALIDATE_RULES = (
     ("nccl_check_mirror", pattern(r"^$|" + MIRROR.pattern), "empty, an http(s):// URL or an absolute path"),
     ("nccl_check_build_dir", pattern(ABSOLUTE.pattern), "absolute"),
     ("nccl_check_tests_dir", pattern(r"^$|^/"), "absolute or empty"),
-    ("nccl_check_gpus", minimum(1), ">= 1"),
+    ("nccl_check_gpus", _optional(minimum(1)), "null (resolved) or >= 1"),
     ("nccl_check_min_bytes", pattern(_BYTES), "a number of bytes with an optional K, M or G"),
     ("nccl_check_max_bytes", pattern(_BYTES), "a number of bytes with an optional K, M or G"),
     ("nccl_check_step_factor", minimum(2), ">= 2"),
-    ("nccl_check_nvlink_links", minimum(1), ">= 1"),
-    ("nccl_check_nvlink_gbs_per_link", positive, "> 0"),
-    ("nccl_check_link_rate_gbps", positive, "> 0"),
+    ("nccl_check_nvlink_links", _optional(minimum(0)), "null (resolved) or >= 0 (0: no NVLink, the PCIe basis)"),
+    ("nccl_check_nvlink_gbs_per_link", _optional(positive), "null (resolved) or > 0"),
+    ("nccl_check_intra_node_gbs", _optional(positive), "null (resolved) or > 0"),
+    ("nccl_check_link_rate_gbps", _optional(positive), "null (resolved) or > 0"),
     ("nccl_check_single_min_fraction", fraction, "in (0, 1]"),
+    ("nccl_check_pcie_min_fraction", fraction, "in (0, 1]"),
     ("nccl_check_multi_min_fraction", fraction, "in (0, 1]"),
     ("nccl_check_tcp_interface", pattern(INTERFACE.pattern), "an interface name"),
     ("nccl_check_interface", pattern(r"^$|" + INTERFACE.pattern), "an interface name or empty"),
@@ -72,7 +82,10 @@ def nccl_check_input_problems(settings):
 
     ``settings``: the ``nccl_check_*`` variables and ``group_hosts`` (the hosts of nccl_check_group).
     """
-    return group_problems(settings, "nccl_check_group") + rule_problems(settings, _VALIDATE_RULES)
+    problems = group_problems(settings, "nccl_check_group") + rule_problems(settings, _VALIDATE_RULES)
+    return problems + instance_families.declared_problems(
+        settings.get("nccl_check_instance_type"), "nccl_check_instance_type (scc_instance_type)"
+    )
 
 
 def _positive(name, value):
@@ -95,13 +108,20 @@ def _fraction(name, value):
 def thresholds(limits):
     """``limits``: ``nvlink_links``, ``nvlink_gbs_per_link`` (GB/s per link and direction),
     ``single_fraction``, ``link_rate_gbps`` (per node, Gb/s), ``multi_fraction`` ->
-    ``{single_node_gbps, multi_node_gbps}`` (busbw, GB/s, rounded to 0.01)."""
+    ``{single_node_gbps, multi_node_gbps}`` (busbw, GB/s, rounded to 0.01).
+
+    Optional ``intra_node_gbs``: the per-GPU, per-direction bandwidth of a node without NVLink (its
+    PCIe x16 link, hardware_defaults.py); when set (not None) it is the single-node basis instead of
+    links x GB/s, and ``nvlink_links`` may be 0."""
     if not isinstance(limits, dict):
         raise ValueError("input must be a dict of the links and fractions, got %s" % type(limits).__name__)
     try:
-        nvlink = _positive("nvlink_links", limits["nvlink_links"]) * _positive(
-            "nvlink_gbs_per_link", limits["nvlink_gbs_per_link"]
-        )
+        if limits.get("intra_node_gbs") is not None:
+            nvlink = _positive("intra_node_gbs", limits["intra_node_gbs"])
+        else:
+            nvlink = _positive("nvlink_links", limits["nvlink_links"]) * _positive(
+                "nvlink_gbs_per_link", limits["nvlink_gbs_per_link"]
+            )
         network = _positive("link_rate_gbps", limits["link_rate_gbps"]) / 8.0
         return {
             "single_node_gbps": round(_fraction("single_fraction", limits["single_fraction"]) * nvlink, 2),

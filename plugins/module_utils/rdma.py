@@ -24,6 +24,7 @@ __metaclass__ = type
 import os
 import re
 
+from ansible_collections.scc.training.plugins.module_utils import instance_families
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     MIRROR,
     SHA256,
@@ -327,9 +328,11 @@ def read_sysfs(root="/sys/class/infiniband"):
             rate = _RATE.match(_read(os.path.join(port_dir, "rate")) or "")
             gids = _sysfs_gids(port_dir)
             netdevs = [g["netdev"] for g in gids if g["netdev"]]
+            netdev = netdevs[0] if netdevs else None
             ports.append(
                 _port(
                     int(entry),
+                    netdev_mtu=_int_or_none(_read(os.path.join(net_root, netdev, "mtu"))) if netdev else None,
                     state=_sysfs_state(_read(os.path.join(port_dir, "state"))),
                     phys_state=_sysfs_state(_read(os.path.join(port_dir, "phys_state"))),
                     link_layer=_read(os.path.join(port_dir, "link_layer")),
@@ -340,9 +343,11 @@ def read_sysfs(root="/sys/class/infiniband"):
                 )
             )
         ports.sort(key=lambda p: p["port"])
+        driver = os.path.realpath(os.path.join(dev_dir, "device", "driver"))
         devices.append(
             {
                 "name": name,
+                "driver": os.path.basename(driver) if os.path.isdir(driver) else None,
                 "transport": None,
                 "fw_ver": _read(os.path.join(dev_dir, "fw_ver")),
                 "node_guid": _read(os.path.join(dev_dir, "node_guid")),
@@ -383,6 +388,7 @@ def merge_devices(tool_devices, sysfs_devices, ibstat=None):
     merged = []
     for device in tool_devices or []:
         sys_dev = by_name.pop(device["name"], None) or {"ports": []}
+        device["driver"] = sys_dev.get("driver")
         sys_ports = {p["port"]: p for p in sys_dev["ports"]}
         ca_ports = ((ibstat or {}).get(device["name"]) or {}).get("ports", {})
         for port in device["ports"]:
@@ -391,6 +397,7 @@ def merge_devices(tool_devices, sysfs_devices, ibstat=None):
             if port["rate_gbps"] is None and port["port"] in ca_ports:
                 port["rate_gbps"] = ca_ports[port["port"]]["rate_gbps"]
             port["netdev"] = sys_port.get("netdev")
+            port["netdev_mtu"] = sys_port.get("netdev_mtu")
             port["bond_slaves"] = sys_port.get("bond_slaves", [])
             if sys_port.get("gids"):
                 port["gids"] = sys_port["gids"]
@@ -408,6 +415,7 @@ def annotate_gid_index(devices):
         for port in device["ports"]:
             port.setdefault("rate_gbps", None)
             port.setdefault("netdev", None)
+            port.setdefault("netdev_mtu", None)
             port.setdefault("bond_slaves", [])
             port["roce_v2_gid_index"] = roce_v2_gid_index(port.get("gids"))
     return devices
@@ -473,17 +481,48 @@ def port_problems(devices, expected_links, link_layer, rate_gbps, state="PORT_AC
     return problems
 
 
-def stack_problems(result, mtu=None):
+def is_erdma(device):
+    """An Alibaba eRDMA device: its kernel driver (sysfs), its name (erdma_<n>; in compat/ofed mode it may carry a
+    RoCE name such as rocep26s0, hardware_facts 4.6, hence the driver first), or ibv_devinfo's transport ("eRDMA (0)",
+    a published output: tests/fixtures/rdma/ibv_devinfo_erdma_h20_stepmesh.txt)."""
+    return (
+        device.get("driver") == "erdma"
+        or str(device.get("name") or "").startswith("erdma")
+        or str(device.get("transport") or "").startswith("eRDMA")
+    )
+
+
+# eRDMA driver modes (the erdma module's compat_mode parameter, as Alibaba's ACK eRDMA controller loads it,
+# AliyunContainerService/alibabacloud-erdma-controller internal/drivers/{default,compat,ofed}.go): default = iWARP
+# (compat_mode=N: no RoCE v2 GID table); compat and ofed = RoCE-compatible (compat_mode=Y), the GIDs NCCL selects.
+ERDMA_COMPAT_MODE = {"default": "N", "compat": "Y", "ofed": "Y"}
+
+
+def _needs_roce_gid(device, port, erdma_mode):
+    if port.get("link_layer") != "Ethernet":
+        return False
+    if is_erdma(device):
+        return ERDMA_COMPAT_MODE.get(erdma_mode or "ofed") == "Y"
+    return True
+
+
+def stack_problems(result, mtu=None, netdev_mtu=None, erdma_mode=None):
     """What an RDMA stack does not show as it should, one readable line each (rdma_stack's verify).
 
     ``result`` is rdma_info's: the kernel lists a device; the userspace (libibverbs and the NIC's
     provider) lists it too (``source`` ibv_devinfo, not the sysfs fallback); every active port has
-    a RoCE v2 entry in its GID table when its link layer is Ethernet; and, with ``mtu``, every active
-    port's active MTU is that many bytes.
+    a RoCE v2 entry in its GID table when its link layer is Ethernet -- for an eRDMA device only in the
+    RoCE-compatible modes (``erdma_mode`` compat or ofed, the default here; mode default is iWARP, whose
+    ports have none); with ``mtu``, every active port's active MTU is that many bytes; with
+    ``netdev_mtu``, every active port's Ethernet interface has that MTU (eRDMA: 8500 with jumbo frames, else
+    1400, Alibaba's "Configure eRDMA on GPU instances").
     """
     devices = result.get("devices") or []
     if not devices:
-        return ["no RDMA device: the kernel lists none (load the NIC's RDMA driver, mlx5_ib for ConnectX)"]
+        return [
+            "no RDMA device: the kernel lists none (load the NIC's RDMA driver: mlx5_ib for ConnectX, erdma for an "
+            "Alibaba Elastic RDMA Interface)"
+        ]
     problems = []
     if result.get("source") != "ibv_devinfo":
         problems.append(
@@ -494,15 +533,26 @@ def stack_problems(result, mtu=None):
     if not active:
         problems.append("no active port on %s" % ", ".join(d["name"] for d in devices))
     for device, port in active:
-        if port.get("link_layer") == "Ethernet" and roce_v2_gid_index(port.get("gids")) is None:
+        if _needs_roce_gid(device, port, erdma_mode) and roce_v2_gid_index(port.get("gids")) is None:
             types = sorted({str(g.get("type")) for g in port.get("gids") or []})
             problems.append(
-                "%s: no RoCE v2 entry in its GID table (GID types: %s)"
-                % (_port_name(device, port), ", ".join(types) or "none")
+                "%s: no RoCE v2 entry in its GID table (GID types: %s)%s"
+                % (
+                    _port_name(device, port),
+                    ", ".join(types) or "none",
+                    "; the erdma driver runs in %s mode, which should give one (compat_mode=Y)" % (erdma_mode or "ofed")
+                    if is_erdma(device)
+                    else "",
+                )
             )
         if mtu is not None and port.get("active_mtu") != int(mtu):
             problems.append(
                 "%s: active MTU %s, expected %d" % (_port_name(device, port), port.get("active_mtu"), int(mtu))
+            )
+        if netdev_mtu is not None and port.get("netdev_mtu") != int(netdev_mtu):
+            problems.append(
+                "%s: interface MTU %s, expected %d (eRDMA: 8500 with jumbo frames, else 1400; a wrong MTU corrupts "
+                "NCCL's LL128 data)" % (_port_name(device, port), port.get("netdev_mtu"), int(netdev_mtu))
             )
     return problems
 
@@ -517,12 +567,16 @@ _STACK_ARTIFACTS = {
         r"^MLNX_OFED_LINUX-[0-9][0-9.-]*[0-9]-[A-Za-z0-9._-]+\.tgz$",
         "MLNX_OFED_LINUX-<version>-<os>-<arch>.tgz",
     ),
+    "erdma": (
+        r"^erdma_installer-[0-9][0-9.]*[0-9]\.tar\.gz$",
+        "Alibaba's eRDMA installer, erdma_installer-<version>.tar.gz (e.g. erdma_installer-1.5.7.tar.gz)",
+    ),
 }
 # RDMA MTUs (bytes). They stay here, not in the argument spec: its choices cannot allow null.
 _RDMA_MTUS = (256, 512, 1024, 2048, 4096)
 
 
-def _peermem_problems(source, cpu_only):
+def _peermem_problems(source, cpu_only, erdma_mode=None):
     # nvidia-peermem registers with the peer-memory API of MLNX_OFED / DOCA-OFED's ib_core, which the
     # distribution's kernel and rdma-core do not have (hardware_facts 4.3): it cannot load there.
     problems = []
@@ -531,6 +585,12 @@ def _peermem_problems(source, cpu_only):
             "rdma_stack_peermem is true with rdma_stack_source: distro, but nvidia-peermem cannot load on the distribution's "
             "RDMA stack (it needs the peer-memory support of MLNX_OFED or DOCA-OFED): set rdma_stack_source: doca or "
             "mlnx_ofed, or rdma_stack_peermem: false (NCCL then stages GPU buffers through host memory)."
+        )
+    if source == "erdma" and erdma_mode != "ofed":
+        problems.append(
+            "rdma_stack_peermem is true with rdma_stack_source: erdma in rdma_stack_erdma_mode %s: Alibaba loads "
+            "nvidia-peermem with the eRDMA driver in ofed mode only (its ACK eRDMA controller): set "
+            "rdma_stack_erdma_mode: ofed, or rdma_stack_peermem: false." % erdma_mode
         )
     if cpu_only:
         problems.append(
@@ -568,7 +628,14 @@ def rdma_stack_input_problems(settings):
     ``settings``: the ``rdma_stack_*`` variables, ``rdma_stack_peermem`` and ``rdma_stack_cpu_only`` as bools.
     """
     source, mtu = settings["rdma_stack_source"], settings["rdma_stack_mtu"]
-    problems = _peermem_problems(source, settings["rdma_stack_cpu_only"]) if settings["rdma_stack_peermem"] else []
+    problems = (
+        _peermem_problems(source, settings["rdma_stack_cpu_only"], settings.get("rdma_stack_erdma_mode", "ofed"))
+        if settings["rdma_stack_peermem"]
+        else []
+    )
+    problems += instance_families.declared_problems(
+        settings.get("rdma_stack_instance_type"), "rdma_stack_instance_type (scc_instance_type)"
+    )
     if source in _STACK_ARTIFACTS:
         problems.extend(_artifact_problems(settings, source))
     if mtu is not None and number(mtu) not in _RDMA_MTUS:

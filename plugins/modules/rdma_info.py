@@ -109,6 +109,11 @@ devices:
     board_id:
       description: Board id (PSID); null when unknown.
       type: str
+    driver:
+      description:
+        - The kernel driver of the device (C(/sys/class/infiniband/<dev>/device/driver)), e.g. V(mlx5_core), V(erdma);
+          an erdma device in compat/ofed mode may carry a RoCE name (C(rocep26s0)), its driver still says erdma. Null when unknown.
+      type: str
     ports:
       description: The device's ports.
       type: list
@@ -135,6 +140,9 @@ devices:
         netdev:
           description: The Ethernet interface of a RoCE port (from its GIDs); null for InfiniBand.
           type: str
+        netdev_mtu:
+          description: The MTU of RV(devices[].ports[].netdev) (C(/sys/class/net/<netdev>/mtu)); null when unknown.
+          type: int
         bond_slaves:
           description: When RV(devices[].ports[].netdev) is a bonding master, its slave interfaces (the links of a RoCE LAG port); else empty.
           type: list

@@ -52,6 +52,18 @@ CASES = [
         ["nccl_cuda_version=13.0", "2.27.7"],
     ),
     (
+        "nccl-2.18-on-erdma",
+        "scc.training.nccl",
+        {"scc_instance_type": "ecs.ebmgn8v.48xlarge", "scc_gpu_compute_capability": "9.0", "nccl_version": "2.18.3"},
+        ["nccl_version=2.18.3", "NCCL 2.19", "erdma"],
+    ),
+    (
+        "nccl-default-on-erdma",
+        "scc.training.nccl",
+        {"scc_instance_type": "ecs.ebmgn8v.48xlarge", "scc_gpu_compute_capability": "9.0"},
+        None,
+    ),
+    (
         "aiacc-release-without-sha256",
         "scc.training.aiacc",
         {"aiacc_source": "release", "aiacc_artifact_name": WHEEL},

@@ -62,6 +62,8 @@ def extravars(standin, results):
         "nccl_check_env": {"NCCL_ALGO": "Ring", "SCC_STANDIN_NODE": "{{ ansible_host }}"},
         "nccl_check_results_dir": str(results),
         "cluster_health_results_dir": str(results),
+        # The one declaration the GPU count, gencode and thresholds are resolved from (the lab has no GPU to read).
+        "scc_instance_type": "ecs.sccgn6.24xlarge",
     }
 
 
@@ -120,3 +122,20 @@ def test_the_slow_nodes_are_judged_and_named_and_check_mode_changes_nothing(lab,
     assert changed(check.events) == []
     again = facts(check.events, "Publish the cluster's verdict", "nccl_check_cluster")["node1"]
     assert again["bisection"]["bad_nodes"] == ["node3"]
+
+
+def test_an_8_x_l20_family_is_judged_on_its_pcie_basis(lab, standin, tmp_path):
+    """scc_instance_type ebmgn8is (8 x L20, PCIe only, 2 ERIs x 80 Gb/s): the role reads the resolved thresholds,
+    0.35 x 31.5 GB/s alone and 0.7 x 160 / 8 across nodes; node2's 60 GB/s alone now passes."""
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(PLAY)
+    results = tmp_path / "results"
+    run = run_playbook(
+        playbook, lab.inventory, tmp_path, dict(extravars(standin, results), scc_instance_type="ecs.ebmgn8is.32xlarge")
+    )
+    assert run.status == "successful", failed(run.events)
+    reports = facts(run.events, "Publish each node's verdict", "nccl_check_report")
+    assert {r["single_node"]["threshold_gbps"] for r in reports.values()} == {11.02}
+    assert reports["node2"]["single_node"]["ok"] is True
+    cluster = facts(run.events, "Publish the cluster's verdict", "nccl_check_cluster")["node1"]
+    assert (cluster["ok"], cluster["threshold_gbps"]) == (False, 14.0)

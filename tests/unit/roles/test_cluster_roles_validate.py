@@ -67,6 +67,11 @@ CASES = {
         "bad_links": ({"ib_check_expected_links": 0}, "ib_check_expected_links"),
         "bad_rate": ({"ib_check_expected_rate_gbps": "fast"}, "ib_check_expected_rate_gbps"),
         "bad_sysfs": ({"ib_check_sysfs_path": "sys/class/infiniband"}, "ib_check_sysfs_path"),
+        "ok_erdma_family": ({"scc_instance_type": "ecs.ebmgn8v.48xlarge"}, None),
+        "bad_instance_type": (
+            {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
+            "ib_check_instance_type (scc_instance_type)",
+        ),
     },
     "cluster_report": {
         "ok": ({}, None),

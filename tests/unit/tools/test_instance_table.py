@@ -48,3 +48,27 @@ def test_main_rewrites_a_stale_readme(tmp_path, capsys):
     assert main([], readme=readme) == 0
     assert main(["--check"], readme=readme) == 0
     assert readme.read_text(encoding="utf-8") == "x\n" + "\n".join([BEGIN, *render_section(), END]) + "\n"
+
+
+def test_the_does_column_is_backed_by_tests_that_exist():
+    """Each family's "what the collection does on it" cell names the tests behind it; each one is collected."""
+    root = instance_table.ROOT / "tests" / "unit"
+    for line in render_section():
+        if not line.startswith("| `"):
+            continue
+        tests = re.findall(r"`([\w/]+\.py)::(\w+)(?:\[([^\]]+)\])?`", line.rsplit(" | ", 1)[-1])
+        assert len(tests) >= 3, line[:40]
+        for path, function, case in tests:
+            source = (root / path).read_text(encoding="utf-8")
+            if function == "test_validate":  # validate_tests() makes it; the cases are ok_family_<every family>
+                assert "validate_tests(" in source and '"ok_family_" + family' in source, path
+                assert case.startswith("ok_family_") and case[len("ok_family_") :] in instance_table.table.FAMILIES
+            else:
+                assert re.search(r"^def %s\(" % function, source, re.M), (path, function)
+
+
+def test_the_does_column_says_what_the_resolver_resolves():
+    row = next(line for line in render_section() if line.startswith("| `ebmgn8is`"))
+    assert "`gpu_health` 8 GPUs, no NVLink; `nccl_check` alone >= 11.02 GB/s (0.35 of PCIe Gen4 x16" in row
+    row = next(line for line in render_section() if line.startswith("| `ebmgn8v`"))
+    assert "18 NVLinks each (UNCONFIRMED count)" in row and "NCCL >= 2.19 enforced" in row

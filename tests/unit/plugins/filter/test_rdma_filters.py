@@ -32,6 +32,7 @@ def test_registered_names():
         "nccl_node_report": nccl.nccl_node_report,
         "nccl_cluster_verdict": nccl.nccl_cluster_verdict,
         "nccl_check_input_problems": nccl.nccl_check_input_problems,
+        "nccl_check_resolve": nccl.nccl_check_resolve,
     }
 
 
@@ -71,3 +72,18 @@ def test_nccl_ib_env_without_active_port_is_a_filter_error():
         rdma.nccl_ib_env([{"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_DOWN"}]}], "eth0")
     with pytest.raises(AnsibleFilterError, match="nccl_ib_env"):
         rdma.nccl_ib_env("mlx5_0", "eth0")
+
+
+def test_nccl_check_resolve_wraps_the_resolver_and_names_bad_input():
+
+    from ansible_collections.scc.training.plugins.module_utils import hardware_defaults
+
+    resolved = hardware_defaults.resolve("ebmgn8is")
+    assert nccl.nccl_check_resolve(resolved, {}, 2)["thresholds"] == {
+        "single_node_gbps": 11.02,
+        "multi_node_gbps": 14.0,
+    }
+    with pytest.raises(AnsibleFilterError, match=r"^nccl_check_resolve: input must be a dict of the role's variables"):
+        nccl.nccl_check_resolve(resolved, ["nccl_check_gpus"])
+    with pytest.raises(AnsibleFilterError, match=r"nccl_check_link_rate_gbps: "):
+        nccl.nccl_check_resolve(hardware_defaults.resolve(None, {"a": {"gpus": [{"name": "NVIDIA L20"}]}}), {}, 2)

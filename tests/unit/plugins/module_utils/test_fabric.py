@@ -85,3 +85,21 @@ def test_decode_samples_skips_blank_lines():
     text = "\n".join(json.dumps(s) for s in lines) + "\n\n"
     assert fabric.decode_samples(base64.b64encode(text.encode()).decode()) == lines
     assert fabric.decode_samples("") == []
+
+
+def test_erdma_ports_keep_their_own_gid_index_and_nccl_is_not_given_one():
+    """Alibaba's eRDMA runbook (AliyunContainerService/alibabacloud-erdma-controller docs/erdma-benchmark/README.md):
+    two eRDMA NICs' RoCEv2-IPv4 GID indexes differ (erdma_0=2, erdma_1=1), so a single NCCL_IB_GID_INDEX is wrong.
+    rdma_bandwidth measures each rail with its own -x; nccl_ib_env leaves the index to NCCL (>= 2.21 picks it)."""
+    from ansible_collections.scc.training.plugins.module_utils import rdma
+
+    devices = [
+        {"name": "erdma_0", "transport": "eRDMA (0)", "ports": [dict(port(1), roce_v2_gid_index=2, rate_gbps=None)]},
+        {"name": "erdma_1", "transport": "eRDMA (0)", "ports": [dict(port(1), roce_v2_gid_index=1, rate_gbps=None)]},
+    ]
+    assert [(p["name"], p["gid_index"]) for p in fabric.measurement_ports(devices)] == [
+        ("erdma_0:1", 2),
+        ("erdma_1:1", 1),
+    ]
+    env = rdma.nccl_ib_env(devices, "eth0")
+    assert env["NCCL_IB_HCA"] == "=erdma_0:1,erdma_1:1" and "NCCL_IB_GID_INDEX" not in env

@@ -320,6 +320,12 @@ def test_nvidia_smi_that_cannot_run_is_red_with_its_reason():
         ("NVIDIA A100-SXM4-80GB", 12),
         ("Tesla V100S-PCIE-32GB", 0),
         ("Tesla T4", 0),
+        ("NVIDIA H100 80GB HBM3", 18),
+        ("NVIDIA H200", 18),
+        ("NVIDIA H800", 8),
+        ("NVIDIA H20", 18),
+        ("NVIDIA L20", 0),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 0),
         ("NVIDIA GeForce RTX 3080", None),
         (None, None),
     ],
@@ -373,3 +379,45 @@ def test_cpu_only_node_is_one_passing_verdict_and_a_green_report():
     assert (report["status"], report["ok"], report["problems"]) == ("green", True, [])
     # Without the declaration, no nvidia-smi output is a failing verdict, never a silent green.
     assert gpu_health.report(gpu_health.verdicts(None))["problems"]
+
+
+def _renamed(name):
+    """The 8 x V100 SXM2 nvidia-smi fixture with every GPU's product name replaced (the other fields kept)."""
+    smi = _v100()
+    for gpu in smi["gpus"]:
+        gpu["name"] = name
+    return smi
+
+
+def test_h20_node_is_judged_against_18_links_not_left_unjudged():
+    verdicts = gpu_health.verdicts(_renamed("NVIDIA H20"), xid_events=[], nvlink=_nvlink())
+    nvlink = [v for v in verdicts if v["check"] == "nvlink"]
+    assert len(nvlink) == 8 and not any(v["ok"] for v in nvlink)
+    assert nvlink[0]["detail"].startswith("6 of 18 NVLinks active") and nvlink[0]["remedy"] == "reboot"
+
+
+def test_pcie_only_l20_node_passes_without_nvlink():
+    verdicts = gpu_health.verdicts(_renamed("NVIDIA L20"), xid_events=[], nvlink=None)
+    assert _failing(verdicts) == []
+    assert {v["detail"] for v in verdicts if v["check"] == "nvlink"} == {"no NVLink expected"}
+    assert not [v for v in verdicts if v["check"] == "nvlink_status"]
+
+
+def test_declared_gpu_count_above_what_the_node_shows_is_refused_naming_the_variable():
+    """Issue 27: scc_gpu_count 8 on a 4-GPU node would wrap ranks two per GPU."""
+    smi = _v100()
+    smi["gpus"] = smi["gpus"][:4]
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=4, declared_gpus=8)
+    declared = [v for v in verdicts if v["check"] == "gpu_count_declared"]
+    assert [(v["ok"], v["remedy"]) for v in declared] == [(False, "reboot")]
+    assert declared[0]["detail"].startswith("scc_gpu_count=8, 4 GPUs seen by nvidia-smi: ")
+    assert "set scc_gpu_count to 4" in declared[0]["detail"]
+    assert gpu_health.report(verdicts)["status"] == "red"
+    ok = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=4, declared_gpus=4)
+    assert [v["ok"] for v in ok if v["check"] == "gpu_count_declared"] == [True]
+    for undeclared in (None, 0, ""):
+        assert not [
+            v
+            for v in gpu_health.verdicts(smi, xid_events=[], declared_gpus=undeclared)
+            if v["check"] == "gpu_count_declared"
+        ]

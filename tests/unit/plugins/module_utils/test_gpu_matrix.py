@@ -399,3 +399,24 @@ def test_torch_wheels_need_the_driver_of_their_cuda_major_only(torch_cuda, drive
     assert result["ok"] is ok, result["problems"]
     if not ok:
         assert any("python_env_torch_cuda" in p and "nvidia_driver_branch" in p for p in result["problems"])
+
+
+@pytest.mark.parametrize(
+    "nccl, rdma, ok",
+    [
+        ("2.18.5", "erdma", False),
+        ("2.19.3", "erdma", True),
+        ("2.27.7", "erdma", True),
+        ("2.18.5", "roce_v2", True),
+        ("2.18.5", "", True),
+    ],
+)
+def test_nccl_on_erdma_needs_2_19(nccl, rdma, ok):
+    """Alibaba PAI's eRDMA guide: NCCL 2.19 or later is required."""
+    result = m.check_stack({"nccl": nccl, "cuda": "12.4", "compute_capability": "9.0", "rdma": rdma})
+    assert result["ok"] is ok, result["problems"]
+    if not ok:
+        assert result["problems"] == [
+            "nccl_version=%s is older than NCCL 2.19, which scc_instance_type on erdma needs (Alibaba PAI: NCCL 2.19 or "
+            "later on eRDMA)" % nccl
+        ]

@@ -112,6 +112,9 @@ NCCL_CHECK = {
     "nccl_check_nvlink_links": 6,
     "nccl_check_nvlink_gbs_per_link": 25.0,
     "nccl_check_link_rate_gbps": 50.0,
+    "nccl_check_intra_node_gbs": None,
+    "nccl_check_pcie_min_fraction": 0.35,
+    "nccl_check_instance_type": "ecs.ebmgn8is.32xlarge",
     "nccl_check_single_min_fraction": 0.7,
     "nccl_check_multi_min_fraction": "0.7",
     "nccl_check_tcp_interface": "eth0",
@@ -623,7 +626,16 @@ ONE_VARIABLE = [
     ),
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_build_dir", "build", "absolute"),
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_tests_dir", "build", "absolute or empty"),
-    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_gpus", 0, ">= 1"),
+    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_gpus", 0, "null (resolved) or >= 1"),
+    (
+        nccl_check.nccl_check_input_problems,
+        NCCL_CHECK,
+        "nccl_check_nvlink_links",
+        -1,
+        "null (resolved) or >= 0 (0: no NVLink, the PCIe basis)",
+    ),
+    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_intra_node_gbs", 0, "null (resolved) or > 0"),
+    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_pcie_min_fraction", 1.5, "in (0, 1]"),
     (
         nccl_check.nccl_check_input_problems,
         NCCL_CHECK,
@@ -639,9 +651,8 @@ ONE_VARIABLE = [
         "a number of bytes with an optional K, M or G",
     ),
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_step_factor", 1, ">= 2"),
-    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_nvlink_links", 0, ">= 1"),
-    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_nvlink_gbs_per_link", 0, "> 0"),
-    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_link_rate_gbps", -1, "> 0"),
+    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_nvlink_gbs_per_link", 0, "null (resolved) or > 0"),
+    (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_link_rate_gbps", -1, "null (resolved) or > 0"),
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_single_min_fraction", 1.5, "in (0, 1]"),
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_multi_min_fraction", 0, "in (0, 1]"),
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_tcp_interface", "eth0; rm", "an interface name"),
@@ -784,6 +795,17 @@ def test_every_problem_at_once():
     assert (
         len(nccl_check.nccl_check_input_problems({**NCCL_CHECK, "nccl_check_gpus": 0, "nccl_check_timeout_s": 0})) == 2
     )
+
+
+def test_nccl_check_refuses_an_unknown_instance_type_by_name_and_accepts_the_resolved_nulls():
+    unknown = nccl_check.nccl_check_input_problems({**NCCL_CHECK, "nccl_check_instance_type": "ecs.gn6i-c4g1.xlarge"})
+    assert len(unknown) == 1 and unknown[0].startswith(
+        "nccl_check_instance_type (scc_instance_type)='ecs.gn6i-c4g1.xlarge'"
+    )
+    nulls = dict.fromkeys(
+        ("nccl_check_gpus", "nccl_check_nvlink_links", "nccl_check_nvlink_gbs_per_link", "nccl_check_link_rate_gbps")
+    )
+    assert nccl_check.nccl_check_input_problems({**NCCL_CHECK, **nulls, "nccl_check_instance_type": ""}) == []
 
 
 def test_a_refused_protocol_skips_the_mount_checks():

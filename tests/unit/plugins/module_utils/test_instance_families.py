@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.instances import FilterModule, instance_profile
+from ansible_collections.scc.training.plugins.filter.instances import FilterModule, hardware_defaults, instance_profile
 from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix
 from ansible_collections.scc.training.plugins.module_utils import instance_families as m
 
@@ -192,7 +192,7 @@ def test_refusals_name_the_variable(value, name, words):
 
 
 def test_filter_is_registered():
-    assert FilterModule().filters() == {"instance_profile": instance_profile}
+    assert FilterModule().filters() == {"instance_profile": instance_profile, "hardware_defaults": hardware_defaults}
 
 
 def test_filter_returns_the_profile():
@@ -206,3 +206,10 @@ def test_filter_errors_name_the_filter():
         instance_profile({"family": "sccgn6"})
     with pytest.raises(AnsibleFilterError, match=r"^instance_profile: name must be a variable name, got int$"):
         instance_profile("sccgn6", 3)
+
+
+def test_declared_problems_names_the_variable_or_is_empty():
+    assert m.declared_problems("", "x_instance_type") == m.declared_problems(None, "x") == []
+    assert m.declared_problems("ecs.ebmgn8v.48xlarge", "x_instance_type") == []
+    (problem,) = m.declared_problems("ecs.gn6i-c4g1.xlarge", "x_instance_type (scc_instance_type)")
+    assert problem.startswith("x_instance_type (scc_instance_type)='ecs.gn6i-c4g1.xlarge': instance family 'gn6i-c4g1'")

@@ -331,3 +331,94 @@ def test_cluster_differences_names_each_differing_node_once():
         "node3: active ports mlx5_0:1, node1 has mlx5_0:1, mlx5_1:1",
         "node4: active ports mlx5_1:1, mlx5_2:1, node1 has mlx5_0:1, mlx5_1:1",
     ]
+
+
+# --- eRDMA (Alibaba Elastic RDMA): a real published ibv_devinfo, the GID rule per driver mode, the interface MTU ---
+
+
+def _erdma_result(**port_fields):
+    devices = rdma.parse_ibv_devinfo(source_fixture("rdma", "ibv_devinfo_erdma_h20_stepmesh.txt"))
+    for device in devices:
+        for port in device["ports"]:
+            port.update(port_fields)
+    return {"source": "ibv_devinfo", "devices": rdma.annotate_gid_index(devices)}
+
+
+def test_erdma_ibv_devinfo_parses_as_an_active_ethernet_erdma_port():
+    device = _erdma_result()["devices"][0]
+    assert (device["name"], device["transport"], device["vendor_id"]) == ("erdma_0", "eRDMA (0)", "0x1ded")
+    assert rdma.is_erdma(device) and rdma.is_erdma({"name": "rocep26s0", "driver": "erdma"})
+    assert not rdma.is_erdma({"name": "mlx5_0", "driver": "mlx5_core", "transport": "InfiniBand (0)"})
+    port = device["ports"][0]
+    assert (port["state"], port["link_layer"], port["active_mtu"], port["roce_v2_gid_index"]) == (
+        "PORT_ACTIVE",
+        "Ethernet",
+        4096,
+        None,
+    )
+
+
+def test_erdma_needs_a_roce_v2_gid_only_in_the_roce_compatible_modes():
+    result = _erdma_result()
+    assert rdma.stack_problems(result, erdma_mode="default") == []
+    for mode in ("compat", "ofed", None):
+        problems = rdma.stack_problems(result, erdma_mode=mode)
+        assert len(problems) == 1 and "no RoCE v2 entry" in problems[0]
+        assert "erdma driver runs in %s mode" % (mode or "ofed") in problems[0]
+    with_gid = _erdma_result(gids=[{"index": 1, "gid": "::ffff:10.0.5.76", "type": "RoCE v2"}])
+    assert rdma.stack_problems(with_gid, erdma_mode="ofed") == []
+    # An mlx5 RoCE port without a RoCE v2 GID stays a problem in any eRDMA mode.
+    mlx5 = {
+        "source": "ibv_devinfo",
+        "devices": [dict(_erdma_result()["devices"][0], name="mlx5_0", transport="InfiniBand (0)")],
+    }
+    assert len(rdma.stack_problems(mlx5, erdma_mode="default")) == 1
+
+
+@pytest.mark.parametrize(
+    "netdev_mtu, expected, problem", [(8500, 8500, False), (1500, 8500, True), (1400, 1400, False), (None, 1400, True)]
+)
+def test_erdma_interface_mtu_is_the_declared_one(netdev_mtu, expected, problem):
+    problems = rdma.stack_problems(_erdma_result(netdev_mtu=netdev_mtu), netdev_mtu=expected, erdma_mode="default")
+    assert bool(problems) is problem
+    if problem:
+        assert "interface MTU %s, expected %d" % (netdev_mtu, expected) in problems[0]
+
+
+def test_sysfs_reads_the_kernel_driver_and_the_interface_mtu(tmp_path):
+    """A copy of sysfs in the layout the kernel writes: an erdma device under a RoCE name (compat/ofed mode)."""
+    root = tmp_path / "class"
+    port = root / "infiniband" / "rocep26s0" / "ports" / "1"
+    (port / "gids").mkdir(parents=True)
+    (port / "gid_attrs" / "ndevs").mkdir(parents=True)
+    (port / "gid_attrs" / "types").mkdir(parents=True)
+    (port / "state").write_text("4: ACTIVE\n")
+    (port / "link_layer").write_text("Ethernet\n")
+    (port / "gids" / "1").write_text("0000:0000:0000:0000:0000:ffff:0a00:054c\n")
+    (port / "gid_attrs" / "ndevs" / "1").write_text("eth1\n")
+    (port / "gid_attrs" / "types" / "1").write_text("RoCE v2\n")
+    (tmp_path / "bus" / "pci" / "drivers" / "erdma").mkdir(parents=True)
+    (root / "infiniband" / "rocep26s0" / "device").mkdir()
+    (root / "infiniband" / "rocep26s0" / "device" / "driver").symlink_to(tmp_path / "bus" / "pci" / "drivers" / "erdma")
+    (root / "net" / "eth1").mkdir(parents=True)
+    (root / "net" / "eth1" / "mtu").write_text("8500\n")
+    device = rdma.annotate_gid_index(rdma.read_sysfs(str(root / "infiniband")))[0]
+    assert device["driver"] == "erdma" and rdma.is_erdma(device)
+    assert (device["ports"][0]["netdev_mtu"], device["ports"][0]["roce_v2_gid_index"]) == (8500, 1)
+    assert rdma.stack_problems({"source": "ibv_devinfo", "devices": [device]}, netdev_mtu=8500, erdma_mode="ofed") == []
+
+
+def test_ib_check_judges_an_ebmgn8v_node_on_its_two_eris_without_a_rate():
+    """ib_check's resolved expectation for ebmgn8v: 2 links (ERIs), Ethernet, rate not judged (an ERI's sysfs rate is
+    UNCONFIRMED). erdma_0 is the published output; erdma_1 is a STAND-IN copy of it (the excerpt ends early)."""
+    from ansible_collections.scc.training.plugins.module_utils import hardware_defaults
+
+    expected = hardware_defaults.resolve("ecs.ebmgn8v.48xlarge")["rdma"]
+    device = _erdma_result()["devices"][0]
+    devices = [device, dict(device, name="erdma_1", ports=[dict(p) for p in device["ports"]])]
+    assert rdma.port_problems(devices, expected["ports"], "Ethernet", None) == []
+    devices[1]["ports"][0]["state"] = "PORT_DOWN"
+    assert rdma.port_problems(devices, expected["ports"], "Ethernet", None) == [
+        "erdma_1 port 1: state PORT_DOWN, expected PORT_ACTIVE"
+    ]
+    assert rdma.port_problems(devices[:1], expected["ports"], "Ethernet", None)[0].startswith("1 link(s) found")

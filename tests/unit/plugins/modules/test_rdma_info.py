@@ -135,7 +135,8 @@ def test_stack_problems_on_sysfs_trees(tmp_path):
 
 def test_stack_problems_without_devices_or_active_ports(tmp_path):
     assert rdma.stack_problems(_stack([], source="none")) == [
-        "no RDMA device: the kernel lists none (load the NIC's RDMA driver, mlx5_ib for ConnectX)"
+        "no RDMA device: the kernel lists none (load the NIC's RDMA driver: mlx5_ib for ConnectX, erdma for an "
+        "Alibaba Elastic RDMA Interface)"
     ]
     root = build_tree(tmp_path / "infiniband", "show_gids_mlx5_roce.txt", "ibstat_roce_active_ib_down.txt")
     devices = rdma.annotate_gid_index(rdma.read_sysfs(str(root)))

@@ -1,6 +1,10 @@
 """gpu_health's validate entry point: good inputs pass, bad ones fail naming the variable."""
 
+from ansible_collections.scc.training.plugins.module_utils import instance_families
 from tests.unit.roles.validate_runner import validate_tests
+
+# One inventory per family of the README's supported-instance table: scc_instance_type alone validates.
+FAMILY_TYPES = {family: facts["instance_types"][0] for family, facts in sorted(instance_families.FAMILIES.items())}
 
 CASES = {
     "ok_default": ({}, None),
@@ -25,6 +29,13 @@ CASES = {
     "bad_pci_path_relative": ({"gpu_health_pci_devices_path": "sys/bus/pci"}, "gpu_health_pci_devices_path"),
     "bad_xid_ignore": ({"gpu_health_xid_ignore": ["seventy-nine"]}, "gpu_health_xid_ignore"),
     "bad_require_ecc": ({"gpu_health_require_ecc": "sometimes"}, "gpu_health_require_ecc"),
+    "bad_instance_type": (
+        {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
+        "gpu_health_instance_type (scc_instance_type)",
+    ),
+    "bad_declared_gpus": ({"scc_gpu_count": "eight"}, "gpu_health_declared_gpus"),
+    "ok_declared_gpus": ({"scc_gpu_count": 4}, None),
+    **{"ok_family_" + family: ({"scc_instance_type": t}, None) for family, t in FAMILY_TYPES.items()},
 }
 
 

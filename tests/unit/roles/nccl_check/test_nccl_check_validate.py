@@ -1,7 +1,11 @@
 """nccl_check's validate entry point: good inputs pass, bad ones fail naming the variable, whether the
 argument spec (types, choices) or validate.yml (patterns, rules across variables) refuses them."""
 
+from ansible_collections.scc.training.plugins.module_utils import instance_families
 from tests.unit.roles.validate_runner import validate_tests
+
+# One inventory per family of the README's supported-instance table: scc_instance_type alone validates.
+FAMILY_TYPES = {family: facts["instance_types"][0] for family, facts in sorted(instance_families.FAMILIES.items())}
 
 CASES = {
     "ok_defaults": ({}, None),
@@ -19,6 +23,14 @@ CASES = {
     "bad_relative_tests_dir": ({"nccl_check_tests_dir": "build"}, "nccl_check_tests_dir"),
     "bad_interface": ({"nccl_check_tcp_interface": "eth0; rm"}, "nccl_check_tcp_interface"),
     "bad_env_type": ({"nccl_check_env": ["NCCL_ALGO=Ring"]}, "nccl_check_env"),
+    "bad_instance_type": (
+        {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
+        "nccl_check_instance_type (scc_instance_type)",
+    ),
+    "ok_pcie_override": ({"nccl_check_nvlink_links": 0, "nccl_check_intra_node_gbs": 31.5}, None),
+    "bad_nvlink_links_negative": ({"nccl_check_nvlink_links": -1}, "nccl_check_nvlink_links"),
+    "bad_pcie_fraction": ({"nccl_check_pcie_min_fraction": 0}, "nccl_check_pcie_min_fraction"),
+    **{"ok_family_" + family: ({"scc_instance_type": t}, None) for family, t in FAMILY_TYPES.items()},
 }
 
 results, test_validate = validate_tests("nccl_check", CASES)

@@ -14,6 +14,15 @@ MLNX = dict(
     DOCA, rdma_stack_source="mlnx_ofed", rdma_stack_artifact_name="MLNX_OFED_LINUX-24.10-3.2.5.0-ubuntu22.04-x86_64.tgz"
 )
 
+# Alibaba's eRDMA installer 1.5.7 and its sha256 as the "Enable eRDMA" release notes list them
+# (https://www.alibabacloud.com/help/en/ecs/user-guide/erdma-usage), from a mirror the inventory names.
+ERDMA = {
+    "rdma_stack_source": "erdma",
+    "rdma_stack_mirror": "https://mirror.example.internal/erdma",
+    "rdma_stack_artifact_name": "erdma_installer-1.5.7.tar.gz",
+    "rdma_stack_artifact_sha256": "cb44f4c4aaaabfbd81224c85a9e7889732bda26cc832ff70ecc0559bcc14165c",
+}
+
 CASES = {
     "ok_default_distro": ({}, None),
     "ok_distro_tcp_mtu": ({"rdma_stack_transport": "tcp", "rdma_stack_mtu": 4096}, None),
@@ -40,6 +49,19 @@ CASES = {
     "bad_package_name": ({"rdma_stack_packages": ["rdma-core; rm"]}, "rdma_stack_packages"),
     "bad_install_timeout": ({"rdma_stack_install_timeout_s": 5}, "rdma_stack_install_timeout_s"),
     "bad_install_timeout_type": ({"rdma_stack_install_timeout_s": "an hour"}, "rdma_stack_install_timeout_s"),
+    "ok_erdma_ofed_gpu": (dict(ERDMA, scc_instance_type="ecs.ebmgn8v.48xlarge", scc_jumbo_frames=True), None),
+    "ok_erdma_default_mode_no_peermem": (dict(ERDMA, rdma_stack_erdma_mode="default"), None),
+    "bad_erdma_peermem_in_compat_mode": (
+        dict(ERDMA, rdma_stack_erdma_mode="compat", rdma_stack_peermem=True),
+        "rdma_stack_erdma_mode",
+    ),
+    "bad_erdma_mode": (dict(ERDMA, rdma_stack_erdma_mode="roce"), "rdma_stack_erdma_mode"),
+    "bad_erdma_installer_name": (dict(ERDMA, rdma_stack_artifact_name="erdma.tgz"), "erdma_installer-<version>.tar.gz"),
+    "bad_erdma_without_sha256": (dict(ERDMA, rdma_stack_artifact_sha256=""), "rdma_stack_artifact_sha256"),
+    "bad_instance_type": (
+        {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
+        "rdma_stack_instance_type (scc_instance_type)",
+    ),
     "bad_sysfs_path": ({"rdma_stack_sysfs_path": "sys/class/infiniband"}, "rdma_stack_sysfs_path"),
 }
 
