@@ -10,17 +10,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.scc.training.plugins.module_utils import artifacts as _artifacts
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
 
 
-def _call(name, function, *args, **kwargs):
-    try:
-        return function(*args, **kwargs)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise AnsibleFilterError("%s: %s" % (name, exc)) from exc
+def _call(name, function, *args):
+    return filter_call(name, function, *args, errors=(ValueError, TypeError, AttributeError))
 
 
 def artifact_mirror_files(manifest, prefixes, mirror):

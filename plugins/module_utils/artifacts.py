@@ -28,7 +28,13 @@ __metaclass__ = type
 import posixpath
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.input_checks import MIRROR, SHA256, matches, show, text
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    MIRROR,
+    SHA256,
+    absolute_path_problems,
+    show,
+    text,
+)
 
 LAYOUTS = ("flat", "wheelhouse")
 # The files a wheelhouse directory holds next to its wheels; the manifest goes last: it marks the
@@ -89,9 +95,7 @@ def _file_problems(files):
 def artifact_fetch_input_problems(settings):
     """artifact_fetch's variables -> one sentence per problem, naming the variable and its value ([] when all is well)."""
     mirror, select = text(settings["artifact_fetch_mirror"]), settings["artifact_fetch_mirror_select"] or []
-    problems = []
-    if not matches(r"^/", text(settings["artifact_fetch_dest"])):
-        problems.append("artifact_fetch_dest (%s) must be an absolute path." % show(settings["artifact_fetch_dest"]))
+    problems = absolute_path_problems("artifact_fetch_dest", settings["artifact_fetch_dest"])
     problems.extend(_file_problems(settings["artifact_fetch_files"]))
     bad_pins = [w for w in settings["artifact_fetch_wheels"] or [] if not _PIN.match(text(w))]
     if bad_pins:

@@ -35,6 +35,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     INTERFACE,
     MIRROR,
     SHA256,
+    env_value_problems,
     fraction,
     group_problems,
     minimum,
@@ -72,7 +73,11 @@ def nccl_check_input_problems(settings):
 
     ``settings``: the ``nccl_check_*`` variables and ``group_hosts`` (the hosts of nccl_check_group).
     """
-    return group_problems(settings, "nccl_check_group") + rule_problems(settings, _VALIDATE_RULES)
+    return (
+        group_problems(settings, "nccl_check_group")
+        + rule_problems(settings, _VALIDATE_RULES)
+        + env_value_problems("nccl_check_env", settings["nccl_check_env"])
+    )
 
 
 def _positive(name, value):

@@ -126,7 +126,7 @@ def test_env_file_styles_match_what_aiacc_wrote_before():
     "env,style,message",
     [
         ({"1BAD": "x"}, "plain", "not an environment variable name"),
-        ({"A": "x\ny"}, "plain", "spans lines"),
+        ({"A": "x\ny"}, "plain", "holds a control character"),
         ({}, "json", "style"),
     ],
 )

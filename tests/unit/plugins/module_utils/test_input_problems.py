@@ -118,6 +118,7 @@ NCCL_CHECK = {
     "nccl_check_interface": "",
     "nccl_check_timeout_s": 900,
     "nccl_check_results_dir": "results",
+    "nccl_check_env": {"NCCL_DEBUG": "INFO"},
 }
 
 BANDWIDTH = {
