@@ -38,9 +38,9 @@ def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
     return _call("artifact_plan", _artifacts.artifact_plan, files, files_dir, wheelhouse, dest, layout)
 
 
-def artifacts_to_copy(items, controller_files, host_files):
-    """Plan artifacts + find results on the controller and a host -> the artifacts that host still needs."""
-    return _call("artifacts_to_copy", _artifacts.artifacts_to_copy, items, controller_files, host_files)
+def artifacts_to_copy(items, controller_files, host_files, pinned=None):
+    """Plan artifacts + sha256 find results on the controller and a host -> the artifacts that host still needs."""
+    return _call("artifacts_to_copy", _artifacts.artifacts_to_copy, items, controller_files, host_files, pinned)
 
 
 def path_is_shared(path, shared_paths):

@@ -254,11 +254,11 @@ def test_the_launcher_refuses_a_control_character_in_the_ranks_env():
             "artifact_plan: the input lacks 'name'",
         ),
         (
-            lambda: artifact_filters.artifacts_to_copy([{"src": "/srv/a"}], [{"path": "/srv/a"}], []),
-            "artifacts_to_copy: the input lacks 'size'",
+            lambda: artifact_filters.artifacts_to_copy([{"src": "/srv/a"}], [{"checksum": "0" * 64}], []),
+            "artifacts_to_copy: the input lacks 'path'",
         ),
     ],
-    ids=["fetch_settings", "bert_settings", "plan_file_without_name", "found_file_without_size"],
+    ids=["fetch_settings", "bert_settings", "plan_file_without_name", "found_file_without_path"],
 )
 def test_a_filter_given_incomplete_input_names_what_is_missing(call, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
