@@ -204,6 +204,20 @@ def test_healthy_v100_node_is_green_with_every_check_ok():
     assert gpu_health.report(verdicts) == {"status": "green", "ok": True, "verdicts": verdicts, "problems": []}
 
 
+def test_one_volatile_uncorrectable_ecc_error_alone_makes_the_node_red():
+    # GPU 2 (bus 3D): one double-bit error since the driver loaded, nothing else wrong anywhere.
+    volatile = "<total>0</total>\n\t\t\t\t</double_bit>\n\t\t\t</volatile>"
+    smi = _v100(lambda t: replace_in_gpu(t, "3D", volatile, volatile.replace(">0<", ">1<")))
+    assert smi["gpus"][2]["ecc_errors_uncorrected"] == 1
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert _failing(verdicts) == [("GPU 2", "ecc_volatile_uncorrectable", "reset_gpu")]
+    report = gpu_health.report(verdicts)
+    assert report["status"] == "red" and report["ok"] is False
+    assert report["problems"] == [
+        "GPU 2 ecc_volatile_uncorrectable: 1 uncorrectable ECC errors since the driver loaded (max 0) (remedy: reset_gpu)"
+    ]
+
+
 def test_xid_79_of_a_gpu_that_fell_off_the_bus_is_red():
     # The GPU at b1 is gone from nvidia-smi: the count fails and its Xid is reported under its PCI address.
     smi = _v100(lambda t: drop_gpu(t, "B1"))
