@@ -54,7 +54,7 @@ TARGETS = {
     "host_names": (
         "plugins/module_utils/cluster.py",
         ["host_names", "host_name_problems", "_unique"],
-        [UNIT + "test_cluster_addresses.py", "tests/unit/plugins/filter/test_cluster_filters.py"],
+        [UNIT + "test_host_name_rule.py", UNIT + "test_cluster_addresses.py"],
     ),
     "cloud_secrets": (
         "plugins/module_utils/_alicloud.py",
