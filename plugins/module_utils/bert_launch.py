@@ -22,6 +22,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     matches,
     number,
     positive,
+    secret_env_problems,
     text,
 )
 from ansible_collections.scc.training.plugins.module_utils.mpi import framework_problems
@@ -100,6 +101,9 @@ def _name_problems(settings):
     if any(not re.match(ENV_NAME, str(key)) for key in keys):
         problems.append("bert_launch_env's keys must be environment variable names (got %s)." % keys)
     problems += env_value_problems("bert_launch_env", settings["bert_launch_env"])
+    problems += secret_env_problems(
+        "bert_launch_secret_env", settings["bert_launch_secret_env"], "bert_launch_env", keys
+    )
     if not text(settings["bert_launch_results_dir"]):
         problems.append("bert_launch_results_dir must be a directory on the controller.")
     return problems

@@ -68,6 +68,21 @@ def env_value_problems(variable, env):
     ]
 
 
+def secret_env_problems(variable, secret, public_variable, public_names):
+    """A secret environment mapping: names, one line each, and no name also in the public one (which would
+    decide which of the two a rank gets). Never shows a value."""
+    if not isinstance(secret, dict):
+        return ["%s must be a mapping of environment variable names to values." % variable]
+    bad = sorted(str(name) for name in secret if not ENV_NAME.match(str(name)))
+    problems = ["%s's keys must be environment variable names (got %s)." % (variable, show(bad))] if bad else []
+    both = sorted(str(name) for name in secret if name in set(public_names))
+    if both:
+        problems.append(
+            "%s and %s both set %s: a secret goes in one only." % (variable, public_variable, ", ".join(both))
+        )
+    return problems + env_value_problems(variable, secret)
+
+
 def number(value, kind=int):
     """``value`` as an int or a float, None when it is none (or not a number)."""
     if value is None or isinstance(value, bool):

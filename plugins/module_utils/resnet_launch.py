@@ -71,7 +71,10 @@ def _env_problems(settings):
     env = settings["resnet_launch_env"]
     bad = [name for name in env or {} if not checks.ENV_NAME.match(str(name))]
     problems = ["resnet_launch_env's keys must be environment variable names (got %s)." % bad] if bad else []
-    return problems + checks.env_value_problems("resnet_launch_env", env)
+    problems += checks.env_value_problems("resnet_launch_env", env)
+    return problems + checks.secret_env_problems(
+        "resnet_launch_secret_env", settings["resnet_launch_secret_env"], "resnet_launch_env", env or {}
+    )
 
 
 def resnet_launch_input_problems(settings):

@@ -116,6 +116,36 @@ REFUSED = {
         {"bert_launch_data_dir": "autox"},
         "bert_launch_data_dir must be auto or an absolute path (got autox).",
     ),
+    "bert_secret_env_newline": (
+        bert_launch.bert_launch_input_problems,
+        BERT,
+        {"bert_launch_secret_env": {"HF_TOKEN": "hf_secret\nX=1"}},
+        "bert_launch_secret_env: the value of HF_TOKEN holds a control character",
+    ),
+    "bert_secret_env_key": (
+        bert_launch.bert_launch_input_problems,
+        BERT,
+        {"bert_launch_secret_env": {"HF-TOKEN": "hf_secret"}},
+        'bert_launch_secret_env\'s keys must be environment variable names (got ["HF-TOKEN"]).',
+    ),
+    "bert_secret_env_also_public": (
+        bert_launch.bert_launch_input_problems,
+        BERT,
+        {"bert_launch_secret_env": {"NCCL_DEBUG": "hf_secret"}},
+        "bert_launch_secret_env and bert_launch_env both set NCCL_DEBUG: a secret goes in one only.",
+    ),
+    "bert_secret_env_not_a_mapping": (
+        bert_launch.bert_launch_input_problems,
+        BERT,
+        {"bert_launch_secret_env": ["HF_TOKEN=hf_secret"]},
+        "bert_launch_secret_env must be a mapping of environment variable names to values.",
+    ),
+    "resnet_secret_env_also_public": (
+        resnet_launch.resnet_launch_input_problems,
+        RESNET,
+        {"resnet_launch_secret_env": {"OMP_PROC_BIND": "x"}},
+        "resnet_launch_secret_env and resnet_launch_env both set OMP_PROC_BIND",
+    ),
     "resnet_env_newline": (
         resnet_launch.resnet_launch_input_problems,
         RESNET,
@@ -205,8 +235,9 @@ def test_each_refusal_is_one_problem_naming_its_variable(case):
         assert "must not be inside python_env_wheelhouse_path" in problems[1]
 
 
-def test_a_refused_env_value_is_never_shown():
-    (problem,) = bert_launch.bert_launch_input_problems({**BERT, "bert_launch_env": {"TOKEN": "s3cret\n"}})
+@pytest.mark.parametrize("variable", ["bert_launch_env", "bert_launch_secret_env"])
+def test_a_refused_env_value_is_never_shown(variable):
+    (problem,) = bert_launch.bert_launch_input_problems({**BERT, variable: {"TOKEN": "s3cret\n"}})
     assert "s3cret" not in problem
 
 
