@@ -62,7 +62,7 @@ TARGETS = {
         [
             UNIT + "test_alicloud.py",
             "tests/unit/plugins/modules/test_alicloud_secrets.py",
-            "tests/unit/plugins/modules/test_alicloud_password_mask.py",
+            "tests/unit/plugins/modules/test_alicloud_error_masking.py",
         ],
     ),
     "mpi_hostfile": (
