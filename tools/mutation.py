@@ -13,6 +13,7 @@ another: a mutant of one module must not be seen by the tests of another running
 
     tools/mutation.py                  every target
     tools/mutation.py --only health    one target, while developing
+    tools/mutation.py --report         the line again from the last runs' results (.cache/mutation)
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ UNIT = "tests/unit/plugins/module_utils/"
 
 # name: (module, functions (None: all), test files)
 TARGETS = {
-    "gpu_health": ("plugins/module_utils/gpu_health.py", None, [UNIT + "test_gpu_health.py"]),
+    "gpu_health": ("plugins/module_utils/gpu_health.py", None, [UNIT + "test_gpu_health.py", UNIT + "test_dcgm.py"]),
     "health": ("plugins/module_utils/health.py", None, [UNIT + "test_health.py"]),
     "nccl_bisect": (
         "plugins/module_utils/nccl_bisect.py",
@@ -137,6 +138,14 @@ def _tally(db_path: Path):
     return killed, survivors
 
 
+def _survivor(diff: str) -> str:
+    """A survivor in two lines: where, and the line before and after ('-'/'+' of the diff)."""
+    lines = (diff or "").splitlines()
+    where = next((line for line in lines if line.startswith("@@")), "")
+    changed = [line for line in lines if line[:1] in "-+" and not line.startswith(("---", "+++"))]
+    return "  survived %s\n    %s" % (where, "\n    ".join(changed))
+
+
 def run_target(name: str, work: Path, timeout: float) -> tuple[int, list]:
     module, functions, tests = TARGETS[name]
     config = work / (name + ".toml")
@@ -168,16 +177,20 @@ def main(argv=None) -> int:
     parser.add_argument("--min", type=float, default=90.0, help="the least percentage killed (default 90)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one mutant's tests may take")
     parser.add_argument("--work", type=Path, default=ROOT / ".cache" / "mutation")
+    parser.add_argument("--report", action="store_true", help="tally the last runs' results, run nothing")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     killed = total = 0
     for name in args.only or list(TARGETS):
-        dead, survivors = run_target(name, args.work, args.timeout)
+        if args.report:
+            dead, survivors = _tally(args.work / (name + ".sqlite"))
+        else:
+            dead, survivors = run_target(name, args.work, args.timeout)
         count = dead + len(survivors)
         killed, total = killed + dead, total + count
         print("mutation: %s: killed %d of %d" % (name, dead, count), flush=True)
         for diff in survivors:
-            print("  survived:\n    " + "\n    ".join((diff or "").splitlines()), flush=True)
+            print(_survivor(diff), flush=True)
     percent = 100.0 * killed / total if total else 0.0
     print("mutation: killed %d of %d (%.1f%%)" % (killed, total, percent))
     return 0 if total and percent >= args.min else 1
