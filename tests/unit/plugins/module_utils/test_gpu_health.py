@@ -218,6 +218,33 @@ def test_one_volatile_uncorrectable_ecc_error_alone_makes_the_node_red():
     ]
 
 
+def test_ecc_disabled_is_red_by_default():
+    smi = _v100(lambda t: replace_in_gpu(t, "3D", "<current_ecc>Enabled<", "<current_ecc>Disabled<"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert _failing(verdicts) == [("GPU 2", "ecc_mode", "reset_gpu")]
+    assert _detail(verdicts, "GPU 2", "ecc_mode") == "ECC Disabled" and gpu_health.node_status(verdicts) == "red"
+    relaxed = gpu_health.verdicts(
+        smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8, thresholds={"require_ecc": False}
+    )
+    assert _failing(relaxed) == []
+
+
+def test_more_gpus_than_expected_fails_the_count():
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=7)
+    assert _failing(verdicts) == [("node", "gpu_count", "reboot")]
+    assert _detail(verdicts, "node", "gpu_count") == "8 GPUs seen by nvidia-smi, 7 expected"
+
+
+def test_a_gpu_missing_from_the_nvlink_status_has_no_active_link():
+    # GPU 2's block gone from the middle of nvidia-smi nvlink -s: GPU 3's links are not GPU 2's.
+    def without_gpu_2(text):
+        return text[: text.index("GPU 2:")] + text[text.index("GPU 3:") :]
+
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(without_gpu_2), expected_gpus=8)
+    assert _failing(verdicts) == [("GPU 2", "nvlink", "reboot")]
+    assert _detail(verdicts, "GPU 2", "nvlink") == "0 of 6 NVLinks active"
+
+
 def test_xid_79_of_a_gpu_that_fell_off_the_bus_is_red():
     # The GPU at b1 is gone from nvidia-smi: the count fails and its Xid is reported under its PCI address.
     smi = _v100(lambda t: drop_gpu(t, "B1"))
