@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "roles" / "mpi_job" / "files"))
-import mpi_job_rank  # noqa: E402
+import mpi_job_rank
 
 
 def _file(tmp_path, text, mode=0o600):
@@ -41,6 +41,6 @@ def test_a_file_others_may_read_is_refused(tmp_path, mode):
 @pytest.mark.parametrize("line", ["s3cret", "1X=s3cret", "A-B=s3cret"])
 def test_a_line_that_is_not_name_value_is_refused_without_its_value(tmp_path, line):
     env = _file(tmp_path, line + "\n")
-    with pytest.raises(ValueError, match="line 1 is not NAME=value$") as info:
+    with pytest.raises(ValueError, match=r"line 1 is not NAME=value$") as info:
         mpi_job_rank.load_secret_env(env)
     assert "s3cret" not in str(info.value)
