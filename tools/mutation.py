@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Mutation testing (cosmic-ray, pinned in requirements-dev.txt) over the modules that judge and guard:
 `make mutation` prints `mutation: killed K of N (P%)` and fails below --min (90).
 
