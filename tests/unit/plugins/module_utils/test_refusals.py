@@ -294,3 +294,17 @@ def test_the_launcher_refuses_a_control_character_in_the_ranks_env():
 def test_a_filter_given_incomplete_input_names_what_is_missing(call, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
         call()
+
+
+@pytest.mark.parametrize(
+    "value, ok", [(0, False), (-0.1, False), (0.5, True), (1, True), ("1.0", True), (1.01, False), (None, False)]
+)
+def test_a_fraction_is_in_0_exclusive_to_1_inclusive(value, ok):
+    assert input_checks.fraction(value) is ok
+
+
+@pytest.mark.parametrize(
+    "value, ok", [(0, False), (1, True), (2, True), ("22", True), (65534, True), (65535, True), (65536, False)]
+)
+def test_a_port_is_1_to_65535(value, ok):
+    assert input_checks.is_port(value) is ok
