@@ -245,6 +245,29 @@ def test_a_gpu_missing_from_the_nvlink_status_has_no_active_link():
     assert _detail(verdicts, "GPU 2", "nvlink") == "0 of 6 NVLinks active"
 
 
+def test_declared_nvlink_counts_zero_and_fewer_than_up_pass():
+    none = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=8, expected_nvlinks=0)
+    assert _failing(none) == [] and _detail(none, "GPU 3", "nvlink") == "no NVLink expected"
+    fewer = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=8, expected_nvlinks=4)
+    assert _failing(fewer) == [] and _detail(fewer, "GPU 3", "nvlink") == "6 of 4 NVLinks active"
+
+
+def test_an_unknown_product_is_not_judged_on_nvlink():
+    smi = _v100(lambda t: t.replace("Tesla V100-SXM2-32GB", "Acme Accelerator 9000"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert _failing(verdicts) == []
+    assert _detail(verdicts, "GPU 0", "nvlink") == "no known NVLink count for Acme Accelerator 9000: not judged"
+
+
+def test_counts_below_a_raised_threshold_pass_and_unread_inputs_are_named():
+    verdicts = gpu_health.verdicts(
+        _v100(), xid_events=None, nvlink=None, expected_gpus=8, thresholds={"ecc_volatile_uncorrectable_max": 1}
+    )
+    assert _failing(verdicts) == [("node", "kernel_log", "none"), ("node", "nvlink_status", "none")]
+    assert _detail(verdicts, "node", "kernel_log") == "kernel log not readable: Xid events not judged"
+    assert _detail(verdicts, "node", "nvlink_status") == "nvidia-smi nvlink -s failed: NVLinks not judged"
+
+
 def test_xid_79_of_a_gpu_that_fell_off_the_bus_is_red():
     # The GPU at b1 is gone from nvidia-smi: the count fails and its Xid is reported under its PCI address.
     smi = _v100(lambda t: drop_gpu(t, "B1"))
