@@ -10,17 +10,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.scc.training.plugins.module_utils import artifacts as _artifacts
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
 
 
-def _call(name, function, *args, **kwargs):
-    try:
-        return function(*args, **kwargs)
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise AnsibleFilterError("%s: %s" % (name, exc)) from exc
+def _call(name, function, *args):
+    return filter_call(name, function, *args, errors=(ValueError, TypeError, AttributeError))
 
 
 def artifact_mirror_files(manifest, prefixes, mirror):
@@ -43,9 +38,9 @@ def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
     return _call("artifact_plan", _artifacts.artifact_plan, files, files_dir, wheelhouse, dest, layout)
 
 
-def artifacts_to_copy(items, controller_files, host_files):
-    """Plan artifacts + find results on the controller and a host -> the artifacts that host still needs."""
-    return _call("artifacts_to_copy", _artifacts.artifacts_to_copy, items, controller_files, host_files)
+def artifacts_to_copy(items, controller_files, host_files, pinned=None):
+    """Plan artifacts + sha256 find results on the controller and a host -> the artifacts that host still needs."""
+    return _call("artifacts_to_copy", _artifacts.artifacts_to_copy, items, controller_files, host_files, pinned)
 
 
 def path_is_shared(path, shared_paths):

@@ -370,7 +370,10 @@ class AlicloudApi:
         clock=time.monotonic,
         listing_timeout=LISTING_TIMEOUT,
         dependency_timeout=DEPENDENCY_TIMEOUT,
+        secrets=(),
     ):
+        """``secrets``: other values masked in the error texts besides the credentials (a module's no_log
+        options: the ACK node password of cs_cluster_nodes)."""
         if not HAS_SDK:
             raise AlicloudApiError("client", "SDK.Missing", missing_required_lib("aliyun-python-sdk-core"))
         if not access_key or not secret_key:
@@ -381,7 +384,7 @@ class AlicloudApi:
             )
         if not region:
             raise AlicloudApiError("client", "MissingRegion", "set region, or ALIBABA_CLOUD_REGION_ID")
-        self._secrets = [value for value in (access_key, secret_key, security_token) if value]
+        self._secrets = [value for value in (access_key, secret_key, security_token, *secrets) if value]
         self._endpoints = {
             "ecs": endpoint_protocol("ecs_endpoint", ecs_endpoint or PRODUCTS["ecs"][2].format(region=region)),
             "nas": endpoint_protocol("nas_endpoint", nas_endpoint or PRODUCTS["nas"][2].format(region=region)),
@@ -921,6 +924,12 @@ class AlicloudModule(AnsibleModule):
                     api_retries=p["api_retries"],
                     listing_timeout=p["listing_timeout"],
                     dependency_timeout=p["dependency_timeout"],
+                    # Every no_log option (the ACK node password, ...) is masked in the cloud's error texts too.
+                    secrets=[
+                        p[name]
+                        for name, option in self.argument_spec.items()
+                        if option.get("no_log") and isinstance(p.get(name), str)
+                    ],
                 )
             except AlicloudApiError as exc:
                 self.fail_api(exc)

@@ -18,6 +18,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     ABSOLUTE,
     MIRROR,
     SHA256,
+    env_value_problems,
     pattern,
     rule_problems,
     text,
@@ -85,4 +86,5 @@ def aiacc_input_problems(settings):
     env = settings["aiacc_env"]
     if any(not re.match(r"^[A-Z_][A-Z0-9_]*$", text(name)) for name in env):
         problems.append("aiacc_env must map environment variable names (A-Z, 0-9, _) to values; got %s." % env)
+    problems += env_value_problems("aiacc_env", env)
     return problems

@@ -8,9 +8,11 @@
 - ``artifact_plan``: what was fetched (files, a wheelhouse) -> each artifact's controller source and
   host destination, in copy order, and the host directories; wheels either flat in the destination
   or as a wheelhouse directory (wheels, requirements.txt, constraints.txt, manifest.json last).
-- ``artifacts_to_copy``: the plan + sizes found on the controller and on a host -> what that host
-  still needs. A copy writes a temporary file and renames it, so a file of the right size is a
-  finished copy of the checked artifact: re-runs do not re-hash gigabytes.
+- ``artifacts_to_copy``: the plan + the sha256 of each file found on the controller and on a host ->
+  what that host still needs: a file is trusted by the sha256 of the copy itself, never by its size
+  (a same-size file altered on the host is copied again, then re-hashed before use). The
+  controller's own copy is held to the sha256 it was downloaded against, so a cache altered after
+  its check is refused too.
 - ``mirror_manifest_sha256``: the sha256 the inventory pins a mirror's manifest.json to. A mirror
   never vouches for itself: the sha256 of each of its files comes from a manifest whose own sha256
   the inventory holds (``artifact_fetch_mirror_manifests``), so a tampered mirror is refused.
@@ -28,7 +30,13 @@ __metaclass__ = type
 import posixpath
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.input_checks import MIRROR, SHA256, matches, show, text
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    MIRROR,
+    SHA256,
+    absolute_path_problems,
+    show,
+    text,
+)
 
 LAYOUTS = ("flat", "wheelhouse")
 # The files a wheelhouse directory holds next to its wheels; the manifest goes last: it marks the
@@ -89,9 +97,7 @@ def _file_problems(files):
 def artifact_fetch_input_problems(settings):
     """artifact_fetch's variables -> one sentence per problem, naming the variable and its value ([] when all is well)."""
     mirror, select = text(settings["artifact_fetch_mirror"]), settings["artifact_fetch_mirror_select"] or []
-    problems = []
-    if not matches(r"^/", text(settings["artifact_fetch_dest"])):
-        problems.append("artifact_fetch_dest (%s) must be an absolute path." % show(settings["artifact_fetch_dest"]))
+    problems = absolute_path_problems("artifact_fetch_dest", settings["artifact_fetch_dest"])
     problems.extend(_file_problems(settings["artifact_fetch_files"]))
     bad_pins = [w for w in settings["artifact_fetch_wheels"] or [] if not _PIN.match(text(w))]
     if bad_pins:
@@ -166,19 +172,37 @@ def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
     return {"artifacts": items, "dirs": dirs, "wheelhouse": host_wheelhouse, "sha256": digests}
 
 
-def _sizes(found):
-    return {f["path"]: f["size"] for f in found or []}
+def _digests(found, where):
+    digests = {}
+    for item in found or []:
+        checksum = text(item["checksum"] if "checksum" in item else "").lower()
+        if not SHA256.match(checksum):
+            raise ValueError(
+                "%s's find must hash each file with sha256 (get_checksum: true, checksum_algorithm: sha256): %s has "
+                "checksum %s" % (where, item["path"], show(checksum))
+            )
+        digests[item["path"]] = checksum
+    return digests
 
 
-def artifacts_to_copy(items, controller_files, host_files):
-    """Plan artifacts whose destination is missing on the host or differs in size from the controller's file.
+def artifacts_to_copy(items, controller_files, host_files, pinned=None):
+    """Plan artifacts whose destination is missing on the host or whose sha256 differs from the controller's file.
 
-    controller_files / host_files: the ``files`` of ansible.builtin.find ({path, size, ...}).
+    controller_files / host_files: the ``files`` of ansible.builtin.find with ``get_checksum: true`` and
+    ``checksum_algorithm: sha256`` ({path, checksum, ...}); pinned: {name: sha256} each file was checked against
+    when it was fetched (the plan's ``sha256``): the controller's copy must still have it.
     """
-    source, host = _sizes(controller_files), _sizes(host_files)
+    source, host = _digests(controller_files, "the controller"), _digests(host_files, "the host")
     missing = [i["src"] for i in items if i["src"] not in source]
     if missing:
         raise ValueError("the controller lacks %s" % ", ".join(missing))
+    for item in items:
+        want = text((pinned or {}).get(item["name"])).lower()
+        if want and source[item["src"]] != want:
+            raise ValueError(
+                "the controller's %s has sha256 %s, not the %s it was fetched against: its cache was altered after "
+                "the check" % (item["src"], source[item["src"]], want)
+            )
     return [i for i in items if host.get(i["dest"]) != source[i["src"]]]
 
 

@@ -14,12 +14,15 @@ import re
 
 from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, lever_problems
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    ABSOLUTE,
     ENV_NAME,
     at_least,
+    env_value_problems,
     is_port,
     matches,
     number,
     positive,
+    secret_env_problems,
     text,
 )
 from ansible_collections.scc.training.plugins.module_utils.mpi import framework_problems
@@ -41,9 +44,9 @@ _PATTERNS = (
     ("bert_launch_master_addr", r"^[A-Za-z0-9_.:-]*$", "empty or an address or host name"),
     ("bert_launch_map_by", r"^[a-z]+(:[A-Za-z0-9=,:]+)?$", "an mpirun --map-by value such as slot, node or ppr:8:node"),
     ("bert_launch_run_id", r"^[A-Za-z0-9._-]*$", "empty or letters, digits, '.', '_' and '-'"),
-    ("bert_launch_aiacc_env_file", r"^/", "an absolute path"),
-    ("bert_launch_data_dir", r"^(auto|/.*)$", "auto or an absolute path"),
-    ("bert_launch_checkpoint_dir", r"^(auto|/.*)$", "auto or an absolute path"),
+    ("bert_launch_aiacc_env_file", ABSOLUTE.pattern, "an absolute path"),
+    ("bert_launch_data_dir", "^(auto$|%s)" % ABSOLUTE.pattern[1:], "auto or an absolute path"),
+    ("bert_launch_checkpoint_dir", "^(auto$|%s)" % ABSOLUTE.pattern[1:], "auto or an absolute path"),
 )
 
 
@@ -97,6 +100,10 @@ def _name_problems(settings):
     keys = list(settings["bert_launch_env"])
     if any(not re.match(ENV_NAME, str(key)) for key in keys):
         problems.append("bert_launch_env's keys must be environment variable names (got %s)." % keys)
+    problems += env_value_problems("bert_launch_env", settings["bert_launch_env"])
+    problems += secret_env_problems(
+        "bert_launch_secret_env", settings["bert_launch_secret_env"], "bert_launch_env", keys
+    )
     if not text(settings["bert_launch_results_dir"]):
         problems.append("bert_launch_results_dir must be a directory on the controller.")
     return problems

@@ -14,6 +14,8 @@ __metaclass__ = type
 import re
 import shlex
 
+from ansible_collections.scc.training.plugins.module_utils.input_checks import env_value_problems
+
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -30,7 +32,8 @@ def env_file(env, style="plain", header=""):
         value = "" if env[name] is None else str(env[name])
         if not _ENV_NAME.match(str(name)):
             raise ValueError("%r is not an environment variable name" % (name,))
-        if "\n" in value:
-            raise ValueError("the value of %s spans lines" % name)
+        problems = env_value_problems("env", {name: value})
+        if problems:
+            raise ValueError(problems[0])
         lines.append("export %s=%s" % (name, shlex.quote(value)) if style == "export" else "%s=%s" % (name, value))
     return "\n".join(lines) + "\n"

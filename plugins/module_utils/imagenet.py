@@ -24,6 +24,7 @@ import tarfile
 from xml.etree import ElementTree
 
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    ABSOLUTE,
     SHA256,
     group_problems,
     minimum,
@@ -248,8 +249,8 @@ _VALIDATE_RULES = (
     ("imagenet_prep_train_shards", minimum(1), "a number of shards >= 1"),
     ("imagenet_prep_val_shards", minimum(1), "a number of shards >= 1"),
     ("imagenet_prep_workers", minimum(1), "a number of worker processes >= 1"),
-    ("imagenet_prep_data_dir", pattern(r"^/"), "an absolute directory on every node"),
-    ("imagenet_prep_python", pattern(r"^/"), "an absolute path to the Python that runs the converter"),
+    ("imagenet_prep_data_dir", pattern(ABSOLUTE.pattern), "an absolute directory on every node"),
+    ("imagenet_prep_python", pattern(ABSOLUTE.pattern), "an absolute path to the Python that runs the converter"),
     ("imagenet_prep_cache_dir", pattern(r"^(/|~)"), "a directory on the controller"),
 )
 

@@ -14,14 +14,73 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import posixpath
 import re
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
-ABSOLUTE = re.compile(r"^/")
+# An absolute path without a '.' or '..' segment: the rules that compare paths by prefix ("inside the
+# wheelhouse", "under /opt") read the path as written, so /opt/../etc must not pass for a path under /opt.
+ABSOLUTE = re.compile(r"^/(?!(.*/)?\.\.?(/|$))")
+# Control characters (newline, carriage return, tab, NUL, DEL ...): an environment value holding one
+# would split the NAME=value line of an env file or smuggle a second variable into it.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # An offline mirror: an http(s):// URL or an absolute directory on the controller.
 MIRROR = re.compile(r"^(https?://|/)")
 INTERFACE = re.compile(r"^[A-Za-z0-9_.:\-]+$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def absolute_path_problems(variable, value):
+    """[] when ``value`` is an absolute path without '.' or '..' segments, else the sentence naming ``variable``."""
+    path = text(value)
+    if not path.startswith("/"):
+        return ["%s (%s) must be an absolute path." % (variable, show(path))]
+    if not ABSOLUTE.match(path):
+        return [
+            "%s (%s) must be an absolute path without '.' or '..' segments (it names %s)."
+            % (variable, show(path), show(posixpath.normpath(path)))
+        ]
+    return []
+
+
+def normal_path(value):
+    """``value`` as the directory it names ('//', '/./' and a trailing '/' removed), for rules that compare prefixes."""
+    return posixpath.normpath("/" + text(value).lstrip("/")) if text(value).startswith("/") else text(value)
+
+
+def is_inside(path, directory):
+    """Whether the absolute ``path`` is ``directory`` or lies under it, both normalised first."""
+    path, directory = normal_path(path), normal_path(directory).rstrip("/")
+    return path == directory or path.startswith(directory + "/")
+
+
+def env_value_problems(variable, env):
+    """[] when no value of the mapping ``env`` holds a control character, else the sentence naming ``variable`` and
+    the names of the variables (never the values: they may be secrets)."""
+    if not isinstance(env, dict):
+        return ["%s must be a mapping of environment variable names to values, got %s." % (variable, show(env))]
+    bad = sorted(str(name) for name, value in env.items() if value is not None and _CONTROL.search(str(value)))
+    if not bad:
+        return []
+    return [
+        "%s: the value of %s holds a control character (a newline, tab, ...): each variable must be one line."
+        % (variable, ", ".join(bad))
+    ]
+
+
+def secret_env_problems(variable, secret, public_variable, public_names):
+    """A secret environment mapping: names, one line each, and no name also in the public one (which would
+    decide which of the two a rank gets). Never shows a value."""
+    if not isinstance(secret, dict):
+        return ["%s must be a mapping of environment variable names to values." % variable]
+    bad = sorted(str(name) for name in secret if not ENV_NAME.match(str(name)))
+    problems = ["%s's keys must be environment variable names (got %s)." % (variable, show(bad))] if bad else []
+    both = sorted(str(name) for name in secret if name in set(public_names))
+    if both:
+        problems.append(
+            "%s and %s both set %s: a secret goes in one only." % (variable, public_variable, ", ".join(both))
+        )
+    return problems + env_value_problems(variable, secret)
 
 
 def number(value, kind=int):

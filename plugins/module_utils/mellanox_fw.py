@@ -172,7 +172,7 @@ _TARGET_PSID = re.compile(r"^[A-Z]{2,4}_[0-9]{10}$")
 _TARGET_VERSION = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 _NIC_FIRMWARE_RULES = (
     ("nic_firmware_reboot_timeout", input_checks.minimum(60), ">= 60"),
-    ("nic_firmware_image_dir", input_checks.pattern(r"^/"), "absolute"),
+    ("nic_firmware_image_dir", input_checks.pattern(input_checks.ABSOLUTE.pattern), "absolute"),
 )
 
 

@@ -32,6 +32,8 @@ import base64
 import json
 import re
 
+from ansible_collections.scc.training.plugins.module_utils.input_checks import env_value_problems
+
 # proc(5): field 22 of /proc/<pid>/stat is starttime; fields 3.. follow the last ")" (comm may hold any byte).
 _STARTTIME_AFTER_COMM = 19
 _TAGGED = re.compile(r"^\[(\d+),(\d+)\]<(stdout|stderr|stddiag)>:(.*)$")
@@ -126,6 +128,9 @@ def launcher_argv(job):
     bad = sorted(name for name in env if not _ENV_NAME.match(str(name)))
     if bad:
         raise ValueError("env names must be shell variable names, got %s" % ", ".join(map(str, bad)))
+    problems = env_value_problems("env", env)
+    if problems:
+        raise ValueError(problems[0])
     at = argv.index(mpirun) + 1
     options = ["--tag-output"] + [item for name in sorted(env) for item in ("-x", "%s=%s" % (name, env[name]))]
     return ["/bin/sh", "-c", LAUNCHER_SCRIPT, "mpi_job", state_dir, run_id] + argv[:at] + options + argv[at:]

@@ -36,6 +36,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     INTERFACE,
     MIRROR,
     SHA256,
+    env_value_problems,
     fraction,
     group_problems,
     minimum,
@@ -82,7 +83,11 @@ def nccl_check_input_problems(settings):
 
     ``settings``: the ``nccl_check_*`` variables and ``group_hosts`` (the hosts of nccl_check_group).
     """
-    problems = group_problems(settings, "nccl_check_group") + rule_problems(settings, _VALIDATE_RULES)
+    problems = (
+        group_problems(settings, "nccl_check_group")
+        + rule_problems(settings, _VALIDATE_RULES)
+        + env_value_problems("nccl_check_env", settings["nccl_check_env"])
+    )
     return problems + instance_families.declared_problems(
         settings.get("nccl_check_instance_type"), "nccl_check_instance_type (scc_instance_type)"
     )

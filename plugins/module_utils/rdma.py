@@ -26,6 +26,7 @@ import re
 
 from ansible_collections.scc.training.plugins.module_utils import instance_families
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    ABSOLUTE,
     MIRROR,
     SHA256,
     at_least,
@@ -643,7 +644,7 @@ def rdma_stack_input_problems(settings):
             "rdma_stack_mtu must be null or an RDMA MTU, 256, 512, 1024, 2048 or 4096 bytes (got %s)." % mtu
         )
     for name in ("rdma_stack_artifacts_path", "rdma_stack_sysfs_path"):
-        if not matches(r"^/", settings[name]):
+        if not matches(ABSOLUTE, settings[name]):
             problems.append("%s must be an absolute path (got %s)." % (name, settings[name]))
     packages = list(settings["rdma_stack_packages"]) + list(settings["rdma_stack_doca_packages"])
     if any(not matches(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$", package) for package in packages):

@@ -67,6 +67,16 @@ def _node_problems(settings):
     return []
 
 
+def _env_problems(settings):
+    env = settings["resnet_launch_env"]
+    bad = [name for name in env or {} if not checks.ENV_NAME.match(str(name))]
+    problems = ["resnet_launch_env's keys must be environment variable names (got %s)." % bad] if bad else []
+    problems += checks.env_value_problems("resnet_launch_env", env)
+    return problems + checks.secret_env_problems(
+        "resnet_launch_secret_env", settings["resnet_launch_secret_env"], "resnet_launch_env", env or {}
+    )
+
+
 def resnet_launch_input_problems(settings):
     """resnet_launch's variables -> one sentence per problem, naming the variable ([] when all is well).
 
@@ -79,4 +89,5 @@ def resnet_launch_input_problems(settings):
         + checks.rule_problems(settings, _RULES)
         + _step_problems(settings)
         + framework_problems(settings, "resnet_launch")
+        + _env_problems(settings)
     )

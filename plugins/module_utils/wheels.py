@@ -30,7 +30,14 @@ __metaclass__ = type
 import posixpath
 import re
 
-from ansible_collections.scc.training.plugins.module_utils.input_checks import at_least, show, text
+from ansible_collections.scc.training.plugins.module_utils.input_checks import (
+    absolute_path_problems,
+    at_least,
+    is_inside,
+    normal_path,
+    show,
+    text,
+)
 
 # PEP 599's architectures; 32-bit x86 hosts report i386..i686, the wheel tag is i686.
 _ARCH_ALIASES = {"i386": "i686", "i486": "i686", "i586": "i686", "amd64": "x86_64", "arm64": "aarch64"}
@@ -120,14 +127,13 @@ def python_env_input_problems(settings):
     """python_env's variables -> one sentence per problem, naming the variable and its value ([] when all is well)."""
     venv, wheelhouse = text(settings["python_env_venv_path"]), text(settings["python_env_wheelhouse_path"])
     requirements, imports = settings["python_env_requirements"] or [], settings["python_env_verify_imports"] or []
-    problems = []
-    for variable, path in (("python_env_venv_path", venv), ("python_env_wheelhouse_path", wheelhouse)):
-        if not path.startswith("/"):
-            problems.append("%s (%s) must be an absolute path." % (variable, show(path)))
-    if venv and venv.rstrip("/") == wheelhouse.rstrip("/"):
+    problems = absolute_path_problems("python_env_venv_path", venv)
+    problems += absolute_path_problems("python_env_wheelhouse_path", wheelhouse)
+    # Both compared as the directories they name: /mnt/cpfs//wheelhouse/venv lies in /mnt/cpfs/wheelhouse too.
+    if venv and normal_path(venv) == normal_path(wheelhouse):
         problems.append("python_env_venv_path and python_env_wheelhouse_path must differ, both are %s." % show(venv))
     # The lock a host's pip checks the shared wheelhouse against lives in the venv: never on the shared storage.
-    if venv and wheelhouse and (venv.rstrip("/") + "/").startswith(wheelhouse.rstrip("/") + "/"):
+    if venv.startswith("/") and wheelhouse.startswith("/") and is_inside(venv, wheelhouse):
         problems.append(
             "python_env_venv_path (%s) must not be inside python_env_wheelhouse_path (%s): the hash lock each host's "
             "pip checks the wheels against lives in the venv, apart from the wheels." % (show(venv), show(wheelhouse))

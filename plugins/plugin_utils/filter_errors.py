@@ -21,17 +21,32 @@ def require_text(value, filter_name, what="the command's output as a string"):
 
 
 def filter_call(filter_name, function, *args, errors=(ValueError,)):
-    """``function(*args)``; `errors` become AnsibleFilterError('<filter_name>: <message>')."""
+    """``function(*args)``; `errors` become AnsibleFilterError('<filter_name>: <message>'), and a KeyError (a key
+    the input lacks) AnsibleFilterError('<filter_name>: the input lacks <key>'), never a bare KeyError."""
     try:
         return function(*args)
+    except KeyError as exc:
+        raise AnsibleFilterError("%s: the input lacks %s" % (filter_name, exc)) from exc
     except errors as exc:
         raise AnsibleFilterError("%s: %s" % (filter_name, exc)) from exc
 
 
+class _Settings(dict):
+    """A role's variables whose missing key is an error naming the filter and the variable, not a bare KeyError."""
+
+    def __init__(self, filter_name, value):
+        super().__init__(value)
+        self.filter_name = filter_name
+
+    def __missing__(self, key):
+        raise AnsibleFilterError("%s: the input lacks the variable %s" % (self.filter_name, key))
+
+
 def require_settings(value, filter_name):
-    """`value` when it is a dict (a role's variables, for its ``<role>_input_problems``), else AnsibleFilterError."""
+    """`value` (a role's variables, for its ``<role>_input_problems``) as a dict whose missing key raises
+    AnsibleFilterError('<filter_name>: the input lacks the variable <name>'); AnsibleFilterError unless a dict."""
     if not isinstance(value, Mapping):
         raise AnsibleFilterError(
             "%s: input must be a dict of the role's variables, got %s" % (filter_name, type(value).__name__)
         )
-    return value
+    return _Settings(filter_name, value)

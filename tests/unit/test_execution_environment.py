@@ -48,9 +48,9 @@ def _run(cmd, **kwargs):
 def context(tmp_path_factory):
     """ansible-builder create's output for a copy of the files execution-environment.yml names."""
     src = tmp_path_factory.mktemp("ee-src")
-    for name in ("execution-environment.yml", "requirements.txt", "bindep.txt"):
+    for name in ("execution-environment.yml", "requirements.txt", "requirements.lock", "bindep.txt"):
         shutil.copy2(ROOT / name, src / name)
-    (build_file,) = EE["additional_build_files"]
+    build_file = EE["additional_build_files"][0]
     artifact = src / build_file["src"]
     artifact.parent.mkdir(parents=True)
     artifact.write_bytes(b"stand-in for the collection artifact")
@@ -90,6 +90,21 @@ def test_containerfile_starts_from_the_base_image_with_the_pinned_ansible(contex
     # The collections and their requirements are installed, then the system packages from bindep.
     for step in ("ansible-galaxy collection install", "introspect.py introspect", "install-from-bindep"):
         assert step in containerfile
+
+
+def test_the_controllers_requirements_are_installed_from_the_lock_by_sha256(context):
+    containerfile = (context / "Containerfile").read_text()
+    assert (context / "_build" / "configs" / "requirements.lock").read_text() == (
+        ROOT / "requirements.lock"
+    ).read_text()
+    install = "RUN $PYCMD -m pip install --no-cache-dir --require-hashes --force-reinstall --no-deps -r "
+    assert install + "/tmp/scc-training-requirements.lock" in containerfile
+    # After the base image's pip and ansible-core, before the stages that install the rest.
+    assert (
+        containerfile.index("ANSIBLE_INSTALL_REFS")
+        < containerfile.index(install)
+        < containerfile.index("FROM base AS builder")
+    )
 
 
 def test_context_holds_the_requirements_and_the_collection(context):

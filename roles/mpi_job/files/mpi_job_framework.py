@@ -266,6 +266,8 @@ def start_rank(args: Any, environ: Mapping[str, str]):
     there), its device and precision, then the rendezvous. `args` holds framework, run_id, device, precision,
     threads, backend, master_addr, master_port and init_timeout. -> (framework, device); UsageError when it cannot."""
     import_group_defaults()  # first: hvd.init() may make a torch process group too (the tests' stand-in does)
+    # The job's secrets (mpi_job_secret_env) into this process's environment, from their 0600 file.
+    mpi_job_rank.load_secret_env()
     framework = open_framework(args.framework, environ)
     mpi_job_rank.record_pid(framework.rank, args.run_id)
     device = mpi_job_device.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)

@@ -10,6 +10,9 @@
   controller, and the controller's wait (scc.training.mpi_job_wait) shows the steps, loss and samples/s.
 - ``EXIT_*`` and ``add_job_arguments``: how a program exits (0 ok, 2 bad usage, 3 a non-finite loss) and the
   options every program takes (results, run id, device and precision, the torch.distributed rendezvous).
+- ``load_secret_env``: the job's secret environment, from the 0600 file named by ``SCC_MPI_JOB_SECRET_ENV_FILE``
+  (the mpi_job role writes it on every node from ``mpi_job_secret_env``; mpirun exports only its path), so that
+  no secret is on mpirun's command line (``ps``) or in a log.
 - ``test_only_fail``: TEST-ONLY fault injection, never set in production: ``SCC_TRAINING_TEST_ONLY_FAIL_AT``
   ``=<rank>:<step>`` makes that rank raise at that step (the lab test of a failed rank uses it).
 """
@@ -23,6 +26,8 @@ import socket
 import time
 
 PID_DIR_ENV = "SCC_MPI_JOB_PID_DIR"
+# The path of the job's secret environment file (NAME=value lines, mode 0600): the path travels, never a value.
+SECRET_ENV_FILE_ENV = "SCC_MPI_JOB_SECRET_ENV_FILE"
 # How a program exits: bad options (argparse's own code) and a diverged loss told apart from success.
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -60,6 +65,31 @@ def add_job_arguments(parser, environ=None) -> None:
         "--init-timeout", type=int, default=300, help="seconds to wait for every rank to join the process group"
     )
     parser.add_argument("--log-every", type=int, default=10)
+
+
+def load_secret_env(environ=None) -> list[str]:
+    """Add the NAME=value lines of the file $SCC_MPI_JOB_SECRET_ENV_FILE names to `environ` (default os.environ);
+    the names added (never the values). A file others may read (any group or other permission bit) is refused:
+    a secret there is no longer one."""
+    env = os.environ if environ is None else environ
+    path = env.get(SECRET_ENV_FILE_ENV)
+    if not path:
+        return []
+    with open(path, encoding="utf-8") as handle:
+        mode = os.fstat(handle.fileno()).st_mode & 0o777
+        if mode & 0o077:
+            raise PermissionError("%s is mode %04o: a secret environment file must be 0600" % (path, mode))
+        lines = handle.read().splitlines()
+    names = []
+    for number, line in enumerate(lines, 1):
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep or not name.isascii() or not name.replace("_", "a").isalnum() or name[0].isdigit():
+            raise ValueError("%s: line %d is not NAME=value" % (path, number))
+        env[name] = value
+        names.append(name)
+    return names
 
 
 class TestOnlyInjectedFailure(RuntimeError):

@@ -13,6 +13,8 @@ roles/bert_launch/files/pretrain_bert.py by hand (not committed) and each made t
 - test_c: the loss (rank 0's results.json, averaged over the ranks) falls 10% from the first 2
   steps to the last 2. Catches the learning rate of 0 too (the loss stays at ~7.6 and wanders
   with each step's batch), and any change that moves the weights without learning.
+- test_d: rank 0's reported loss of the last step is the mean of the ranks' own (their progress files).
+  Catches the loss summed over the ranks instead of averaged (issue 27), which test_c does not see.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ def run_job(tmp_path, levers=("--batch-size", "4")):
         argv += ["--data-dir", str(tmp_path / "shards")]
     run_ranks(lambda rank: [sys.executable, str(RANK_SCRIPT), str(tmp_path / f"rank{rank}.pt"), "--", *argv], WORLD)
     ranks = [torch.load(tmp_path / f"rank{rank}.pt") for rank in range(WORLD)]
-    return {"ranks": ranks, "results": json.loads((tmp_path / "results.json").read_text())}
+    progress = [json.loads((tmp_path / f"progress-rank{rank}.json").read_text()) for rank in range(WORLD)]
+    return {"ranks": ranks, "results": json.loads((tmp_path / "results.json").read_text()), "progress": progress}
 
 
 @pytest.fixture(scope="module", params=["plain", "levers"])
@@ -75,6 +78,13 @@ def test_b_the_weights_moved(job):
     initial, final = job["ranks"][0]["initial"], job["ranks"][0]["final"]
     moved = [name for name in final if not torch.equal(final[name], initial[name])]
     assert len(moved) > len(final) // 2, f"only {len(moved)} of {len(final)} parameters moved"
+
+
+def test_d_the_reported_loss_is_the_ranks_mean(job):
+    # Each rank's progress file ends with its own loss of the last step; results.json reports their mean.
+    own = [p["loss"] for p in job["progress"] if p["step"] == STEPS]
+    assert len(own) == WORLD and own[0] != own[1], job["progress"]
+    assert job["results"]["loss"][-1] == pytest.approx(sum(own) / WORLD, rel=1e-4)
 
 
 def test_c_the_loss_drops(job):

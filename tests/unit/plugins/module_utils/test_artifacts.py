@@ -100,15 +100,47 @@ def test_plan_refusals():
         artifact_filters.artifact_plan(clash, "/c/files", WHEELHOUSE, "/opt/a")
 
 
-def test_to_copy_sends_what_is_missing_or_of_another_size():
-    plan = artifact_plan(FILES, "/c/files", WHEELHOUSE, "/opt/a")["artifacts"]
-    controller = [{"path": plan[0]["src"], "size": 100}, {"path": plan[1]["src"], "size": 11}]
-    assert artifacts_to_copy(plan, controller, []) == plan
-    assert artifacts_to_copy(plan, controller, [{"path": "/opt/a/perseus.whl", "size": 40}]) == plan
-    host = [{"path": "/opt/a/perseus.whl", "size": 100}, {"path": plan[1]["dest"], "size": 11}]
+def test_to_copy_sends_what_is_missing_or_of_another_sha256():
+    planned = artifact_plan(FILES, "/c/files", WHEELHOUSE, "/opt/a")
+    plan, pinned = planned["artifacts"], planned["sha256"]
+    controller = [{"path": plan[0]["src"], "size": 100, "checksum": "e" * 64}, {"path": plan[1]["src"], "size": 11, "checksum": "d" * 64}]  # fmt: skip
+    assert artifacts_to_copy(plan, controller, [], pinned) == plan
+    # The same size is not the same file: an altered copy on the host is sent again.
+    altered = [{"path": "/opt/a/perseus.whl", "size": 100, "checksum": "f" * 64}]
+    assert artifacts_to_copy(plan, controller, altered, pinned) == plan
+    host = [{"path": "/opt/a/perseus.whl", "size": 1, "checksum": "E" * 64}, {"path": plan[1]["dest"], "checksum": "d" * 64}]  # fmt: skip
+    assert artifacts_to_copy(plan, controller, host, pinned) == []
     assert artifacts_to_copy(plan, controller, host) == []
     with pytest.raises(AnsibleFilterError, match=r"artifacts_to_copy: the controller lacks /c/files/perseus\.whl"):
         artifact_filters.artifacts_to_copy(plan, controller[1:], host)
+
+
+@pytest.mark.parametrize(
+    "controller, host, message",
+    [
+        (
+            [{"path": "/c/files/perseus.whl", "size": 100}],
+            [],
+            r"the controller's find must hash each file with sha256 \(get_checksum: true, checksum_algorithm: sha256\): "
+            r'/c/files/perseus.whl has checksum ""',
+        ),
+        (
+            [{"path": "/c/files/perseus.whl", "checksum": "e" * 64}],
+            [{"path": "/opt/a/perseus.whl", "checksum": "a" * 40}],  # sha1, find's default
+            "the host's find must hash each file with sha256",
+        ),
+        (
+            [{"path": "/c/files/perseus.whl", "checksum": "9" * 64}],
+            [],
+            "the controller's /c/files/perseus.whl has sha256 9{64}, not the e{64} it was fetched against",
+        ),
+    ],
+    ids=["controller_not_hashed", "host_hashed_with_sha1", "controller_cache_altered"],
+)
+def test_to_copy_refuses_what_is_not_held_to_its_sha256(controller, host, message):
+    planned = artifact_plan(FILES, "/c/files", {}, "/opt/a")
+    with pytest.raises(AnsibleFilterError, match="^artifacts_to_copy: " + message):
+        artifact_filters.artifacts_to_copy(planned["artifacts"], controller, host, planned["sha256"])
 
 
 def test_env_file_styles_match_what_aiacc_wrote_before():
@@ -126,7 +158,7 @@ def test_env_file_styles_match_what_aiacc_wrote_before():
     "env,style,message",
     [
         ({"1BAD": "x"}, "plain", "not an environment variable name"),
-        ({"A": "x\ny"}, "plain", "spans lines"),
+        ({"A": "x\ny"}, "plain", "holds a control character"),
         ({}, "json", "style"),
     ],
 )

@@ -204,6 +204,70 @@ def test_healthy_v100_node_is_green_with_every_check_ok():
     assert gpu_health.report(verdicts) == {"status": "green", "ok": True, "verdicts": verdicts, "problems": []}
 
 
+def test_one_volatile_uncorrectable_ecc_error_alone_makes_the_node_red():
+    # GPU 2 (bus 3D): one double-bit error since the driver loaded, nothing else wrong anywhere.
+    volatile = "<total>0</total>\n\t\t\t\t</double_bit>\n\t\t\t</volatile>"
+    smi = _v100(lambda t: replace_in_gpu(t, "3D", volatile, volatile.replace(">0<", ">1<")))
+    assert smi["gpus"][2]["ecc_errors_uncorrected"] == 1
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert _failing(verdicts) == [("GPU 2", "ecc_volatile_uncorrectable", "reset_gpu")]
+    report = gpu_health.report(verdicts)
+    assert report["status"] == "red" and report["ok"] is False
+    assert report["problems"] == [
+        "GPU 2 ecc_volatile_uncorrectable: 1 uncorrectable ECC errors since the driver loaded (max 0) (remedy: reset_gpu)"
+    ]
+
+
+def test_ecc_disabled_is_red_by_default():
+    smi = _v100(lambda t: replace_in_gpu(t, "3D", "<current_ecc>Enabled<", "<current_ecc>Disabled<"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert _failing(verdicts) == [("GPU 2", "ecc_mode", "reset_gpu")]
+    assert _detail(verdicts, "GPU 2", "ecc_mode") == "ECC Disabled" and gpu_health.node_status(verdicts) == "red"
+    relaxed = gpu_health.verdicts(
+        smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8, thresholds={"require_ecc": False}
+    )
+    assert _failing(relaxed) == []
+
+
+def test_more_gpus_than_expected_fails_the_count():
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=7)
+    assert _failing(verdicts) == [("node", "gpu_count", "reboot")]
+    assert _detail(verdicts, "node", "gpu_count") == "8 GPUs seen by nvidia-smi, 7 expected"
+
+
+def test_a_gpu_missing_from_the_nvlink_status_has_no_active_link():
+    # GPU 2's block gone from the middle of nvidia-smi nvlink -s: GPU 3's links are not GPU 2's.
+    def without_gpu_2(text):
+        return text[: text.index("GPU 2:")] + text[text.index("GPU 3:") :]
+
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(without_gpu_2), expected_gpus=8)
+    assert _failing(verdicts) == [("GPU 2", "nvlink", "reboot")]
+    assert _detail(verdicts, "GPU 2", "nvlink") == "0 of 6 NVLinks active"
+
+
+def test_declared_nvlink_counts_zero_and_fewer_than_up_pass():
+    none = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=8, expected_nvlinks=0)
+    assert _failing(none) == [] and _detail(none, "GPU 3", "nvlink") == "no NVLink expected"
+    fewer = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=8, expected_nvlinks=4)
+    assert _failing(fewer) == [] and _detail(fewer, "GPU 3", "nvlink") == "6 of 4 NVLinks active"
+
+
+def test_an_unknown_product_is_not_judged_on_nvlink():
+    smi = _v100(lambda t: t.replace("Tesla V100-SXM2-32GB", "Acme Accelerator 9000"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
+    assert _failing(verdicts) == []
+    assert _detail(verdicts, "GPU 0", "nvlink") == "no known NVLink count for Acme Accelerator 9000: not judged"
+
+
+def test_counts_below_a_raised_threshold_pass_and_unread_inputs_are_named():
+    verdicts = gpu_health.verdicts(
+        _v100(), xid_events=None, nvlink=None, expected_gpus=8, thresholds={"ecc_volatile_uncorrectable_max": 1}
+    )
+    assert _failing(verdicts) == [("node", "kernel_log", "none"), ("node", "nvlink_status", "none")]
+    assert _detail(verdicts, "node", "kernel_log") == "kernel log not readable: Xid events not judged"
+    assert _detail(verdicts, "node", "nvlink_status") == "nvidia-smi nvlink -s failed: NVLinks not judged"
+
+
 def test_xid_79_of_a_gpu_that_fell_off_the_bus_is_red():
     # The GPU at b1 is gone from nvidia-smi: the count fails and its Xid is reported under its PCI address.
     smi = _v100(lambda t: drop_gpu(t, "B1"))

@@ -71,6 +71,7 @@ BERT = {
     "bert_launch_master_addr": "",
     "bert_launch_map_by": "ppr:8:node",
     "bert_launch_env": {"NCCL_DEBUG": "INFO"},
+    "bert_launch_secret_env": {"HF_TOKEN": "hf_secret"},
     "bert_launch_run_id": "",
     "bert_launch_aiacc_env_file": "/etc/aiacc.env",
     "bert_launch_results_dir": "results",
@@ -121,6 +122,7 @@ NCCL_CHECK = {
     "nccl_check_interface": "",
     "nccl_check_timeout_s": 900,
     "nccl_check_results_dir": "results",
+    "nccl_check_env": {"NCCL_DEBUG": "INFO"},
 }
 
 BANDWIDTH = {

@@ -139,3 +139,13 @@ def test_bad_input():
         nccl_bisect.new_state(["a", "a"])
     with pytest.raises(ValueError, match="no result for the group"):
         nccl_bisect.record(nccl_bisect.new_state(["a", "b"]), [{"hosts": ["a"], "ok": True}])
+
+
+def test_max_rounds_stops_a_search_that_needs_more():
+    needed = len(nccl_bisect.bisect(nodes(8), oracle({"node3"}))["rounds"])
+    assert needed > 1
+    assert nccl_bisect.summary(nccl_bisect.bisect(nodes(8), oracle({"node3"}), max_rounds=needed))["bad_nodes"] == [
+        "node3"
+    ]
+    with pytest.raises(RuntimeError, match="bisection did not end in %d rounds" % (needed - 1)):
+        nccl_bisect.bisect(nodes(8), oracle({"node3"}), max_rounds=needed - 1)

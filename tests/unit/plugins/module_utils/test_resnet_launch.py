@@ -15,6 +15,7 @@ GOOD = {
     "resnet_launch_timeout": 600, "resnet_launch_framework": "torch", "resnet_launch_backend": "auto",
     "resnet_launch_transport": "tcp", "resnet_launch_tcp_interface": "lo", "resnet_launch_master_port": 29501,
     "resnet_launch_data_dir": "/mnt/cpfs/imagenet/tfrecord", "resnet_launch_run_id": "", "resnet_launch_cpu_only": True,
+    "resnet_launch_env": {"OMP_PROC_BIND": "close"}, "resnet_launch_secret_env": {},
 }  # fmt: skip
 
 

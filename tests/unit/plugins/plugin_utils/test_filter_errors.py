@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_settings,
+    require_text,
+)
 
 
 def test_require_text():
@@ -24,8 +28,16 @@ def test_filter_call_names_the_filter_and_keeps_the_cause():
     assert isinstance(info.value.__cause__, ValueError)
 
 
-def test_filter_call_lets_other_errors_through_unless_named():
-    with pytest.raises(KeyError):
+def test_filter_call_names_the_key_the_input_lacks():
+    with pytest.raises(AnsibleFilterError, match=r"^f: the input lacks 'k'$") as info:
         filter_call("f", {}.__getitem__, "k")
-    with pytest.raises(AnsibleFilterError, match=r"^f: 'k'$"):
-        filter_call("f", {}.__getitem__, "k", errors=(KeyError,))
+    assert isinstance(info.value.__cause__, KeyError)
+    with pytest.raises(TypeError):
+        filter_call("f", len, 3)
+
+
+def test_require_settings_names_the_missing_variable():
+    settings = require_settings({"a_x": 1}, "a_input_problems")
+    assert settings["a_x"] == 1 and settings.get("a_y", 2) == 2 and dict(settings) == {"a_x": 1}
+    with pytest.raises(AnsibleFilterError, match=r"^a_input_problems: the input lacks the variable a_y$"):
+        settings["a_y"]

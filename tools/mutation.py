@@ -1,0 +1,199 @@
+"""Mutation testing (cosmic-ray, pinned in requirements-dev.txt) over the modules that judge and guard:
+`make mutation` prints `mutation: killed K of N (P%)` and fails below --min (90).
+
+Each target is a module of plugins/module_utils, the functions of it that judge or guard (None: all), and the
+unit tests that cover them: cosmic-ray mutates the file in place, one mutant at a time, and runs those tests
+(`pytest -x`); a mutant is killed when they fail (or time out), survives when they pass. Mutations outside the
+named functions are marked skipped before the run, and so are two kinds that say nothing about the tests:
+an arithmetic operator replaced by a bitwise, shift, power, floor-division or modulo one (most sites are
+``"..." % args``, where any of them raises at once) and ``==``/``!=``/``<``... replaced by ``is``/``is not``
+(the same for the small ints and interned strings compared here: equivalent mutants). Targets run one after
+another: a mutant of one module must not be seen by the tests of another running beside it.
+
+    tools/mutation.py                  every target
+    tools/mutation.py --only health    one target, while developing
+    tools/mutation.py --report         the line again from the last runs' results (.cache/mutation)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+UNIT = "tests/unit/plugins/module_utils/"
+
+# name: (module, functions (None: all), test files)
+TARGETS = {
+    "gpu_health": ("plugins/module_utils/gpu_health.py", None, [UNIT + "test_gpu_health.py", UNIT + "test_dcgm.py"]),
+    "health": ("plugins/module_utils/health.py", None, [UNIT + "test_health.py"]),
+    "nccl_bisect": (
+        "plugins/module_utils/nccl_bisect.py",
+        None,
+        [UNIT + "test_nccl_bisect.py", "tests/unit/plugins/modules/test_nccl_bisect_module.py"],
+    ),
+    "artifacts": (
+        "plugins/module_utils/artifacts.py",
+        None,
+        [UNIT + "test_artifacts.py", UNIT + "test_digests.py", UNIT + "test_refusals.py"],
+    ),
+    "digests": (
+        "plugins/module_utils/wheels.py",
+        ["wheel_hash_lock", "pip_hash_mismatches", "python_env_input_problems"],
+        [UNIT + "test_digests.py", UNIT + "test_refusals.py", UNIT + "test_wheels.py"],
+    ),
+    "input_checks": (
+        "plugins/module_utils/input_checks.py",
+        None,
+        [UNIT + "test_input_problems.py", UNIT + "test_refusals.py", UNIT + "test_digests.py"],
+    ),
+    "host_names": (
+        "plugins/module_utils/cluster.py",
+        ["host_names", "host_name_problems", "_unique"],
+        [UNIT + "test_host_name_rule.py", UNIT + "test_cluster_addresses.py"],
+    ),
+    "cloud_secrets": (
+        "plugins/module_utils/_alicloud.py",
+        ["secret_forms", "mask_secrets", "client_token", "_send"],
+        [
+            UNIT + "test_alicloud.py",
+            "tests/unit/plugins/modules/test_alicloud_secrets.py",
+            "tests/unit/plugins/modules/test_alicloud_error_masking.py",
+        ],
+    ),
+    "mpi_hostfile": (
+        "plugins/module_utils/mpi.py",
+        ["_hostfile_entry", "render_hostfile", "parse_hostfile", "hostfile_ranks", "hostfile_nodes"],
+        [UNIT + "test_mpi_argv.py", "tests/unit/plugins/filter/test_mpi.py"],
+    ),
+}
+
+
+def _spans(module: Path, functions):
+    """(first line, last line) of each named function or method of ``module``."""
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    spans = [
+        (node.lineno, node.end_lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in functions
+    ]
+    missing = set(functions) - {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,))}
+    if missing:
+        raise SystemExit("mutation: %s has no function %s" % (module, ", ".join(sorted(missing))))
+    return spans
+
+
+_ARITHMETIC = {"Add", "Sub", "Mul", "Div"}
+
+
+def _uninformative(operator: str) -> bool:
+    """The mutations the docstring leaves out: exotic arithmetic, and a comparison made an identity test."""
+    parts = operator.split("/")[-1].split("_")
+    if parts[0] == "ReplaceBinaryOperator":
+        return not set(parts[1:]) <= _ARITHMETIC
+    if parts[0] == "ReplaceComparisonOperator":
+        return parts[1] not in ("Is", "IsNot") and parts[2] in ("Is", "IsNot")
+    return False
+
+
+def _skip(db_path: Path, module: Path, functions) -> None:
+    """Mark skipped the mutations outside ``functions`` (all, when None) and the uninformative ones
+    (cosmic-ray's own filters do the same for pragmas)."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    spans = _spans(module, functions) if functions else [(1, 10**9)]
+    with use_db(str(db_path), WorkDB.Mode.open) as db:
+        outside = [
+            item.job_id
+            for item in db.work_items
+            if _uninformative(item.mutations[0].operator_name)
+            or not any(first <= m.start_pos[0] <= last for m in item.mutations for first, last in spans)
+        ]
+        if outside:
+            db.set_multiple_results(
+                outside, WorkResult(output=None, test_outcome=None, diff=None, worker_outcome=WorkerOutcome.SKIPPED)
+            )
+
+
+def _tally(db_path: Path):
+    """(killed, survivors: [diff]) of the mutants that ran."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+
+    killed, survivors = 0, []
+    with use_db(str(db_path), WorkDB.Mode.open) as db:
+        for _item, result in db.completed_work_items:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                continue
+            if result.test_outcome == TestOutcome.SURVIVED:
+                survivors.append(result.diff)
+            else:  # killed, or incompetent (a timeout, a mutant that cannot run)
+                killed += 1
+    return killed, survivors
+
+
+def _survivor(diff: str) -> str:
+    """A survivor in two lines: where, and the line before and after ('-'/'+' of the diff)."""
+    lines = (diff or "").splitlines()
+    where = next((line for line in lines if line.startswith("@@")), "")
+    changed = [line for line in lines if line[:1] in "-+" and not line.startswith(("---", "+++"))]
+    return "  survived %s\n    %s" % (where, "\n    ".join(changed))
+
+
+def run_target(name: str, work: Path, timeout: float) -> tuple[int, list]:
+    module, functions, tests = TARGETS[name]
+    config = work / (name + ".toml")
+    db = work / (name + ".sqlite")
+    command = [str(BIN / "python"), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    config.write_text(
+        "[cosmic-ray]\n"
+        "module-path = %r\n"
+        "timeout = %s\n"
+        "excluded-modules = []\n"
+        "test-command = %r\n"
+        "[cosmic-ray.distributor]\n"
+        'name = "local"\n' % (module, timeout, " ".join(command + tests)),
+        encoding="utf-8",
+    )
+    db.unlink(missing_ok=True)
+    subprocess.run([str(BIN / "cosmic-ray"), "init", str(config), str(db)], cwd=ROOT, check=True)
+    _skip(db, ROOT / module, functions)
+    baseline = subprocess.run(command + tests, cwd=ROOT, capture_output=True, text=True, check=False)
+    if baseline.returncode != 0:
+        raise SystemExit("mutation: the tests of %s fail unmutated:\n%s" % (name, baseline.stdout[-3000:]))
+    subprocess.run([str(BIN / "cosmic-ray"), "exec", str(config), str(db)], cwd=ROOT, check=True)
+    return _tally(db)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", action="append", choices=sorted(TARGETS), help="a target (repeatable)")
+    parser.add_argument("--min", type=float, default=90.0, help="the least percentage killed (default 90)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds one mutant's tests may take")
+    parser.add_argument("--work", type=Path, default=ROOT / ".cache" / "mutation")
+    parser.add_argument("--report", action="store_true", help="tally the last runs' results, run nothing")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    killed = total = 0
+    for name in args.only or list(TARGETS):
+        if args.report:
+            dead, survivors = _tally(args.work / (name + ".sqlite"))
+        else:
+            dead, survivors = run_target(name, args.work, args.timeout)
+        count = dead + len(survivors)
+        killed, total = killed + dead, total + count
+        print("mutation: %s: killed %d of %d" % (name, dead, count), flush=True)
+        for diff in survivors:
+            print(_survivor(diff), flush=True)
+    percent = 100.0 * killed / total if total else 0.0
+    print("mutation: killed %d of %d (%.1f%%)" % (killed, total, percent))
+    return 0 if total and percent >= args.min else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
