@@ -5,12 +5,11 @@ with its own variables (address, GPU count, its own copies of the files the role
 temporary directory: /etc/hosts, known_hosts, the ssh client drop-in, root's ~/.ssh, the MPI hostfile)
 and its own facts. What is stubbed, and only that:
 
-- STUB setup: cluster.yml's "Gather facts on every node" (tagged always) is skipped with
-  ``--skip-tags always``; each node's facts (nodename, hostname, vCPUs) are in a jsonfile fact cache
-  that a seeding run (SEED, not measured) left, as a real setup would have.
-- STUB node commands, on PATH: ``getent hosts NAME...`` answers from the hosts file the role wrote,
-  ``ssh PEER hostname`` answers PEER, and ``cat`` hands out a host key for the
-  ``/etc/ssh/ssh_host_*_key.pub`` this machine may lack.
+- STUB setup: cluster.yml's "Gather facts on every node" (tagged facts) is skipped with ``--skip-tags facts``;
+  each node's facts (nodename, hostname, vCPUs, an SSH host key as setup's ssh_pub_keys reports it) are in a
+  jsonfile fact cache that a seeding run (SEED, not measured) left, as a real setup would have.
+- STUB node commands, on PATH: ``getent hosts -- NAME...`` answers from the hosts file the role wrote and
+  ``ssh ... -- PEER hostname`` answers PEER.
 
 What is measured is what grows with N on the controller: the task executions per host (a callback
 counts them; a loop item counts one) and the CPU seconds of ansible-playbook and everything it started
@@ -41,23 +40,20 @@ PLAYBOOKS = ("validate", "cluster")
 # Stand-ins for the node-side commands (see the module docstring).
 STANDINS = {
     "getent": """#!/bin/sh
-# STUB getent hosts NAME...: answered from the hosts file the role wrote for node1 (every node's is the same).
+# STUB getent hosts [--] NAME...: answered from the hosts file the role wrote for node1 (every node's is the same).
 [ "$1" = hosts ] || exec /usr/bin/getent "$@"
 shift
+[ "$1" = -- ] && shift
 awk -v names="$*" 'BEGIN { n = split(names, want, " ") }
   FNR == NR && !/^#/ { for (i = 2; i <= NF; i++) line[$i] = $0; next }
   END { for (k = 1; k <= n; k++) { if (want[k] in line) print line[want[k]]; else missing = 1 } exit missing ? 2 : 0 }' \
   "$BENCH_HOSTS_FILE"
 """,
     "ssh": """#!/bin/sh
-# STUB ssh [-o OPT]... PEER hostname: answers PEER.
+# STUB ssh [-o OPT]... [--] PEER hostname: answers PEER.
 while [ "$1" = -o ]; do shift 2; done
+[ "$1" = -- ] && shift
 echo "$1"
-""",
-    "cat": """#!/bin/sh
-# STUB: the node's host keys (this machine may have none); any other file: the real cat.
-case "$1" in /etc/ssh/ssh_host_*) echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBench root@bench";;
-*) exec /bin/cat "$@";; esac
 """,
 }
 
@@ -99,6 +95,8 @@ SEED = """---
         nodename: "{{ inventory_hostname }}"
         hostname: "{{ inventory_hostname }}"
         processor_vcpus: 96
+        ssh_host_key_ed25519_public: AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBench
+        ssh_host_key_ed25519_public_keytype: ssh-ed25519
         cacheable: true
 """
 
@@ -154,7 +152,7 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
         str(ROOT / "playbooks" / f"{playbook}.yml"),
     ]
     # STUB setup (see the module docstring); root's home is a role variable (vars/): only an extra variable outranks it.
-    cmd += ["--skip-tags", "always"]
+    cmd += ["--skip-tags", "facts"]
     cmd += ["-e", json.dumps({"_ssh_trust_home": str(workdir / "nodes" / "{{ inventory_hostname }}" / "root")})]
     if tags:
         cmd += ["--tags", tags]
