@@ -36,6 +36,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 PLAYBOOKS = ("validate", "cluster")
+# The slicing check: cluster.yml whole vs as SLICES parallel job slices, on SLICE_SIZE fake nodes.
+SLICES, SLICE_SIZE = 4, 12
+# prepare.yml is not among the playbooks: its roles act on the machine they reach (mount CPFS, install packages
+# from repositories, build a venv, load kernel modules), and every fake node here is this machine itself
+# (ansible_connection: local). Its converged re-run is measured on lab hosts (make bench, bench/site_bench.py).
+PREPARE_RERUN = "needs real hosts (make bench on the lab)"
 
 # Stand-ins for the node-side commands (see the module docstring).
 STANDINS = {
@@ -63,8 +69,9 @@ def node_address(index: int) -> str:
     return f"127.0.{50 + index // 250}.{index % 250 + 1}"
 
 
-def inventory(workdir: Path, size: int) -> dict:
-    """The fake cluster: ``size`` local hosts, each writing its files under workdir/nodes/NAME."""
+def inventory(workdir: Path, size: int, key_dir: Path | None = None) -> dict:
+    """The fake cluster: ``size`` local hosts, each writing its files under workdir/nodes/NAME; the controller's
+    cluster key under key_dir (default workdir/controller-key)."""
     nodes = workdir / "nodes"
     per_node = f"{nodes}/{{{{ inventory_hostname }}}}"
     return {
@@ -77,7 +84,7 @@ def inventory(workdir: Path, size: int) -> dict:
                 "hosts_file_path": f"{per_node}/hosts",
                 "ssh_trust_known_hosts_file": f"{per_node}/ssh_known_hosts",
                 "ssh_trust_ssh_config_file": f"{per_node}/scc-training.conf",
-                "ssh_trust_key_dir": str(workdir / "controller-key"),
+                "ssh_trust_key_dir": str(key_dir or workdir / "controller-key"),
                 "mpi_hostfile_path": f"{per_node}/mpihosts",
             },
         }
@@ -101,9 +108,9 @@ SEED = """---
 """
 
 
-def write_cluster(workdir: Path, size: int) -> Path:
+def write_cluster(workdir: Path, size: int, key_dir: Path | None = None) -> Path:
     """The inventory, the fact cache and the stand-ins under workdir; returns the inventory's path."""
-    hosts = inventory(workdir, size)
+    hosts = inventory(workdir, size, key_dir)
     for name in hosts["scc_cluster"]["hosts"]:
         (workdir / "nodes" / name / "root").mkdir(parents=True)
     (workdir / "seed.yml").write_text(SEED)
@@ -142,9 +149,8 @@ def seed(workdir: Path) -> None:
     subprocess.run(cmd, cwd=workdir, env=environment(workdir), capture_output=True, check=True)
 
 
-def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float]:
-    """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, CPU seconds, wall seconds)."""
-    env = environment(workdir)
+def command(workdir: Path, playbook: str, tags: str | None = None, limit: list[str] | None = None) -> list[str]:
+    """ansible-playbook's argv for playbooks/PLAYBOOK.yml on the fake cluster (a slice of it with ``limit``)."""
     cmd = [
         str(BIN / "ansible-playbook"),
         "-i",
@@ -156,6 +162,15 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
     cmd += ["-e", json.dumps({"_ssh_trust_home": str(workdir / "nodes" / "{{ inventory_hostname }}" / "root")})]
     if tags:
         cmd += ["--tags", tags]
+    if limit:
+        cmd += ["--limit", ",".join(limit)]
+    return cmd
+
+
+def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float]:
+    """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, CPU seconds, wall seconds)."""
+    env = environment(workdir)
+    cmd = command(workdir, playbook, tags)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, check=False)
@@ -169,8 +184,77 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
     return executions, cpu, wall
 
 
+def job_slices(hosts: list[str], count: int) -> list[list[str]]:
+    """The hosts of each of ``count`` job slices, as AWX/AAP deals them: host i into slice i mod count."""
+    return [hosts[first::count] for first in range(count)]
+
+
+def node_files(workdir: Path) -> dict[str, tuple[str, bytes]]:
+    """Every file the roles wrote for every node: path under workdir/nodes -> (mode, content), the fake cluster's
+    own directory in a content (the paths the inventory gives the files) written as WORKDIR."""
+    nodes = workdir / "nodes"
+    return {
+        str(path.relative_to(nodes)): (
+            oct(path.stat().st_mode & 0o777),
+            path.read_bytes().replace(str(workdir).encode(), b"WORKDIR"),
+        )
+        for path in sorted(nodes.rglob("*"))
+        if path.is_file()
+    }
+
+
+def sliced_run(workdir: Path, size: int, count: int, key_dir: Path) -> subprocess.CompletedProcess | None:
+    """cluster.yml as ``count`` job slices at once (``--limit`` of each) on a fake cluster whose facts are all
+    cached (the SEED run stands in for the whole-group facts run); None when every slice succeeded, else the
+    first failed slice's process."""
+    write_cluster(workdir, size, key_dir)
+    seed(workdir)
+    hosts = list(inventory(workdir, size)["scc_cluster"]["hosts"])
+    procs = [
+        subprocess.Popen(
+            command(workdir, "cluster", limit=part),
+            cwd=workdir,
+            env=dict(environment(workdir), SCC_BENCH_COUNTS=str(workdir / f"counts-{index}.json")),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for index, part in enumerate(job_slices(hosts, count))
+    ]
+    outputs = [proc.communicate()[0] for proc in procs]
+    for proc, output in zip(procs, outputs):
+        if proc.returncode != 0:
+            return subprocess.CompletedProcess(proc.args, proc.returncode, output)
+    return None
+
+
+def sliced_equals_unsliced(size: int, count: int) -> tuple[bool, list[str]]:
+    """cluster.yml over the whole fake cluster, then as ``count`` parallel slices over a second one (same cluster
+    key, made by the whole run): whether every node got the same files (path, mode, content), and the paths that
+    differ."""
+    with tempfile.TemporaryDirectory(prefix="scc-bench-slices-") as tmp:
+        whole, sliced, key_dir = Path(tmp) / "whole", Path(tmp) / "sliced", Path(tmp) / "controller-key"
+        whole.mkdir()
+        sliced.mkdir()
+        write_cluster(whole, size, key_dir)
+        seed(whole)
+        proc = subprocess.run(
+            command(whole, "cluster"), cwd=whole, env=environment(whole), capture_output=True, text=True, check=False
+        )
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stdout[-6000:])
+            raise SystemExit(f"bench-scale: playbooks/cluster.yml failed at N={size} (unsliced)")
+        failed = sliced_run(sliced, size, count, key_dir)
+        if failed is not None:
+            sys.stderr.write(failed.stdout[-6000:])
+            raise SystemExit(f"bench-scale: a slice of playbooks/cluster.yml failed at N={size}")
+        expected, got = node_files(whole), node_files(sliced)
+        differ = sorted(path for path in set(expected) | set(got) if expected.get(path) != got.get(path))
+        return bool(expected) and not differ, differ
+
+
 def ratios(rows: list[tuple[int, float, float]]) -> str:
-    """The last line: per-host CPU and task ratios of the largest cluster over the smallest.
+    """The per-host CPU and task ratios of the largest cluster over the smallest.
 
     rows: (N, task executions per host, CPU seconds per host), smallest N first."""
     (small, small_tasks, small_cpu), (large, large_tasks, large_cpu) = rows[0], rows[-1]
@@ -180,11 +264,28 @@ def ratios(rows: list[tuple[int, float, float]]) -> str:
     )
 
 
+def last_line(rows: list[tuple[int, float, float]], cpu_at_largest: dict[str, float], sliced: bool | None) -> str:
+    """The last line: the ratios, each playbook's CPU s per host at the largest N, and the slicing verdict.
+
+    prepare.yml is not run here (see PREPARE_RERUN): it reads "n/a"."""
+    large = rows[-1][0]
+
+    def cpu(playbook: str) -> str:
+        return f"{cpu_at_largest[playbook]:.1f}" if playbook in cpu_at_largest else "n/a"
+
+    verdict = "not run" if sliced is None else ("yes" if sliced else "no")
+    return (
+        f"{ratios(rows)}; cpu s per host at N={large}: cluster {cpu('cluster')}, validate {cpu('validate')}, "
+        f"prepare-rerun {cpu('prepare')}; sliced {SLICES} = unsliced: {verdict}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="25,50,100,200")
     parser.add_argument("--playbooks", default=",".join(PLAYBOOKS), help="of: " + ", ".join(PLAYBOOKS))
     parser.add_argument("--tags", default=None, help="limit the roles' steps, e.g. hosts_file,ssh_trust_verify")
+    parser.add_argument("--slice-size", type=int, default=SLICE_SIZE, help="fake nodes of the slicing check (0: skip)")
     args = parser.parse_args()
     playbooks = args.playbooks.split(",")
     table, totals = [], []
@@ -208,7 +309,17 @@ def main() -> int:
     print(f"{'playbook':>9} {'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'wall s':>8}")
     for playbook, size, tasks, cpu, wall in table:
         print(f"{playbook:>9} {size:>5} {tasks:>11.2f} {cpu:>11.3f} {wall:>8.1f}")
-    print(ratios(totals))
+    largest = max(row[1] for row in table)
+    cpu_at_largest = {playbook: cpu for playbook, size, _tasks, cpu, _wall in table if size == largest}
+    sliced = None
+    if args.slice_size:
+        sliced, differ = sliced_equals_unsliced(args.slice_size, SLICES)
+        print(
+            f"cluster.yml as {SLICES} parallel job slices on {args.slice_size} nodes vs one run: differing files: "
+            + (", ".join(differ) or "none")
+        )
+    print(f"prepare.yml re-run: {PREPARE_RERUN}")
+    print(last_line(totals, cpu_at_largest, sliced))
     return 0
 
 

@@ -117,9 +117,15 @@ def _hosts_in(hosts, hostvars, filter_name):
     return hosts
 
 
-def cluster_inventory_problems(hosts, hostvars):
-    """The cluster group's names and hostvars -> bad host names and nodes sharing an ansible_host (judged once)."""
-    return cluster.inventory_problems(_hosts_in(hosts, hostvars, "cluster_inventory_problems"), hostvars)
+def cluster_inventory_problems(hosts, hostvars, expected_size=None):
+    """The cluster group's names and hostvars -> bad host names, nodes sharing an ansible_host and (with
+    ``expected_size``, scc_cluster_size) a group of another size (judged once)."""
+    hosts = _hosts_in(hosts, hostvars, "cluster_inventory_problems")
+    if expected_size is not None and (isinstance(expected_size, bool) or not str(expected_size).isdigit()):
+        raise AnsibleFilterError(
+            "cluster_inventory_problems: scc_cluster_size must be an integer, got %r" % expected_size
+        )
+    return cluster.inventory_problems(hosts, hostvars, expected_size)
 
 
 def cluster_node_problems(nodes, rule, need_facts=False, need_host_keys=False):

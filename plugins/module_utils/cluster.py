@@ -204,14 +204,24 @@ def _names_list(hosts):
     return ", ".join(str(host) for host in hosts)
 
 
-def inventory_problems(hosts, hostvars):
+def inventory_problems(hosts, hostvars, expected_size=None):
     """The rules over the cluster group's inventory, judged once per run (no facts needed): every name an RFC
-    1123 host name, and no two nodes reached at one ``ansible_host`` (one machine listed twice: twice in
-    /etc/hosts and in the MPI hostfile, twice the ranks on its GPUs)."""
+    1123 host name, no two nodes reached at one ``ansible_host`` (one machine listed twice: twice in /etc/hosts
+    and in the MPI hostfile, twice the ranks on its GPUs), and, when ``expected_size`` (``scc_cluster_size``) is
+    set, as many nodes as it says: an AWX/AAP job slice's inventory holds only that slice's hosts (AWX
+    ``Inventory.get_script_data``), from which every cluster-wide file would be partial."""
     hosts = list(hosts)
-    return host_name_problems(hosts) + _shared_address_problems(
+    problems = host_name_problems(hosts) + _shared_address_problems(
         [{"host": host, "address": (hostvars[host].get("ansible_host") or None)} for host in hosts], "ansible_host"
     )
+    if expected_size is not None and len(hosts) != int(expected_size):
+        problems.append(
+            "the group has %d node(s) in this run's inventory, scc_cluster_size says %d: cluster-wide files would "
+            "be partial (an AWX/AAP job slice's inventory holds only its own hosts: run this stage as one job, or "
+            "as parallel jobs each with a --limit over the whole inventory; README.md, Job slicing)"
+            % (len(hosts), int(expected_size))
+        )
+    return problems
 
 
 def _shared_address_problems(nodes, what):
