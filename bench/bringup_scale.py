@@ -13,7 +13,9 @@ and its own facts. What is stubbed, and only that:
 
 What is measured is what grows with N on the controller: the task executions per host (a callback
 counts them; a loop item counts one) and the CPU seconds of ansible-playbook and everything it started
-(templating, forks, the local module runs: ``resource.getrusage`` of the children), per host. A flat
+(templating, forks: ``resource.getrusage`` of the children), per host, less the module runs and what they
+start (the stand-ins above): here the nodes are this machine, on real hosts that work is the nodes'. The
+module runs' CPU is printed apart (node-python, the fake nodes' interpreter, sums it with bash's ``times``). A flat
 cost per host is the goal: cluster-wide data built once, O(1) module calls per node. The last line
 compares the largest cluster with the smallest, both playbooks together.
 
@@ -57,6 +59,15 @@ awk -v names="$*" 'BEGIN { n = split(names, want, " ") }
   END { for (k = 1; k <= n; k++) { if (want[k] in line) print line[want[k]]; else missing = 1 } exit missing ? 2 : 0 }' \
   "$file"
 """,
+    "node-python": """#!/bin/bash
+# The nodes' Python (ansible_python_interpreter): a module run and what it starts are the node's work (on real
+# hosts they run there, not on the controller); their CPU seconds (bash's times, not in a pipe's subshell: its own
+# and its children's user and system time) go to BENCH_NODE_CPU, which the bench tells apart from the controller's.
+"$BENCH_PYTHON" "$@"
+rc=$?
+times >>"$BENCH_NODE_CPU"
+exit $rc
+""",
     "ssh": """#!/bin/sh
 # STUB ssh [-o OPT]... [--] PEER hostname: answers PEER.
 while [ "$1" = -o ]; do shift 2; done
@@ -81,7 +92,7 @@ def inventory(workdir: Path, size: int, key_dir: Path | None = None) -> dict:
             "hosts": {f"node{index}": {"ansible_host": node_address(index)} for index in range(1, size + 1)},
             "vars": {
                 "ansible_connection": "local",
-                "ansible_python_interpreter": sys.executable,
+                "ansible_python_interpreter": str(workdir / "bin" / "node-python"),
                 "scc_gpu_count": 8,
                 "hosts_file_path": f"{per_node}/hosts",
                 "ssh_trust_known_hosts_file": f"{per_node}/ssh_known_hosts",
@@ -142,6 +153,8 @@ def environment(workdir: Path) -> dict:
         SCC_BENCH_COUNTS=str(workdir / "counts.json"),
         PATH=f"{workdir / 'bin'}:{BIN}:{os.environ['PATH']}",
         BENCH_NODES=str(workdir / "nodes"),
+        BENCH_PYTHON=sys.executable,
+        BENCH_NODE_CPU=str(workdir / "node-cpu"),
     )
 
 
@@ -151,7 +164,9 @@ def seed(workdir: Path) -> None:
     subprocess.run(cmd, cwd=workdir, env=environment(workdir), capture_output=True, check=True)
 
 
-def command(workdir: Path, playbook: str, tags: str | None = None, limit: list[str] | None = None) -> list[str]:
+def command(
+    workdir: Path, playbook: str, tags: str | None = None, limit: list[str] | None = None, extravars: dict | None = None
+) -> list[str]:
     """ansible-playbook's argv for playbooks/PLAYBOOK.yml on the fake cluster (a slice of it with ``limit``)."""
     cmd = [
         str(BIN / "ansible-playbook"),
@@ -166,11 +181,28 @@ def command(workdir: Path, playbook: str, tags: str | None = None, limit: list[s
         cmd += ["--tags", tags]
     if limit:
         cmd += ["--limit", ",".join(limit)]
+    if extravars:
+        cmd += ["-e", json.dumps(extravars)]
     return cmd
 
 
-def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float]:
-    """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, CPU seconds, wall seconds)."""
+def node_cpu(workdir: Path) -> float:
+    """The CPU seconds of every module run so far on the fake nodes (node-python's lines, user and system time:
+    ``0m0.150s 0m0.030s``)."""
+    path = workdir / "node-cpu"
+    if not path.exists():
+        return 0.0
+    total = 0.0
+    for line in path.read_text().splitlines():
+        for field in line.split():
+            minutes, seconds = field.rstrip("s").split("m")
+            total += int(minutes) * 60 + float(seconds)
+    return total
+
+
+def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float, float]:
+    """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, controller CPU seconds, node CPU
+    seconds, wall seconds). Controller: ansible-playbook and everything it started, less the module runs."""
     env = environment(workdir)
     cmd = command(workdir, playbook, tags)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -183,7 +215,8 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
         raise SystemExit(f"bench-scale: playbooks/{playbook}.yml failed at N={size}")
     executions = sum(json.loads((workdir / "counts.json").read_text())["ran"].values())
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return executions, cpu, wall
+    nodes = node_cpu(workdir)
+    return executions, cpu - nodes, nodes, wall
 
 
 def job_slices(hosts: list[str], count: int) -> list[list[str]]:
@@ -205,7 +238,9 @@ def node_files(workdir: Path) -> dict[str, tuple[str, bytes]]:
     }
 
 
-def sliced_run(workdir: Path, size: int, count: int, key_dir: Path) -> subprocess.CompletedProcess | None:
+def sliced_run(
+    workdir: Path, size: int, count: int, key_dir: Path, extravars: dict | None = None
+) -> subprocess.CompletedProcess | None:
     """cluster.yml as ``count`` job slices at once (``--limit`` of each) on a fake cluster whose facts are all
     cached (the SEED run stands in for the whole-group facts run); None when every slice succeeded, else the
     first failed slice's process."""
@@ -214,7 +249,7 @@ def sliced_run(workdir: Path, size: int, count: int, key_dir: Path) -> subproces
     hosts = list(inventory(workdir, size)["scc_cluster"]["hosts"])
     procs = [
         subprocess.Popen(
-            command(workdir, "cluster", limit=part),
+            command(workdir, "cluster", limit=part, extravars=extravars),
             cwd=workdir,
             env=dict(environment(workdir), SCC_BENCH_COUNTS=str(workdir / f"counts-{index}.json")),
             stdout=subprocess.PIPE,
@@ -230,10 +265,10 @@ def sliced_run(workdir: Path, size: int, count: int, key_dir: Path) -> subproces
     return None
 
 
-def sliced_equals_unsliced(size: int, count: int) -> tuple[bool, list[str]]:
+def sliced_equals_unsliced(size: int, count: int, extravars: dict | None = None) -> tuple[bool, list[str]]:
     """cluster.yml over the whole fake cluster, then as ``count`` parallel slices over a second one (same cluster
     key, made by the whole run): whether every node got the same files (path, mode, content), and the paths that
-    differ."""
+    differ. ``extravars`` go to every run."""
     with tempfile.TemporaryDirectory(prefix="scc-bench-slices-") as tmp:
         whole, sliced, key_dir = Path(tmp) / "whole", Path(tmp) / "sliced", Path(tmp) / "controller-key"
         whole.mkdir()
@@ -241,12 +276,17 @@ def sliced_equals_unsliced(size: int, count: int) -> tuple[bool, list[str]]:
         write_cluster(whole, size, key_dir)
         seed(whole)
         proc = subprocess.run(
-            command(whole, "cluster"), cwd=whole, env=environment(whole), capture_output=True, text=True, check=False
+            command(whole, "cluster", extravars=extravars),
+            cwd=whole,
+            env=environment(whole),
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if proc.returncode != 0:
             sys.stderr.write(proc.stdout[-6000:])
             raise SystemExit(f"bench-scale: playbooks/cluster.yml failed at N={size} (unsliced)")
-        failed = sliced_run(sliced, size, count, key_dir)
+        failed = sliced_run(sliced, size, count, key_dir, extravars)
         if failed is not None:
             sys.stderr.write(failed.stdout[-6000:])
             raise SystemExit(f"bench-scale: a slice of playbooks/cluster.yml failed at N={size}")
@@ -298,21 +338,23 @@ def main() -> int:
                 write_cluster(Path(tmp), size)
                 if playbook == "cluster":
                     seed(Path(tmp))
-                executions, cpu, wall = run(Path(tmp), size, playbook, args.tags)
-            table.append((playbook, size, executions / size, cpu / size, wall))
+                executions, cpu, nodes, wall = run(Path(tmp), size, playbook, args.tags)
+            table.append((playbook, size, executions / size, cpu / size, nodes / size, wall))
             tasks_total, cpu_total = tasks_total + executions / size, cpu_total + cpu / size
             print(
-                f"  {playbook}.yml N={size}: {executions} task executions, {cpu:.1f} CPU s, {wall:.1f} s wall",
+                f"  {playbook}.yml N={size}: {executions} task executions, {cpu:.1f} controller CPU s, "
+                f"{nodes:.1f} node CPU s (module runs), {wall:.1f} s wall",
                 file=sys.stderr,
             )
         totals.append((size, tasks_total, cpu_total))
 
     print("playbooks on N local hosts (stubbed setup and node commands); per host = total / N")
-    print(f"{'playbook':>9} {'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'wall s':>8}")
-    for playbook, size, tasks, cpu, wall in table:
-        print(f"{playbook:>9} {size:>5} {tasks:>11.2f} {cpu:>11.3f} {wall:>8.1f}")
+    print("controller cpu: ansible-playbook and all it started, less the module runs (node cpu: on real hosts, theirs)")
+    print(f"{'playbook':>9} {'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'node cpu s/host':>16} {'wall s':>8}")
+    for playbook, size, tasks, cpu, nodes, wall in table:
+        print(f"{playbook:>9} {size:>5} {tasks:>11.2f} {cpu:>11.3f} {nodes:>16.3f} {wall:>8.1f}")
     largest = max(row[1] for row in table)
-    cpu_at_largest = {playbook: cpu for playbook, size, _tasks, cpu, _wall in table if size == largest}
+    cpu_at_largest = {playbook: cpu for playbook, size, _tasks, cpu, _nodes, _wall in table if size == largest}
     sliced = None
     if args.slice_size:
         sliced, differ = sliced_equals_unsliced(args.slice_size, SLICES)

@@ -77,3 +77,9 @@ def test_node_files_compare_contents_without_the_fake_clusters_own_directory(tmp
     assert bench.node_files(tmp_path / "a") == bench.node_files(tmp_path / "b")
     (tmp_path / "b" / "nodes" / "node1" / "conf").write_text("changed\n")
     assert bench.node_files(tmp_path / "a") != bench.node_files(tmp_path / "b")
+
+
+def test_node_cpu_sums_every_module_runs_times(tmp_path):
+    assert bench.node_cpu(tmp_path) == 0.0
+    (tmp_path / "node-cpu").write_text("0m0.002s 0m0.000s\n0m0.102s 0m0.026s\n1m0.500s 0m0.250s\n")
+    assert abs(bench.node_cpu(tmp_path) - 60.88) < 1e-9
