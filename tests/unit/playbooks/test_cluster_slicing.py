@@ -18,6 +18,13 @@ spec.loader.exec_module(bench)
 CHEAP = {"scc_validate_roles": []}
 
 
+def run_cluster(workdir, **options):
+    """cluster.yml on the fake cluster in workdir (bench.command's options: tags, limit), validate.yml kept cheap."""
+    argv = bench.command(workdir, "cluster", extravars=CHEAP, **options)
+    env = bench.environment(workdir)
+    return subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+
+
 def test_slices_are_dealt_as_awx_deals_them():
     assert bench.job_slices([f"n{i}" for i in range(1, 8)], 4) == [["n1", "n5"], ["n2", "n6"], ["n3", "n7"], ["n4"]]
 
@@ -33,24 +40,10 @@ def test_a_node_without_cached_facts_outside_the_slice_is_refused_by_name(tmp_pa
     # ansible-core names a jsonfile cache entry after the host, behind its schema prefix (s1_node3).
     (cached,) = (tmp_path / "facts").glob("*node3")
     cached.unlink()
-    # The key exists (a whole-group run made it): the run is refused for node3's facts, not for the key.
-    proc = subprocess.run(
-        bench.command(tmp_path, "cluster", tags="ssh_trust_install", extravars=CHEAP),
-        cwd=tmp_path,
-        env=bench.environment(tmp_path),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    # A run over the whole group makes the key first (as README.md says): the slice is refused for node3's facts.
+    proc = run_cluster(tmp_path, tags="ssh_trust_install")
     assert proc.returncode == 0, proc.stdout[-3000:]
-    proc = subprocess.run(
-        bench.command(tmp_path, "cluster", limit=["node1", "node2"], extravars=CHEAP),
-        cwd=tmp_path,
-        env=bench.environment(tmp_path),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_cluster(tmp_path, limit=["node1", "node2"])
     assert proc.returncode != 0
     assert "no gathered facts for node3" in proc.stdout, proc.stdout[-3000:]
     # Refused before ssh_trust wrote anything: no partial known_hosts on the slice's nodes.
@@ -60,14 +53,7 @@ def test_a_node_without_cached_facts_outside_the_slice_is_refused_by_name(tmp_pa
 def test_a_slice_never_makes_its_own_cluster_key(tmp_path):
     bench.write_cluster(tmp_path, 4)
     bench.seed(tmp_path)
-    proc = subprocess.run(
-        bench.command(tmp_path, "cluster", limit=["node1", "node3"], extravars=CHEAP),
-        cwd=tmp_path,
-        env=bench.environment(tmp_path),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_cluster(tmp_path, limit=["node1", "node3"])
     assert proc.returncode != 0
     assert "this run covers only part of group 'scc_cluster'" in proc.stdout, proc.stdout[-3000:]
     assert not (tmp_path / "controller-key").exists()
