@@ -137,7 +137,7 @@ def test_the_cluster_wide_filters_name_what_is_wrong():
     assert cluster.cluster_inventory_problems(["node1", "node2"], hostvars)[0].startswith("node1 and node2 share")
     with pytest.raises(AnsibleFilterError, match="cluster_inventory_problems: not in the inventory: node9"):
         cluster.cluster_inventory_problems(["node9"], hostvars)
-    with pytest.raises(AnsibleFilterError, match="^mpi_hostfile_slots: no slot count for node1, node2"):
+    with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile_slots: no slot count for node1, node2"):
         cluster.mpi_hostfile_slots(["node1", "node2"], hostvars)
     nodes = cluster.cluster_addresses(["node1", "node2"], hostvars)
     assert cluster.cluster_node_problems(nodes, "ansible_host", True)[0].startswith(
