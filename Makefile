@@ -22,7 +22,7 @@ help:
 	@echo "make chaos  the chaos tests alone (a host killed mid-prepare, API faults, a corrupted wheel, a full results dir)"
 	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts; nccl_check's bisection rounds vs N = 4..256"
 	@echo "make bench-prep  imagenet_prep's conversion images/s on 1 and 2 lab nodes, the ratio"
-	@echo "make bench-scale  validate.yml and cluster.yml: tasks and controller CPU per host at N = 25..200 fake local hosts"
+	@echo "make bench-scale  validate.yml and cluster.yml: tasks and controller CPU per host at N = 25..200 fake local hosts; 4 job slices vs one run"
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
 	@echo "make mutation  mutation testing (cosmic-ray) of the modules that judge and guard: 'mutation: killed K of N (P%)'"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
@@ -179,7 +179,8 @@ bench: venv lab-deps
 bench-prep: venv lab-deps
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/imagenet_prep_bench.py
 
-# No lab: fake local hosts. Its last line: per-host cpu and task ratios N=200/N=25 (goals <= 1.3, <= 1.05).
+# No lab: fake local hosts. Its last line: per-host cpu and task ratios N=200/N=25 (goals <= 1.3, <= 1.05), the
+# controller CPU s per host at N=200 (goals: cluster <= 3, validate <= 1) and whether 4 parallel job slices = one run.
 bench-scale: venv
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/bringup_scale.py
 

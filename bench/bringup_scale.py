@@ -5,21 +5,23 @@ with its own variables (address, GPU count, its own copies of the files the role
 temporary directory: /etc/hosts, known_hosts, the ssh client drop-in, root's ~/.ssh, the MPI hostfile)
 and its own facts. What is stubbed, and only that:
 
-- STUB setup: cluster.yml's "Gather facts on every node" (tagged always) is skipped with
-  ``--skip-tags always``; each node's facts (nodename, hostname, vCPUs) are in a jsonfile fact cache
-  that a seeding run (SEED, not measured) left, as a real setup would have.
-- STUB node commands, on PATH: ``getent hosts NAME...`` answers from the hosts file the role wrote,
-  ``ssh PEER hostname`` answers PEER, and ``cat`` hands out a host key for the
-  ``/etc/ssh/ssh_host_*_key.pub`` this machine may lack.
+- STUB setup: cluster.yml's "Gather facts on every node" (tagged facts) is skipped with ``--skip-tags facts``;
+  each node's facts (nodename, hostname, vCPUs, an SSH host key as setup's ssh_pub_keys reports it) are in a
+  jsonfile fact cache that a seeding run (SEED, not measured) left, as a real setup would have.
+- STUB node commands, on PATH: ``getent hosts -- NAME...`` answers from the hosts file the role wrote and
+  ``ssh ... -- PEER hostname`` answers PEER.
 
 What is measured is what grows with N on the controller: the task executions per host (a callback
 counts them; a loop item counts one) and the CPU seconds of ansible-playbook and everything it started
-(templating, forks, the local module runs: ``resource.getrusage`` of the children), per host. A flat
+(templating, forks: ``resource.getrusage`` of the children), per host, less the module runs and what they
+start (the stand-ins above): here the nodes are this machine, on real hosts that work is the nodes'. The
+module runs' CPU is printed apart (node-python, the fake nodes' interpreter, sums it with bash's ``times``). A flat
 cost per host is the goal: cluster-wide data built once, O(1) module calls per node. The last line
 compares the largest cluster with the smallest, both playbooks together.
 
-Cost: about 3.5 CPU s per host for validate.yml and 12-14 for cluster.yml (mostly the local module runs),
-so the default sizes (375 hosts in all) take about 65 minutes on 2 cores; ``--sizes`` and ``--playbooks`` narrow it.
+Cost: about 8 CPU s per host for cluster.yml (6 of them the module runs) and under 0.3 for validate.yml, so the
+default sizes (375 hosts in all) take about an hour on 2 busy cores (N = 25 and 100 took 28 minutes at a load of
+20-40); ``--sizes``, ``--playbooks`` and ``--slice-size`` narrow it.
 """
 
 from __future__ import annotations
@@ -37,27 +39,41 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 PLAYBOOKS = ("validate", "cluster")
+# The slicing check: cluster.yml whole vs as SLICES parallel job slices, on SLICE_SIZE fake nodes.
+SLICES, SLICE_SIZE = 4, 12
+# prepare.yml is not among the playbooks: its roles act on the machine they reach (mount CPFS, install packages
+# from repositories, build a venv, load kernel modules), and every fake node here is this machine itself
+# (ansible_connection: local). Its converged re-run is measured on lab hosts (make bench, bench/site_bench.py).
+PREPARE_RERUN = "needs real hosts (make bench on the lab)"
 
 # Stand-ins for the node-side commands (see the module docstring).
 STANDINS = {
     "getent": """#!/bin/sh
-# STUB getent hosts NAME...: answered from the hosts file the role wrote for node1 (every node's is the same).
+# STUB getent hosts [--] NAME...: answered from the hosts file the role wrote for one node, the first that has one
+# (every node's is the same; the slicing check compares them all).
 [ "$1" = hosts ] || exec /usr/bin/getent "$@"
 shift
+[ "$1" = -- ] && shift
+for file in "$BENCH_NODES"/*/hosts; do [ -f "$file" ] && break; done
 awk -v names="$*" 'BEGIN { n = split(names, want, " ") }
   FNR == NR && !/^#/ { for (i = 2; i <= NF; i++) line[$i] = $0; next }
   END { for (k = 1; k <= n; k++) { if (want[k] in line) print line[want[k]]; else missing = 1 } exit missing ? 2 : 0 }' \
-  "$BENCH_HOSTS_FILE"
+  "$file"
+""",
+    "node-python": """#!/bin/bash
+# The nodes' Python (ansible_python_interpreter): a module run and what it starts are the node's work (on real
+# hosts they run there, not on the controller); their CPU seconds (bash's times, not in a pipe's subshell: its own
+# and its children's user and system time) go to BENCH_NODE_CPU, which the bench tells apart from the controller's.
+"$BENCH_PYTHON" "$@"
+rc=$?
+times >>"$BENCH_NODE_CPU"
+exit $rc
 """,
     "ssh": """#!/bin/sh
-# STUB ssh [-o OPT]... PEER hostname: answers PEER.
+# STUB ssh [-o OPT]... [--] PEER hostname: answers PEER.
 while [ "$1" = -o ]; do shift 2; done
+[ "$1" = -- ] && shift
 echo "$1"
-""",
-    "cat": """#!/bin/sh
-# STUB: the node's host keys (this machine may have none); any other file: the real cat.
-case "$1" in /etc/ssh/ssh_host_*) echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBench root@bench";;
-*) exec /bin/cat "$@";; esac
 """,
 }
 
@@ -67,8 +83,9 @@ def node_address(index: int) -> str:
     return f"127.0.{50 + index // 250}.{index % 250 + 1}"
 
 
-def inventory(workdir: Path, size: int) -> dict:
-    """The fake cluster: ``size`` local hosts, each writing its files under workdir/nodes/NAME."""
+def inventory(workdir: Path, size: int, key_dir: Path | None = None) -> dict:
+    """The fake cluster: ``size`` local hosts, each writing its files under workdir/nodes/NAME; the controller's
+    cluster key under key_dir (default workdir/controller-key)."""
     nodes = workdir / "nodes"
     per_node = f"{nodes}/{{{{ inventory_hostname }}}}"
     return {
@@ -76,12 +93,12 @@ def inventory(workdir: Path, size: int) -> dict:
             "hosts": {f"node{index}": {"ansible_host": node_address(index)} for index in range(1, size + 1)},
             "vars": {
                 "ansible_connection": "local",
-                "ansible_python_interpreter": sys.executable,
+                "ansible_python_interpreter": str(workdir / "bin" / "node-python"),
                 "scc_gpu_count": 8,
                 "hosts_file_path": f"{per_node}/hosts",
                 "ssh_trust_known_hosts_file": f"{per_node}/ssh_known_hosts",
                 "ssh_trust_ssh_config_file": f"{per_node}/scc-training.conf",
-                "ssh_trust_key_dir": str(workdir / "controller-key"),
+                "ssh_trust_key_dir": str(key_dir or workdir / "controller-key"),
                 "mpi_hostfile_path": f"{per_node}/mpihosts",
             },
         }
@@ -99,13 +116,15 @@ SEED = """---
         nodename: "{{ inventory_hostname }}"
         hostname: "{{ inventory_hostname }}"
         processor_vcpus: 96
+        ssh_host_key_ed25519_public: AAAAC3NzaC1lZDI1NTE5AAAAIBenchBenchBenchBenchBenchBenchBenchBench
+        ssh_host_key_ed25519_public_keytype: ssh-ed25519
         cacheable: true
 """
 
 
-def write_cluster(workdir: Path, size: int) -> Path:
+def write_cluster(workdir: Path, size: int, key_dir: Path | None = None) -> Path:
     """The inventory, the fact cache and the stand-ins under workdir; returns the inventory's path."""
-    hosts = inventory(workdir, size)
+    hosts = inventory(workdir, size, key_dir)
     for name in hosts["scc_cluster"]["hosts"]:
         (workdir / "nodes" / name / "root").mkdir(parents=True)
     (workdir / "seed.yml").write_text(SEED)
@@ -134,7 +153,9 @@ def environment(workdir: Path) -> dict:
         ANSIBLE_PIPELINING="True",
         SCC_BENCH_COUNTS=str(workdir / "counts.json"),
         PATH=f"{workdir / 'bin'}:{BIN}:{os.environ['PATH']}",
-        BENCH_HOSTS_FILE=str(workdir / "nodes" / "node1" / "hosts"),
+        BENCH_NODES=str(workdir / "nodes"),
+        BENCH_PYTHON=sys.executable,
+        BENCH_NODE_CPU=str(workdir / "node-cpu"),
     )
 
 
@@ -144,9 +165,10 @@ def seed(workdir: Path) -> None:
     subprocess.run(cmd, cwd=workdir, env=environment(workdir), capture_output=True, check=True)
 
 
-def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float]:
-    """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, CPU seconds, wall seconds)."""
-    env = environment(workdir)
+def command(
+    workdir: Path, playbook: str, tags: str | None = None, limit: list[str] | None = None, extravars: dict | None = None
+) -> list[str]:
+    """ansible-playbook's argv for playbooks/PLAYBOOK.yml on the fake cluster (a slice of it with ``limit``)."""
     cmd = [
         str(BIN / "ansible-playbook"),
         "-i",
@@ -154,10 +176,36 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
         str(ROOT / "playbooks" / f"{playbook}.yml"),
     ]
     # STUB setup (see the module docstring); root's home is a role variable (vars/): only an extra variable outranks it.
-    cmd += ["--skip-tags", "always"]
+    cmd += ["--skip-tags", "facts"]
     cmd += ["-e", json.dumps({"_ssh_trust_home": str(workdir / "nodes" / "{{ inventory_hostname }}" / "root")})]
     if tags:
         cmd += ["--tags", tags]
+    if limit:
+        cmd += ["--limit", ",".join(limit)]
+    if extravars:
+        cmd += ["-e", json.dumps(extravars)]
+    return cmd
+
+
+def node_cpu(workdir: Path) -> float:
+    """The CPU seconds of every module run so far on the fake nodes (node-python's lines, user and system time:
+    ``0m0.150s 0m0.030s``)."""
+    path = workdir / "node-cpu"
+    if not path.exists():
+        return 0.0
+    total = 0.0
+    for line in path.read_text().splitlines():
+        for field in line.split():
+            minutes, seconds = field.rstrip("s").split("m")
+            total += int(minutes) * 60 + float(seconds)
+    return total
+
+
+def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float, float]:
+    """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, controller CPU seconds, node CPU
+    seconds, wall seconds). Controller: ansible-playbook and everything it started, less the module runs."""
+    env = environment(workdir)
+    cmd = command(workdir, playbook, tags)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, check=False)
@@ -168,11 +216,88 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
         raise SystemExit(f"bench-scale: playbooks/{playbook}.yml failed at N={size}")
     executions = sum(json.loads((workdir / "counts.json").read_text())["ran"].values())
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return executions, cpu, wall
+    nodes = node_cpu(workdir)
+    return executions, cpu - nodes, nodes, wall
+
+
+def job_slices(hosts: list[str], count: int) -> list[list[str]]:
+    """The hosts of each of ``count`` job slices, as AWX/AAP deals them: host i into slice i mod count."""
+    return [hosts[first::count] for first in range(count)]
+
+
+def node_files(workdir: Path) -> dict[str, tuple[str, bytes]]:
+    """Every file the roles wrote for every node: path under workdir/nodes -> (mode, content), the fake cluster's
+    own directory in a content (the paths the inventory gives the files) written as WORKDIR."""
+    nodes = workdir / "nodes"
+    return {
+        str(path.relative_to(nodes)): (
+            oct(path.stat().st_mode & 0o777),
+            path.read_bytes().replace(str(workdir).encode(), b"WORKDIR"),
+        )
+        for path in sorted(nodes.rglob("*"))
+        if path.is_file()
+    }
+
+
+def sliced_run(
+    workdir: Path, size: int, count: int, key_dir: Path, extravars: dict | None = None
+) -> subprocess.CompletedProcess | None:
+    """cluster.yml as ``count`` job slices at once (``--limit`` of each) on a fake cluster whose facts are all
+    cached (the SEED run stands in for the whole-group facts run); None when every slice succeeded, else the
+    first failed slice's process."""
+    write_cluster(workdir, size, key_dir)
+    seed(workdir)
+    hosts = list(inventory(workdir, size)["scc_cluster"]["hosts"])
+    procs = [
+        subprocess.Popen(
+            command(workdir, "cluster", limit=part, extravars=extravars),
+            cwd=workdir,
+            env=dict(environment(workdir), SCC_BENCH_COUNTS=str(workdir / f"counts-{index}.json")),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for index, part in enumerate(job_slices(hosts, count))
+    ]
+    outputs = [proc.communicate()[0] for proc in procs]
+    for proc, output in zip(procs, outputs):
+        if proc.returncode != 0:
+            return subprocess.CompletedProcess(proc.args, proc.returncode, output)
+    return None
+
+
+def sliced_equals_unsliced(size: int, count: int, extravars: dict | None = None) -> tuple[bool, list[str]]:
+    """cluster.yml over the whole fake cluster, then as ``count`` parallel slices over a second one (same cluster
+    key, made by the whole run): whether every node got the same files (path, mode, content), and the paths that
+    differ. ``extravars`` go to every run."""
+    with tempfile.TemporaryDirectory(prefix="scc-bench-slices-") as tmp:
+        whole, sliced, key_dir = Path(tmp) / "whole", Path(tmp) / "sliced", Path(tmp) / "controller-key"
+        whole.mkdir()
+        sliced.mkdir()
+        write_cluster(whole, size, key_dir)
+        seed(whole)
+        proc = subprocess.run(
+            command(whole, "cluster", extravars=extravars),
+            cwd=whole,
+            env=environment(whole),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stdout[-6000:])
+            raise SystemExit(f"bench-scale: playbooks/cluster.yml failed at N={size} (unsliced)")
+        failed = sliced_run(sliced, size, count, key_dir, extravars)
+        if failed is not None:
+            sys.stderr.write(failed.stdout[-6000:])
+            raise SystemExit(f"bench-scale: a slice of playbooks/cluster.yml failed at N={size}")
+        expected, got = node_files(whole), node_files(sliced)
+        differ = sorted(path for path in set(expected) | set(got) if expected.get(path) != got.get(path))
+        return bool(expected) and not differ, differ
 
 
 def ratios(rows: list[tuple[int, float, float]]) -> str:
-    """The last line: per-host CPU and task ratios of the largest cluster over the smallest.
+    """The per-host CPU and task ratios of the largest cluster over the smallest.
 
     rows: (N, task executions per host, CPU seconds per host), smallest N first."""
     (small, small_tasks, small_cpu), (large, large_tasks, large_cpu) = rows[0], rows[-1]
@@ -182,11 +307,28 @@ def ratios(rows: list[tuple[int, float, float]]) -> str:
     )
 
 
+def last_line(rows: list[tuple[int, float, float]], cpu_at_largest: dict[str, float], sliced: bool | None) -> str:
+    """The last line: the ratios, each playbook's CPU s per host at the largest N, and the slicing verdict.
+
+    prepare.yml is not run here (see PREPARE_RERUN): it reads "n/a"."""
+    large = rows[-1][0]
+
+    def cpu(playbook: str) -> str:
+        return f"{cpu_at_largest[playbook]:.1f}" if playbook in cpu_at_largest else "n/a"
+
+    verdict = "not run" if sliced is None else ("yes" if sliced else "no")
+    return (
+        f"{ratios(rows)}; cpu s per host at N={large}: cluster {cpu('cluster')}, validate {cpu('validate')}, "
+        f"prepare-rerun {cpu('prepare')}; sliced {SLICES} = unsliced: {verdict}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="25,50,100,200")
     parser.add_argument("--playbooks", default=",".join(PLAYBOOKS), help="of: " + ", ".join(PLAYBOOKS))
     parser.add_argument("--tags", default=None, help="limit the roles' steps, e.g. hosts_file,ssh_trust_verify")
+    parser.add_argument("--slice-size", type=int, default=SLICE_SIZE, help="fake nodes of the slicing check (0: skip)")
     args = parser.parse_args()
     playbooks = args.playbooks.split(",")
     table, totals = [], []
@@ -197,20 +339,32 @@ def main() -> int:
                 write_cluster(Path(tmp), size)
                 if playbook == "cluster":
                     seed(Path(tmp))
-                executions, cpu, wall = run(Path(tmp), size, playbook, args.tags)
-            table.append((playbook, size, executions / size, cpu / size, wall))
+                executions, cpu, nodes, wall = run(Path(tmp), size, playbook, args.tags)
+            table.append((playbook, size, executions / size, cpu / size, nodes / size, wall))
             tasks_total, cpu_total = tasks_total + executions / size, cpu_total + cpu / size
             print(
-                f"  {playbook}.yml N={size}: {executions} task executions, {cpu:.1f} CPU s, {wall:.1f} s wall",
+                f"  {playbook}.yml N={size}: {executions} task executions, {cpu:.1f} controller CPU s, "
+                f"{nodes:.1f} node CPU s (module runs), {wall:.1f} s wall",
                 file=sys.stderr,
             )
         totals.append((size, tasks_total, cpu_total))
 
     print("playbooks on N local hosts (stubbed setup and node commands); per host = total / N")
-    print(f"{'playbook':>9} {'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'wall s':>8}")
-    for playbook, size, tasks, cpu, wall in table:
-        print(f"{playbook:>9} {size:>5} {tasks:>11.2f} {cpu:>11.3f} {wall:>8.1f}")
-    print(ratios(totals))
+    print("controller cpu: ansible-playbook and all it started, less the module runs (node cpu: on real hosts, theirs)")
+    print(f"{'playbook':>9} {'hosts':>5} {'tasks/host':>11} {'cpu s/host':>11} {'node cpu s/host':>16} {'wall s':>8}")
+    for playbook, size, tasks, cpu, nodes, wall in table:
+        print(f"{playbook:>9} {size:>5} {tasks:>11.2f} {cpu:>11.3f} {nodes:>16.3f} {wall:>8.1f}")
+    largest = max(row[1] for row in table)
+    cpu_at_largest = {playbook: cpu for playbook, size, _tasks, cpu, _nodes, _wall in table if size == largest}
+    sliced = None
+    if args.slice_size:
+        sliced, differ = sliced_equals_unsliced(args.slice_size, SLICES)
+        print(
+            f"cluster.yml as {SLICES} parallel job slices on {args.slice_size} nodes vs one run: differing files: "
+            + (", ".join(differ) or "none")
+        )
+    print(f"prepare.yml re-run: {PREPARE_RERUN}")
+    print(last_line(totals, cpu_at_largest, sliced))
     return 0
 
 

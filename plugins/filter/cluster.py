@@ -6,7 +6,8 @@
 ``cluster_addresses`` (the address rule of hosts_file and ssh_trust),
 ``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``,
 the verify checks ``cluster_resolution_problems``, ``cluster_ring_peers``, ``cluster_mesh_problems``,
-``mpi_slots`` and ``ssh_trust_input_problems``.
+``mpi_hostfile_check_problems``, the cluster-wide rules ``cluster_inventory_problems`` and ``cluster_node_problems``,
+``mpi_slots``, ``mpi_hostfile_slots``, ``hosts_file_input_problems`` and ``ssh_trust_input_problems``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -107,6 +108,58 @@ def cluster_host_name_problems(hosts):
     return cluster.host_name_problems(_list(hosts, "cluster_host_name_problems", "a list of inventory host names"))
 
 
+def _hosts_in(hosts, hostvars, filter_name):
+    hosts = [str(h) for h in _list(hosts, filter_name, "the input (inventory host names)")]
+    _mapping(hostvars, filter_name, "hostvars")
+    missing = [h for h in hosts if h not in hostvars]
+    if missing:
+        raise AnsibleFilterError("%s: not in the inventory: %s" % (filter_name, ", ".join(missing)))
+    return hosts
+
+
+def cluster_inventory_problems(hosts, hostvars, expected_size=None):
+    """The cluster group's names and hostvars -> bad host names, nodes sharing an ansible_host and (with
+    ``expected_size``, scc_cluster_size) a group of another size (judged once)."""
+    hosts = _hosts_in(hosts, hostvars, "cluster_inventory_problems")
+    if expected_size is not None and (isinstance(expected_size, bool) or not str(expected_size).isdigit()):
+        raise AnsibleFilterError(
+            "cluster_inventory_problems: scc_cluster_size must be an integer, got %r" % expected_size
+        )
+    return cluster.inventory_problems(hosts, hostvars, expected_size)
+
+
+def cluster_node_problems(nodes, rule, need_facts=False, need_host_keys=False):
+    """cluster_addresses' nodes -> nodes without an address, sharing one, or (when needed) without facts."""
+    nodes = _list(nodes, "cluster_node_problems", "the input (cluster_addresses' nodes)")
+    return filter_call(
+        "cluster_node_problems",
+        cluster.node_problems,
+        nodes,
+        str(rule),
+        bool(need_facts),
+        bool(need_host_keys),
+        errors=(KeyError,),
+    )
+
+
+def mpi_hostfile_slots(hosts, hostvars):
+    """The hostfile's nodes -> ``[{host, slots}]`` from every node's inventory and (cached) facts."""
+    hosts = _hosts_in(hosts, hostvars, "mpi_hostfile_slots")
+    return filter_call("mpi_hostfile_slots", cluster.hostfile_slots, hosts, hostvars)
+
+
+def mpi_hostfile_check_problems(report, content, path):
+    """mpi_hostfile's verify report on one node -> what differs from the rendered hostfile or does not resolve."""
+    report = require_text(report, "mpi_hostfile_check_problems", "the verify command's report as a string")
+    content = require_text(content, "mpi_hostfile_check_problems", "content (the rendered hostfile)")
+    return cluster.hostfile_check_problems(report, content, str(path))
+
+
+def hosts_file_input_problems(settings):
+    """hosts_file's variables -> one readable line per problem (empty when all is well)."""
+    return cluster.hosts_file_input_problems(require_settings(settings, "hosts_file_input_problems"))
+
+
 def ssh_trust_input_problems(settings):
     """ssh_trust's variables -> one readable line per problem (empty when all is well)."""
     return cluster.ssh_trust_input_problems(require_settings(settings, "ssh_trust_input_problems"))
@@ -123,6 +176,11 @@ class FilterModule(object):
             cluster_known_hosts,
             cluster_authorized_key,
             cluster_host_name_problems,
+            cluster_inventory_problems,
+            cluster_node_problems,
+            hosts_file_input_problems,
+            mpi_hostfile_check_problems,
+            mpi_hostfile_slots,
             cluster_resolution_problems,
             cluster_ring_peers,
             cluster_mesh_problems,

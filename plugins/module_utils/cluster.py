@@ -10,8 +10,16 @@
   /etc/hosts lines outside the block that map a cluster name to another address.
 - ``resolution_problems``, ``ring_peers``, ``mesh_problems``: the checks afterwards, one command per node
   for all names or all peers (hosts_file's and ssh_trust's verify.yml), judged here.
-- ``mpi_slots``: how many MPI processes a node of the hostfile may run.
-- ``ssh_trust_input_problems``: ssh_trust's rules across its variables (its validate.yml).
+- ``mpi_slots``: how many MPI processes a node of the hostfile may run; ``hostfile_slots``: every node's, once
+  for the cluster, from the inventory and the (cached) facts of all nodes.
+- ``inventory_problems``, ``node_problems``: the cluster-wide rules, judged once per run: host names (RFC 1123),
+  two nodes at one address, a node without the facts a cluster-wide file needs.
+- ``hostfile_check_problems``: mpi_hostfile's check afterwards (the file's digest and its names' resolution).
+- ``ssh_trust_input_problems``, ``hosts_file_input_problems``: the roles' rules across their variables.
+
+Job slicing (AWX/AAP runs a playbook as K ``--limit`` slices at once): every cluster-wide file is made from
+``groups[...]`` and ``hostvars`` (the inventory, and the fact cache for nodes outside the slice), never from the
+hosts of the play; a node whose facts are missing is refused by name instead of being left out of a file.
 
 Pure Python, no Ansible imports: ``hostvars`` is any mapping of host name -> mapping of variables.
 """
@@ -20,6 +28,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import ipaddress
 import re
 
@@ -32,6 +41,9 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
 )
 
 _NAME = r"^[A-Za-z0-9_.-]+$"
+# setup's ssh_pub_keys facts: ssh_host_key_<type>_public (the key) and ..._public_keytype (its type), one per
+# /etc/ssh/ssh_host_<type>_key.pub; known_hosts lists them in this order (that of the files' glob).
+_HOST_KEY_TYPES = ("dsa", "ecdsa", "ed25519", "rsa")
 # ssh(1) -i: the identity files ssh tries by default; a cluster key of one of these names would replace root's own key.
 _DEFAULT_IDENTITIES = ("id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_dsa", "id_xmss")
 # sshd(8), AUTHORIZED_KEYS FILE FORMAT: the options without a value (those with one need quotes, refused
@@ -170,9 +182,82 @@ def cluster_nodes(hosts, hostvars, interface=""):
                 "address": address,
                 "names": names,
                 "peer_names": _unique(names + [facts.get("nodename"), facts.get("hostname"), address]),
+                "facts": bool(facts.get("nodename")),
+                "host_keys": fact_host_keys(facts),
             }
         )
     return nodes
+
+
+def fact_host_keys(facts):
+    """A node's SSH host keys from setup's ssh_pub_keys facts: ``["<type> <key>", ...]`` (none: [])."""
+    keys = []
+    for kind in _HOST_KEY_TYPES:
+        key = facts.get("ssh_host_key_%s_public" % kind)
+        keytype = facts.get("ssh_host_key_%s_public_keytype" % kind)
+        if key and keytype:
+            keys.append("%s %s" % (keytype, key))
+    return keys
+
+
+def _names_list(hosts):
+    return ", ".join(str(host) for host in hosts)
+
+
+def inventory_problems(hosts, hostvars, expected_size=None):
+    """The rules over the cluster group's inventory, judged once per run (no facts needed): every name an RFC
+    1123 host name, no two nodes reached at one ``ansible_host`` (one machine listed twice: twice in /etc/hosts
+    and in the MPI hostfile, twice the ranks on its GPUs), and, when ``expected_size`` (``scc_cluster_size``) is
+    set, as many nodes as it says: an AWX/AAP job slice's inventory holds only that slice's hosts (AWX
+    ``Inventory.get_script_data``), from which every cluster-wide file would be partial."""
+    hosts = list(hosts)
+    problems = host_name_problems(hosts) + _shared_address_problems(
+        [{"host": host, "address": (hostvars[host].get("ansible_host") or None)} for host in hosts], "ansible_host"
+    )
+    if expected_size is not None and len(hosts) != int(expected_size):
+        problems.append(
+            "the group has %d node(s) in this run's inventory, scc_cluster_size says %d: cluster-wide files would "
+            "be partial (an AWX/AAP job slice's inventory holds only its own hosts: run this stage as one job, or "
+            "as parallel jobs each with a --limit over the whole inventory; README.md, Job slicing)"
+            % (len(hosts), int(expected_size))
+        )
+    return problems
+
+
+def _shared_address_problems(nodes, what):
+    by_address = {}
+    for node in nodes:
+        if node.get("address"):
+            by_address.setdefault(str(node["address"]), []).append(node["host"])
+    return [
+        "%s share %s %s: one machine would be listed twice (twice in /etc/hosts and the MPI hostfile); "
+        "give each node its own address or remove the duplicate" % (" and ".join(hosts), what, address)
+        for address, hosts in by_address.items()
+        if len(hosts) > 1
+    ]
+
+
+def node_problems(nodes, rule, need_facts=False, need_host_keys=False):
+    """``cluster_nodes``' nodes -> one sentence per problem that would make a cluster-wide file wrong or partial.
+
+    A node without an address by the rule (``rule`` says which: ansible_host or an interface), two nodes at one
+    address, and with ``need_facts`` / ``need_host_keys`` a node whose gathered facts (nodename, ssh host keys)
+    are missing: outside a sliced or limited run they come from the fact cache, so every node's facts must have
+    been gathered into it first. Each sentence names the nodes."""
+    problems = []
+    missing = [node["host"] for node in nodes if need_facts and not node.get("facts")]
+    if missing:
+        problems.append(
+            "no gathered facts for %s: facts of every node of the group are needed (in a sliced or --limit run they "
+            "come from the fact cache: gather them for every node first)" % _names_list(missing)
+        )
+    keyless = [node["host"] for node in nodes if need_host_keys and node.get("facts") and not node.get("host_keys")]
+    if keyless:
+        problems.append("no SSH host key in the facts (setup's ssh_pub_keys) of %s" % _names_list(keyless))
+    no_address = [node["host"] for node in nodes if not node.get("address")]
+    if no_address:
+        problems.append("no IP address (%s) for %s" % (rule, _names_list(no_address)))
+    return problems + _shared_address_problems(nodes, "the cluster address")
 
 
 def _require_addresses(nodes):
@@ -303,6 +388,80 @@ def mpi_slots(slots=None, gpu_count=None, gpu_devices=0, vcpus=None):
         if _positive(value):
             return int(value)
     raise ValueError("no slot count: slots, GPU count, GPU devices and vCPUs are all unset or 0")
+
+
+def hostfile_slots(hosts, hostvars):
+    """``[{host, slots}]`` for the hostfile's nodes, once for the cluster, from each node's inventory and facts.
+
+    Per node, as ``mpi_slots``: ``mpi_hostfile_slots``, else ``scc_gpu_count``, else its cached
+    ``mpi_hostfile_gpu_devices`` fact (the /dev/nvidia[0-9]* count mpi_hostfile records) when above 0, else its
+    vCPUs. A node that has neither a slot setting nor a recorded device count is refused (raised ValueError,
+    naming it): falling back to its vCPUs would put a rank on every CPU of a GPU node.
+    """
+    plan, unknown = [], []
+    for host in hosts:
+        variables = hostvars[host]
+        facts = variables.get("ansible_facts") or {}
+        slots, gpu_count = variables.get("mpi_hostfile_slots"), variables.get("scc_gpu_count")
+        devices = variables.get("mpi_hostfile_gpu_devices", facts.get("mpi_hostfile_gpu_devices"))
+        if not _positive(slots) and not _positive(gpu_count) and devices is None:
+            unknown.append(host)
+            continue
+        vcpus = facts.get("processor_vcpus") or facts.get("processor_nproc")
+        try:
+            plan.append({"host": host, "slots": mpi_slots(slots, gpu_count, devices or 0, vcpus)})
+        except ValueError:
+            unknown.append(host)
+    if unknown:
+        raise ValueError(
+            "no slot count for %s: set mpi_hostfile_slots or scc_gpu_count in the inventory, or gather the facts "
+            "of every node first (mpi_hostfile records each node's GPU devices; in a sliced or --limit run the "
+            "other nodes' come from the fact cache)" % _names_list(unknown)
+        )
+    return plan
+
+
+def hostfile_check_problems(report, content, path):
+    """mpi_hostfile's check on one node -> one sentence per problem ([] when the file is the rendered one and
+    every host in it resolves).
+
+    ``report``: the verify command's output: the file's sha256 (or nothing when it is missing), then
+    ``getent hosts -- HOST...``'s exit status, then getent's lines."""
+    lines = report.splitlines()
+    digest = lines[0].split()[0] if lines and lines[0].split() else ""
+    rc = lines[1].strip() if len(lines) > 1 else "none"
+    problems = []
+    if digest != hashlib.sha256(content.encode("utf-8")).hexdigest():
+        problems.append("%s differs from the rendered hostfile %r" % (path, content))
+    if rc != "0":
+        problems.append(
+            "not every host of %s resolves (getent rc %s, got %r); apply scc.training.hosts_file or fix DNS"
+            % (path, rc, lines[2:])
+        )
+    return problems
+
+
+_HOSTS_FILE_RULES = (
+    (
+        "hosts_file_interface",
+        pattern(r"^[A-Za-z0-9_.:-]*$"),
+        "empty or an interface name (letters, digits, '_', '.', ':', '-')",
+    ),
+    ("hosts_file_path", pattern(r"^/\S+$"), "an absolute path"),
+    (
+        "hosts_file_marker",
+        lambda marker: "{mark}" in text(marker) and text(marker).startswith("#") and "\n" not in text(marker),
+        "one line starting with '#' (/etc/hosts reads any other line as an address) and containing '{mark}'",
+    ),
+)
+
+
+def hosts_file_input_problems(settings):
+    """hosts_file's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
+
+    ``settings``: the ``hosts_file_*`` variables and ``group_hosts`` (the hosts of hosts_file_group).
+    """
+    return group_problems(settings, "hosts_file_group") + rule_problems(settings, _HOSTS_FILE_RULES)
 
 
 def ssh_trust_input_problems(settings):

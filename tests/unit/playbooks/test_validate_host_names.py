@@ -2,8 +2,12 @@
 before any host is contacted (nothing listens at the inventory's address: contacting it would fail as
 unreachable). The names go into /etc/hosts, known_hosts, mpihosts and ssh's command line."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from ansible_collections.scc.training.plugins.module_utils.cluster import host_name_problems
@@ -33,3 +37,58 @@ def test_validate_playbook_refuses_them_before_contacting_a_host(tmp_path):
     assert host == "localhost" and "scc_cluster_group: inventory names that cannot be host names" in message
     assert "'-oProxyCommand=touch_pwned' is not an RFC 1123 host name" in message
     assert "'gpu_node2' is not" in message and "'node1'" not in message
+
+
+# Issue 27: the checks cannot be skipped. Each role that consumes the names judges them itself, once per run,
+# under any --tags (here the role's configure step alone, which skipped them before) or --limit; cluster.yml's
+# own check (validate.yml, tagged always) refuses them under --tags too. Nothing listens at the address: a
+# contacted host would come back unreachable.
+ROLE_PLAY = """
+- name: One role, one of its steps
+  hosts: scc_cluster
+  gather_facts: false
+  tasks:
+    - name: The role
+      ansible.builtin.import_role:
+        name: scc.training.{role}
+"""
+ENV = {
+    **os.environ,
+    "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+    "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+    "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+}
+
+
+def refused(tmp_path, hosts, playbook, *args):
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(yaml.safe_dump({"scc_cluster": {"hosts": hosts}}))
+    env = dict(ENV, ANSIBLE_CACHE_PLUGIN_CONNECTION=str(tmp_path / "facts"))
+    argv = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory), str(playbook), *args]
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 2 and "UNREACHABLE" not in proc.stdout, proc.stdout[-3000:]
+    return proc.stdout
+
+
+@pytest.mark.parametrize(("role", "name"), [("hosts_file", "-v"), ("ssh_trust", "-v"), ("mpi_hostfile", "-oX=y")])
+def test_a_role_refuses_bad_names_under_the_tag_of_one_step(tmp_path, role, name):
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(ROLE_PLAY.format(role=role))
+    hosts = {"node1": {"ansible_host": "127.0.13.61"}, name: {"ansible_host": "127.0.13.62"}}
+    out = refused(tmp_path, hosts, playbook, "--tags", f"{role}_configure", "--limit", "node1")
+    assert f"'{name}' is not an RFC 1123 host name" in out
+
+
+@pytest.mark.parametrize("role", ["hosts_file", "ssh_trust", "mpi_hostfile"])
+def test_a_role_refuses_two_nodes_at_one_address_naming_both(tmp_path, role):
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(ROLE_PLAY.format(role=role))
+    hosts = {f"node{i}": {"ansible_host": address} for i, address in enumerate(["127.0.13.61", "127.0.13.62"] * 2)}
+    out = refused(tmp_path, hosts, playbook, "--tags", f"{role}_configure")
+    assert "node0 and node2 share ansible_host 127.0.13.61" in out and "node1 and node3 share" in out
+
+
+def test_cluster_yml_under_a_roles_tag_still_refuses_bad_names(tmp_path):
+    hosts = {"node1": {"ansible_host": "127.0.13.61"}, "-oProxyCommand=x": {"ansible_host": "127.0.13.62"}}
+    out = refused(tmp_path, hosts, ROOT / "playbooks" / "cluster.yml", "--tags", "mpi_hostfile")
+    assert "'-oProxyCommand=x' is not an RFC 1123 host name" in out

@@ -21,7 +21,11 @@ from tests.lab_runner import failed, run_playbook, unreachable
 
 def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_cluster") -> dict:
     """Return {case: None if it passed, else the failure message}."""
-    inventory = {group: {"hosts": {name: {"ansible_connection": "local", **vars_} for name, vars_ in cases.items()}}}
+    # Host names as RFC 1123 has them ('_' -> '-'): the cluster roles refuse any other name in their group, once.
+    hosts = {name.replace("_", "-"): name for name in cases}
+    inventory = {
+        group: {"hosts": {host: {"ansible_connection": "local", **cases[name]} for host, name in hosts.items()}}
+    }
     (tmp_path / "inventory.yml").write_text(yaml.safe_dump(inventory))
     playbook = [
         {
@@ -41,8 +45,8 @@ def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_clust
     assert not unreachable(run.events), f"validate contacted a host: {unreachable(run.events)}"
     result = dict.fromkeys(cases)
     for host, _task, msg in failed(run.events):
-        if result[host] is None:
-            result[host] = msg
+        if result[hosts[host]] is None:
+            result[hosts[host]] = msg
     return result
 
 

@@ -58,3 +58,28 @@ def test_callback_counts_a_loop_item_once_and_skips_apart(tmp_path, monkeypatch)
     callback.v2_runner_on_skipped(result("node2"))
     callback.v2_playbook_on_stats(None)
     assert json.loads((tmp_path / "counts.json").read_text()) == {"ran": {"node1": 3}, "skipped": {"node2": 1}}
+
+
+def test_last_line_adds_cpu_per_host_at_the_largest_n_and_the_slicing_verdict():
+    rows = [(25, 20.0, 2.0), (200, 19.0, 2.2)]
+    line = bench.last_line(rows, {"cluster": 2.04, "validate": 0.16}, True)
+    assert line == (
+        "bench-scale: per-host cpu ratio N=200/N=25: 1.10; per-host task ratio: 0.95; cpu s per host at N=200: "
+        "cluster 2.0, validate 0.2, prepare-rerun n/a; sliced 4 = unsliced: yes"
+    )
+    assert bench.last_line(rows, {}, False).endswith("validate n/a, prepare-rerun n/a; sliced 4 = unsliced: no")
+
+
+def test_node_files_compare_contents_without_the_fake_clusters_own_directory(tmp_path):
+    for workdir in (tmp_path / "a", tmp_path / "b"):
+        (workdir / "nodes" / "node1").mkdir(parents=True)
+        (workdir / "nodes" / "node1" / "conf").write_text(f"GlobalKnownHostsFile {workdir}/nodes/node1/known\n")
+    assert bench.node_files(tmp_path / "a") == bench.node_files(tmp_path / "b")
+    (tmp_path / "b" / "nodes" / "node1" / "conf").write_text("changed\n")
+    assert bench.node_files(tmp_path / "a") != bench.node_files(tmp_path / "b")
+
+
+def test_node_cpu_sums_every_module_runs_times(tmp_path):
+    assert bench.node_cpu(tmp_path) == 0.0
+    (tmp_path / "node-cpu").write_text("0m0.002s 0m0.000s\n0m0.102s 0m0.026s\n1m0.500s 0m0.250s\n")
+    assert abs(bench.node_cpu(tmp_path) - 60.88) < 1e-9

@@ -25,6 +25,11 @@ def test_registered_names():
         "cluster_known_hosts": cluster.cluster_known_hosts,
         "cluster_authorized_key": cluster.cluster_authorized_key,
         "cluster_host_name_problems": cluster.cluster_host_name_problems,
+        "cluster_inventory_problems": cluster.cluster_inventory_problems,
+        "cluster_node_problems": cluster.cluster_node_problems,
+        "hosts_file_input_problems": cluster.hosts_file_input_problems,
+        "mpi_hostfile_check_problems": cluster.mpi_hostfile_check_problems,
+        "mpi_hostfile_slots": cluster.mpi_hostfile_slots,
         "cluster_resolution_problems": cluster.cluster_resolution_problems,
         "cluster_ring_peers": cluster.cluster_ring_peers,
         "cluster_mesh_problems": cluster.cluster_mesh_problems,
@@ -125,3 +130,24 @@ def test_the_verify_filters_judge_the_reports():
 def test_the_verify_filters_reject_bad_input(call, message):
     with pytest.raises(AnsibleFilterError, match=message):
         call()
+
+
+def test_the_cluster_wide_filters_name_what_is_wrong():
+    hostvars = {"node1": {"ansible_host": "10.0.0.1"}, "node2": {"ansible_host": "10.0.0.1"}}
+    assert cluster.cluster_inventory_problems(["node1", "node2"], hostvars)[0].startswith("node1 and node2 share")
+    with pytest.raises(AnsibleFilterError, match="cluster_inventory_problems: not in the inventory: node9"):
+        cluster.cluster_inventory_problems(["node9"], hostvars)
+    with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile_slots: no slot count for node1, node2"):
+        cluster.mpi_hostfile_slots(["node1", "node2"], hostvars)
+    nodes = cluster.cluster_addresses(["node1", "node2"], hostvars)
+    assert cluster.cluster_node_problems(nodes, "ansible_host", True)[0].startswith(
+        "no gathered facts for node1, node2"
+    )
+    with pytest.raises(AnsibleFilterError, match="mpi_hostfile_check_problems: input must be"):
+        cluster.mpi_hostfile_check_problems(None, "", "/x")
+
+
+@pytest.mark.parametrize("size", [True, "four", -1, 2.5])
+def test_scc_cluster_size_must_be_a_count(size):
+    with pytest.raises(AnsibleFilterError, match="scc_cluster_size must be an integer"):
+        cluster.cluster_inventory_problems(["node1"], {"node1": {}}, size)

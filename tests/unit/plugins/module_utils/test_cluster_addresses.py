@@ -106,14 +106,25 @@ def test_cluster_nodes_keep_order_and_list_every_peer_name_once():
             "address": "192.168.0.12",
             "names": ["gpu2.example.com", "gpu2"],
             "peer_names": ["gpu2.example.com", "gpu2", "192.168.0.12"],
+            "facts": True,
+            "host_keys": [],
         },
         {
             "host": "gpu1.example.com",
             "address": "192.168.0.11",
             "names": ["gpu1.example.com", "gpu1"],
             "peer_names": ["gpu1.example.com", "gpu1", "iZ2ze0abc", "192.168.0.11"],
+            "facts": True,
+            "host_keys": [],
         },
-        {"host": "node3", "address": None, "names": ["node3"], "peer_names": ["node3"]},
+        {
+            "host": "node3",
+            "address": None,
+            "names": ["node3"],
+            "peer_names": ["node3"],
+            "facts": False,
+            "host_keys": [],
+        },
     ]
 
 
@@ -242,3 +253,143 @@ def test_mesh_problems_name_each_peer_that_failed_or_answered_wrong():
         "'ssh n5 hostname' returned rc none, stdout '' (expected 'n5'), stderr 'no result'",
     ]
     assert cluster.mesh_problems("n2\t0\tn2\t\n", ["n2"]) == []
+
+
+# Mutants that survived the audit (issue 27): a leading '-' alone (e.g. '-v', an option to ssh and getent) and
+# the 253-character limit, each at its edge.
+NAME_253 = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 61])
+NAME_254 = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 62])  # every label within 63: only the total is wrong
+
+
+@pytest.mark.parametrize("name", ["-v", "-", "-node1", "v-", "node1.-x", NAME_254, "a..b", ""])
+def test_host_names_refused(name):
+    assert len(cluster.host_name_problems([name])) == 1
+
+
+@pytest.mark.parametrize("name", ["v", "v-1", "1node", NAME_253, "x" * 63, "gpu1.example.com.", "10.0.0.5"])
+def test_host_names_accepted(name):
+    assert len(NAME_253) == 253 and len(NAME_254) == 254
+    assert cluster.host_name_problems([name]) == []
+
+
+def test_inventory_problems_name_both_nodes_of_one_address_once():
+    hostvars = {
+        "node1": {"ansible_host": "10.0.0.1"},
+        "node2": {"ansible_host": "10.0.0.2"},
+        "node3": {"ansible_host": "10.0.0.1"},
+        "-v": {"ansible_host": "10.0.0.4"},
+    }
+    problems = cluster.inventory_problems(list(hostvars), hostvars)
+    assert len(problems) == 2
+    assert problems[0].startswith("'-v' is not an RFC 1123 host name")
+    assert problems[1].startswith("node1 and node3 share ansible_host 10.0.0.1")
+    assert cluster.inventory_problems(["node1", "node2"], hostvars) == []
+
+
+def node(host, address, facts=True, host_keys=("ssh-ed25519 AAAA",)):
+    return {"host": host, "address": address, "facts": facts, "host_keys": list(host_keys)}
+
+
+def test_node_problems_refuse_shared_addresses_missing_facts_keys_and_addresses():
+    nodes = [node("n1", "10.0.0.1"), node("n2", "10.0.0.1"), node("n3", None), node("n4", "10.0.0.4", facts=False)]
+    nodes.append(node("n5", "10.0.0.5", host_keys=()))
+    problems = cluster.node_problems(nodes, "IPv4 of interface eth1", need_facts=True, need_host_keys=True)
+    assert problems == [
+        "no gathered facts for n4: facts of every node of the group are needed (in a sliced or --limit run they come "
+        "from the fact cache: gather them for every node first)",
+        "no SSH host key in the facts (setup's ssh_pub_keys) of n5",
+        "no IP address (IPv4 of interface eth1) for n3",
+        "n1 and n2 share the cluster address 10.0.0.1: one machine would be listed twice (twice in /etc/hosts and "
+        "the MPI hostfile); give each node its own address or remove the duplicate",
+    ]
+    # hosts_file with ansible_host addresses needs no facts.
+    assert cluster.node_problems([node("n4", "10.0.0.4", facts=False, host_keys=())], "ansible_host") == []
+
+
+def test_host_keys_come_from_setups_ssh_pub_keys_facts():
+    facts = {
+        "ssh_host_key_rsa_public": "AAAArsa",
+        "ssh_host_key_rsa_public_keytype": "ssh-rsa",
+        "ssh_host_key_ed25519_public": "AAAAed",
+        "ssh_host_key_ed25519_public_keytype": "ssh-ed25519",
+        "ssh_host_key_ecdsa_public": "AAAAec",
+        # No keytype: not a key line known_hosts could use.
+    }
+    assert cluster.fact_host_keys(facts) == ["ssh-ed25519 AAAAed", "ssh-rsa AAAArsa"]
+    assert cluster.fact_host_keys({}) == []
+    variables = {"ansible_host": "10.0.0.1", "ansible_facts": dict(facts, nodename="n1")}
+    (only,) = cluster.cluster_nodes(["n1"], {"n1": variables})
+    assert only["facts"] and cluster.known_hosts_block([only], {"n1": only["host_keys"]}) == (
+        "n1,10.0.0.1 ssh-ed25519 AAAAed\nn1,10.0.0.1 ssh-rsa AAAArsa"
+    )
+
+
+def test_hostfile_slots_per_node_from_inventory_then_cached_devices_then_vcpus():
+    hostvars = {
+        "a": {"mpi_hostfile_slots": 2, "scc_gpu_count": 8},
+        "b": {"scc_gpu_count": 4},
+        "c": {"ansible_facts": {"mpi_hostfile_gpu_devices": 8, "processor_vcpus": 96}},
+        "d": {"mpi_hostfile_gpu_devices": 0, "ansible_facts": {"processor_vcpus": 16}},
+    }
+    assert cluster.hostfile_slots(list(hostvars), hostvars) == [
+        {"host": "a", "slots": 2},
+        {"host": "b", "slots": 4},
+        {"host": "c", "slots": 8},
+        {"host": "d", "slots": 16},
+    ]
+
+
+def test_hostfile_slots_refuse_nodes_whose_devices_are_unknown_by_name():
+    # e: facts cached but no device count recorded (its vCPUs would put a rank on every CPU of a GPU node);
+    # f: nothing at all (outside a slice, never gathered).
+    hostvars = {"a": {"scc_gpu_count": 8}, "e": {"ansible_facts": {"processor_vcpus": 96}}, "f": {}}
+    with pytest.raises(ValueError, match=r"^no slot count for e, f: "):
+        cluster.hostfile_slots(list(hostvars), hostvars)
+
+
+CONTENT = "node1 slots=8\nnode2 slots=8\n"
+DIGEST = "%s" % __import__("hashlib").sha256(CONTENT.encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("report", "problems"),
+    [
+        (DIGEST + "\n0\n10.0.0.1 node1\n10.0.0.2 node2", []),
+        ("missing\n0\n10.0.0.1 node1\n10.0.0.2 node2", ["differs"]),
+        ("0" * 64 + "\n0\n", ["differs"]),
+        (DIGEST + "\n2\n10.0.0.1 node1", ["resolves (getent rc 2"]),
+        ("", ["differs", "resolves (getent rc none"]),
+    ],
+)
+def test_hostfile_check_problems(report, problems):
+    found = cluster.hostfile_check_problems(report, CONTENT, "/etc/scc-training/mpihosts")
+    assert len(found) == len(problems) and all(want in got for want, got in zip(problems, found)), found
+
+
+def test_hosts_file_input_problems_name_each_variable():
+    good = {
+        "group_hosts": ["node1"],
+        "hosts_file_group": "scc_cluster",
+        "hosts_file_interface": "eth0.100",
+        "hosts_file_path": "/etc/hosts",
+        "hosts_file_marker": "# {mark} scc.training",
+    }
+    assert cluster.hosts_file_input_problems(good) == []
+    bad = dict(good, group_hosts=[], hosts_file_interface="eth 0", hosts_file_path="etc/hosts")
+    bad["hosts_file_marker"] = "# {mark}\n10.0.0.9 evil"
+    problems = cluster.hosts_file_input_problems(bad)
+    names = ["hosts_file_group", "hosts_file_interface", "hosts_file_path", "hosts_file_marker"]
+    assert [p.split(" ", 1)[0] for p in problems] == names
+    for marker in ("{mark} no hash", "# no mark"):
+        assert cluster.hosts_file_input_problems(dict(good, hosts_file_marker=marker))[0].startswith(
+            "hosts_file_marker"
+        )
+
+
+def test_inventory_problems_refuse_a_group_of_another_size_than_scc_cluster_size():
+    # An AWX/AAP job slice's inventory holds only its own hosts: 2 of the cluster's 4.
+    hostvars = {"node1": {"ansible_host": "10.0.0.1"}, "node2": {"ansible_host": "10.0.0.2"}}
+    assert cluster.inventory_problems(["node1", "node2"], hostvars, 2) == []
+    assert cluster.inventory_problems(["node1", "node2"], hostvars) == []
+    (problem,) = cluster.inventory_problems(["node1", "node2"], hostvars, "4")
+    assert problem.startswith("the group has 2 node(s) in this run's inventory, scc_cluster_size says 4")
