@@ -146,10 +146,16 @@ def pretraining_module(model, mlm_head: str, predictions: int):
     gathers `predictions` slots per row first (bert_data.masked_positions), as NVIDIA's
     DeepLearningExamples BERT does, so the [rows x H] x [H x V] decoder runs on ~20% of the rows.
     The attention mask goes in as [batch, 1, seq]: transformers then broadcasts it as it is, where
-    a 2-D mask would make its SDPA path test it on the host (torch.all) every step."""
+    a 2-D mask would make its SDPA path test it on the host (torch.all) every step. transformers 5 takes
+    no 3-D mask (its mask code indexes it as [batch, seq] and fails): there it goes in as the 4-D mask that
+    transformers 5 passes through unchanged (encoder_attention_mask)."""
     import torch
     import torch.nn.functional as F
+    import transformers
     from bert_data import IGNORE_INDEX, masked_positions
+
+    major = transformers_major(transformers.__version__)
+    attention = getattr(model.config, "_attn_implementation", "eager")
 
     class Pretraining(torch.nn.Module):
         def __init__(self):
@@ -158,7 +164,9 @@ def pretraining_module(model, mlm_head: str, predictions: int):
 
         def forward(self, input_ids, token_type_ids, attention_mask, labels, nsp_labels):
             out = self.model.bert(
-                input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask[:, None, :]
+                input_ids=input_ids,
+                token_type_ids=token_type_ids,
+                attention_mask=encoder_attention_mask(attention_mask, major, attention),
             )
             sequence, pooled = out[0], out[1]
             if mlm_head == "masked":
@@ -172,6 +180,33 @@ def pretraining_module(model, mlm_head: str, predictions: int):
             return mlm, nsp
 
     return Pretraining()
+
+
+def transformers_major(version: str) -> int:
+    """transformers' major version from its __version__ ("4.57.6" -> 4, "5.17.0.dev0" -> 5)."""
+    return int(version.split(".", 1)[0])
+
+
+def encoder_attention_mask(mask, major: int, attention: str):
+    """The padding mask ([batch, seq], 1 = a real token) as BertModel of transformers `major` takes it without
+    inspecting it on the host:
+
+    - 4.x: [batch, 1, seq]; 4.x's get_extended_attention_mask turns it into its additive [batch, 1, 1, seq] form.
+    - 5.x: [batch, 1, 1, seq], which 5.x's masking_utils._preprocess_mask_arguments returns as it is ("already
+      prepared"): boolean (True = attend) for SDPA, which takes it so; additive (0 or the dtype's minimum, float32 as
+      5.x's eager_mask builds it) for eager attention, which adds it to the scores. 5.x's own path from a 2-D mask
+      would call padding_mask.all() on the host every step to decide whether SDPA may skip the mask.
+    """
+    import torch
+
+    if major < 5:
+        return mask[:, None, :]
+    keep = mask[:, None, None, :].bool()
+    if attention == "sdpa":
+        return keep
+    return torch.zeros(keep.shape, dtype=torch.float32, device=keep.device).masked_fill(
+        ~keep, torch.finfo(torch.float32).min
+    )
 
 
 def parameter_count(
