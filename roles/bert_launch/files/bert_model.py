@@ -87,6 +87,41 @@ PEAK_FLOPS: dict[str, dict[str, float]] = {
 }
 
 
+# --batch-size auto (auto_batch_size): the share of the device's memory the activations may take, the rest left to
+# the model states, the allocator's fragmentation, the optimizer's temporaries and eager attention's fp32 softmax; and
+# the largest batch taken. The share is a chosen margin, not a measurement: the issue-22 run on one H200 ran batch
+# 1024 of BERT-base at seq 128 (bf16), so 512 fits there; that it fits everywhere the rule allows is UNCONFIRMED.
+AUTO_BATCH_MEMORY_SHARE = 0.25
+AUTO_BATCH_MAX = 1024
+AUTO_BATCH_CPU = 8
+
+
+def activation_bytes_per_sequence(cfg: Mapping[str, Any], seq_len: int) -> float:
+    """Activation memory of one sequence through the encoder in training with 16-bit activations, no recomputation:
+    per layer s*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+    Transformer Models", section 4.1, for sequence s, hidden h, heads a; the 5*a*s/h term is the attention scores,
+    which flash attention does not keep: counted anyway, so the rule holds for eager attention and V100)."""
+    h, a, s = cfg["hidden_size"], cfg["num_heads"], seq_len
+    return float(cfg["num_layers"] * s * h * (34 + 5 * a * s / h))
+
+
+def auto_batch_size(memory_bytes: int | None, cfg: Mapping[str, Any], seq_len: int, vocab: int) -> int:
+    """The per-rank batch of --batch-size auto: the largest power of two whose activations
+    (activation_bytes_per_sequence) fit in AUTO_BATCH_MEMORY_SHARE of the device's memory after the model states
+    (16 bytes per parameter: fp32 weights and gradients, AdamW's two moments), at most AUTO_BATCH_MAX; at least 1.
+    ``memory_bytes`` None (the CPU): AUTO_BATCH_CPU. BERT-base at seq 128: 32 on a 16 GB V100, 128 on a 40 GB A100,
+    256 on an 80 GB H100, 512 on a 141 GB H200."""
+    if memory_bytes is None:
+        return AUTO_BATCH_CPU
+    states = 16 * parameter_count(cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], vocab)
+    room = AUTO_BATCH_MEMORY_SHARE * memory_bytes - states
+    fits = int(room // activation_bytes_per_sequence(cfg, seq_len)) if room > 0 else 0
+    batch = 1
+    while batch * 2 <= min(fits, AUTO_BATCH_MAX):
+        batch *= 2
+    return batch
+
+
 def padded_vocab(size: int, multiple: int) -> int:
     """`size` rounded up to a multiple of `multiple`: a decoder whose width is a multiple of 64
     keeps its matrix multiplies on tensor-core tile boundaries (NVIDIA's "Matrix Multiplication

@@ -1,0 +1,164 @@
+"""bench/gpu_check.py's logic on the CPU, with named stand-ins for what the lab lacks: STAND-IN nvidia-smi (a script
+printing the bytes real nvidia-smi wrote: a T4's -q -x, a real H200's topo -m with its escape sequences, nvlink -s
+printing nothing as on the single-GPU H200 VM of issue 22), a stand-in kernel log (cat of a fixture), the BERT part
+run tiny on the CPU, and the nccl-tests judgement on the parse of a published all_reduce_perf output."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "fixtures"
+spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "bench" / "gpu_check.py")
+gpu_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gpu_check)
+
+
+def standin_nvidia_smi(tmp_path, xml):
+    """A STAND-IN for nvidia-smi: prints the captured bytes of the subcommand asked for."""
+    script = tmp_path / "nvidia-smi-standin"
+    script.write_text(
+        "#!%s\n"
+        "import sys\n"
+        "args = sys.argv[1:]\n"
+        "files = {('-q', '-x'): %r, ('topo', '-m'): %r, ('nvlink', '-s'): None}\n"
+        "path = files[tuple(args)]\n"
+        "sys.stdout.buffer.write(open(path, 'rb').read() if path else b'')\n"
+        % (
+            sys.executable,
+            str(FIXTURES / "nvidia_smi" / xml),
+            str(FIXTURES / "nvidia_topo" / "h200-1gpu-590.48.01-raw.txt"),
+        )
+    )
+    script.chmod(0o755)
+    return script
+
+
+def check(tmp_path, *options):
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "gpu_check.py"), "--report", str(report), "--device", "cpu", *options],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )  # fmt: skip
+    return done, json.loads(report.read_text())
+
+
+@pytest.mark.parametrize(
+    "xml,log,status,verdict",
+    [
+        # persistence mode off: a finding, not a failure; an empty kernel log
+        ("rtx-3080-595-na-ecc.xml", os.devnull, "PASS", "amber"),
+        # a link trained at x8 of x16 (the role's remedy: reboot), and a kernel log with Xid 79/119/48 lines
+        ("tesla-t4-515.xml", str(FIXTURES / "xid" / "kernel_log_xid_layouts.txt"), "FAIL", "red"),
+    ],
+)
+def test_health_and_placement_judge_the_real_bytes_through_the_collections_python(tmp_path, xml, log, status, verdict):
+    smi = standin_nvidia_smi(tmp_path, xml)
+    done, report = check(tmp_path, "--parts", "health,placement", "--nvidia-smi", str(smi),
+                         "--dcgmi", "no-such-dcgmi", "--kernel-log", "cat", log)  # fmt: skip
+    health, placement = report["parts"]
+    # gpu_health's own verdicts and status, the Xid lines of the kernel log among them.
+    assert (health["status"], health["report"]["status"]) == (status, verdict), health
+    assert any("xid: Xid 79" in p for p in health["report"]["problems"]) is (verdict == "red")
+    assert "kernel log: cat" in health["summary"] and "(read); DCGM: not installed" in health["summary"]
+    # The H200's topo -m, its header in escape sequences, still yields its GPU and NUMA node.
+    assert placement["placement"]["reason"].startswith("GPUs [0] on NUMA nodes [0]"), placement
+    # --device cpu: torch sees no GPU, the topology shows one: the placement part says so and fails.
+    assert placement["status"] == "FAIL" and "topo -m shows 1 GPU(s), torch 0" in placement["summary"]
+    lines = done.stdout.splitlines()
+    assert re.match(r"^%s health +%s: \d+ checks, failing: GPU 0 " % (status, verdict), lines[0]), done.stdout
+    assert lines[-1].startswith("FAIL gpu-check: 2 part(s)") and done.returncode == 1
+
+
+def test_a_missing_nvidia_smi_fails_the_health_part_without_stopping_the_others(tmp_path):
+    done, report = check(tmp_path, "--parts", "health,placement,nccl,resnet", "--nvidia-smi", "no-such-nvidia-smi",
+                         "--kernel-log", "true")  # fmt: skip
+    statuses = {part["part"]: part["status"] for part in report["parts"]}
+    assert statuses == {"health": "FAIL", "placement": "FAIL", "nccl": "SKIP", "resnet": "SKIP"}, done.stdout
+    assert "nvidia-smi -q -x failed" in report["parts"][0]["summary"]
+
+
+def test_the_kernel_log_falls_back_to_dmesg_without_journalctl(monkeypatch):
+    monkeypatch.setattr(gpu_check.shutil, "which", lambda name: None)
+    assert gpu_check.kernel_log_command() == ["dmesg"]
+    monkeypatch.setattr(gpu_check.shutil, "which", lambda name: "/usr/bin/" + name)
+    assert gpu_check.kernel_log_command() == ["journalctl", "-k", "--no-pager"]
+
+
+def test_nccl_tests_judgement_one_gpu_and_several(tmp_path):
+    mu = gpu_check.collection_modules(tmp_path)
+    parsed = mu("nccl_tests").parse_nccl_tests(
+        (FIXTURES / "nccl" / "nccl_tests_all_reduce_h100_2nodes.txt").read_text()
+    )
+    check_mod = mu("nccl_check")
+    # Several GPUs: nccl_check's own verdict at the threshold.
+    assert gpu_check.judge_nccl(parsed, 16, 300.0, check_mod)[0] is True
+    assert gpu_check.judge_nccl(parsed, 16, 400.0, check_mod)[0] is False
+    # One GPU: busbw is 0 by definition; algbw, #wrong and the out-of-bounds summary are what it proves.
+    one = copy.deepcopy(parsed)
+    for row in one["rows"]:
+        row["busbw_gbs"] = row["in_place"]["busbw_gbs"] = 0.0
+    assert gpu_check.judge_nccl(one, 1, 300.0, check_mod)[:2] == (True, [])
+    one["rows"][-1]["wrong"] = 3
+    assert gpu_check.judge_nccl(one, 1, 300.0, check_mod)[1] == ["3 wrong values (#wrong)"]
+    one["rows"] = []
+    assert gpu_check.judge_nccl(one, 1, 300.0, check_mod)[0] is False
+
+
+def test_nccl_tests_source_must_match_nccl_checks_pin(tmp_path, monkeypatch):
+    version = gpu_check.role_default("nccl_check", "nccl_check_tests_version")
+    monkeypatch.setattr(gpu_check, "NCCL_SOURCE_DIR", tmp_path)
+    args = type("Args", (), {"python": sys.executable})()
+    assert "make nccl-tests-source" in gpu_check.build_nccl_tests(args, "9.0", tmp_path)[1]
+    (tmp_path / ("nccl-tests-%s.tar.gz" % version)).write_bytes(b"not the release")
+    assert "nccl_check pins" in gpu_check.build_nccl_tests(args, "9.0", tmp_path)[1]
+
+
+def test_trainers_import_mpi_job_from_a_checkout_and_keep_the_c_compiler(tmp_path):
+    """Issue 22 defects 1 and 2: pretrain_bert.py imports mpi_job_device from mpi_job's files (not next to it in a
+    checkout), and the caller's CC reaches the trainer unchanged (Inductor runs it)."""
+    bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    script = str(gpu_check.BERT_FILES / "pretrain_bert.py")
+    without = subprocess.run([sys.executable, script, "--help"], env=bare, capture_output=True, text=True)
+    assert without.returncode != 0 and "mpi_job_device" in without.stderr  # the defect, outside the fix
+    env = dict(gpu_check.trainer_env(), CC="/usr/bin/gcc-standin")
+    with_fix = subprocess.run([sys.executable, script, "--help"], env=env, capture_output=True, text=True)
+    assert with_fix.returncode == 0, with_fix.stderr
+    seen = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.environ['CC'])"], env=env, capture_output=True, text=True
+    )
+    assert seen.stdout.strip() == "/usr/bin/gcc-standin"
+
+
+SHELL_GLOBS = ("bench/*.sh", "tools/*.sh", "roles/*/files/*.sh", "roles/*/templates/*.sh*", "lab/**/*.sh", "Makefile")
+
+
+def test_no_script_of_ours_sets_the_c_compiler_variables():
+    """CC/CXX belong to the environment (torch.compile's Inductor execs $CC): issue 22 found bench/gpu_bert.sh's
+    compute capability in CC, and Inductor executing '9.0'."""
+    setting = re.compile(r"^\s*(?:export\s+|local\s+|declare\s+\S*\s*|readonly\s+)?(CC|CXX)\s*[:+]?=", re.M)
+    scripts = sorted({path for pattern in SHELL_GLOBS for path in ROOT.glob(pattern)})
+    assert any(path.name == "gpu_bert.sh" for path in scripts)
+    offenders = [str(path.relative_to(ROOT)) for path in scripts if setting.search(path.read_text(errors="replace"))]
+    assert offenders == []
+    assert setting.search('CC=$("$PYTHON" -c "...")\n') and not setting.search("NCCL_HOME=/x\nCUDA_CC=1\n")
+
+
+def test_the_bert_part_runs_pretrain_bert_and_reports_mfu_fields(tmp_path):
+    done, report = check(tmp_path, "--parts", "bert", "--bert-size", "tiny", "--bert-steps", "3", "--bert-batch", "2",
+                         "--bert-runs", "defaults", "--bert-timeout", "240")  # fmt: skip
+    (bert,) = report["parts"]
+    assert bert["status"] == "PASS", done.stdout + done.stderr
+    run = bert["runs"]["defaults"]
+    assert run["mfu"] is None and run["useful_mfu"] is None  # a CPU has no peak in the table: printed as n/a
+    assert run["step_ms"] > 0 and run["syncs_per_step"] is not None and run["batch_size"] == "2"
+    assert done.stdout.startswith("PASS bert      defaults MFU n/a useful n/a (")
