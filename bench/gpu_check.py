@@ -82,10 +82,10 @@ def trainer_env(extra=None) -> dict:
     return env
 
 
-def run(argv, timeout=600, env=None):
+def run(argv, timeout=600, env=None, cwd=None):
     """argv -> (exit status, stdout, stderr); a missing program is status 127, a timeout 124."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, errors="replace")
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, errors="replace")
     except FileNotFoundError as exc:
         return 127, "", str(exc)
     except subprocess.TimeoutExpired as exc:
@@ -120,6 +120,24 @@ def kernel_log_command():
     return ["journalctl", "-k", "--no-pager"] if shutil.which("journalctl") else ["dmesg"]
 
 
+def pci_gpu_count(devices, mu):
+    """The GPUs on the PCI bus, as gpu_health counts them when gpu_health_expected_gpus is unset (sysfs vendor and
+    class through nvidia_pci); None where sysfs has no such folder (then the GPU count is not judged)."""
+    folder = Path(devices)
+    if not folder.is_dir():
+        return None
+    lines = []
+    for dev in sorted(folder.iterdir()):
+        fields = [dev.name]
+        for name in ("vendor", "class"):
+            try:
+                fields.append((dev / name).read_text().strip())
+            except OSError:
+                fields.append("")
+        lines.append(" ".join(fields))
+    return len(mu("nvidia_pci").nvidia_pci_devices(lines)["gpus"])
+
+
 def part_health(args, mu):
     smi = args.nvidia_smi
     code, xml, err = run([smi, "-q", "-x"], 120)
@@ -145,7 +163,7 @@ def part_health(args, mu):
     health = mu("gpu_health")
     verdicts = health.verdicts(
         parsed, dcgm=dcgm["results"], dcgm_error=dcgm["error"], xid_events=xid, nvlink=nvlink,
-        expected_gpus=parsed["gpu_count"] if parsed else None, smi_error=smi_error,
+        expected_gpus=pci_gpu_count(args.pci_devices, mu), smi_error=smi_error,
     )  # fmt: skip
     report = health.report(verdicts)  # red fails the node (remedy reset_gpu or worse), amber passes with its findings
     failed = [v for v in verdicts if not v["ok"]]
@@ -195,14 +213,19 @@ def build_nccl_tests(args, capability, work):
     if home is None:
         return None, "no nvidia-nccl-cu* wheel's nccl.h under %s's nvidia package" % args.python
     with tarfile.open(tarball) as tar:
-        tar.extractall(work, filter="data")
+        try:
+            tar.extractall(work, filter="data")
+        except TypeError:  # a Python without extraction filters (before 3.10.12 / 3.11.4): the sha256 was checked
+            tar.extractall(work)
     src = next(work.glob("nccl-tests-*"))
     cuda_home = os.environ.get("CUDA_HOME") or str(Path(shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc").parents[1])
+    if not (Path(cuda_home) / "bin" / "nvcc").is_file():
+        return None, "no nvcc in %s/bin (set CUDA_HOME to a CUDA toolkit)" % cuda_home
     sm = capability.replace(".", "")
     code, out, err = run(
         ["make", "-j", str(os.cpu_count() or 4), "CUDA_HOME=" + cuda_home, "NCCL_HOME=" + str(home),
          "NVCC_GENCODE=-gencode=arch=compute_%s,code=sm_%s" % (sm, sm)],
-        600, env=dict(os.environ, **({"PATH": cuda_home + "/bin:" + os.environ["PATH"]})),
+        600, env=dict(os.environ, PATH=cuda_home + "/bin:" + os.environ["PATH"]), cwd=src,
     )  # fmt: skip
     if code != 0:
         return None, "make exited %d: %s" % (code, (err or out).strip()[-300:])
@@ -359,6 +382,7 @@ def main(argv=None):
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda", help="cpu: the CPU tests' runs")
     p.add_argument("--nvidia-smi", default="nvidia-smi")
     p.add_argument("--dcgmi", default="dcgmi")
+    p.add_argument("--pci-devices", default="/sys/bus/pci/devices", help="sysfs PCI devices (the expected GPU count)")
     p.add_argument("--kernel-log", nargs="+", help="the kernel-log command (default: journalctl -k, else dmesg)")
     p.add_argument("--nccl-tests-dir", help="a built nccl-tests build/ directory instead of building one")
     p.add_argument("--bert-size", default="base")

@@ -43,6 +43,21 @@ def standin_nvidia_smi(tmp_path, xml):
     return script
 
 
+def standin_sysfs(tmp_path, gpus=1):
+    """A STAND-IN for /sys/bus/pci/devices: ``gpus`` NVIDIA 3D controllers (vendor 0x10de, class 0x030200)."""
+    root = tmp_path / "pci-devices"
+    for index in range(gpus):
+        dev = root / ("0000:%02x:00.0" % (0x1B + index))
+        dev.mkdir(parents=True)
+        (dev / "vendor").write_text("0x10de\n")
+        (dev / "class").write_text("0x030200\n")
+    host_bridge = root / "0000:00:00.0"
+    host_bridge.mkdir(parents=True)
+    (host_bridge / "vendor").write_text("0x8086\n")
+    (host_bridge / "class").write_text("0x060000\n")
+    return root
+
+
 def check(tmp_path, *options):
     report = tmp_path / "report.json"
     done = subprocess.run(
@@ -63,8 +78,8 @@ def check(tmp_path, *options):
 )
 def test_health_and_placement_judge_the_real_bytes_through_the_collections_python(tmp_path, xml, log, status, verdict):
     smi = standin_nvidia_smi(tmp_path, xml)
-    done, report = check(tmp_path, "--parts", "health,placement", "--nvidia-smi", str(smi),
-                         "--dcgmi", "no-such-dcgmi", "--kernel-log", "cat", log)  # fmt: skip
+    done, report = check(tmp_path, "--parts", "health,placement", "--nvidia-smi", str(smi), "--dcgmi", "no-such-dcgmi",
+                         "--kernel-log", "cat", log, "--pci-devices", str(standin_sysfs(tmp_path)))  # fmt: skip
     health, placement = report["parts"]
     # gpu_health's own verdicts and status, the Xid lines of the kernel log among them.
     assert (health["status"], health["report"]["status"]) == (status, verdict), health
@@ -77,6 +92,14 @@ def test_health_and_placement_judge_the_real_bytes_through_the_collections_pytho
     lines = done.stdout.splitlines()
     assert re.match(r"^%s health +%s: \d+ checks, failing: GPU 0 " % (status, verdict), lines[0]), done.stdout
     assert lines[-1].startswith("FAIL gpu-check: 2 part(s)") and done.returncode == 1
+
+
+def test_a_gpu_on_the_bus_that_nvidia_smi_does_not_list_fails_the_node(tmp_path):
+    smi = standin_nvidia_smi(tmp_path, "rtx-3080-595-na-ecc.xml")
+    _, report = check(tmp_path, "--parts", "health", "--nvidia-smi", str(smi), "--kernel-log", "true",
+                      "--pci-devices", str(standin_sysfs(tmp_path, gpus=2)))  # fmt: skip
+    (health,) = report["parts"]
+    assert health["status"] == "FAIL" and "node gpu_count: 1 GPUs seen by nvidia-smi, 2 expected" in health["summary"]
 
 
 def test_a_missing_nvidia_smi_fails_the_health_part_without_stopping_the_others(tmp_path):
@@ -162,3 +185,57 @@ def test_the_bert_part_runs_pretrain_bert_and_reports_mfu_fields(tmp_path):
     assert run["mfu"] is None and run["useful_mfu"] is None  # a CPU has no peak in the table: printed as n/a
     assert run["step_ms"] > 0 and run["syncs_per_step"] is not None and run["batch_size"] == "2"
     assert done.stdout.startswith("PASS bert      defaults MFU n/a useful n/a (")
+
+
+def test_nccl_tests_build_for_the_gpus_architecture_against_the_nccl_wheel(tmp_path, monkeypatch):
+    """The build's inputs with STAND-INs: a source tarball of the pinned name and sha256, a CUDA toolkit whose nvcc is a
+    script, an nvidia-nccl wheel layout (include/nccl.h, lib/libnccl.so.2 without the unversioned link) on the
+    Python's path, and a make that records its arguments."""
+    import hashlib
+    import tarfile
+
+    version = gpu_check.role_default("nccl_check", "nccl_check_tests_version")
+    src = tmp_path / "src" / ("nccl-tests-%s" % version)
+    src.mkdir(parents=True)
+    (src / "Makefile").write_text("all:\n")
+    tarball = tmp_path / "cache" / ("nccl-tests-%s.tar.gz" % version)
+    tarball.parent.mkdir()
+    with tarfile.open(tarball, "w:gz") as tar:
+        tar.add(src, arcname=src.name)
+    sha = hashlib.sha256(tarball.read_bytes()).hexdigest()
+    real_default = gpu_check.role_default
+    monkeypatch.setattr(
+        gpu_check, "role_default", lambda role, name: sha if name.endswith("sha256") else real_default(role, name)
+    )
+    monkeypatch.setattr(gpu_check, "NCCL_SOURCE_DIR", tarball.parent)
+    wheel = tmp_path / "site" / "nvidia" / "nccl"
+    (wheel / "include").mkdir(parents=True)
+    (wheel / "include" / "nccl.h").write_text("/* stand-in */\n")
+    (wheel / "lib").mkdir()
+    (wheel / "lib" / "libnccl.so.2").write_text("stand-in\n")
+    cuda = tmp_path / "cuda"
+    (cuda / "bin").mkdir(parents=True)
+    (cuda / "bin" / "nvcc").write_text("#!/bin/sh\n")
+    (cuda / "bin" / "nvcc").chmod(0o755)
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "make").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > make.args\nmkdir -p build\n')
+    (tools / "make").chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:%s" % (tools, os.environ["PATH"]))
+    monkeypatch.setenv("CUDA_HOME", str(cuda))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
+    work = tmp_path / "work"
+    work.mkdir()
+    args = type("Args", (), {"python": sys.executable})()
+    build, why = gpu_check.build_nccl_tests(args, "9.0", work)
+    assert why is None and build == work / src.name / "build"
+    made = (work / src.name / "make.args").read_text().split("\n")
+    assert "NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90" in made and "CUDA_HOME=%s" % cuda in made
+    home = Path(next(a for a in made if a.startswith("NCCL_HOME=")).split("=", 1)[1])
+    assert (home / "include" / "nccl.h").is_file() and (home / "lib" / "libnccl.so").resolve() == (
+        wheel / "lib" / "libnccl.so.2"
+    )
+    assert os.environ["LD_LIBRARY_PATH"].startswith(str(home / "lib"))
+    # No toolkit: the part is skipped with the reason, nothing built.
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-cuda"))
+    assert "no nvcc" in gpu_check.build_nccl_tests(args, "9.0", tmp_path / "work2")[1]
