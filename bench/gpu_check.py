@@ -302,6 +302,7 @@ def part_placement(args, mu, gpus):
 def bert_runs(args, mu, capability):
     """(name, pretrain_bert.py options) of the three BERT runs."""
     levers = mu("bert_levers")
+    capability = args.bert_levers_for or capability
     tuned = levers.lever_argv(levers.bert_levers({"compute_capability": capability})) if capability else []
     runs = {"defaults": [], "tuned": tuned, "compiled": [*tuned, "--compile"]}
     return [(name, runs[name]) for name in args.bert_runs.split(",") if name]
@@ -315,7 +316,7 @@ def part_bert(args, mu, capability, work):
             args.python, str(BERT_FILES / "pretrain_bert.py"), "--output-dir", str(out), "--model-size", args.bert_size,
             "--seq-len", "128", "--batch-size", str(args.bert_batch), "--steps", str(args.bert_steps),
             "--warmup-steps", str(args.bert_steps // 3), "--device", args.device, "--log-every", "1000",
-            "--master-port", str(29600 + len(runs)), *options,
+            "--master-port", str(29600 + len(runs)), "--data-dir", str(work / "bert-shards"), *options,
         ]  # fmt: skip
         if name != "compiled":
             argv.append("--count-syncs")  # its patches of torch.Tensor would disturb the compiled run's tracing
@@ -402,6 +403,7 @@ def main(argv=None):
     p.add_argument("--bert-timeout", type=int, default=300)
     p.add_argument("--resnet-steps", type=int, default=30)
     p.add_argument("--resnet-data", help="imagenet_prep's TFRecord shards (without them the part is skipped)")
+    p.add_argument("--bert-levers-for", help="the compute capability whose tuned levers to use (default: the GPU's)")
     p.add_argument("--bert-runs", default="defaults,tuned,compiled", help="which BERT runs, comma-separated")
     args = p.parse_args(argv)
     parts = [part.strip() for part in args.parts.split(",") if part.strip()]

@@ -176,14 +176,17 @@ def test_no_script_of_ours_sets_the_c_compiler_variables():
     assert setting.search('CC=$("$PYTHON" -c "...")\n') and not setting.search("NCCL_HOME=/x\nCUDA_CC=1\n")
 
 
-def test_the_bert_part_runs_pretrain_bert_and_reports_mfu_fields(tmp_path):
+def test_the_bert_part_runs_pretrain_bert_with_an_h200s_levers_and_reports_mfu_fields(tmp_path):
     done, report = check(tmp_path, "--parts", "bert", "--bert-size", "tiny", "--bert-steps", "3", "--bert-batch", "2",
-                         "--bert-runs", "defaults", "--bert-timeout", "240")  # fmt: skip
+                         "--bert-runs", "defaults,tuned", "--bert-levers-for", "9.0", "--bert-timeout", "240")  # fmt: skip
     (bert,) = report["parts"]
     assert bert["status"] == "PASS", done.stdout + done.stderr
-    run = bert["runs"]["defaults"]
-    assert run["mfu"] is None and run["useful_mfu"] is None  # a CPU has no peak in the table: printed as n/a
-    assert run["step_ms"] > 0 and run["syncs_per_step"] is not None and run["batch_size"] == "2"
+    tuned = bert["runs"]["tuned"]
+    # The levers bert_launch resolves for compute capability 9.0, pre-tokenised shards among them.
+    assert {"--data", "shards", "--attention", "sdpa", "--mlm-head", "masked"} <= set(tuned["options"])
+    for run in bert["runs"].values():
+        assert run["mfu"] is None and run["useful_mfu"] is None  # a CPU has no peak in the table: printed as n/a
+        assert run["step_ms"] > 0 and run["syncs_per_step"] is not None and run["batch_size"] == "2"
     assert done.stdout.startswith("PASS bert      defaults MFU n/a useful n/a (")
 
 
