@@ -87,7 +87,9 @@ def trainer_env(extra=None) -> dict:
 def run(argv, timeout=600, env=None, cwd=None):
     """argv -> (exit status, stdout, stderr); a missing program is status 127, a timeout 124."""
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, errors="replace")
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, errors="replace", check=False
+        )
     except FileNotFoundError as exc:
         return 127, "", str(exc)
     except subprocess.TimeoutExpired as exc:
@@ -152,10 +154,10 @@ def part_health(args, mu):
             smi_error = str(exc)
     else:
         smi_error = "exit %d: %s" % (code, (err or xml).strip()[:200])
-    code, nvlink_text, _ = run([smi, "nvlink", "-s"], 60)
+    code, nvlink_text, _stderr = run([smi, "nvlink", "-s"], 60)
     nvlink = mu("nvidia_smi").parse_nvlink_status(nvlink_text) if code == 0 else None
     log_cmd = args.kernel_log or kernel_log_command()
-    code, log, _ = run(log_cmd, 60)
+    code, log, _stderr = run(log_cmd, 60)
     xid = mu("xid").parse_xid(log) if code == 0 else None
     dcgmi = shutil.which(args.dcgmi)
     if dcgmi:
@@ -182,7 +184,7 @@ def nccl_home(python):
     """NCCL_HOME for building against the NCCL torch loads: the nvidia-nccl-cu* wheel's nvidia/nccl (include/, lib/),
     with the unversioned libnccl.so link the wheel lacks (hardware_facts.md 4.7) made in a scratch copy."""
     # The wheel's folder: nvidia/nccl in the cu12 wheels; found by its nccl.h so that another layout is found too.
-    code, out, _ = run([python, "-c", "import nvidia, pathlib; print(next(str(h.parents[1]) for p in nvidia.__path__ "
+    code, out, _stderr = run([python, "-c", "import nvidia, pathlib; print(next(str(h.parents[1]) for p in nvidia.__path__ "
                         "for h in sorted(pathlib.Path(p).glob('**/include/nccl.h'))))"], 60)  # fmt: skip
     if code != 0 or not out.strip():
         return None
@@ -378,7 +380,7 @@ def fmt(value, spec=".3f"):
 def gpu_facts(python, device):
     if device == "cpu":
         return 0, None
-    code, out, _ = run([python, "-c", "import torch; n = torch.cuda.device_count(); "
+    code, out, _stderr = run([python, "-c", "import torch; n = torch.cuda.device_count(); "
                         "print(n, '%d.%d' % torch.cuda.get_device_capability() if n else '')"], 120)  # fmt: skip
     if code != 0:
         return 0, None
@@ -387,7 +389,7 @@ def gpu_facts(python, device):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     p.add_argument("--python", default=sys.executable, help="the Python with torch the parts run under")
     p.add_argument("--parts", default=",".join(PARTS), help="comma-separated, of: " + ", ".join(PARTS))
     p.add_argument("--report", default="gpu-check.json", help="the JSON report's path")

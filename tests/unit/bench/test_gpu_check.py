@@ -62,7 +62,7 @@ def check(tmp_path, *options):
     report = tmp_path / "report.json"
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "gpu_check.py"), "--report", str(report), "--device", "cpu", *options],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False,
     )  # fmt: skip
     return done, json.loads(report.read_text())
 
@@ -96,7 +96,7 @@ def test_health_and_placement_judge_the_real_bytes_through_the_collections_pytho
 
 def test_a_gpu_on_the_bus_that_nvidia_smi_does_not_list_fails_the_node(tmp_path):
     smi = standin_nvidia_smi(tmp_path, "rtx-3080-595-na-ecc.xml")
-    _, report = check(tmp_path, "--parts", "health", "--nvidia-smi", str(smi), "--kernel-log", "true",
+    _done, report = check(tmp_path, "--parts", "health", "--nvidia-smi", str(smi), "--kernel-log", "true",
                       "--pci-devices", str(standin_sysfs(tmp_path, gpus=2)))  # fmt: skip
     (health,) = report["parts"]
     assert health["status"] == "FAIL" and "node gpu_count: 1 GPUs seen by nvidia-smi, 2 expected" in health["summary"]
@@ -151,13 +151,17 @@ def test_trainers_import_mpi_job_from_a_checkout_and_keep_the_c_compiler(tmp_pat
     checkout), and the caller's CC reaches the trainer unchanged (Inductor runs it)."""
     bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     script = str(gpu_check.BERT_FILES / "pretrain_bert.py")
-    without = subprocess.run([sys.executable, script, "--help"], env=bare, capture_output=True, text=True)
+    without = subprocess.run([sys.executable, script, "--help"], env=bare, capture_output=True, text=True, check=False)
     assert without.returncode != 0 and "mpi_job_device" in without.stderr  # the defect, outside the fix
     env = dict(gpu_check.trainer_env(), CC="/usr/bin/gcc-standin")
-    with_fix = subprocess.run([sys.executable, script, "--help"], env=env, capture_output=True, text=True)
+    with_fix = subprocess.run([sys.executable, script, "--help"], env=env, capture_output=True, text=True, check=False)
     assert with_fix.returncode == 0, with_fix.stderr
     seen = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.environ['CC'])"], env=env, capture_output=True, text=True
+        [sys.executable, "-c", "import os; print(os.environ['CC'])"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert seen.stdout.strip() == "/usr/bin/gcc-standin"
 

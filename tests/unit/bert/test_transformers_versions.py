@@ -46,7 +46,7 @@ def _transformers5() -> Path:
                 "--target",
                 str(staging),
             ]
-            done = subprocess.run([*pip, "-r", str(REQUIREMENTS)], capture_output=True, text=True)
+            done = subprocess.run([*pip, "-r", str(REQUIREMENTS)], capture_output=True, text=True, check=False)
             assert done.returncode == 0, (
                 f"installing {REQUIREMENTS.name} (PyPI must be reachable):\n{done.stderr[-2000:]}"
             )
@@ -72,12 +72,13 @@ def test_pretrain_bert_trains_under_transformers(major, tmp_path):
         capture_output=True,
         text=True,
         timeout=120,
+        check=False,
     )
     assert check.returncode == 0, check.stdout + check.stderr[-3000:]
     assert check.stdout.startswith(f"transformers {major}."), check.stdout
     run = subprocess.run(
         [sys.executable, str(FILES / "pretrain_bert.py"), *small_run(tmp_path, 3), "--attention", "sdpa", "--master-port", str(free_port())],
-        env=env, capture_output=True, text=True, timeout=180,
+        env=env, capture_output=True, text=True, timeout=180, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads((tmp_path / "results.json").read_text())
