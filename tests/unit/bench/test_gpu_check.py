@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from ansible_collections.scc.training.plugins.module_utils import nccl_check, nccl_tests
+
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures"
 spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "bench" / "gpu_check.py")
@@ -118,11 +120,10 @@ def test_the_kernel_log_falls_back_to_dmesg_without_journalctl(monkeypatch):
 
 
 def test_nccl_tests_judgement_one_gpu_and_several(tmp_path):
-    mu = gpu_check.collection_modules(tmp_path)
-    parsed = mu("nccl_tests").parse_nccl_tests(
-        (FIXTURES / "nccl" / "nccl_tests_all_reduce_h100_2nodes.txt").read_text()
-    )
-    check_mod = mu("nccl_check")
+    # In this process the collection's modules come from the checkout's .collections (conftest.py), imported before
+    # a test installs Ansible's collection loader; gpu_check.py's own link is for gpu_check.py's process.
+    parsed = nccl_tests.parse_nccl_tests((FIXTURES / "nccl" / "nccl_tests_all_reduce_h100_2nodes.txt").read_text())
+    check_mod = nccl_check
     # Several GPUs: nccl_check's own verdict at the threshold.
     assert gpu_check.judge_nccl(parsed, 16, 300.0, check_mod)[0] is True
     assert gpu_check.judge_nccl(parsed, 16, 400.0, check_mod)[0] is False
