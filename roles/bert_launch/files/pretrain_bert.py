@@ -274,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pretrain_bert: {exc}", file=sys.stderr)
         return EXIT_USAGE
     rank = framework.rank
+    resolve_batch_size(args, device, rank)
     global_batch = args.batch_size * args.grad_accum * framework.world_size
     progress = mpi_job_rank.Progress(args.output_dir, rank, args.steps, global_batch, "sequences")
     try:
@@ -289,6 +290,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress.finish(status)
     framework.close()
     return EXIT_OK if status == "ok" else EXIT_NON_FINITE
+
+
+def resolve_batch_size(args, device, rank: int) -> None:
+    """--batch-size auto -> the per-rank batch for this rank's device and the model (bert_model.auto_batch_size), in
+    place, before anything counts sequences (the progress file, the global batch)."""
+    if args.batch_size != "auto":
+        return
+    import torch
+
+    cfg = bert_model.model_config(args.model_size, args)
+    memory = torch.cuda.get_device_properties(device.device).total_memory if device.use_cuda else None
+    args.batch_size = bert_model.auto_batch_size(memory, cfg, args.seq_len, cfg["vocab_size"])
+    mpi_job_device.log(rank, f"--batch-size auto: {args.batch_size} per rank")
 
 
 def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> str:
@@ -312,10 +326,6 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
     checkpoint_vocab = os.path.join(args.checkpoint_dir, bert_train.CHECKPOINT_VOCAB)
     if args.resume and not args.vocab and rank == 0 and os.path.isfile(checkpoint_vocab):
         args.vocab = checkpoint_vocab  # the resumed model's own vocabulary (rank 0 reads and broadcasts it)
-    if args.batch_size == "auto":
-        memory = torch.cuda.get_device_properties(device.device).total_memory if device.use_cuda else None
-        args.batch_size = bert_model.auto_batch_size(memory, cfg, args.seq_len, cfg["vocab_size"])
-        mpi_job_device.log(rank, f"--batch-size auto: {args.batch_size} per rank")
     data = bert_data.load(args, cfg["vocab_size"], framework, rank)
     # The embedding is padded to the table's vocabulary when the corpus gives fewer WordPieces,
     # then to a multiple of --vocab-multiple.

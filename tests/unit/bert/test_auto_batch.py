@@ -53,3 +53,6 @@ def test_a_cpu_run_with_auto_takes_the_cpu_batch(tmp_path):
     assert run_alone([*small_run(tmp_path, 2), "--batch-size", "auto"]) == pb.EXIT_OK
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["per_rank_batch"] == bert_model.AUTO_BATCH_CPU
+    # The progress file counts sequences with the resolved batch, not the word auto.
+    progress = json.loads((tmp_path / "progress-rank0.json").read_text())
+    assert progress["samples_per_step"] == bert_model.AUTO_BATCH_CPU, progress
