@@ -10,7 +10,8 @@ Parts (each PASS, FAIL or SKIP with the reason):
              is installed), judged by gpu_health.verdicts as its report.yml does
   nccl       nccl-tests (the version and sha256 nccl_check pins) built for this GPU's architecture against the NCCL
              of the nvidia-nccl-cu* wheel torch uses, all_reduce_perf on every GPU, parsed by parse_nccl_tests; several
-             GPUs: judged by nccl_check.run_verdict against the single-node threshold of nccl_check's defaults; one GPU:
+             GPUs: judged by nccl_check.run_verdict against the single-node threshold hardware_defaults resolves for the GPU
+             model; one GPU:
              busbw is 0 by definition (factor 2(n-1)/n), so it is judged on what one GPU proves (it ran, algbw > 0,
              #wrong 0, no value out of bounds)
   placement  nvidia-smi topo -m read by nvidia_topo.launch_placement for a rank per GPU
@@ -259,6 +260,22 @@ def judge_nccl(parsed, gpus, threshold_gbps, check):
     return not problems, problems, {"algbw_gbps": rows[-1].get("algbw_gbs") if rows else None}
 
 
+def single_node_threshold(mu, gpu_name):
+    """nccl_check's single-node busbw threshold for this GPU model, as hardware_defaults resolves it (NVLink links x
+    25 GB/s, or the PCIe x16 rate, times nccl_check's fraction); None for a model not in its table."""
+    hardware = mu("hardware_defaults")
+    model = hardware.model_for_name(gpu_name)
+    if model is None:
+        return None
+    limits = {
+        "nvlink_links": model.links,
+        "nvlink_gbs_per_link": model.gbs_per_link,
+        "intra_node_gbs": hardware.PCIE_X16_GBS.get(model.pcie_gen),
+        "link_rate_gbps": None,
+    }
+    return hardware.threshold_pair(limits, hardware.DEFAULT_FRACTIONS)["single_node_gbps"]
+
+
 def part_nccl(args, mu, gpus, capability, work):
     if gpus < 1:
         return result("nccl", None, "no GPU")
@@ -270,14 +287,11 @@ def part_nccl(args, mu, gpus, capability, work):
         return result("nccl", False, "all_reduce_perf exited %d: %s" % (code, (err or out).strip()[-300:]))
     parsed = mu("nccl_tests").parse_nccl_tests(out)
     check = mu("nccl_check")
-    limits = {
-        "nvlink_links": float(role_default("nccl_check", "nccl_check_nvlink_links")),
-        "nvlink_gbs_per_link": float(role_default("nccl_check", "nccl_check_nvlink_gbs_per_link")),
-        "single_fraction": float(role_default("nccl_check", "nccl_check_single_min_fraction")),
-        "link_rate_gbps": float(role_default("nccl_check", "nccl_check_link_rate_gbps")),
-        "multi_fraction": float(role_default("nccl_check", "nccl_check_multi_min_fraction")),
-    }
-    threshold = check.thresholds(limits)["single_node_gbps"]
+    threshold = single_node_threshold(mu, args.gpu_name)
+    if gpus > 1 and threshold is None:
+        return result(
+            "nccl", None, "%s is not in hardware_defaults' table: no single-node threshold to judge by" % args.gpu_name
+        )
     ok, problems, verdict = judge_nccl(parsed, gpus, threshold, check)
     last = (parsed.get("rows") or [{}])[-1]
     summary = "%d GPU(s), %s bytes: algbw %s GB/s, busbw %s GB/s%s" % (
@@ -379,13 +393,18 @@ def fmt(value, spec=".3f"):
 
 def gpu_facts(python, device):
     if device == "cpu":
-        return 0, None
+        return 0, None, None
     code, out, _stderr = run([python, "-c", "import torch; n = torch.cuda.device_count(); "
-                        "print(n, '%d.%d' % torch.cuda.get_device_capability() if n else '')"], 120)  # fmt: skip
+                        "print(n, '%d.%d' % torch.cuda.get_device_capability() if n else '-', "
+                        "torch.cuda.get_device_name() if n else '')"], 120)  # fmt: skip
     if code != 0:
-        return 0, None
-    fields = out.split()
-    return int(fields[0]), (fields[1] if len(fields) > 1 else None)
+        return 0, None, None
+    fields = out.split(None, 2)
+    return (
+        int(fields[0]),
+        (fields[1] if fields[1:] and fields[1] != "-" else None),
+        (fields[2].strip() if fields[2:] else None),
+    )
 
 
 def main(argv=None):
@@ -414,7 +433,7 @@ def main(argv=None):
         p.error("--parts: unknown %s (known: %s)" % (", ".join(unknown), ", ".join(PARTS)))
     work = Path(tempfile.mkdtemp(prefix="gpu-check."))
     mu = collection_modules(work)
-    gpus, capability = gpu_facts(args.python, args.device)
+    gpus, capability, args.gpu_name = gpu_facts(args.python, args.device)
     started = time.time()
     results = []
     for part in parts:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.scc.training.plugins.module_utils import nccl_check, nccl_tests
+from ansible_collections.scc.training.plugins.module_utils import hardware_defaults, nccl_check, nccl_tests
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -136,6 +136,16 @@ def test_nccl_tests_judgement_one_gpu_and_several(tmp_path):
     assert gpu_check.judge_nccl(one, 1, 300.0, check_mod)[1] == ["3 wrong values (#wrong)"]
     one["rows"] = []
     assert gpu_check.judge_nccl(one, 1, 300.0, check_mod)[0] is False
+
+
+def test_the_single_node_threshold_is_hardware_defaults_for_the_gpu_model():
+    def mu(name):
+        return {"hardware_defaults": hardware_defaults}[name]
+
+    assert gpu_check.single_node_threshold(mu, "NVIDIA H200") == 315.0  # 18 NVLinks x 25 GB/s x 0.7
+    assert gpu_check.single_node_threshold(mu, "Tesla V100-SXM2-32GB") == 105.0  # 6 x 25 x 0.7
+    assert gpu_check.single_node_threshold(mu, "NVIDIA L20") == round(31.5 * 0.35, 2)  # PCIe 4 x16 basis
+    assert gpu_check.single_node_threshold(mu, "NVIDIA GeForce RTX 3080") is None
 
 
 def test_nccl_tests_source_must_match_nccl_checks_pin(tmp_path, monkeypatch):
