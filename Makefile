@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale bench-train lab-up lab-down clean mutation lock
+.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -23,6 +23,7 @@ help:
 	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts; nccl_check's bisection rounds vs N = 4..256"
 	@echo "make bench-prep  imagenet_prep's conversion images/s on 1 and 2 lab nodes, the ratio"
 	@echo "make bench-scale  validate.yml and cluster.yml: tasks and controller CPU per host at N = 25..200 fake local hosts; 4 job slices vs one run"
+	@echo "make gpu-check  on a GPU node or machine: one check of its GPUs (bench/gpu_check.sh; GPU_PYTHON=a Python with torch)"
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
 	@echo "make mutation  mutation testing (cosmic-ray) of the modules that judge and guard: 'mutation: killed K of N (P%)'"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
@@ -188,6 +189,24 @@ bench-scale: venv
 # ratio on/off of each lever that acts on CPUs (masked-row head, pre-tokenised shards, accumulation).
 bench-train: venv
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/bert_train_bench.py
+
+# On a GPU node or machine, before a job: bench/gpu_check.sh (no venv of ours needed; GPU_PYTHON is a Python with
+# CUDA torch). Its report: results/gpu-check.json. nccl-tests is built from .cache/nccl-tests (nccl-tests-source).
+GPU_PYTHON ?= python3
+gpu-check:
+	mkdir -p results
+	bash bench/gpu_check.sh $(GPU_PYTHON) --report results/gpu-check.json
+
+# nccl_check's pinned nccl-tests release, checked against its pinned sha256, for gpu-check on a machine that reaches
+# no network (copy or carry .cache/nccl-tests with the checkout).
+NCCL_TESTS_VERSION = $(shell sed -n 's/^nccl_check_tests_version: "\(.*\)"/\1/p' roles/nccl_check/defaults/main.yml)
+NCCL_TESTS_SHA256 = $(shell sed -n 's/^nccl_check_tests_sha256: "\(.*\)"/\1/p' roles/nccl_check/defaults/main.yml)
+nccl-tests-source:
+	mkdir -p .cache/nccl-tests
+	curl -fsSLo .cache/nccl-tests/nccl-tests-$(NCCL_TESTS_VERSION).tar.gz.part \
+	  https://github.com/NVIDIA/nccl-tests/archive/v$(NCCL_TESTS_VERSION).tar.gz
+	echo "$(NCCL_TESTS_SHA256)  .cache/nccl-tests/nccl-tests-$(NCCL_TESTS_VERSION).tar.gz.part" | sha256sum -c -
+	mv .cache/nccl-tests/nccl-tests-$(NCCL_TESTS_VERSION).tar.gz.part .cache/nccl-tests/nccl-tests-$(NCCL_TESTS_VERSION).tar.gz
 
 clean:
 	-$(BIN)/python -m lab --dir $(LAB_DIR) down

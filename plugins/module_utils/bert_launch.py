@@ -30,7 +30,6 @@ from ansible_collections.scc.training.plugins.module_utils.mpi import framework_
 # A value >= 1, or >= 0, and what it means where that needs saying.
 _AT_LEAST = {
     "bert_launch_steps": 1,
-    "bert_launch_batch_size": 1,
     "bert_launch_omp_num_threads": 1,
     "bert_launch_timeout": 1,
     "bert_launch_np": 0,
@@ -69,6 +68,11 @@ def _training_problems(settings):
         for name, minimum in _AT_LEAST.items()
         if not at_least(settings[name], minimum)
     ]
+    batch = settings["bert_launch_batch_size"]
+    if str(batch) != "auto" and not at_least(batch, 1):
+        problems.append(
+            "bert_launch_batch_size (%s) must be auto (from the GPU's memory and the model) or >= 1." % batch
+        )
     warmup, steps = number(settings["bert_launch_warmup_steps"]), number(settings["bert_launch_steps"])
     if warmup is None or warmup < 0 or steps is None or warmup >= steps:
         problems.append(

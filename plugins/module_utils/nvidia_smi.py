@@ -65,6 +65,19 @@ _UNCORRECTED_SUMMED = (
 HEALTH_KEYS = ("ecc_errors_uncorrected_aggregate", "retired_pages", "remapped_rows", "pcie", "clocks_event_reasons")
 
 
+# ECMA-48 control sequences (CSI: ESC [ parameters final byte; other escapes: ESC, intermediates, final byte, such as
+# tput sgr0's ESC ( B) and carriage returns.
+# nvidia-smi's text reports carry them even when written to a file: ``topo -m`` wraps its header in ESC[4m ...
+# ESC[0m (underline) with driver 590 (tests/fixtures/nvidia_topo/h200-1gpu-590.48.01-raw.txt and its .source).
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]|\r")
+
+
+def strip_terminal_codes(text):
+    """``text`` without terminal control sequences and carriage returns ('' for None): what a parser of
+    nvidia-smi's text output reads, whether the output went to a terminal or a file."""
+    return _TERMINAL_CODES.sub("", text or "")
+
+
 class NvidiaSmiParseError(ValueError):
     """The text is not nvidia-smi -q -x output."""
 
@@ -247,7 +260,7 @@ def parse_nvlink_status(text):
     in the order printed (the nvidia-smi index order).
     """
     gpus = []
-    for line in (text or "").splitlines():
+    for line in strip_terminal_codes(text).splitlines():
         gpu = _NVLINK_GPU.match(line)
         if gpu:
             gpus.append(

@@ -9,6 +9,11 @@ columns (``GPU0`` .. ``GPUn``, NICs as ``NIC0`` or ``mlx5_0``) then ``CPU Affini
 since about R450; older ones print no such column) and ``GPU NUMA ID``; one row per device, its link to every
 column (``X`` itself, ``NV#``, ``PIX``, ``PXB``, ``PHB``, ``NODE``, ``SYS``), then for GPUs the CPU list and NUMA node.
 
+The bytes as nvidia-smi writes them, into a file too (as Ansible captures them): driver 590 wraps the header in the
+terminal's underline sequence (``\t\x1b[4mGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m``), separates cells
+with tabs (with an empty cell before ``GPU NUMA ID``), and follows the matrix with ``Legend:`` and, with NICs,
+``NIC Legend:`` blocks (tests/fixtures/nvidia_topo/h200-1gpu-590.48.01-raw.txt, a real H200's, and its .source).
+
 Pure Python, no Ansible imports.
 """
 
@@ -18,6 +23,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.scc.training.plugins.module_utils.nvidia_smi import strip_terminal_codes
+
 _GPU = re.compile(r"^GPU(\d+)$")
 _AFFINITY_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
 
@@ -25,7 +32,12 @@ _AFFINITY_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
 def parse_topo_matrix(text):
     """``nvidia-smi topo -m`` -> {"gpus": [{index, links: {column: link}, cpu_affinity, numa}], "columns": [...],
     "has_numa_column": bool}. ``numa`` is an int, or None where the driver printed none (or N/A)."""
-    lines = [line for line in (text or "").splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    lines = []
+    for line in strip_terminal_codes(text).splitlines():
+        if line.strip().startswith(("Legend:", "NIC Legend:")):
+            break  # the legends follow the matrix
+        if line.strip() and not line.lstrip().startswith("#"):
+            lines.append(line)
     header = next((line for line in lines if line.strip().startswith("GPU0")), None)
     if header is None:
         return {"gpus": [], "columns": [], "has_numa_column": False}

@@ -87,6 +87,41 @@ PEAK_FLOPS: dict[str, dict[str, float]] = {
 }
 
 
+# --batch-size auto (auto_batch_size): the share of the device's memory the activations may take, the rest left to
+# the model states, the allocator's fragmentation, the optimizer's temporaries and eager attention's fp32 softmax; and
+# the largest batch taken. The share is a chosen margin, not a measurement: the issue-22 run on one H200 ran batch
+# 1024 of BERT-base at seq 128 (bf16), so 512 fits there; that it fits everywhere the rule allows is UNCONFIRMED.
+AUTO_BATCH_MEMORY_SHARE = 0.25
+AUTO_BATCH_MAX = 1024
+AUTO_BATCH_CPU = 8
+
+
+def activation_bytes_per_sequence(cfg: Mapping[str, Any], seq_len: int) -> float:
+    """Activation memory of one sequence through the encoder in training with 16-bit activations, no recomputation:
+    per layer s*h*(34 + 5*a*s/h) bytes (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+    Transformer Models", section 4.1, for sequence s, hidden h, heads a; the 5*a*s/h term is the attention scores,
+    which flash attention does not keep: counted anyway, so the rule holds for eager attention and V100)."""
+    h, a, s = cfg["hidden_size"], cfg["num_heads"], seq_len
+    return float(cfg["num_layers"] * s * h * (34 + 5 * a * s / h))
+
+
+def auto_batch_size(memory_bytes: int | None, cfg: Mapping[str, Any], seq_len: int, vocab: int) -> int:
+    """The per-rank batch of --batch-size auto: the largest power of two whose activations
+    (activation_bytes_per_sequence) fit in AUTO_BATCH_MEMORY_SHARE of the device's memory after the model states
+    (16 bytes per parameter: fp32 weights and gradients, AdamW's two moments), at most AUTO_BATCH_MAX; at least 1.
+    ``memory_bytes`` None (the CPU): AUTO_BATCH_CPU. BERT-base at seq 128: 32 on a 16 GB V100, 128 on a 40 GB A100,
+    256 on an 80 GB H100, 512 on a 141 GB H200."""
+    if memory_bytes is None:
+        return AUTO_BATCH_CPU
+    states = 16 * parameter_count(cfg["num_layers"], cfg["hidden_size"], cfg["intermediate_size"], vocab)
+    room = AUTO_BATCH_MEMORY_SHARE * memory_bytes - states
+    fits = int(room // activation_bytes_per_sequence(cfg, seq_len)) if room > 0 else 0
+    batch = 1
+    while batch * 2 <= min(fits, AUTO_BATCH_MAX):
+        batch *= 2
+    return batch
+
+
 def padded_vocab(size: int, multiple: int) -> int:
     """`size` rounded up to a multiple of `multiple`: a decoder whose width is a multiple of 64
     keeps its matrix multiplies on tensor-core tile boundaries (NVIDIA's "Matrix Multiplication
@@ -146,10 +181,16 @@ def pretraining_module(model, mlm_head: str, predictions: int):
     gathers `predictions` slots per row first (bert_data.masked_positions), as NVIDIA's
     DeepLearningExamples BERT does, so the [rows x H] x [H x V] decoder runs on ~20% of the rows.
     The attention mask goes in as [batch, 1, seq]: transformers then broadcasts it as it is, where
-    a 2-D mask would make its SDPA path test it on the host (torch.all) every step."""
+    a 2-D mask would make its SDPA path test it on the host (torch.all) every step. transformers 5 takes
+    no 3-D mask (its mask code indexes it as [batch, seq] and fails): there it goes in as the 4-D mask that
+    transformers 5 passes through unchanged (encoder_attention_mask)."""
     import torch
     import torch.nn.functional as F
+    import transformers
     from bert_data import IGNORE_INDEX, masked_positions
+
+    major = transformers_major(transformers.__version__)
+    attention = getattr(model.config, "_attn_implementation", "eager")
 
     class Pretraining(torch.nn.Module):
         def __init__(self):
@@ -158,7 +199,9 @@ def pretraining_module(model, mlm_head: str, predictions: int):
 
         def forward(self, input_ids, token_type_ids, attention_mask, labels, nsp_labels):
             out = self.model.bert(
-                input_ids=input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask[:, None, :]
+                input_ids=input_ids,
+                token_type_ids=token_type_ids,
+                attention_mask=encoder_attention_mask(attention_mask, major, attention),
             )
             sequence, pooled = out[0], out[1]
             if mlm_head == "masked":
@@ -172,6 +215,33 @@ def pretraining_module(model, mlm_head: str, predictions: int):
             return mlm, nsp
 
     return Pretraining()
+
+
+def transformers_major(version: str) -> int:
+    """transformers' major version from its __version__ ("4.57.6" -> 4, "5.17.0.dev0" -> 5)."""
+    return int(version.split(".", 1)[0])
+
+
+def encoder_attention_mask(mask, major: int, attention: str):
+    """The padding mask ([batch, seq], 1 = a real token) as BertModel of transformers `major` takes it without
+    inspecting it on the host:
+
+    - 4.x: [batch, 1, seq]; 4.x's get_extended_attention_mask turns it into its additive [batch, 1, 1, seq] form.
+    - 5.x: [batch, 1, 1, seq], which 5.x's masking_utils._preprocess_mask_arguments returns as it is ("already
+      prepared"): boolean (True = attend) for SDPA, which takes it so; additive (0 or the dtype's minimum, float32 as
+      5.x's eager_mask builds it) for eager attention, which adds it to the scores. 5.x's own path from a 2-D mask
+      would call padding_mask.all() on the host every step to decide whether SDPA may skip the mask.
+    """
+    import torch
+
+    if major < 5:
+        return mask[:, None, :]
+    keep = mask[:, None, None, :].bool()
+    if attention == "sdpa":
+        return keep
+    return torch.zeros(keep.shape, dtype=torch.float32, device=keep.device).masked_fill(
+        ~keep, torch.finfo(torch.float32).min
+    )
 
 
 def parameter_count(

@@ -76,7 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
         "when the corpus yields fewer pieces (default: from the size table)",
     )
     p.add_argument("--seq-len", type=int, default=128)
-    p.add_argument("--batch-size", type=int, default=8, help="sequences per rank per step")
+    p.add_argument(
+        "--batch-size",
+        type=_batch_size,
+        default=8,
+        help="sequences per rank per step; auto: from the device's memory and the model (bert_model.auto_batch_size)",
+    )
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup-steps", type=int, default=5, help="first steps left out of the throughput measurement")
     p.add_argument(
@@ -165,12 +170,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _batch_size(value: str):
+    return value if value == "auto" else int(value)
+
+
 def check_args(args: argparse.Namespace) -> list[str]:
     """Every problem with the arguments, as messages naming the option."""
     errors = []
     if args.steps < 1:
         errors.append(f"--steps must be >= 1 (got {args.steps})")
-    if args.batch_size < 1:
+    if args.batch_size != "auto" and args.batch_size < 1:
         errors.append(f"--batch-size must be >= 1 (got {args.batch_size})")
     if not SEQ_LEN_MIN <= args.seq_len <= SEQ_LEN_MAX:
         errors.append(f"--seq-len must be within [{SEQ_LEN_MIN}, {SEQ_LEN_MAX}] (got {args.seq_len})")
@@ -265,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pretrain_bert: {exc}", file=sys.stderr)
         return EXIT_USAGE
     rank = framework.rank
+    resolve_batch_size(args, device, rank)
     global_batch = args.batch_size * args.grad_accum * framework.world_size
     progress = mpi_job_rank.Progress(args.output_dir, rank, args.steps, global_batch, "sequences")
     try:
@@ -280,6 +290,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     progress.finish(status)
     framework.close()
     return EXIT_OK if status == "ok" else EXIT_NON_FINITE
+
+
+def resolve_batch_size(args, device, rank: int) -> None:
+    """--batch-size auto -> the per-rank batch for this rank's device and the model (bert_model.auto_batch_size), in
+    place, before anything counts sequences (the progress file, the global batch)."""
+    if args.batch_size != "auto":
+        return
+    import torch
+
+    cfg = bert_model.model_config(args.model_size, args)
+    memory = torch.cuda.get_device_properties(device.device).total_memory if device.use_cuda else None
+    args.batch_size = bert_model.auto_batch_size(memory, cfg, args.seq_len, cfg["vocab_size"])
+    mpi_job_device.log(rank, f"--batch-size auto: {args.batch_size} per rank")
 
 
 def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> str:

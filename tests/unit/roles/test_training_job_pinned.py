@@ -5,7 +5,8 @@ tests/fixtures/training_job/pinned.json holds what the code before the change re
 it names: bert_launch's mpirun argv (tcp, rdma, each framework, a placement, every optional option set, a CPU-only
 cluster without CPFS), resnet_launch's (tcp; rdma with horovod and every option), and the MPIJob and Arena line of
 BERT and ResNet over tcp and rdma and of BERT with its options set. Each is rebuilt here through the roles' own
-variables and the new builder, and must be equal, item for item."""
+variables and the new builder, and must be equal, item for item. One change since the pin: bert_launch_batch_size's
+default became auto (issue 22), so the pinned BERT commands carry --batch-size auto."""
 
 import json
 from pathlib import Path

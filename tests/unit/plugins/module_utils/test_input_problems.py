@@ -214,6 +214,7 @@ GOOD = {
         bert_launch.bert_launch_input_problems,
         {**BERT, "bert_launch_steps": "100", "bert_launch_learning_rate": "1e-4", "bert_launch_master_port": "29500"},
     ),
+    "bert_batch_auto": (bert_launch.bert_launch_input_problems, {**BERT, "bert_launch_batch_size": "auto"}),
     "bert_horovod_cpu_tcp": (
         bert_launch.bert_launch_input_problems,
         {**BERT, "bert_launch_framework": "horovod", "bert_launch_cpu_only": True, "bert_launch_transport": "tcp"},
@@ -384,7 +385,7 @@ BAD = {
     "bert_batch": (
         bert_launch.bert_launch_input_problems,
         {**BERT, "bert_launch_batch_size": 0},
-        "bert_launch_batch_size (0) must be >= 1.",
+        "bert_launch_batch_size (0) must be auto (from the GPU's memory and the model) or >= 1.",
     ),
     "bert_threads": (
         bert_launch.bert_launch_input_problems,

@@ -160,3 +160,30 @@ def test_gpu_info_module(tmp_path):
     assert r["failed"] is True and "not found" in r["msg"]
     r = _run_module({"nvidia_smi_path": str(tmp_path / "absent"), "missing_ok": True})
     assert r["nvidia_smi_found"] is False and r["driver_loaded"] is False and r["gpus"] == []
+
+
+def test_a_real_h200s_nvlink_status_bytes_parse():
+    from ansible_collections.scc.training.plugins.module_utils.nvidia_smi import parse_nvlink_status
+
+    raw = (FIXTURES / "nvlink-s-h200-590.48.01-raw.txt").read_bytes().decode()
+    (gpu,) = parse_nvlink_status(raw)
+    assert (gpu["index"], gpu["name"], gpu["links"], gpu["links_up"], gpu["links_down"]) == (
+        0,
+        "NVIDIA H200",
+        18,
+        18,
+        [],
+    )
+    # The same bytes as a terminal would colour them, with CRLF endings: the same reading.
+    dressed = "\x1b[1m" + raw.replace("\n", "\r\n").replace("GB/s", "GB/s\x1b[0m")
+    assert parse_nvlink_status(dressed) == [gpu]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [("\x1b[4mGPU0\tGPU1\x1b[0m", "GPU0\tGPU1"), ("a\x1b[1;31mb\x1b(B\r\n", "ab\n"), (None, ""), ("\tX ", "\tX ")],
+)
+def test_terminal_codes_are_stripped_and_tabs_kept(text, expected):
+    from ansible_collections.scc.training.plugins.module_utils.nvidia_smi import strip_terminal_codes
+
+    assert strip_terminal_codes(text) == expected

@@ -78,3 +78,40 @@ def test_what_the_user_set_wins_each_on_its_own():
 def test_the_filter_names_itself_on_bad_counts():
     with pytest.raises(AnsibleFilterError, match=r"mpirun_placement: np \(0\) and nodes \(2\) must be at least 1"):
         mpirun_placement(RTX4090, 0, 2)
+
+
+# The bytes a real H200's nvidia-smi (590.48.01) wrote to a file: the header wrapped in ESC[4m ... ESC[0m, tabs,
+# an empty cell before GPU NUMA ID, the Legend after (tests/fixtures/nvidia_topo/*.source name the sources).
+H200_RAW = (FIXTURES / "h200-1gpu-590.48.01-raw.txt").read_bytes().decode()
+EIGHT_GPU_ESCAPES = (FIXTURES / "8gpu-2nic-constructed-escapes.txt").read_bytes().decode()
+
+
+def test_a_real_h200s_bytes_parse_to_its_gpu_and_numa_node():
+    assert "\x1b[4m" in H200_RAW and "\x1b[0m" in H200_RAW  # the fixture is the raw bytes
+    topology = parse_topo_matrix(H200_RAW)
+    assert topology["columns"] == ["GPU0"] and topology["has_numa_column"] is True
+    assert topology["gpus"] == [{"index": 0, "links": {"GPU0": "X"}, "cpu_affinity": "0-23", "numa": 0}]
+    placement = launch_placement(H200_RAW, 1, 1)
+    assert (placement["map_by"], placement["bind_to"]) == ("ppr:1:numa", "numa"), placement["reason"]
+
+
+def test_the_header_in_escapes_with_nics_and_legends_parses_like_the_plain_one():
+    topology = parse_topo_matrix(EIGHT_GPU_ESCAPES)
+    assert topology == parse_topo_matrix(RTX4090)
+    assert [g["numa"] for g in topology["gpus"]] == [0] * 4 + [1] * 4
+    assert launch_placement(EIGHT_GPU_ESCAPES, 8, 1)["map_by"] == "ppr:4:numa"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x1b[4m\x1b[0m\n",
+        "Failed to initialize NVML: Driver/library version mismatch\r\n",
+        "\nLegend:\n\n  X    = Self\n",
+    ],
+    ids=["empty", "only-escapes", "nvml-error", "legend-only"],
+)
+def test_output_without_a_matrix_is_no_gpu_not_an_error(text):
+    assert parse_topo_matrix(text)["gpus"] == []
+    assert "no GPU" in launch_placement(text, 8, 1)["reason"]

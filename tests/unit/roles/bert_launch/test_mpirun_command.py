@@ -124,7 +124,7 @@ def test_the_whole_tcp_command(argvs):
         "-x", "GLOO_SOCKET_IFNAME=eth0", "-x", "NCCL_SOCKET_IFNAME=eth0", "-x", "NCCL_IB_DISABLE=1",
         "-x", "TOKENIZERS_PARALLELISM=false", "-x", "SCC_TRAINING_RUN_ID=unit-run",
         "/opt/scc-training/venv/bin/python", SCRIPT,
-        "--framework", "torch", "--model-size", "base", "--seq-len", "128", "--batch-size", "32",
+        "--framework", "torch", "--model-size", "base", "--seq-len", "128", "--batch-size", "auto",
         "--steps", "100", "--warmup-steps", "10", "--backend", "auto", "--precision", "auto",
         "--threads", "4", "--seed", "1234", "--master-addr", "192.168.10.11", "--master-port", "29500",
         "--corpus", "/opt/scc-training/bert/corpus.txt", "--output-dir", "/opt/scc-training/bert/runs/unit-run",
