@@ -47,6 +47,7 @@ import hashlib
 import json
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -462,6 +463,7 @@ def prepare_node(args) -> dict[str, Any]:
         "tokens": tokens,
         "seconds": round(seconds, 3),
         "tokens_per_second": round(tokens / seconds, 1) if done and seconds > 0 else 0,
+        "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,  # Linux: KiB
     }
 
 
