@@ -20,7 +20,9 @@ def bert_prep_input_problems(settings):
 
 def bert_prepared_dir(settings):
     """{data_dir, corpus, vocab, seq_len, seed} -> the corpus's prepared directory."""
-    return filter_call("bert_prepared_dir", bert_prep.bert_prepared_dir, require_settings(settings, "bert_prepared_dir"))
+    return filter_call(
+        "bert_prepared_dir", bert_prep.bert_prepared_dir, require_settings(settings, "bert_prepared_dir")
+    )
 
 
 class FilterModule(object):

@@ -117,9 +117,13 @@ def _corpus_problems(settings):
     corpus, vocab = text(settings.get("bert_launch_corpus")), text(settings.get("bert_launch_vocab"))
     problems = []
     if corpus and not corpus.startswith("/"):
-        problems.append("bert_launch_corpus must be empty (the shipped corpus) or an absolute path on the nodes (got %s)." % corpus)
+        problems.append(
+            "bert_launch_corpus must be empty (the shipped corpus) or an absolute path on the nodes (got %s)." % corpus
+        )
     if vocab and not vocab.startswith("/"):
-        problems.append("bert_launch_vocab must be empty or an absolute path of a vocab.txt on the nodes (got %s)." % vocab)
+        problems.append(
+            "bert_launch_vocab must be empty or an absolute path of a vocab.txt on the nodes (got %s)." % vocab
+        )
     elif vocab and not corpus:
         problems.append(
             "bert_launch_vocab (%s) needs bert_launch_corpus: a vocabulary goes with a prepared corpus "

@@ -23,12 +23,24 @@ PREPARED_FORMAT = "bert-prepared-v1"
 SEQ_LEN_RANGE = (16, 512)
 
 _RULES = (
-    ("bert_prep_corpus", checks.pattern(checks.ABSOLUTE.pattern), "an absolute path on the nodes (a file or a directory of text files)"),
-    ("bert_prep_vocab", checks.pattern(r"^(/.*)?$"), "empty (train one) or an absolute path of a vocab.txt on the nodes"),
+    (
+        "bert_prep_corpus",
+        checks.pattern(checks.ABSOLUTE.pattern),
+        "an absolute path on the nodes (a file or a directory of text files)",
+    ),
+    (
+        "bert_prep_vocab",
+        checks.pattern(r"^(/.*)?$"),
+        "empty (train one) or an absolute path of a vocab.txt on the nodes",
+    ),
     ("bert_prep_data_dir", checks.pattern(checks.ABSOLUTE.pattern), "an absolute path on the nodes (CPFS)"),
     ("bert_prep_install_dir", checks.pattern(checks.ABSOLUTE.pattern), "an absolute path on the nodes"),
     ("bert_prep_seed", checks.minimum(0), ">= 0"),
-    ("bert_prep_vocab_size", checks.minimum(len(("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")) + 1), ">= 6 (the 5 special tokens and a piece)"),
+    (
+        "bert_prep_vocab_size",
+        checks.minimum(len(("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")) + 1),
+        ">= 6 (the 5 special tokens and a piece)",
+    ),
     ("bert_prep_vocab_sample_mb", checks.minimum(1), ">= 1"),
     ("bert_prep_rows_per_shard", checks.minimum(1), ">= 1"),
     ("bert_prep_timeout", checks.minimum(1), ">= 1"),
@@ -68,4 +80,8 @@ def bert_prepared_dir(settings):
         [PREPARED_FORMAT, corpus, checks.text(settings.get("vocab")), int(settings["seq_len"]), int(settings["seed"])]
     )
     name = corpus.rsplit("/", 1)[-1] or "corpus"
-    return "%s/%s-%s" % (checks.text(settings["data_dir"]).rstrip("/"), name, hashlib.sha256(key.encode()).hexdigest()[:12])
+    return "%s/%s-%s" % (
+        checks.text(settings["data_dir"]).rstrip("/"),
+        name,
+        hashlib.sha256(key.encode()).hexdigest()[:12],
+    )

@@ -252,7 +252,9 @@ def load(args: Any, vocab_size: int, comm: Any, rank: int) -> Dataset:
     if getattr(args, "prepared", ""):
         data = read_prepared(args.prepared, rank, comm.world_size)
         if data.seq_len != args.seq_len:
-            raise ValueError(f"--prepared {args.prepared} holds rows of {data.seq_len} tokens, not --seq-len {args.seq_len}")
+            raise ValueError(
+                f"--prepared {args.prepared} holds rows of {data.seq_len} tokens, not --seq-len {args.seq_len}"
+            )
         return data
     if getattr(args, "data", "inline") == "shards":
         directory = shard_dir(args, vocab_size)
@@ -524,7 +526,7 @@ class PreparedBatches:
             order = list(range(len(self.spans)))
             rng.shuffle(order)
             for number in order:
-                unused, first, stop, stride = self.spans[number]
+                first, stop, stride = self.spans[number][1:]
                 rows = list(range(first, stop, stride))
                 rng.shuffle(rows)
                 for row in rows:
@@ -533,9 +535,9 @@ class PreparedBatches:
 
     def __iter__(self):
         keys = self._keys()
-        for unused in range(self.first * self.batch_size):  # the steps done before a resume
+        for _skipped in range(self.first * self.batch_size):  # the steps done before a resume
             next(keys)
-        for unused in range(self.first, self.last):
+        for _step in range(self.first, self.last):
             yield [next(keys) for unused in range(self.batch_size)]
 
 

@@ -127,7 +127,9 @@ def vocab_problems(vocab: str, vocab_var: str = "bert_launch_vocab") -> list[str
         return [f"{vocab_var}: {vocab} cannot be read ({exc})"]
     missing = [t for t in SPECIAL_TOKENS if t not in tokens]
     if missing:
-        return [f"{vocab_var}: {vocab} lacks the special token(s) {' '.join(missing)} (a WordPiece vocab.txt has all of {' '.join(SPECIAL_TOKENS)})"]
+        return [
+            f"{vocab_var}: {vocab} lacks the special token(s) {' '.join(missing)} (a WordPiece vocab.txt has all of {' '.join(SPECIAL_TOKENS)})"
+        ]
     return []
 
 
@@ -447,7 +449,9 @@ def prepare_node(args) -> dict[str, Any]:
         if index % args.nodes != args.node_index:
             continue
         relpath = os.path.relpath(source, args.corpus) if os.path.isdir(args.corpus) else os.path.basename(source)
-        if _part_is_current(os.path.join(args.out, "parts", f"f{index:05d}.json"), source, os.path.join(args.out, "shards")):
+        if _part_is_current(
+            os.path.join(args.out, "parts", f"f{index:05d}.json"), source, os.path.join(args.out, "shards")
+        ):
             kept.append(relpath)
             continue
         part = prepare_file(index, source, relpath, args.out, tokenizer, ids, args)
@@ -507,9 +511,7 @@ def build_manifest(args) -> dict[str, Any]:
         "padding_fraction": round(1 - tokens / (instances * args.seq_len), 6) if instances else 0.0,
         "random_next_fraction": round(sum(p["random_next"] for p in parts) / instances, 6) if instances else 0.0,
         "sources": [{key: p[key] for key in ("source", "size", "sha256", "documents", "instances")} for p in parts],
-        "shards": [
-            {key: s[key] for key in ("name", "sha256", "rows", "tokens")} for p in parts for s in p["shards"]
-        ],
+        "shards": [{key: s[key] for key in ("name", "sha256", "rows", "tokens")} for p in parts for s in p["shards"]],
     }
     if not instances:
         raise PrepError(f"{args.corpus}: no instance (every document shorter than two sentences?)")
@@ -519,7 +521,13 @@ def build_manifest(args) -> dict[str, Any]:
     if changed:
         _write_atomic(path, data)
     summary = {k: manifest[k] for k in ("files", "documents", "instances", "tokens", "padding_fraction")}
-    return dict(summary, changed=changed, manifest=path, manifest_sha256=hashlib.sha256(data).hexdigest(), shards=len(manifest["shards"]))
+    return dict(
+        summary,
+        changed=changed,
+        manifest=path,
+        manifest_sha256=hashlib.sha256(data).hexdigest(),
+        shards=len(manifest["shards"]),
+    )
 
 
 # --- command line --------------------------------------------------------------------------------------------

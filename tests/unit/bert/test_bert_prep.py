@@ -17,9 +17,9 @@ from tests.unit.bert.small_run import FILES, run_alone, small_run
 
 sys.path.insert(0, str(FILES.parents[1] / "bert_prep" / "files"))
 
-import bert_corpus  # noqa: E402
-import bert_data  # noqa: E402
-import bert_prep  # noqa: E402
+import bert_corpus
+import bert_data
+import bert_prep
 
 
 def write_corpus(directory: Path, files: int, documents: int) -> Path:
@@ -70,7 +70,10 @@ def test_corpus_problems_name_the_variable(tmp_path):
     (bad / "b.txt").symlink_to(tmp_path / "gone.txt")  # listed, and cannot be opened
     (bad / ".hidden").write_bytes(b"\xff")  # not part of the corpus
     problems = bert_prep.corpus_problems(str(bad), "v")
-    assert problems == [f"v: {bad / 'a.txt'} is not UTF-8 text (byte 10)", f"v: {bad / 'b.txt'} cannot be read (No such file or directory)"]
+    assert problems == [
+        f"v: {bad / 'a.txt'} is not UTF-8 text (byte 10)",
+        f"v: {bad / 'b.txt'} cannot be read (No such file or directory)",
+    ]
     assert bert_prep.corpus_problems("", "v") == ["v is empty: name a file or directory of text files"]
 
 
@@ -83,7 +86,9 @@ def test_vocab_problems_need_every_special_token(tmp_path):
     ]
     vocab.write_text("\n".join(bert_prep.SPECIAL_TOKENS) + "\nthe\n")
     assert bert_prep.vocab_problems(str(vocab)) == []
-    assert bert_prep.vocab_problems(str(tmp_path / "no.txt")) == [f"bert_launch_vocab: {tmp_path / 'no.txt'} does not exist"]
+    assert bert_prep.vocab_problems(str(tmp_path / "no.txt")) == [
+        f"bert_launch_vocab: {tmp_path / 'no.txt'} does not exist"
+    ]
     assert bert_prep.vocab_problems("") == []
 
 
@@ -93,9 +98,9 @@ def test_vocab_problems_need_every_special_token(tmp_path):
 def long_documents(count: int, rng: random.Random):
     """Documents of 20-60 sentences of 5-25 distinct tokens: (sentence -> document, its index) known for each."""
     documents, next_token = [], 10
-    for unused in range(count):
+    for _document in range(count):
         document = []
-        for unused in range(rng.randint(20, 60)):
+        for _sentence in range(rng.randint(20, 60)):
             length = rng.randint(5, 25)
             document.append(list(range(next_token, next_token + length)))
             next_token += length
@@ -153,7 +158,7 @@ def test_two_nodes_split_the_files_and_the_manifest_reads_back(prepared):
 
 
 def test_a_killed_node_redoes_only_its_missing_files_with_the_same_bytes(prepared, tmp_path):
-    corpus, out, unused = prepared
+    corpus, out, _results = prepared
     before = {p.name: p.read_bytes() for p in (out / "shards").iterdir()}
     manifest_before = (out / "manifest.json").read_bytes()
     # Killed in file 2: its part never written, one of its shards and a temporary file left.
@@ -180,7 +185,9 @@ def test_manifest_refuses_missing_files(tmp_path):
     assert bert_prep.main(["vocab", "--corpus", str(corpus), "--out", str(out), "--vocab-size", "300"]) == 0
     assert bert_prep.main(["shards", "--corpus", str(corpus), "--out", str(out), "--nodes", "2"]) == 0
     with pytest.raises(bert_prep.PrepError, match=r"1 of 2 corpus file\(s\) have no shards yet: .*part1.txt"):
-        bert_prep.build_manifest(bert_prep.build_parser().parse_args(["manifest", "--corpus", str(corpus), "--out", str(out)]))
+        bert_prep.build_manifest(
+            bert_prep.build_parser().parse_args(["manifest", "--corpus", str(corpus), "--out", str(out)])
+        )
 
 
 def test_a_given_vocab_is_copied_and_kept(tmp_path):
@@ -220,7 +227,7 @@ def test_prepared_rows_are_the_packed_instances():
 
 
 def test_batches_of_a_rank_stay_in_its_part_and_resume_where_they_were(prepared):
-    unused, out, unused = prepared
+    _corpus, out, _results = prepared
     data = bert_data.read_prepared(str(out), 1, 2)
     steps = data.instances // 4 + 10  # more than an epoch
     sampler = bert_data.PreparedBatches(data, 0, steps, 4, seed=3)
@@ -235,7 +242,7 @@ def test_batches_of_a_rank_stay_in_its_part_and_resume_where_they_were(prepared)
 
 
 def test_training_on_a_prepared_directory_reports_its_manifest_and_padding(prepared, tmp_path):
-    unused, out, unused = prepared
+    _corpus, out, _results = prepared
     rc = run_alone(small_run(tmp_path, 3, "--prepared", str(out), "--seq-len", "64", "--loader-workers", "0"))
     assert rc == 0
     results = json.loads((tmp_path / "results.json").read_text())
@@ -243,10 +250,12 @@ def test_training_on_a_prepared_directory_reports_its_manifest_and_padding(prepa
     assert results["status"] == "ok" and len(results["loss"]) == 3
     assert results["data"]["manifest_sha256"] == hashlib.sha256((out / "manifest.json").read_bytes()).hexdigest()
     assert results["data"]["padding_fraction"] == manifest["padding_fraction"]
-    assert results["data"]["corpus"] == manifest["corpus"] and results["data"]["rank_instances"] == manifest["instances"]
+    assert (
+        results["data"]["corpus"] == manifest["corpus"] and results["data"]["rank_instances"] == manifest["instances"]
+    )
 
 
 def test_a_prepared_directory_of_another_sequence_length_is_refused(prepared, tmp_path):
-    unused, out, unused = prepared
+    _corpus, out, _results = prepared
     with pytest.raises(ValueError, match="holds rows of 64 tokens, not --seq-len 32"):
         run_alone(small_run(tmp_path, 2, "--prepared", str(out)))

@@ -43,5 +43,38 @@ def test_the_prepared_directory_changes_with_what_the_shards_are_built_from():
     name = bert_prepared_dir(base)
     assert name.startswith("/mnt/cpfs/p/wiki-") and len(name.rsplit("-", 1)[1]) == 12
     assert bert_prepared_dir(dict(base, corpus="/mnt/cpfs/wiki", seq_len="128")) == name  # the same inputs
-    others = [dict(base, corpus="/mnt/cpfs/books"), dict(base, vocab="/v.txt"), dict(base, seq_len=512), dict(base, seed=1)]
+    others = [
+        dict(base, corpus="/mnt/cpfs/books"),
+        dict(base, vocab="/v.txt"),
+        dict(base, seq_len=512),
+        dict(base, seed=1),
+    ]
     assert len({bert_prepared_dir(o) for o in others} | {name}) == 5
+
+
+# --- bert_launch's side: its corpus variables and the --prepared option -------------------------------------------
+
+
+def test_bert_launch_corpus_and_vocab_rules():
+    from ansible_collections.scc.training.plugins.module_utils.bert_launch import _corpus_problems
+
+    assert _corpus_problems({}) == []  # the shipped corpus
+    assert _corpus_problems({"bert_launch_corpus": "/mnt/cpfs/wiki", "bert_launch_vocab": "/mnt/cpfs/vocab.txt"}) == []
+    assert _corpus_problems({"bert_launch_corpus": "wiki", "bert_launch_vocab": ""}) == [
+        "bert_launch_corpus must be empty (the shipped corpus) or an absolute path on the nodes (got wiki)."
+    ]
+    assert _corpus_problems({"bert_launch_corpus": "", "bert_launch_vocab": "/v.txt"})[0].startswith(
+        "bert_launch_vocab (/v.txt) needs bert_launch_corpus"
+    )
+
+
+def test_a_prepared_corpus_replaces_the_shipped_one_on_the_command_line():
+    from ansible_collections.scc.training.plugins.module_utils.mpi import script_argv
+    from tests.unit.plugins.module_utils.test_mpi_argv import job
+
+    shipped = script_argv(job())
+    assert "--prepared" not in shipped and shipped[shipped.index("--corpus") + 1].endswith("/corpus.txt")
+    prepared = script_argv(job(prepared="/mnt/cpfs/p/wiki-0123456789ab"))
+    assert "--corpus" not in prepared
+    assert prepared[prepared.index("--prepared") + 1] == "/mnt/cpfs/p/wiki-0123456789ab"
+    assert script_argv(job(prepared="")) == shipped
