@@ -7,6 +7,9 @@ corpus, BERT's masking, and each rank's slice of every step.
 - Instances: every rank builds the same ones from one seed (create_instances), packed into
   tensors (pack_instances); batch_indices hands every rank a disjoint slice of a per-epoch
   permutation at each step.
+- Prepared data (--prepared, read_prepared): a corpus scc.training.bert_prep tokenised once into fixed-width
+  shards on CPFS; each rank reads only its part (rank_spans), memory-mapped (PreparedRows), in a per-epoch
+  shuffled order (PreparedBatches).
 - Masking (mask_tokens): dynamic, per step: 15% of the non-special tokens, of which 80% become
   [MASK], 10% a random token and 10% stay.
 
