@@ -19,6 +19,7 @@ Only load, pack_instances and mask_tokens need torch or tokenizers, and import t
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -537,11 +538,10 @@ class PreparedBatches:
             epoch += 1
 
     def __iter__(self):
-        keys = self._keys()
-        for _skipped in range(self.first * self.batch_size):  # the steps done before a resume
-            next(keys)
+        # The keys of the steps done before a resume are skipped (_keys never ends).
+        keys = itertools.islice(self._keys(), self.first * self.batch_size, None)
         for _step in range(self.first, self.last):
-            yield [next(keys) for unused in range(self.batch_size)]
+            yield list(itertools.islice(keys, self.batch_size))
 
 
 class PreparedRows:

@@ -301,9 +301,14 @@ def encoded_lines(path: str, tokenizer, digest) -> Iterator[list[int] | None]:
 
     def flush():
         texts = [t for t in batch if t is not None]
-        encoded = iter(tokenizer.encode_batch(texts, add_special_tokens=False)) if texts else iter(())
+        encoded = tokenizer.encode_batch(texts, add_special_tokens=False) if texts else []
+        position = 0
         for item in batch:
-            yield None if item is None else next(encoded).ids
+            if item is None:
+                yield None
+            else:
+                yield encoded[position].ids
+                position += 1
 
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):
