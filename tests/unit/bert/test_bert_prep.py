@@ -259,3 +259,21 @@ def test_a_prepared_directory_of_another_sequence_length_is_refused(prepared, tm
     _corpus, out, _results = prepared
     with pytest.raises(ValueError, match="holds rows of 64 tokens, not --seq-len 32"):
         run_alone(small_run(tmp_path, 2, "--prepared", str(out)))
+
+
+def test_two_ranks_train_on_their_parts_with_loader_workers(prepared, tmp_path):
+    """A DDP job of 2 ranks (DataLoader workers opening the shards memory-mapped in their own processes): both end
+    with the same weights, each read only its own shards."""
+    from tests.unit.rank_scripts import run_ranks
+
+    _corpus, out, _results = prepared
+    argv = small_run(tmp_path, 4, "--prepared", str(out), "--seq-len", "64", "--loader-workers", "1", "--device", "cpu")
+    script = Path(__file__).with_name("ddp_rank.py")
+    run_ranks(lambda rank: [sys.executable, str(script), str(tmp_path / f"rank{rank}.pt"), "--", *argv], 2)
+    ranks = [torch.load(tmp_path / f"rank{rank}.pt") for rank in range(2)]
+    assert [r["status"] for r in ranks] == [0, 0]
+    for name, tensor in ranks[0]["final"].items():
+        assert torch.equal(tensor, ranks[1]["final"][name]), name
+    results = json.loads((tmp_path / "results.json").read_text())
+    parts = [bert_data.read_prepared(str(out), rank, 2).instances for rank in range(2)]
+    assert results["data"]["rank_instances"] == parts[0] and sum(parts) == results["data"]["instances"]
