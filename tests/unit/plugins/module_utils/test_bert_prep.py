@@ -69,12 +69,15 @@ def test_bert_launch_corpus_and_vocab_rules():
 
 
 def test_a_prepared_corpus_replaces_the_shipped_one_on_the_command_line():
-    from ansible_collections.scc.training.plugins.module_utils.mpi import script_argv
-    from tests.unit.plugins.module_utils.test_mpi_argv import job
+    from tests.unit.plugins.module_utils.test_training_job import option, program
 
-    shipped = script_argv(job())
-    assert "--prepared" not in shipped and shipped[shipped.index("--corpus") + 1].endswith("/corpus.txt")
-    prepared = script_argv(job(prepared="/mnt/cpfs/p/wiki-0123456789ab"))
-    assert "--corpus" not in prepared
-    assert prepared[prepared.index("--prepared") + 1] == "/mnt/cpfs/p/wiki-0123456789ab"
-    assert script_argv(job(prepared="")) == shipped
+    shipped = program()
+    assert "--prepared" not in shipped and option(shipped, "--corpus").endswith("/corpus.txt")
+    argv = program(bert_launch_corpus="/mnt/cpfs/wiki", bert_launch_seq_len=512)
+    assert "--corpus" not in argv
+    expected = bert_prepared_dir(
+        {"data_dir": "/mnt/cpfs/scc-training/bert/prepared", "corpus": "/mnt/cpfs/wiki", "vocab": "", "seq_len": 512,
+         "seed": 1234}
+    )  # fmt: skip
+    assert option(argv, "--prepared") == expected  # the directory bert_prep writes
+    assert program(bert_launch_corpus="") == shipped
