@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "roles" / "bert_prep" / "files"))
 
-import bert_prep  # noqa: E402
-from tests.integration.test_imagenet_prep import PREP_TASK, install_bert_site, write_corpus  # noqa: E402
-from tests.lab_runner import failed, lab_up, ok_results, run_playbook  # noqa: E402
+import bert_prep
+
+from tests.integration.test_imagenet_prep import PREP_TASK, install_bert_site, write_corpus
+from tests.lab_runner import failed, lab_up, ok_results, run_playbook
 
 ADDRESSES = ("127.0.43.21", "127.0.43.22")
 MANIFEST_TASK = "Write the manifest (every shard's sha256 and counts)"
