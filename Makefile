@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
+.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -22,6 +22,7 @@ help:
 	@echo "make chaos  the chaos tests alone (a host killed mid-prepare, API faults, a corrupted wheel, a full results dir)"
 	@echo "make bench  site.yml first run vs no-op re-run at 1, 2 and 4 lab hosts; nccl_check's bisection rounds vs N = 4..256"
 	@echo "make bench-prep  imagenet_prep's conversion images/s on 1 and 2 lab nodes, the ratio"
+	@echo "make bench-data  bert_prep on a generated corpus: peak RSS 4x/1x corpus, 2/1 nodes speed-up, padding"
 	@echo "make bench-scale  validate.yml and cluster.yml: tasks and controller CPU per host at N = 25..200 fake local hosts; 4 job slices vs one run"
 	@echo "make gpu-check  on a GPU node or machine: one check of its GPUs (bench/gpu_check.sh; GPU_PYTHON=a Python with torch)"
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
@@ -179,6 +180,10 @@ bench: venv lab-deps
 # Conversion images/s of imagenet_prep on 1 and 2 lab nodes, the ratio (goal >= 1.6).
 bench-prep: venv lab-deps
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/imagenet_prep_bench.py
+
+# Its last line: peak RSS ratio 4x/1x corpus (goal <= 1.2), nodes 2/1 speed-up (>= 1.6), padding (<= 5%).
+bench-data: venv lab-deps
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/bert_data_bench.py
 
 # No lab: fake local hosts. Its last line: per-host cpu and task ratios N=200/N=25 (goals <= 1.3, <= 1.05), the
 # controller CPU s per host at N=200 (goals: cluster <= 3, validate <= 1) and whether 4 parallel job slices = one run.

@@ -122,6 +122,27 @@ def _lever_problems(settings):
     return lever_problems(levers)
 
 
+def _corpus_problems(settings):
+    """The corpus and vocabulary variables (their files are checked on the nodes by bert_prep; absent in callers that
+    predate them: the shipped corpus)."""
+    corpus, vocab = text(settings.get("bert_launch_corpus")), text(settings.get("bert_launch_vocab"))
+    problems = []
+    if corpus and not corpus.startswith("/"):
+        problems.append(
+            "bert_launch_corpus must be empty (the shipped corpus) or an absolute path on the nodes (got %s)." % corpus
+        )
+    if vocab and not vocab.startswith("/"):
+        problems.append(
+            "bert_launch_vocab must be empty or an absolute path of a vocab.txt on the nodes (got %s)." % vocab
+        )
+    elif vocab and not corpus:
+        problems.append(
+            "bert_launch_vocab (%s) needs bert_launch_corpus: a vocabulary goes with a prepared corpus "
+            "(playbooks/prepare_bert.yml); the shipped corpus trains its own." % vocab
+        )
+    return problems
+
+
 def bert_launch_input_problems(settings):
     """bert_launch's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
 
@@ -133,5 +154,6 @@ def bert_launch_input_problems(settings):
         + _training_problems(settings)
         + framework_problems(settings, "bert_launch")
         + _name_problems(settings)
+        + _corpus_problems(settings)
         + _lever_problems(settings)
     )

@@ -27,6 +27,7 @@ __metaclass__ = type
 import posixpath
 
 from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, bert_levers, lever_argv
+from ansible_collections.scc.training.plugins.module_utils.bert_prep import bert_prepared_dir
 from ansible_collections.scc.training.plugins.module_utils.mpi import master_addr
 
 # How a row renders: VALUE ``--flag value`` (left out when the value is None or undefined: the script's default),
@@ -50,6 +51,8 @@ SCRIPTS = {
             ("--seed", "seed", VALUE),
             ("--master-addr", "job.master_addr", VALUE),
             ("--master-port", "master_port", VALUE),
+            # A corpus of the user's, prepared by bert_prep (its directory), else the shipped one.
+            ("--prepared", "job.prepared", VALUE),
             ("--corpus", "job.corpus", VALUE),
             ("--output-dir", "job.output_dir", VALUE),
             ("--run-id", "job.run_id", VALUE),
@@ -94,6 +97,8 @@ _LAUNCH = {
              "cpu_only"] + list(LEVERS),
     "resnet": ["install_dir", "python", "python_path"],
 }  # fmt: skip
+# Variables build() reads when they are defined (a launcher that predates them, or k8s without them, leaves them out).
+_OPTIONAL = {"bert": ["corpus", "vocab"], "resnet": []}
 _COMMON = ["framework", "transport", "tcp_interface", "master_addr", "master_port", "bind_to", "map_by",
            "omp_num_threads", "env", "mpirun_path", "hostfile", "mpirun_extra_args", "script_extra_args", "timeout"]  # fmt: skip
 # What the roles' vars lookup returns for a variable that is not defined (query('ansible.builtin.vars', default=...)).
@@ -120,7 +125,7 @@ def launch_variables(workload):
 def role_variables(workload):
     """Every role variable the job of ``workload`` is built from, prefixed, each once: the launcher's, then the table's."""
     table = _table(workload)
-    names = launch_variables(workload)
+    names = launch_variables(workload) + ["%s_%s" % (table["role"], name) for name in _OPTIONAL[workload]]
     for _flag, source, _how in table["options"]:
         name = "%s_%s" % (table["role"], source)
         if not source.startswith("job.") and name not in names:
@@ -210,10 +215,27 @@ def build(workload, settings, resolved):
                 "env": dict(v("env") or {}),
             }
         )
+        corpus = _defined(settings.get("bert_launch_corpus", UNDEFINED))
+        prepared = None
+        if corpus:
+            if v("seq_len") is None or v("seed") is None:
+                raise ValueError(
+                    "bert_launch_corpus needs bert_launch_seq_len and bert_launch_seed (its prepared directory)"
+                )
+            prepared = bert_prepared_dir(
+                {
+                    "data_dir": posixpath.join(v("cpfs_path"), "scc-training", "bert", "prepared"),
+                    "corpus": corpus,
+                    "vocab": _defined(settings.get("bert_launch_vocab", UNDEFINED)) or "",
+                    "seq_len": v("seq_len"),
+                    "seed": v("seed"),
+                }
+            )
         derived.update(
             {
                 "master_addr": master_addr(job),
-                "corpus": "%s/corpus.txt" % v("install_dir"),
+                "prepared": prepared,
+                "corpus": None if prepared else "%s/corpus.txt" % v("install_dir"),
                 "data_dir": shared_directory(v("data_dir"), root, "data"),
                 "checkpoint_dir": shared_directory(v("checkpoint_dir"), root, "checkpoints"),
                 "levers": bert_levers(levers),

@@ -1,4 +1,4 @@
-"""imagenet_prep on 2 lab hosts: a small ImageNet-layout data set made here (real JPEGs by Pillow, the
+"""imagenet_prep and bert_prep on 2 lab hosts: a small ImageNet-layout data set made here (real JPEGs by Pillow, the
 train tar of per-class tars, the val tar, Pascal VOC box XMLs in a tar.gz, a synset list, val labels) is
 converted on both nodes at once onto the lab's CPFS stand-in (/mnt/cpfs). Every record is read back with
 the reader below (TFRecord framing, masked CRC32C and the tf.train.Example wire format, written here from
@@ -6,6 +6,9 @@ their specifications, not the writer's library); a re-run changes nothing; bad i
 any host changes, naming the variable. Then, on the same lab, ResNet-18 trains 20 steps over mpirun on both hosts
 from those shards (playbooks/compare_transports.yml's tcp leg, through resnet_launch and the shared launcher
 mpi_job), the loss falling, and the rdma leg is refused before anything runs (the lab declares scc_transport: tcp).
+Last, on the same lab, a generated BERT corpus is prepared on both nodes (playbooks/prepare_bert.yml), node2's
+preparer killed midway, the re-run redoing only node2's unfinished files; then BERT trains on those shards
+(bert_launch with bert_launch_corpus), each rank reading its part.
 
 The lab hosts have python3 only: the converter's packages (Pillow, tfrecord, crc32c, protobuf, numpy; the
 same Python 3.11 and glibc as this controller) are installed once with this venv's pip into a site directory
@@ -27,11 +30,12 @@ import struct
 import subprocess
 import sys
 import tarfile
+import threading
 from pathlib import Path
 
 import pytest
 
-from tests.lab_runner import changed, failed, lab_fixture, run_playbook
+from tests.lab_runner import changed, failed, lab_fixture, ok_results, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESSES = ("127.0.41.11", "127.0.41.12")
@@ -464,3 +468,160 @@ def test_resnet18_trains_20_steps_over_mpirun_on_both_nodes_and_rdma_is_refused(
         "evidence": "no NCCL line logged (backend gloo)",
     }
     assert report["speedup"] is None and report["problems"] == []
+
+
+# --- BERT: a corpus prepared on both nodes, one killed midway, then trained on ---------------------------------------
+
+BERT_WHEELS = ROOT / ".cache" / "bert-wheels"
+# requirements-dev.txt's pins (the trainer's; the preparer needs tokenizers and numpy only).
+BERT_PINS = ["transformers==4.57.6", "tokenizers==0.22.1"]
+BERT_CORPUS = "/mnt/cpfs/bert-corpus"
+PREP_TASK = "Prepare this node's files of the corpus (every node at once)"
+# Stand-in for python_env's venv on the lab hosts (python3 only): bin/python is the system python3, the packages come
+# from site directories on the shared mount through PYTHONPATH (bert_prep_python_path, bert_launch_env).
+LAB_VENV = "/opt/lab-bert-venv"
+
+BERT_TRAIN_PLAY = """
+- name: Train BERT on the prepared corpus
+  hosts: scc_cluster
+  gather_facts: false
+  roles:
+    - scc.training.bert_launch
+"""
+
+
+def install_bert_site(target: Path, pins=tuple(BERT_PINS)):
+    """transformers and tokenizers (and their dependencies) into ``target``, from wheels cached under ROOT/.cache."""
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    if not BERT_WHEELS.is_dir():
+        subprocess.run(pip + ["download", "-d", str(BERT_WHEELS)] + BERT_PINS, check=True, timeout=600)
+    subprocess.run(
+        pip + ["install", "--no-index", "--find-links", str(BERT_WHEELS), "--target", str(target), *pins],
+        check=True,
+        timeout=600,
+    )
+
+
+def write_corpus(where: Path, files: int, documents: int, walks=(1, 1)) -> None:
+    """``files`` corpus files of ``documents`` documents each, from bert_corpus.py's synthetic world (seeded by the
+    file's number); a document is ``walks`` (a range) of its town-river-sea walks of 6 to 24 sentences in a row."""
+    sys.path.insert(0, str(ROOT / "roles" / "bert_launch" / "files"))
+    import bert_corpus
+
+    where.mkdir(parents=True, exist_ok=True)
+    for number in range(files):
+        rng = random.Random(number)
+        world = bert_corpus.World(rng)
+        with open(where / ("part-%03d.txt" % number), "w", encoding="utf-8") as handle:
+            for index in range(documents):
+                sentences = [s for unused in range(rng.randint(*walks)) for s in bert_corpus.document(world, rng)]
+                handle.write(("\n" if index else "") + "\n".join(sentences) + "\n")
+
+
+def bert_vars(results):
+    return {
+        "bert_launch_corpus": BERT_CORPUS,
+        "bert_launch_seq_len": 64,
+        "bert_prep_vocab_size": 2000,
+        "bert_prep_rows_per_shard": 64,
+        "bert_prep_python": "/usr/bin/python3",
+        "bert_prep_python_path": ["/mnt/cpfs/bert-site"],
+        "bert_prep_results_dir": str(results),
+    }
+
+
+def _node_parts(prepared: Path, node_index: int, nodes: int = 2) -> list[str]:
+    return sorted(p.stem for p in prepared.glob("*/parts/f*.json") if int(p.stem[1:]) % nodes == node_index)
+
+
+def test_bert_corpus_prepared_on_two_nodes_a_killed_node_redoes_only_its_files(lab, tmp_path):
+    install_bert_site(lab.shared / "bert-site")
+    write_corpus(lab.shared / "bert-corpus", files=8, documents=150)
+    results = tmp_path / "results"
+    root = lab.shared / "scc-training" / "bert" / "prepared"
+
+    # node2 (files 1, 3, 5, 7) is killed (SIGKILL to its preparer) as soon as its first file is done: a loop on node2
+    # itself watches for that file's part, so the kill does not wait for an SSH connection.
+    at_kill = {}
+    watch = (
+        "for i in $(seq 12000); do if ls /mnt/cpfs/scc-training/bert/prepared/*/parts/f0000[1357].json >/dev/null 2>&1;"
+        " then exec kill -KILL $(pgrep -f '^/usr/bin/python3 /opt/scc-training/bert-prep/bert_prep.py shards'); fi;"
+        " sleep 0.05; done; exit 3"
+    )
+
+    def kill_node2_midway():
+        at_kill["kill"] = lab.ssh(ADDRESSES[1], watch, timeout=700)
+
+    killer = threading.Thread(target=kill_node2_midway)
+    killer.start()
+    run = run_playbook(ROOT / "playbooks" / "prepare_bert.yml", lab.inventory, tmp_path, bert_vars(results))
+    killer.join(timeout=30)  # the watch ended with the kill; if the run failed before, it ends with the lab
+    assert "kill" in at_kill and at_kill["kill"].returncode == 0, (at_kill, failed(run.events))
+    assert run.status == "failed", "node2's preparer was not killed before it finished"
+    assert [(host, task) for host, task, unused in failed(run.events)] == [("node2", PREP_TASK)], failed(run.events)
+    node2_done = _node_parts(root, 1)
+    assert 1 <= len(node2_done) < 4, node2_done  # killed midway
+    assert _node_parts(root, 0) == ["f00000", "f00002", "f00004", "f00006"]  # node1 finished its share
+    # Never half a shard: every shard file (temporary ones aside) loads whole.
+    import numpy as np
+
+    for shard in root.glob("*/shards/f*.npy"):
+        assert np.load(shard).shape[1] == 67, shard
+
+    again = run_playbook(ROOT / "playbooks" / "prepare_bert.yml", lab.inventory, tmp_path, bert_vars(results))
+    assert again.status == "successful", failed(again.events)
+    shards = ok_results(again.events, PREP_TASK)
+    node1, node2 = (json.loads(shards[name]["stdout"]) for name in ("node1", "node2"))
+    assert node1["files_done"] == [] and len(node1["files_kept"]) == 4
+    redone = sorted("f%05d" % int(name[5:8]) for name in node2["files_done"])
+    assert redone == sorted({"f00001", "f00003", "f00005", "f00007"} - set(node2_done)), (redone, node2_done)
+    assert ("node1", PREP_TASK) not in changed(again.events) and ("node2", PREP_TASK) in changed(again.events)
+
+    [prepared_dir] = root.iterdir()
+    manifest = json.loads((prepared_dir / "manifest.json").read_text())
+    assert manifest["files"] == 8 and manifest["documents"] == 8 * 150 and manifest["seq_len"] == 64
+    rows = 0
+    for shard in manifest["shards"]:
+        path = prepared_dir / "shards" / shard["name"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == shard["sha256"], shard
+        array = np.load(path)
+        assert array.shape == (shard["rows"], 67) and int(array[:, 65].sum()) == shard["tokens"]
+        rows += shard["rows"]
+    assert rows == manifest["instances"] > 0
+    report = json.loads((results / "bert-prep.json").read_text())
+    assert report["prepared"] == "/mnt/cpfs/scc-training/bert/prepared/" + prepared_dir.name
+    assert sorted(report["nodes"]) == ["node1", "node2"]
+
+
+def test_bert_trains_on_the_prepared_shards_over_mpirun_each_rank_its_part(lab, tmp_path):
+    """Two ranks, one per node (Open MPI, SSH trust and the hostfile of the ResNet test above)."""
+    [prepared_dir] = (lab.shared / "scc-training" / "bert" / "prepared").iterdir()
+    assert (prepared_dir / "manifest.json").is_file(), "the preparation test above writes the shards this one trains on"
+    manifest = json.loads((prepared_dir / "manifest.json").read_text())
+    results = tmp_path / "results"
+    for address in ADDRESSES:
+        made = lab.ssh(address, f"mkdir -p {LAB_VENV}/bin && ln -sfn /usr/bin/python3 {LAB_VENV}/bin/python")
+        assert made.returncode == 0, made.stderr
+    playbook = tmp_path / "train.yml"
+    playbook.write_text(BERT_TRAIN_PLAY)
+    train_vars = dict(
+        bert_vars(results),
+        bert_launch_venv_path=LAB_VENV,
+        bert_launch_env={"PYTHONPATH": "/mnt/cpfs/bert-site:/mnt/cpfs/resnet-site"},
+        bert_launch_steps=6,
+        bert_launch_warmup_steps=1,
+        bert_launch_batch_size=4,
+        bert_launch_omp_num_threads=1,
+        bert_launch_loader_workers=0,
+        bert_launch_timeout=600,
+        bert_launch_results_dir=str(results),
+        bert_launch_run_id="prepared",
+        mpi_job_poll_s=2,
+    )
+    trained = run_playbook(playbook, lab.inventory, tmp_path, train_vars)
+    assert trained.status == "successful", failed(trained.events)
+    out = json.loads((results / "bert-prepared.json").read_text())
+    assert (out["status"], out["world_size"], out["num_hosts"], out["steps_completed"]) == ("ok", 2, 2, 6)
+    assert out["data"]["manifest_sha256"] == hashlib.sha256((prepared_dir / "manifest.json").read_bytes()).hexdigest()
+    assert out["data"]["padding_fraction"] == manifest["padding_fraction"]
+    assert out["data"]["corpus"] == BERT_CORPUS and out["data"]["instances"] == manifest["instances"]

@@ -7,6 +7,9 @@ corpus, BERT's masking, and each rank's slice of every step.
 - Instances: every rank builds the same ones from one seed (create_instances), packed into
   tensors (pack_instances); batch_indices hands every rank a disjoint slice of a per-epoch
   permutation at each step.
+- Prepared data (--prepared, read_prepared): a corpus scc.training.bert_prep tokenised once into fixed-width
+  shards on CPFS; each rank reads only its part (rank_spans), memory-mapped (PreparedRows), in a per-epoch
+  shuffled order (PreparedBatches).
 - Masking (mask_tokens): dynamic, per step: 15% of the non-special tokens, of which 80% become
   [MASK], 10% a random token and 10% stay.
 
@@ -16,6 +19,7 @@ Only load, pack_instances and mask_tokens need torch or tokenizers, and import t
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -242,12 +246,20 @@ class Dataset:
 
 
 def load(args: Any, vocab_size: int, comm: Any, rank: int) -> Dataset:
-    """The vocabulary (rank 0 trains or reads it, `comm` broadcasts it), then the instances.
+    """With --prepared, the prepared directory's vocabulary and this rank's part of its shards (read_prepared).
+    Else the vocabulary (rank 0 trains or reads it, `comm` broadcasts it), then the instances.
 
     `args` holds corpus, vocab, seq_len and seed (pretrain_bert.py's options), and data and
     data_dir: with data "shards" the tokenised, packed instances are read from shards under
     data_dir written by an earlier run (shard_dir), and written there when a rank lacks them.
     """
+    if getattr(args, "prepared", ""):
+        data = read_prepared(args.prepared, rank, comm.world_size)
+        if data.seq_len != args.seq_len:
+            raise ValueError(
+                f"--prepared {args.prepared} holds rows of {data.seq_len} tokens, not --seq-len {args.seq_len}"
+            )
+        return data
     if getattr(args, "data", "inline") == "shards":
         directory = shard_dir(args, vocab_size)
         present = comm.all_gather_object(os.path.isfile(os.path.join(directory, "meta.json")))
@@ -382,16 +394,21 @@ class StepBatches:
 
 
 def batches(args: Any, data: Dataset, rank: int, world_size: int, first: int, last: int, pin_memory: bool):
-    """Micro-batches first..last-1 of this rank, unmasked, on the host: with data "shards" from a
+    """Micro-batches first..last-1 of this rank, unmasked, on the host: with --prepared or data "shards" from a
     DataLoader (loader_workers processes, pinned memory on GPUs), else indexed inline each step."""
-    if getattr(args, "data", "inline") == "shards":
+    prepared = isinstance(data, PreparedData)
+    if prepared or getattr(args, "data", "inline") == "shards":
         from torch.utils.data import DataLoader
 
-        sampler = StepBatches(first, last, rank, args.batch_size, world_size, data.instances, args.seed)
+        if prepared:
+            rows, sampler = PreparedRows(data), PreparedBatches(data, first, last, args.batch_size, args.seed + rank)
+        else:
+            rows = PackedRows(data.tensors)
+            sampler = StepBatches(first, last, rank, args.batch_size, world_size, data.instances, args.seed)
         workers = args.loader_workers
         return iter(
             DataLoader(
-                PackedRows(data.tensors),
+                rows,
                 batch_sampler=sampler,
                 collate_fn=whole_batch,
                 num_workers=workers,
@@ -411,10 +428,161 @@ def _inline_batches(args, data, rank, world_size, first, last):
 
 
 def corpus_summary(corpus: str, data: Dataset) -> Mapping[str, Any]:
-    """The results' `data`: the corpus, its sha256, and the documents and instances built from it."""
+    """The results' `data`: the corpus, its sha256 (prepared: its manifest's), the documents and instances built
+    from it, and the share of the rows' tokens that are padding."""
+    if isinstance(data, PreparedData):
+        manifest = data.manifest
+        return {
+            "corpus": manifest["corpus"],
+            "prepared": data.directory,
+            "manifest_sha256": data.manifest_sha256,
+            "documents": manifest["documents"],
+            "instances": manifest["instances"],
+            "rank_instances": data.instances,
+            "padding_fraction": manifest["padding_fraction"],
+        }
+    attention = data.tensors["attention_mask"]
     return {
         "corpus": os.path.abspath(corpus),
         "corpus_sha256": sha256(corpus),
         "documents": data.documents,
         "instances": data.instances,
+        "padding_fraction": round(1 - float(attention.float().mean()), 6) if data.instances else 0.0,
+    }
+
+
+# --- prepared data (scc.training.bert_prep's bert_prep.py: the format is described there) ----------------------
+
+PREPARED_FORMAT = "bert-prepared-v1"
+META_COLUMNS = 3  # len(A), real length, next-sentence label, after seq_len tokens
+
+
+@dataclass
+class PreparedData(Dataset):
+    """This rank's part of a prepared directory: shards memory-mapped on first use, never read whole."""
+
+    directory: str = ""
+    manifest: dict[str, Any] | None = None
+    manifest_sha256: str = ""
+    seq_len: int = 0
+    # This rank's rows: (shard name, first row, stop, stride) spans.
+    spans: list[tuple[str, int, int, int]] | None = None
+
+
+def rank_spans(shards: Sequence[Mapping[str, Any]], rank: int, world_size: int) -> list[tuple[str, int, int, int]]:
+    """This rank's part of the shards: every world_size-th shard when each rank gets one, else every
+    world_size-th row of every shard (a small corpus). Disjoint across ranks; together, every row."""
+    if len(shards) >= world_size:
+        return [(s["name"], 0, s["rows"], 1) for s in shards[rank::world_size]]
+    spans, offset = [], 0
+    for shard in shards:
+        first = (rank - offset) % world_size
+        if first < shard["rows"]:
+            spans.append((shard["name"], first, shard["rows"], world_size))
+        offset += shard["rows"]
+    return spans
+
+
+def read_prepared(directory: str, rank: int, world_size: int) -> PreparedData:
+    """The manifest and vocabulary of a prepared directory, and this rank's spans (no shard is opened here)."""
+    path = os.path.join(directory, "manifest.json")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            f"--prepared {directory}: no manifest.json (prepare the corpus first: playbooks/prepare_bert.yml)"
+        )
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    manifest = json.loads(raw)
+    if manifest.get("format") != PREPARED_FORMAT:
+        raise ValueError(f"--prepared {directory}: format {manifest.get('format')!r}, not {PREPARED_FORMAT}")
+    spans = rank_spans(manifest["shards"], rank, world_size)
+    rows = sum(len(range(first, stop, stride)) for unused, first, stop, stride in spans)
+    if not rows:
+        raise ValueError(f"--prepared {directory}: {manifest['instances']} instances leave none for rank {rank}")
+    return PreparedData(
+        vocab_tokens=read_vocab(os.path.join(directory, "vocab.txt")),
+        special_ids=dict(manifest["special_ids"]),
+        documents=manifest["documents"],
+        instances=rows,
+        tensors={},
+        directory=os.path.abspath(directory),
+        manifest=manifest,
+        manifest_sha256=hashlib.sha256(raw).hexdigest(),
+        seq_len=manifest["seq_len"],
+        spans=spans,
+    )
+
+
+class PreparedBatches:
+    """Batches of (span, row) keys for micro-steps first..last-1: per epoch the spans in a shuffled order, each
+    span's rows shuffled; batches run on across spans. Memory: one span's permutation (a shard's rows)."""
+
+    def __init__(self, data: PreparedData, first: int, last: int, batch_size: int, seed: int):
+        self.spans, self.first, self.last, self.batch_size, self.seed = data.spans, first, last, batch_size, seed
+
+    def __len__(self) -> int:
+        return self.last - self.first
+
+    def _keys(self):
+        epoch = 0
+        while True:
+            rng = random.Random(self.seed * 1_000_003 + epoch)
+            order = list(range(len(self.spans)))
+            rng.shuffle(order)
+            for number in order:
+                first, stop, stride = self.spans[number][1:]
+                rows = list(range(first, stop, stride))
+                rng.shuffle(rows)
+                for row in rows:
+                    yield number, row
+            epoch += 1
+
+    def __iter__(self):
+        # The keys of the steps done before a resume are skipped (_keys never ends).
+        keys = itertools.islice(self._keys(), self.first * self.batch_size, None)
+        for _step in range(self.first, self.last):
+            yield list(itertools.islice(keys, self.batch_size))
+
+
+class PreparedRows:
+    """The rows of a PreparedData as the five tensors pack_instances gives; each shard opened with numpy's
+    memmap on first use, in the process that reads it (a DataLoader worker opens its own)."""
+
+    def __init__(self, data: PreparedData):
+        self.directory, self.spans, self.seq_len = data.directory, data.spans, data.seq_len
+        self._open: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return sum(len(range(first, stop, stride)) for unused, first, stop, stride in self.spans)
+
+    def _shard(self, number: int):
+        if number not in self._open:
+            import numpy as np
+
+            self._open[number] = np.load(os.path.join(self.directory, "shards", self.spans[number][0]), mmap_mode="r")
+        return self._open[number]
+
+    def __getitems__(self, keys: Sequence[tuple[int, int]]):
+        import numpy as np
+
+        rows = np.stack([self._shard(number)[row] for number, row in keys]).astype(np.int64)
+        return rows_to_tensors(rows, self.seq_len)
+
+
+def rows_to_tensors(rows, seq_len: int) -> dict[str, Any]:
+    """Prepared rows ([n, seq_len + 3]: tokens, len(A), length, label) -> pack_instances's tensors."""
+    import torch
+
+    rows = torch.from_numpy(rows)
+    a_len, length = rows[:, seq_len : seq_len + 1], rows[:, seq_len + 1 : seq_len + 2]
+    position = torch.arange(seq_len)[None, :]
+    in_row = position < length
+    segment_a = (position >= 1) & (position < a_len + 1)
+    segment_b = (position >= a_len + 2) & (position < length - 1)
+    return {
+        "input_ids": rows[:, :seq_len].contiguous(),
+        "token_type_ids": ((position >= a_len + 2) & in_row).long(),
+        "attention_mask": in_row.long(),
+        "special_mask": ~(segment_a | segment_b),
+        "nsp_labels": rows[:, seq_len + 2].contiguous(),
     }

@@ -19,6 +19,8 @@ This file is the command line and the order of the run; the parts are modules ne
 
 Data needs no network: a WordPiece vocabulary is trained on the shipped corpus by rank 0 and
 broadcast to every rank, so no shared file system is needed and every node uses one vocabulary.
+A real corpus is prepared once onto CPFS (scc.training.bert_prep); with --prepared each rank reads only
+its part of those shards, memory-mapped.
 
 Rank 0 writes a results JSON (bert_results.build_results): world size, hosts and ranks per
 host, loss per step, throughput after the warm-up steps, model FLOPs per step and, where the
@@ -101,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="text file: one sentence per line, a blank line between documents",
     )
     p.add_argument("--vocab", default=None, help="use this vocab.txt instead of training one on the corpus")
+    p.add_argument(
+        "--prepared",
+        default="",
+        help="a directory scc.training.bert_prep prepared (manifest.json, vocab.txt, shards/): each rank reads its "
+        "part of the shards, memory-mapped; replaces --corpus, --vocab and --data",
+    )
     mpi_job_rank.add_job_arguments(p, env)
     p.add_argument(
         "--peak-tflops", type=float, default=None, help="peak TFLOP/s of one device, overriding the built-in table"
@@ -211,7 +219,9 @@ def check_args(args: argparse.Namespace) -> list[str]:
     for name in ("max_predictions", "loader_workers", "checkpoint_every"):
         if getattr(args, name) < 0:
             errors.append(f"--{name.replace('_', '-')} must be >= 0 (got {getattr(args, name)})")
-    if args.data == "shards" and not args.data_dir:
+    if args.prepared and args.vocab:
+        errors.append("--vocab does not combine with --prepared (the prepared directory has its vocab.txt)")
+    if args.data == "shards" and not args.data_dir and not args.prepared:
         errors.append("--data shards needs --data-dir")
     if (args.checkpoint_every or args.resume) and not args.checkpoint_dir:
         errors.append("--checkpoint-every and --resume need --checkpoint-dir")
@@ -324,7 +334,7 @@ def _train_and_report(args, framework, device, started_at, hooks: StepHooks) -> 
     # Data, model and optimizer.
     cfg = bert_model.model_config(args.model_size, args)
     checkpoint_vocab = os.path.join(args.checkpoint_dir, bert_train.CHECKPOINT_VOCAB)
-    if args.resume and not args.vocab and rank == 0 and os.path.isfile(checkpoint_vocab):
+    if args.resume and not args.vocab and not args.prepared and rank == 0 and os.path.isfile(checkpoint_vocab):
         args.vocab = checkpoint_vocab  # the resumed model's own vocabulary (rank 0 reads and broadcasts it)
     data = bert_data.load(args, cfg["vocab_size"], framework, rank)
     # The embedding is padded to the table's vocabulary when the corpus gives fewer WordPieces,

@@ -1,0 +1,32 @@
+# -*- coding: utf-8 -*-
+# Copyright: scc.training developers
+# Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
+"""BERT data filters for scc.training, thin wrappers over plugins/module_utils/bert_prep.py:
+``bert_prep_input_problems`` (bert_prep's validate.yml) and ``bert_prepared_dir`` (where bert_prep writes a corpus's
+shards and bert_launch reads them). Their documentation lives in the sidecar ``<filter name>.yml`` files."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.scc.training.plugins.module_utils import bert_prep
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+
+
+def bert_prep_input_problems(settings):
+    """bert_prep's variables -> one readable line per problem (empty when all is well)."""
+    return bert_prep.bert_prep_input_problems(require_settings(settings, "bert_prep_input_problems"))
+
+
+def bert_prepared_dir(settings):
+    """{data_dir, corpus, vocab, seq_len, seed} -> the corpus's prepared directory."""
+    return filter_call(
+        "bert_prepared_dir", bert_prep.bert_prepared_dir, require_settings(settings, "bert_prepared_dir")
+    )
+
+
+class FilterModule(object):
+    """scc.training BERT data filters."""
+
+    def filters(self):
+        return {f.__name__: f for f in (bert_prep_input_problems, bert_prepared_dir)}

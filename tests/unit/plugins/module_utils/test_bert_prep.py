@@ -1,0 +1,83 @@
+"""plugins/module_utils/bert_prep.py: bert_prep's rules across its variables, and the prepared directory's name
+(bert_prep writes there, bert_launch reads there)."""
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils.bert_prep import bert_prep_input_problems, bert_prepared_dir
+
+GOOD = {
+    "bert_prep_group": "scc_cluster", "group_hosts": ["node1", "node2"], "corpus_variable": "bert_launch_corpus",
+    "bert_prep_corpus": "/mnt/cpfs/wiki", "bert_prep_vocab": "", "bert_prep_vocab_size": 30522,
+    "bert_prep_vocab_sample_mb": 100, "bert_prep_seq_len": 128, "bert_prep_seed": 1234,
+    "bert_prep_data_dir": "/mnt/cpfs/scc-training/bert/prepared", "bert_prep_rows_per_shard": 8192,
+    "bert_prep_install_dir": "/opt/scc-training/bert-prep", "bert_prep_timeout": 86400,
+}  # fmt: skip
+
+
+def test_good_settings_have_no_problem():
+    assert bert_prep_input_problems(GOOD) == []
+    assert bert_prep_input_problems(dict(GOOD, bert_prep_vocab="/mnt/cpfs/vocab.txt", bert_prep_seq_len="512")) == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"group_hosts": []}, "bert_prep_group (scc_cluster) must name a non-empty inventory group."),
+        ({"bert_prep_corpus": ""}, "bert_launch_corpus is empty: name the corpus"),
+        ({"bert_prep_corpus": "wiki"}, "bert_prep_corpus (wiki) must be an absolute path on the nodes"),
+        ({"bert_prep_vocab": "vocab.txt"}, "bert_prep_vocab (vocab.txt) must be empty (train one) or an absolute path"),
+        ({"bert_prep_seq_len": 8}, "bert_prep_seq_len (8) must be within [16, 512]."),
+        ({"bert_prep_seq_len": "many"}, "bert_prep_seq_len (many) must be within [16, 512]."),
+        ({"bert_prep_vocab_size": 5}, "bert_prep_vocab_size (5) must be >= 6"),
+        ({"bert_prep_rows_per_shard": 0}, "bert_prep_rows_per_shard (0) must be >= 1."),
+        ({"bert_prep_data_dir": "data"}, "bert_prep_data_dir (data) must be an absolute path"),
+    ],
+)
+def test_each_problem_names_its_variable(changes, expected):
+    problems = bert_prep_input_problems(dict(GOOD, **changes))
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+
+
+def test_the_prepared_directory_changes_with_what_the_shards_are_built_from():
+    base = {"data_dir": "/mnt/cpfs/p/", "corpus": "/mnt/cpfs/wiki/", "vocab": "", "seq_len": 128, "seed": 1234}
+    name = bert_prepared_dir(base)
+    assert name.startswith("/mnt/cpfs/p/wiki-") and len(name.rsplit("-", 1)[1]) == 12
+    assert bert_prepared_dir(dict(base, corpus="/mnt/cpfs/wiki", seq_len="128")) == name  # the same inputs
+    others = [
+        dict(base, corpus="/mnt/cpfs/books"),
+        dict(base, vocab="/v.txt"),
+        dict(base, seq_len=512),
+        dict(base, seed=1),
+    ]
+    assert len({bert_prepared_dir(o) for o in others} | {name}) == 5
+
+
+# --- bert_launch's side: its corpus variables and the --prepared option -------------------------------------------
+
+
+def test_bert_launch_corpus_and_vocab_rules():
+    from ansible_collections.scc.training.plugins.module_utils.bert_launch import _corpus_problems
+
+    assert _corpus_problems({}) == []  # the shipped corpus
+    assert _corpus_problems({"bert_launch_corpus": "/mnt/cpfs/wiki", "bert_launch_vocab": "/mnt/cpfs/vocab.txt"}) == []
+    assert _corpus_problems({"bert_launch_corpus": "wiki", "bert_launch_vocab": ""}) == [
+        "bert_launch_corpus must be empty (the shipped corpus) or an absolute path on the nodes (got wiki)."
+    ]
+    assert _corpus_problems({"bert_launch_corpus": "", "bert_launch_vocab": "/v.txt"})[0].startswith(
+        "bert_launch_vocab (/v.txt) needs bert_launch_corpus"
+    )
+
+
+def test_a_prepared_corpus_replaces_the_shipped_one_on_the_command_line():
+    from tests.unit.plugins.module_utils.test_training_job import option, program
+
+    shipped = program()
+    assert "--prepared" not in shipped and option(shipped, "--corpus").endswith("/corpus.txt")
+    argv = program(bert_launch_corpus="/mnt/cpfs/wiki", bert_launch_seq_len=512)
+    assert "--corpus" not in argv
+    expected = bert_prepared_dir(
+        {"data_dir": "/mnt/cpfs/scc-training/bert/prepared", "corpus": "/mnt/cpfs/wiki", "vocab": "", "seq_len": 512,
+         "seed": 1234}
+    )  # fmt: skip
+    assert option(argv, "--prepared") == expected  # the directory bert_prep writes
+    assert program(bert_launch_corpus="") == shipped
