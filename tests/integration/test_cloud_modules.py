@@ -292,9 +292,10 @@ def test_fault_injection_never_leaves_more_instances_than_asked(emu, network, mo
     would: the ClientToken derived from the request must make the later run find, not repeat,
     what the failed run created. The backoff is shortened: the delays are not under test here.
     """
-    from ansible_collections.scc.training.plugins.module_utils import _alicloud
+    # the retry loop lives in _alicloud_client and reads backoff_delay there
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud_client
 
-    monkeypatch.setattr(_alicloud, "backoff_delay", lambda attempt, **kw: 0.01)
+    monkeypatch.setattr(_alicloud_client, "backoff_delay", lambda attempt, **kw: 0.01)
     runs, failures, per_name = 100, 0, 2
     before = emu.faults_injected
     emu.set_random_faults(RandomFaults(seed=5, rate=0.35, actions=None, delay=0.02))

@@ -131,9 +131,10 @@ def test_bad_input_fails_before_any_api_call(emu, cpfs, change, option):
 
 
 def test_faults_on_create_and_delete_are_retried_without_duplicates(emu, cpfs, monkeypatch):
-    from ansible_collections.scc.training.plugins.module_utils import _alicloud
+    # the retry loop lives in _alicloud_client and reads backoff_delay there
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud_client
 
-    monkeypatch.setattr(_alicloud, "backoff_delay", lambda attempt, **kw: 0.01)  # the delays are not under test
+    monkeypatch.setattr(_alicloud_client, "backoff_delay", lambda attempt, **kw: 0.01)  # the delays are not under test
     for kind in ("throttling", "unavailable", "drop_after"):
         before = emu.faults_injected
         emu.inject(kind, action="CreateProtocolService")
