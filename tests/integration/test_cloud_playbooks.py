@@ -245,6 +245,10 @@ def test_teardown_refuses_what_is_not_ours(cloud):
             {"scc_cloud_data_prep_image_id": "", "scc_cloud_data_prep_system_disk_size": 100},
             ["scc_cloud_data_prep_image_id", "scc_cloud_data_prep_system_disk_size (100) must be 309 to 2048 GiB"],
         ),
+        # count 0 would release every node: refused without the explicit word (issue 27)
+        ({"scc_cloud_instance_count": 0}, ["scc_cloud_instance_count is 0", "scc_cloud_release_all_nodes: true"]),
+        # a choice the spec (roles/scc_cloud/meta/argument_specs.yml) holds
+        ({"scc_cloud_cpfs_protocol": "nfs"}, ["scc_cloud_cpfs_protocol", "cpfs, cpfs-nfs"]),
     ],
 )
 def test_bad_variables_fail_before_any_api_call(cloud, change, names):

@@ -168,6 +168,7 @@ def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
         vars_file,
         scc_cloud_name="psnfs",
         scc_cloud_instance_count=0,
+        scc_cloud_release_all_nodes=True,  # no nodes: count 0 says so explicitly
         scc_cloud_vpc_cidr="10.20.0.0/16",
         scc_cloud_vswitch_cidr="10.20.0.0/24",
         scc_cloud_cpfs_protocol="cpfs-nfs",
