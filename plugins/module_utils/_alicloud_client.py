@@ -21,8 +21,17 @@ from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import missing_required_lib
 
-from ansible_collections.scc.training.plugins.module_utils._alicloud_errors import AlicloudApiError, mask_secrets, roa_error
-from ansible_collections.scc.training.plugins.module_utils._alicloud_retries import DEPENDENCY_TIMEOUT, backoff_delay, is_dependency_error, is_retryable
+from ansible_collections.scc.training.plugins.module_utils._alicloud_errors import (
+    AlicloudApiError,
+    mask_secrets,
+    roa_error,
+)
+from ansible_collections.scc.training.plugins.module_utils._alicloud_retries import (
+    DEPENDENCY_TIMEOUT,
+    backoff_delay,
+    is_dependency_error,
+    is_retryable,
+)
 from ansible_collections.scc.training.plugins.module_utils._alicloud_tagging import tags_to_api
 
 try:
