@@ -269,7 +269,7 @@ def test_erdma_nodes_with_their_eris_on_a_uefi_image_and_a_subscription(emu, net
     assert [n.get("NetworkCardIndex") for n in nics[1:]] == [0, 1] and inst["_jumbo_frames"] is True
     assert run_module(emu, "ecs_instance", **ebm)["changed"] is False
 
-    prepaid = dict(ebm, name="t-sub", instance_charge_type="PrePaid", period=1, period_unit="Week")
+    prepaid = {**ebm, "name": "t-sub", "instance_charge_type": "PrePaid", "period": 1, "period_unit": "Week"}
     assert run_module(emu, "ecs_instance", **prepaid)["changed"]
     [sub] = live(emu, "t-sub")
     mark = len(emu.calls)
