@@ -5,8 +5,10 @@ Reply shapes follow alibabacloud_ecs20140526's response models (facts file, sect
 
 from __future__ import annotations
 
+import calendar
 import ipaddress
 import re
+import time
 
 from .errors import ApiError, dependency, invalid, missing, no_stock
 from .store import Store, now_iso, page, public, token_page
@@ -18,19 +20,28 @@ PRODUCT = "Ecs"
 # Private ranges a VPC may use (CreateVpc docs): 10/8, 172.16/12, 192.168/16 and subnets.
 _PRIVATE = [ipaddress.IPv4Network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 
-# Instance types the emulator knows: (vCPU, memory GiB, GPUs, GPU spec, SCC). SCC types need
-# an HPC cluster (RunInstances: "required when you create an SCC instance").
+# Instance types the emulator knows: (vCPU, memory GiB, GPUs, GPU spec, SCC, ERIs). SCC types need
+# an HPC cluster (RunInstances: "required when you create an SCC instance"). ERIs: DescribeInstanceTypes'
+# EriQuantity, the Elastic RDMA Interfaces a type takes (ENIs with NetworkInterfaceTrafficMode=HighPerformance).
 INSTANCE_TYPES = {
-    "ecs.sccgn6.24xlarge": (96, 384.0, 8, "NVIDIA V100", True),
-    "ecs.sccgn6ne.24xlarge": (96, 768.0, 8, "NVIDIA V100", True),
-    "ecs.scch5.16xlarge": (64, 192.0, 0, "", True),
-    "ecs.gn6v-c8g1.16xlarge": (64, 256.0, 8, "NVIDIA V100", False),
-    "ecs.g6.large": (2, 8.0, 0, "", False),
+    "ecs.sccgn6.24xlarge": (96, 384.0, 8, "NVIDIA V100", True, 0),
+    "ecs.sccgn6ne.24xlarge": (96, 768.0, 8, "NVIDIA V100", True, 0),
+    "ecs.scch5.16xlarge": (64, 192.0, 0, "", True, 0),
+    "ecs.gn6v-c8g1.16xlarge": (64, 256.0, 8, "NVIDIA V100", False, 0),
+    "ecs.g6.large": (2, 8.0, 0, "", False, 0),
     # General purpose g7 (the data-prep ECS): vCPUs and GiB from AlibabaCloudDocs/ecs, intl.en-US/Instance/
     # Instance type families/General purpose instance families.md ("g7, general purpose instance family").
-    "ecs.g7.8xlarge": (32, 128.0, 0, "", False),
-    "ecs.g7.16xlarge": (64, 256.0, 0, "", False),
+    "ecs.g7.8xlarge": (32, 128.0, 0, "", False, 0),
+    "ecs.g7.16xlarge": (64, 256.0, 0, "", False, 0),
+    # ECS Bare Metal eRDMA GPU types (research/hardware_facts.md section 5: vCPUs, GiB, GPUs; 4.6: two eRDMA NICs
+    # each, PAI). The GPU spec string of ebmgn8v is the emulator's: the family table names no model (H20 per
+    # Alibaba's solution documents).
+    "ecs.ebmgn8v.48xlarge": (192, 1024.0, 8, "NVIDIA H20", False, 2),
+    "ecs.ebmgn8is.32xlarge": (128, 1024.0, 8, "NVIDIA L20", False, 2),
 }
+
+# RunInstances Period per PeriodUnit (alibabacloud_ecs20140526 7.11.8, RunInstancesRequest.period, China site).
+PERIODS = {"Month": (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 24, 36, 48, 60), "Week": (1, 2, 3, 4)}
 
 
 def family(instance_type: str) -> str:
@@ -387,7 +398,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         raise ApiError(
             400, "InvalidInstanceType.ValueNotSupported", "The specified instanceType beyond the permitted range."
         )
-    cpu, memory, gpus, gpu_spec, scc = INSTANCE_TYPES[itype]
+    cpu, memory, gpus, gpu_spec, scc, eri_limit = INSTANCE_TYPES[itype]
     image = p.req("ImageId")
     sw = s.find("vswitches", p.req("VSwitchId"), ctx.region)
     if p.get("ZoneId") and p.get("ZoneId") != sw["ZoneId"]:
@@ -411,6 +422,10 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         raise ApiError(400, "InvalidHpcClusterId.Unnecessary", "The specified HpcClusterId is unnecessary.")
     if hpc_id:
         _hpc(s, ctx, hpc_id)
+    eris = _eri_requests(s, p, ctx, sw, eri_limit)
+    charge = _charge(p)
+    jumbo = p.get("NetworkOptions.EnableJumboFrame")
+    jumbo_frames = True if jumbo is None else p.bool("NetworkOptions.EnableJumboFrame")  # the API's default: true
     amount = p.int("Amount", 1, 1, 100)
     min_amount = p.int("MinAmount", amount, 1, amount)
     tags = p.tags()
@@ -422,7 +437,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         raise no_stock()
     count = min(amount, available)
     # Addresses from the vSwitch: a private one, and an RDMA one for SCC types, unless lab-backed.
-    needed = 0 if s.backing else count * (2 if scc else 1)
+    needed = 0 if s.backing else count * ((2 if scc else 1) + len(eris))
     if ipaddress.IPv4Network(sw["CidrBlock"]).num_addresses - 4 - len(sw["_used"]) < needed:
         raise ApiError(403, "InvalidVSwitchId.IpNotEnough", "The specified VSwitch has not enough IpAddress.")
     ctx.dry_run_check()
@@ -434,6 +449,16 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         private = backing or s.take_address(sw)
         # Lab hosts have no RDMA network: a backed instance reports its one address for both.
         rdma = ([backing] if backing else [s.take_address(sw)]) if scc else []
+        eri_nics = [
+            {
+                "NetworkInterfaceId": s.new_id("eni-"),
+                "Type": "Secondary",
+                "NetworkInterfaceTrafficMode": "HighPerformance",
+                "NetworkCardIndex": eri["NetworkCardIndex"],
+                "PrimaryIpAddress": backing or s.take_address(eri["_vswitch"]),
+            }
+            for eri in eris
+        ]
         this_name = name or inst_id
         if name and p.bool("UniqueSuffix") and count > 1:
             this_name = f"{name}{n + 1:03d}"
@@ -454,7 +479,7 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
             "GPUSpec": gpu_spec,
             "HpcClusterId": hpc_id or "",
             "DeploymentSetId": p.get("DeploymentSetId", ""),
-            "InstanceChargeType": p.get("InstanceChargeType", "PostPaid"),
+            **charge,
             "InstanceNetworkType": "vpc",
             "InternetMaxBandwidthOut": bandwidth,
             "CreationTime": now_iso(),
@@ -473,15 +498,17 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
             "InnerIpAddress": {"IpAddress": []},
             "NetworkInterfaces": {
                 "NetworkInterface": [
-                    {"NetworkInterfaceId": s.new_id("eni-"), "Type": "Primary", "PrimaryIpAddress": private}
+                    {"NetworkInterfaceId": s.new_id("eni-"), "Type": "Primary", "PrimaryIpAddress": private},
+                    *eri_nics,
                 ]
             },
+            "_jumbo_frames": jumbo_frames,
             "OperationLocks": {"LockReason": []},
             "_region": ctx.region,
             "_listed_from": s.listed_from(),
             "_vswitch": sw["VSwitchId"],
             "_backing": backing,
-            "_addresses": [a for a in [private, *rdma] if a != backing],
+            "_addresses": [a for a in [private, *rdma, *(n["PrimaryIpAddress"] for n in eri_nics)] if a != backing],
             "_tags": {t["Key"]: t.get("Value", "") for t in tags},
             "_timeline": s.timeline(
                 (0, "Pending"), (s.timings.instance_pending, "Starting"), (s.timings.instance_starting, "Running")
@@ -489,6 +516,61 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
         }
         ids.append(inst_id)
     return {"InstanceIdSets": {"InstanceIdSet": ids}, "OrderId": "", "TradePrice": 0.0}
+
+
+def _eri_requests(s: Store, p: Params, ctx, sw: dict, limit: int) -> list[dict]:
+    """RunInstances' NetworkInterface.N.* in HighPerformance mode (Elastic RDMA Interfaces), each checked: its
+    VSwitch and security group known and in the instance's VPC, at most the type's EriQuantity. The code for too
+    many is the emulator's (the API documents the rule, "cannot exceed the limit of the instance family", not the
+    code)."""
+    eris = []
+    for n, nic in enumerate(p.numbered_dicts("NetworkInterface"), start=1):
+        mode = nic.get("NetworkInterfaceTrafficMode", "Standard")
+        if mode not in ("Standard", "HighPerformance"):
+            raise invalid(
+                f"NetworkInterface.{n}.NetworkInterfaceTrafficMode", "Valid values: Standard, HighPerformance."
+            )
+        if nic.get("InstanceType", "Secondary") != "Secondary" or mode != "HighPerformance":
+            continue
+        nic_sw = s.find("vswitches", nic.get("VSwitchId") or sw["VSwitchId"], ctx.region)
+        if nic_sw["VpcId"] != sw["VpcId"] or _sg(s, ctx, nic.get("SecurityGroupId"))["VpcId"] != sw["VpcId"]:
+            raise ApiError(
+                400,
+                "InvalidSecurityGroupId.NotVpc",
+                "The specified security group and VSwitch are not in the same VPC.",
+            )
+        eris.append({"NetworkCardIndex": int(nic.get("NetworkCardIndex") or 0), "_vswitch": nic_sw})
+    if len(eris) > limit:
+        raise invalid(
+            "NetworkInterface.N.NetworkInterfaceTrafficMode",
+            f"The number of ENIs in RDMA mode ({len(eris)}) exceeds the limit of the instance family ({limit}).",
+        )
+    return eris
+
+
+def _charge(p: Params) -> dict:
+    """InstanceChargeType and, for PrePaid, Period/PeriodUnit (required and checked), AutoRenew and the
+    ExpiredTime DescribeInstances shows (ISO 8601 UTC, minutes)."""
+    charge_type = p.choice("InstanceChargeType", ("PostPaid", "PrePaid"), "PostPaid")
+    if charge_type == "PostPaid":
+        return {"InstanceChargeType": "PostPaid", "ExpiredTime": "2099-12-31T15:59Z"}
+    unit = p.choice("PeriodUnit", ("Week", "Month"), "Month")
+    period = p.int("Period", 0, 0, 60)
+    if period == 0:
+        raise missing("Period")
+    if period not in PERIODS[unit]:
+        raise invalid("Period", "Valid values for PeriodUnit %s: %s." % (unit, ", ".join(map(str, PERIODS[unit]))))
+    days = period * (7 if unit == "Week" else 30)
+    return {
+        "InstanceChargeType": "PrePaid",
+        "ExpiredTime": now_iso(time.time() + days * 86400),
+        "AutoRenew": p.bool("AutoRenew"),
+        "_period": (period, unit),
+    }
+
+
+def _expired(inst: dict) -> bool:
+    return calendar.timegm(time.strptime(inst["ExpiredTime"], "%Y-%m-%dT%H:%MZ")) <= time.time()
 
 
 def _fuzzy(pattern: str, value: str) -> bool:
@@ -531,7 +613,13 @@ def describe_instances(s: Store, p: Params, ctx) -> dict:
     return {**meta, "Instances": {"Instance": [instance_out(s, i) for i in chunk]}}
 
 
-def _check_deletable(s: Store, inst: dict, force: bool) -> None:
+def _check_deletable(s: Store, inst: dict, force: bool, terminate_subscription: bool = False) -> None:
+    if inst["InstanceChargeType"] == "PrePaid" and not (terminate_subscription and _expired(inst)):
+        # DeleteInstance(s) TerminateSubscription: "whether to release an expired subscription instance"
+        # (alibabacloud_ecs20140526 7.11.8); the code is the emulator's (UNCONFIRMED).
+        raise ApiError(
+            403, "InvalidInstanceChargeType.NotSupport", "A subscription instance can be released only once expired."
+        )
     status = s.status(inst)
     if status == "Pending":
         raise ApiError(
@@ -561,7 +649,7 @@ def _release(s: Store, inst: dict) -> None:
 
 def delete_instance(s: Store, p: Params, ctx) -> dict:
     inst = _instance(s, ctx, p.req("InstanceId"))
-    _check_deletable(s, inst, p.bool("Force"))
+    _check_deletable(s, inst, p.bool("Force"), p.bool("TerminateSubscription"))
     ctx.dry_run_check()
     _release(s, inst)
     return {}
@@ -580,7 +668,7 @@ def _numbered_instances(s: Store, p: Params, ctx) -> list[dict]:
 def delete_instances(s: Store, p: Params, ctx) -> dict:
     found = _numbered_instances(s, p, ctx)
     for inst in found:
-        _check_deletable(s, inst, p.bool("Force"))
+        _check_deletable(s, inst, p.bool("Force"), p.bool("TerminateSubscription"))
     ctx.dry_run_check()
     for inst in found:
         _release(s, inst)
@@ -710,7 +798,7 @@ def list_tag_resources(s: Store, p: Params, ctx) -> dict:
 def describe_instance_types(s: Store, p: Params, ctx) -> dict:
     wanted = p.numbered("InstanceTypes")
     rows = []
-    for type_id, (cpu, memory, gpus, gpu_spec, _scc) in INSTANCE_TYPES.items():
+    for type_id, (cpu, memory, gpus, gpu_spec, _scc, eris) in INSTANCE_TYPES.items():
         if wanted and type_id not in wanted:
             continue
         if p.get("InstanceTypeFamily") and family(type_id) != p.get("InstanceTypeFamily"):
@@ -723,13 +811,34 @@ def describe_instance_types(s: Store, p: Params, ctx) -> dict:
                 "MemorySize": memory,
                 "GPUAmount": gpus,
                 "GPUSpec": gpu_spec,
+                "EriQuantity": eris,
             }
         )
     return {"NextToken": "", "InstanceTypes": {"InstanceType": rows}}
 
 
+def image_boot_mode(s: Store, image_id: str) -> str:
+    """The BootMode DescribeImages reports: set per image in ``s.images``, else read from the name as the
+    emulator's convention: Alibaba Cloud Linux's UEFI editions carry ``uefi`` in their image names
+    (aliyun_3_x64_20G_uefi_alibase_<date>.vhd), everything else boots BIOS."""
+    return s.images.get(image_id) or ("UEFI" if "uefi" in image_id.lower() else "BIOS")
+
+
+def describe_images(s: Store, p: Params, ctx) -> dict:
+    """DescribeImages by ImageId: every image ID is an available image (RunInstances accepts any); the reply
+    carries Images.Image[].ImageId/Status/BootMode (alibabacloud_ecs20140526 7.11.8
+    DescribeImagesResponseBodyImagesImage; BootMode BIOS, UEFI or UEFI-Preferred)."""
+    image_id = p.get("ImageId")
+    rows = (
+        [] if not image_id else [{"ImageId": image_id, "Status": "Available", "BootMode": image_boot_mode(s, image_id)}]
+    )
+    chunk, meta = page(rows, p)
+    return {**meta, "RegionId": ctx.region, "Images": {"Image": chunk}}
+
+
 ACTIONS = {
     "DescribeInstanceTypes": describe_instance_types,
+    "DescribeImages": describe_images,
     "CreateVpc": create_vpc,
     "DescribeVpcs": describe_vpcs,
     "DeleteVpc": delete_vpc,

@@ -83,6 +83,8 @@ class Store:
         self.backing: dict[str, str | None] = dict.fromkeys(host_addresses or [])
         # Capacity per instance type (unset: plenty); with lab hosts, also their number.
         self.stock: dict[str, int] = {}
+        # Boot mode per image ID (BIOS, UEFI, UEFI-Preferred) where the name does not tell (ecs.image_boot_mode).
+        self.images: dict[str, str] = {}
 
     # ---- ids, time, status ------------------------------------------------------------
     def new_id(self, prefix: str, length: int = 20) -> str:

@@ -37,6 +37,12 @@ Sources of the facts used here (checked 2026-12-03):
   ack-rdma-device-plugin registers each RDMA NIC as 1,000 ``rdma/hca``; hostNetwork pods request
   ``rdma/hca: 1`` with the IPC_LOCK and SYS_RESOURCE capabilities). Alibaba documents that plugin for Lingjun
   nodes; for sccgn6 (SCC, RoCE v2) it is NOT confirmed: the resource name is a variable.
+- eRDMA device resource: ``aliyun/erdma`` (Alibaba ACK, "Use eRDMA in ACK clusters" and "Submit a PyTorch
+  distributed training job through Arena and enable eRDMA acceleration", research/hardware_facts.md 4.6): the "ACK
+  eRDMA Controller" add-on registers each node's eRDMA devices as the extended resource ``aliyun/erdma`` (managed
+  clusters only; gn8is, ebmgn8is, gn8v, ebmgn8v named); the job runs on the host network and Arena requests it with
+  ``--device=aliyun/erdma=1`` and ``--hostNetwork``. The add-on is a precondition, installed from the ACK console:
+  the CS client here (_alicloud_cs.py) has no add-on action.
 - Arena: kubeflow/arena pkg/argsbuilder/submit.go (``--name``, ``--image``, ``--gpus`` per worker,
   ``--workers``, ``--env``, ``--data <pvc>:<mount>``, ``--rdma``, ``--hostNetwork``, ``--working-dir``,
   ``--selector``) and submit_mpijob.go (``--cpu``, ``--memory``, ``--mounts-on-launcher``,
@@ -65,6 +71,9 @@ CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
 CPFS_NFS_PROTOCOL = "cpfs-nfs"
 CPFS_NFS_ROOT = "/share"
 MPIJOB_API_VERSION = "kubeflow.org/v2beta1"
+# The RDMA device resources ACK documents: RDMA shared mode (ack-rdma-device-plugin) and the eRDMA controller.
+RDMA_SHARED_RESOURCE = "rdma/hca"
+ERDMA_RESOURCE = "aliyun/erdma"
 # What the launcher prints around results.json after mpirun (mpijob_results reads it back from its log).
 RESULTS_BEGIN = "=== scc-training results.json begin ==="
 RESULTS_END = "=== scc-training results.json end ==="
@@ -283,6 +292,10 @@ def training_job_problems(settings):
             (p + "ssh_port", checks.is_port, "a port, 1 to 65535"),
         ],
     )
+    problems += checks.rule_problems(
+        settings,
+        [(p + "rdma_resource_count", checks.minimum(1), "an integer >= 1 (RDMA devices each worker requests)")],
+    )
     if not _RESOURCE_NAME.match(checks.text(settings.get(p + "rdma_resource"))):
         problems.append(
             "%srdma_resource (%s) must be an extended resource name such as rdma/hca."
@@ -375,6 +388,7 @@ def training_job(settings):
         "pvc_name": settings[p + "pvc_name"],
         "mount_path": mount,
         "rdma_resource": settings[p + "rdma_resource"],
+        "rdma_resource_count": _number(settings.get(p + "rdma_resource_count", 1), p + "rdma_resource_count"),
         "gpu_resource": settings.get(p + "gpu_resource") or "",
         "cpu": checks.text(settings.get(p + "cpu")),
         "memory": checks.text(settings.get(p + "memory")),
@@ -408,7 +422,7 @@ def _resources(job, gpus):
     if gpus and k8s["gpu_resource"]:
         limits[k8s["gpu_resource"]] = gpus
     if _hostnetwork(job) and gpus:
-        limits[k8s["rdma_resource"]] = 1
+        limits[k8s["rdma_resource"]] = k8s["rdma_resource_count"]
     if k8s["cpu"]:
         limits["cpu"] = k8s["cpu"]
     if k8s["memory"]:
@@ -494,7 +508,12 @@ def arena_argv(job):
             argv.append("--%s=%s" % (option, k8s[option]))
     argv += ["--data=%s:%s" % (k8s["pvc_name"], k8s["mount_path"]), "--mounts-on-launcher"]
     if _hostnetwork(job):
-        argv += ["--rdma", "--hostNetwork"]
+        # Arena's --rdma requests one rdma/hca; any other resource or count (ACK's eRDMA: aliyun/erdma) goes by name.
+        if k8s["rdma_resource"] == RDMA_SHARED_RESOURCE and k8s["rdma_resource_count"] == 1:
+            argv += ["--rdma"]
+        else:
+            argv += ["--device=%s=%d" % (k8s["rdma_resource"], k8s["rdma_resource_count"])]
+        argv += ["--hostNetwork"]
     argv += ["--clean-task-policy=Running"]
     argv.append(" ".join(_quote(arg) for arg in launcher_argv(job)))
     return argv

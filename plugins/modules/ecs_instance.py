@@ -19,7 +19,16 @@ description:
   - When the cloud has no stock (C(OperationDenied.NoStock)), the module fails naming the instance
     type and the zone (the zone of O(vswitch_id)).
   - SCC instance types (family C(ecs.scc*)) need O(hpc_cluster_id); the module fails before any
-    write when it is missing.
+    write when it is missing. Other types are created without one (RunInstances refuses it for them with
+    C(InvalidHpcClusterId.Unnecessary)).
+  - With O(eri_count), each new instance gets that many Elastic RDMA Interfaces (secondary ENIs with
+    C(NetworkInterfaceTrafficMode=HighPerformance)) at creation.
+  - With O(require_uefi_image), the image's boot mode (C(DescribeImages) C(BootMode)) is checked before any
+    instance is created, C(UEFI) or C(UEFI-Preferred), else the module fails naming O(image_id).
+  - O(instance_charge_type=PrePaid) (subscription) creates with O(period), O(period_unit) and O(auto_renew).
+    C(DeleteInstances) releases a subscription instance only once it has expired
+    (C(TerminateSubscription), "whether to release an expired subscription instance"); an unexpired one is
+    refused before any delete call, naming it (convert it to pay-as-you-go or release it in the console).
   - Waits until every kept instance is C(Running), then returns its private and RDMA addresses.
 extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
@@ -77,6 +86,45 @@ options:
       - Tags every instance carries (at most 20). They identify the set together with O(name).
     type: dict
     default: {}
+  eri_count:
+    description:
+      - Elastic RDMA Interfaces per new instance (RunInstances C(NetworkInterface.N) with C(InstanceType=Secondary),
+        C(NetworkInterfaceTrafficMode=HighPerformance), the instance's VSwitch and security group, and
+        C(NetworkCardIndex) N-1; ebmgn7ex reaches 160 Gbit/s with its two ERIs on different NIC indexes, 100 on one).
+      - At most what the instance family supports (DescribeInstanceTypes C(EriQuantity)); V(0) for none.
+    type: int
+    default: 0
+  jumbo_frames:
+    description:
+      - RunInstances C(NetworkOptions.EnableJumboFrame). V(true) gives every ENI of the instance MTU 8500, V(false)
+        MTU 1500 (the API's default is true, on the eighth-generation and later types that support it). Not sent when unset.
+      - NCCL on eRDMA needs MTU 8500 with jumbo frames, else 1400 (rdma_stack checks it on the hosts).
+    type: bool
+  require_uefi_image:
+    description:
+      - Check before creating that O(image_id) boots UEFI (C(DescribeImages) C(BootMode) C(UEFI) or
+        C(UEFI-Preferred)); the eRDMA bare-metal families (ebmgn8v, ebmgn8is, ...) boot UEFI images only.
+    type: bool
+    default: false
+  instance_charge_type:
+    description: V(PostPaid) (pay-as-you-go) or V(PrePaid) (subscription).
+    type: str
+    default: PostPaid
+    choices: [PostPaid, PrePaid]
+  period:
+    description:
+      - Subscription length in O(period_unit); required with O(instance_charge_type=PrePaid).
+      - Month 1-9, 12, 24, 36, 48 or 60; Week 1-4 (RunInstances C(Period)).
+    type: int
+  period_unit:
+    description: Unit of O(period).
+    type: str
+    default: Month
+    choices: [Week, Month]
+  auto_renew:
+    description: Renew the subscription automatically (RunInstances C(AutoRenew), PrePaid only).
+    type: bool
+    default: false
   wait:
     description: Wait until created instances are C(Running) and deleted ones are gone.
   wait_timeout:
@@ -99,6 +147,20 @@ EXAMPLES = r"""
       cluster: bert
   register: nodes
 
+- name: Two ebmgn8v nodes (H20, eRDMA), each with its two Elastic RDMA Interfaces, on a UEFI image, jumbo frames on
+  scc.training.ecs_instance:
+    name: bert-node
+    count: 2
+    instance_type: ecs.ebmgn8v.48xlarge
+    image_id: aliyun_3_x64_20G_uefi_alibase_YYYYMMDD.vhd
+    require_uefi_image: true
+    eri_count: 2
+    jumbo_frames: true
+    vswitch_id: "{{ vsw.vswitch.vswitch_id }}"
+    security_group_id: "{{ sg.security_group.security_group_id }}"
+    tags:
+      managed-by: scc.training
+      cluster: bert
 - name: Print the RDMA addresses
   ansible.builtin.debug:
     msg: "{{ nodes.instances | map(attribute='rdma_ip_addresses') | list }}"
@@ -168,6 +230,7 @@ deleted:
 """
 
 import re
+import time
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     INSTANCE,
@@ -178,6 +241,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     find_all,
     wait_for,
 )
+from ansible_collections.scc.training.plugins.module_utils.cloud_nodes import charge_problems
 
 INSTANCE_TYPE = re.compile(r"^ecs\.([a-z][a-z0-9-]*)\.([a-z0-9-]+)$")
 MAX_PER_CALL = 100  # RunInstances Amount is 1..100
@@ -224,6 +288,9 @@ def validate(params):
         size = params["system_disk_size"]
         if size is not None and not 20 <= size <= 2048:
             errors.append("system_disk_size must be 20 to 2048 GiB, got %d" % size)
+        errors.extend(charge_problems(params["instance_charge_type"], params["period"], params["period_unit"]))
+    if (params["eri_count"] or 0) < 0:
+        errors.append("eri_count must be >= 0, got %d" % params["eri_count"])
     return errors
 
 
@@ -247,12 +314,50 @@ def run_params(p, amount):
         "KeyPairName": p["key_pair_name"],
         "SystemDisk.Category": p["system_disk_category"],
         "SystemDisk.Size": p["system_disk_size"],
-        "InstanceChargeType": "PostPaid",
+        "InstanceChargeType": p["instance_charge_type"],
         "Amount": amount,
     }
+    if p["instance_charge_type"] == "PrePaid":
+        params.update(Period=p["period"], PeriodUnit=p["period_unit"], AutoRenew=p["auto_renew"])
+    if p["jumbo_frames"] is not None:
+        params["NetworkOptions.EnableJumboFrame"] = p["jumbo_frames"]
+    if p["eri_count"]:
+        params["NetworkInterface"] = [
+            {
+                "InstanceType": "Secondary",
+                "VSwitchId": p["vswitch_id"],
+                "SecurityGroupId": p["security_group_id"],
+                "NetworkInterfaceTrafficMode": "HighPerformance",
+                "NetworkCardIndex": index,
+            }
+            for index in range(p["eri_count"])
+        ]
     if p["tags"]:
         params["Tag"] = dict(p["tags"])
     return params
+
+
+# DescribeImages Images.Image[].BootMode: BIOS, UEFI or UEFI-Preferred (dual); alibabacloud_ecs20140526 7.11.8
+# (DescribeImagesResponseBodyImagesImage.boot_mode; the values as CreateImageRequest.boot_mode documents them).
+UEFI_BOOT_MODES = ("UEFI", "UEFI-Preferred")
+
+
+def image_problem(module):
+    """Why ``image_id`` cannot boot the instance type (not found, or not UEFI when ``require_uefi_image``); None
+    when it can. Read-only (DescribeImages), so also run in check mode."""
+    p = module.params
+    reply = module.api.call("ecs", "DescribeImages", {"ImageId": p["image_id"], "PageSize": 10})
+    images = (reply.get("Images") or {}).get("Image") or []
+    if not images:
+        return "image_id %s: no such image in region %s (DescribeImages)" % (p["image_id"], module.api.region)
+    mode = images[0].get("BootMode") or ""
+    if mode not in UEFI_BOOT_MODES:
+        return (
+            "image_id %s boots %s, but instance type %s boots UEFI images only (require_uefi_image); choose a UEFI"
+            " image (DescribeImages BootMode UEFI or UEFI-Preferred)"
+            % (p["image_id"], mode or "an unstated mode", p["instance_type"])
+        )
+    return None
 
 
 def create(module, missing, known):
@@ -289,9 +394,25 @@ def no_stock(module, exc, amount):
     return AlicloudApiError(exc.action, exc.code, message, exc.http_status, exc.request_id, exc.attempts)
 
 
+def unexpired_subscriptions(instances, ids, now=None):
+    """The IDs among ``ids`` of PrePaid instances whose ``ExpiredTime`` (ISO 8601 UTC) is still ahead."""
+    now = now or time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime())
+    return [
+        i["InstanceId"]
+        for i in instances
+        if i["InstanceId"] in ids and i.get("InstanceChargeType") == "PrePaid" and (i.get("ExpiredTime") or "9") > now
+    ]
+
+
+def subscription_flag(instances, batch):
+    """``TerminateSubscription=true`` when the batch holds an (expired) PrePaid instance, else nothing."""
+    prepaid = any(i.get("InstanceChargeType") == "PrePaid" for i in instances if i["InstanceId"] in batch)
+    return {"TerminateSubscription": True} if prepaid else {}
+
+
 def delete(module, extra):
     """Delete ``extra`` (IDs) once none is Pending (the API refuses: IncorrectInstanceStatus.Initializing)."""
-    module.wait(
+    found = module.wait(
         lambda: [i for i in find(module) if i["InstanceId"] in extra],
         lambda found: all(i.get("Status") != "Pending" for i in found),
         "instances %s still Pending" % ", ".join(extra),
@@ -299,7 +420,9 @@ def delete(module, extra):
     for start in range(0, len(extra), MAX_PER_CALL):
         batch = extra[start : start + MAX_PER_CALL]
         try:
-            module.api.call("ecs", "DeleteInstances", {"InstanceId": batch, "Force": True})
+            module.api.call(
+                "ecs", "DeleteInstances", {"InstanceId": batch, "Force": True, **subscription_flag(found, batch)}
+            )
         except AlicloudApiError as exc:
             if not exc.code.startswith("InvalidInstanceId.NotFound"):
                 raise
@@ -313,12 +436,23 @@ def ensure(module, want):
     created, deleted = [], []
     if len(current) < want:
         missing = want - len(current)
+        problem = image_problem(module) if p["require_uefi_image"] else None
+        if problem:
+            module.fail_json(msg=problem, instances=[INSTANCE.view(i) for i in current])
         if module.check_mode:
             created = ["would-create-%d" % n for n in range(1, missing + 1)]
         else:
             created = create(module, missing, known)
     elif len(current) > want:
         deleted = known[want:][::-1]  # newest first
+        locked = unexpired_subscriptions(current, deleted)
+        if locked:
+            module.fail_json(
+                msg="instances %s are PrePaid (subscription) and not expired: DeleteInstances releases a subscription"
+                " instance only once it has expired (TerminateSubscription); convert them to pay-as-you-go"
+                " (ModifyInstanceChargeType) or release them in the console, then run again" % ", ".join(locked),
+                instances=[INSTANCE.view(i) for i in current],
+            )
         if not module.check_mode:
             delete(module, deleted)
     changed = bool(created or deleted)
@@ -378,6 +512,13 @@ def main():
         system_disk_size=dict(type="int", default=100),
         tags=dict(type="dict", default={}),
         instance_ids=dict(type="list", elements="str"),
+        eri_count=dict(type="int", default=0),
+        jumbo_frames=dict(type="bool"),
+        require_uefi_image=dict(type="bool", default=False),
+        instance_charge_type=dict(type="str", default="PostPaid", choices=["PostPaid", "PrePaid"]),
+        period=dict(type="int"),
+        period_unit=dict(type="str", default="Month", choices=["Week", "Month"]),
+        auto_renew=dict(type="bool", default=False),
     )
     module = AlicloudModule.for_state(spec, wait_timeout=1200, validate=validate)
     module.run_state(present, absent, view, diff_view=diff_view)

@@ -47,6 +47,7 @@ def test_provision_converges_through_api_faults_without_duplicates(tmp_path, cha
             emu,
             vars_file,
             scc_cloud_name=NAME,
+            scc_cloud_instance_type="ecs.sccgn6.24xlarge",  # the example is ebmgn8v (UEFI images only)
             scc_cloud_image_id="m-scc",
             scc_cloud_tags=TAGS,
             # The mount-target path: CreateMountTarget has no ClientToken, so a dropped reply is listed first.

@@ -27,6 +27,7 @@ def cloud(tmp_path_factory):
             emu,
             vars_file,
             scc_cloud_name="ackpb",
+            scc_cloud_instance_type="ecs.sccgn6.24xlarge",  # the example is ebmgn8v (UEFI images only)
             scc_cloud_image_id="m-scc-centos75",
             scc_cloud_cpfs_enabled=False,
             scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "ackpb"},

@@ -250,6 +250,38 @@ def test_instance_exact_count_cycle(emu, network):
     assert run_module(emu, "ecs_instance", name="t-node", tags=OURS, state="absent")["changed"] is True
 
 
+def test_erdma_nodes_with_their_eris_on_a_uefi_image_and_a_subscription(emu, network):
+    """Today's families (issue 23): ebmgn8v without an HPC cluster, its two Elastic RDMA Interfaces at creation, the
+    image's boot mode checked before any instance is made; PrePaid created, and not released before it expires."""
+    ebm = instance_args(network, name="t-ebm", count=1, instance_type="ecs.ebmgn8v.48xlarge", hpc_cluster_id=None)
+    ebm.update(eri_count=2, jumbo_frames=True, require_uefi_image=True)
+    mark = len(emu.calls)
+    refused = run_module(emu, "ecs_instance", **ebm)  # m-scc-centos75: a BIOS image
+    assert refused["failed"] and "image_id m-scc-centos75 boots BIOS" in refused["msg"], refused
+    assert "DescribeImages" in [c["action"] for c in emu.calls[mark:]] and writes(emu, mark) == []
+
+    ebm["image_id"] = "aliyun_3_x64_20G_uefi_alibase_20250101.vhd"
+    made = run_module(emu, "ecs_instance", **ebm)
+    assert made["changed"] and made["instances"][0]["hpc_cluster_id"] is None, made
+    [inst] = live(emu, "t-ebm")
+    nics = inst["NetworkInterfaces"]["NetworkInterface"]
+    assert [n.get("NetworkInterfaceTrafficMode") for n in nics] == [None, "HighPerformance", "HighPerformance"]
+    assert [n.get("NetworkCardIndex") for n in nics[1:]] == [0, 1] and inst["_jumbo_frames"] is True
+    assert run_module(emu, "ecs_instance", **ebm)["changed"] is False
+
+    prepaid = {**ebm, "name": "t-sub", "instance_charge_type": "PrePaid", "period": 1, "period_unit": "Week"}
+    assert run_module(emu, "ecs_instance", **prepaid)["changed"]
+    [sub] = live(emu, "t-sub")
+    mark = len(emu.calls)
+    kept = run_module(emu, "ecs_instance", name="t-sub", tags=OURS, state="absent")
+    assert kept["failed"] and sub["InstanceId"] in kept["msg"] and "PrePaid" in kept["msg"], kept
+    assert writes(emu, mark) == [] and len(live(emu, "t-sub")) == 1
+    sub["ExpiredTime"] = "2020-01-01T00:00Z"  # once expired, DeleteInstances releases it (TerminateSubscription)
+    assert run_module(emu, "ecs_instance", name="t-sub", tags=OURS, state="absent")["changed"] is True
+    assert live(emu, "t-sub") == []
+    assert run_module(emu, "ecs_instance", name="t-ebm", tags=OURS, state="absent")["changed"] is True
+
+
 @pytest.mark.parametrize(
     "change,option",
     [
@@ -292,9 +324,10 @@ def test_fault_injection_never_leaves_more_instances_than_asked(emu, network, mo
     would: the ClientToken derived from the request must make the later run find, not repeat,
     what the failed run created. The backoff is shortened: the delays are not under test here.
     """
-    from ansible_collections.scc.training.plugins.module_utils import _alicloud
+    # the retry loop lives in _alicloud_client and reads backoff_delay there
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud_client
 
-    monkeypatch.setattr(_alicloud, "backoff_delay", lambda attempt, **kw: 0.01)
+    monkeypatch.setattr(_alicloud_client, "backoff_delay", lambda attempt, **kw: 0.01)
     runs, failures, per_name = 100, 0, 2
     before = emu.faults_injected
     emu.set_random_faults(RandomFaults(seed=5, rate=0.35, actions=None, delay=0.02))

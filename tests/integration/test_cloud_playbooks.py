@@ -69,6 +69,7 @@ def cloud(tmp_path_factory, lab):
             emu,
             vars_file,
             scc_cloud_name="pbt",
+            scc_cloud_instance_type="ecs.sccgn6.24xlarge",  # RoCE + HPC cluster; the example's ebmgn8v: cpfs-nfs test
             scc_cloud_image_id="m-scc-centos75",
             # The mount-target path; cpfs-nfs (the example's) is test_cloud_protocol_service.py's.
             scc_cloud_cpfs_protocol="cpfs",
@@ -245,6 +246,13 @@ def test_teardown_refuses_what_is_not_ours(cloud):
             {"scc_cloud_data_prep_image_id": "", "scc_cloud_data_prep_system_disk_size": 100},
             ["scc_cloud_data_prep_image_id", "scc_cloud_data_prep_system_disk_size (100) must be 309 to 2048 GiB"],
         ),
+        # count 0 would release every node: refused without the explicit word (issue 27)
+        ({"scc_cloud_instance_count": 0}, ["scc_cloud_instance_count is 0", "scc_cloud_release_all_nodes: true"]),
+        # a choice the spec (roles/scc_cloud/meta/argument_specs.yml) holds
+        ({"scc_cloud_cpfs_protocol": "nfs"}, ["scc_cloud_cpfs_protocol", "cpfs, cpfs-nfs"]),
+        # sccgn6 has RoCE, no Elastic RDMA Interface; a subscription needs its period (issue 23)
+        ({"scc_cloud_eri_count": 1}, ["scc_cloud_eri_count 1 is more than the 0 Elastic RDMA Interfaces"]),
+        ({"scc_cloud_instance_charge_type": "PrePaid"}, ["scc_cloud_period is required"]),
     ],
 )
 def test_bad_variables_fail_before_any_api_call(cloud, change, names):
@@ -294,7 +302,14 @@ def test_a_provision_stopped_midway_leaves_only_our_resources_and_a_rerun_conver
     # release_lag: a deleted instance keeps its security group, vSwitch and HPC cluster for a while.
     with emulator(timings=Timings(**{**QUICK.__dict__, "release_lag": 0.5})) as emu:
         vars_file = tmp_path / "cloud.yml"
-        cloud_vars(emu, vars_file, scc_cloud_name="pfail", scc_cloud_image_id="m-scc", scc_cloud_tags=TAGS)
+        cloud_vars(
+            emu,
+            vars_file,
+            scc_cloud_name="pfail",
+            scc_cloud_instance_type="ecs.sccgn6.24xlarge",
+            scc_cloud_image_id="m-scc",
+            scc_cloud_tags=TAGS,
+        )
         env = playbook_env(emu)
         # The step chosen: CPFS, after the network, the HPC cluster and the instances were made.
         emu.faults.add("forbidden", action="CreateFileSystem")
@@ -366,6 +381,7 @@ def test_the_readme_ansible_runner_example_leaves_no_secret_in_its_directory(tmp
             emu,
             tmp_path / "cloud.yml",
             scc_cloud_name="rdme",
+            scc_cloud_instance_type="ecs.sccgn6.24xlarge",
             scc_cloud_image_id="m-scc",
             scc_cloud_instance_count=1,
             scc_cloud_cpfs_enabled=False,

@@ -131,9 +131,10 @@ def test_bad_input_fails_before_any_api_call(emu, cpfs, change, option):
 
 
 def test_faults_on_create_and_delete_are_retried_without_duplicates(emu, cpfs, monkeypatch):
-    from ansible_collections.scc.training.plugins.module_utils import _alicloud
+    # the retry loop lives in _alicloud_client and reads backoff_delay there
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud_client
 
-    monkeypatch.setattr(_alicloud, "backoff_delay", lambda attempt, **kw: 0.01)  # the delays are not under test
+    monkeypatch.setattr(_alicloud_client, "backoff_delay", lambda attempt, **kw: 0.01)  # the delays are not under test
     for kind in ("throttling", "unavailable", "drop_after"):
         before = emu.faults_injected
         emu.inject(kind, action="CreateProtocolService")
@@ -160,13 +161,15 @@ def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
     """provision.yml with scc_cloud_cpfs_protocol: cpfs-nfs makes the service and export instead of a
     mount target and reports the mount source; teardown.yml deletes the export and the service before
     the file system (which the cloud refuses otherwise). Re-runs of both playbooks are
-    test_cloud_playbooks.py's; the module's own re-runs are above: two playbook runs keep this short."""
+    test_cloud_playbooks.py's; the module's own re-runs are above: two playbook runs keep this short.
+    The node is the example's (inventories/cloud/cloud.example.yml): an ebmgn8v on a UEFI image, with its two Elastic
+    RDMA Interfaces and jumbo frames, in no HPC cluster."""
     vars_file = tmp_path / "cloud.yml"
     cloud_vars(
         emu,
         vars_file,
         scc_cloud_name="psnfs",
-        scc_cloud_instance_count=0,
+        scc_cloud_instance_count=1,
         scc_cloud_vpc_cidr="10.20.0.0/16",
         scc_cloud_vswitch_cidr="10.20.0.0/24",
         scc_cloud_cpfs_protocol="cpfs-nfs",
@@ -190,6 +193,15 @@ def test_provision_and_teardown_with_cpfs_nfs(emu, tmp_path):
     assert len(services) == 1 and len(exports) == 1 and ours("mount_targets") == []
     source = "%s:/" % exports[0]["ProtocolMountTargetDomain"]
     assert "cpfs_nfs_mount_source: %s\n" % source in out, out[-2000:]
+    [node] = [i for i in emu.instances() if i["VpcAttributes"]["VpcId"] in vpc_ids]
+    assert (
+        node["InstanceType"] == "ecs.ebmgn8v.48xlarge"
+        and node["HpcClusterId"] == ""
+        and not [h for h in emu.hpc_clusters() if h["Name"].startswith("psnfs")]
+    )
+    modes = [n.get("NetworkInterfaceTrafficMode") for n in node["NetworkInterfaces"]["NetworkInterface"]]
+    assert modes == [None, "HighPerformance", "HighPerformance"]
+    assert "eri_per_node: 2\n" in out and "erdma_mtu: 8500\n" in out, out[-2000:]
 
     mark = len(emu.calls)
     changed, _out = playbook("teardown.yml")

@@ -18,6 +18,7 @@ from aliyunsdkecs.request.v20140526 import (
     DeleteVpcRequest,
     DeleteVSwitchRequest,
     DescribeHpcClustersRequest,
+    DescribeImagesRequest,
     DescribeInstancesRequest,
     DescribeInstanceTypesRequest,
     DescribeSecurityGroupAttributeRequest,
@@ -458,3 +459,77 @@ def test_a_deleted_instance_holds_its_group_switch_and_cluster_for_the_release_l
         time.sleep(1.05)
         call(acs, DeleteVpcRequest.DeleteVpcRequest, VpcId=net["vpc"])
         assert emu.vpcs() == []
+
+
+# --- today's eRDMA families: ERIs, jumbo frames, UEFI images, subscription (issue 23) -------------------------
+
+EBM = "ecs.ebmgn8v.48xlarge"
+
+
+def eris(net, count, **extra):
+    """RunInstances' NetworkInterface list (the SDK's set_NetworkInterfaces): ``count`` ERIs."""
+    nic = dict(InstanceType="Secondary", VSwitchId=net["vsw"], SecurityGroupId=net["sg"])
+    nic.update({"NetworkInterfaceTrafficMode": "HighPerformance", **extra})
+    return [dict(nic, NetworkCardIndex=i) for i in range(count)]
+
+
+def ebm(acs, net, **extra):
+    return run(acs, net, InstanceType=EBM, HpcClusterId=None, ImageId="aliyun_3_x64_20G_uefi_alibase_1.vhd", **extra)
+
+
+def test_erdma_instances_get_their_elastic_rdma_interfaces(acs, emu, net):
+    [iid] = ebm(acs, net, NetworkInterfaces=eris(net, 2), NetworkOptions={"EnableJumboFrame": True})
+    [inst] = emu.instances()
+    nics = inst["NetworkInterfaces"]["NetworkInterface"]
+    assert [n["Type"] for n in nics] == ["Primary", "Secondary", "Secondary"]
+    assert [n.get("NetworkInterfaceTrafficMode") for n in nics[1:]] == ["HighPerformance"] * 2
+    assert [n["NetworkCardIndex"] for n in nics[1:]] == [0, 1]
+    assert inst["HpcClusterId"] == "" and inst["InstanceId"] == iid
+    # Each ERI holds an address of the vSwitch; all are freed on release.
+    assert len({n["PrimaryIpAddress"] for n in nics}) == 3
+
+
+def test_more_erdma_interfaces_than_the_type_takes_are_refused(acs, emu, net):
+    err = error(ebm, acs, net, NetworkInterfaces=eris(net, 3))
+    assert (err.get_http_status(), err.get_error_code()) == (400, "InvalidParameter")
+    assert "exceeds the limit of the instance family (2)" in err.get_error_msg()
+    err = error(run, acs, net, NetworkInterfaces=eris(net, 1))  # sccgn6: RoCE, no ERI
+    assert err.get_error_code() == "InvalidParameter" and emu.instances() == []
+    bad_mode = error(ebm, acs, net, NetworkInterfaces=eris(net, 1, NetworkInterfaceTrafficMode="Fast"))
+    assert bad_mode.get_error_code() == "InvalidParameter" and emu.instances() == []
+
+
+def test_describe_instance_types_reports_eri_quantity(acs):
+    reply = call(acs, DescribeInstanceTypesRequest.DescribeInstanceTypesRequest, InstanceTypess=[EBM, SCC])
+    assert {r["InstanceTypeId"]: r["EriQuantity"] for r in reply["InstanceTypes"]["InstanceType"]} == {EBM: 2, SCC: 0}
+
+
+@pytest.mark.parametrize(
+    "image,mode",
+    [("aliyun_3_x64_20G_uefi_alibase_20250101.vhd", "UEFI"), ("aliyun_3_x64_20G_alibase_20250101.vhd", "BIOS")],
+)
+def test_describe_images_reports_the_boot_mode(acs, emu, image, mode):
+    reply = call(acs, DescribeImagesRequest.DescribeImagesRequest, ImageId=image)
+    assert [(i["ImageId"], i["BootMode"]) for i in reply["Images"]["Image"]] == [(image, mode)]
+    emu.store.images["m-custom"] = "UEFI-Preferred"
+    reply = call(acs, DescribeImagesRequest.DescribeImagesRequest, ImageId="m-custom")
+    assert reply["Images"]["Image"][0]["BootMode"] == "UEFI-Preferred"
+
+
+def test_subscription_needs_a_valid_period_and_is_not_released_before_it_expires(acs, emu, net):
+    assert error(ebm, acs, net, InstanceChargeType="PrePaid").get_error_code() == "MissingParameter"
+    bad = error(ebm, acs, net, InstanceChargeType="PrePaid", Period=10, PeriodUnit="Month")
+    assert bad.get_error_code() == "InvalidParameter" and emu.instances() == []
+    [iid] = ebm(acs, net, InstanceChargeType="PrePaid", Period=1, PeriodUnit="Week", AutoRenew=False)
+    [inst] = emu.instances()
+    assert inst["InstanceChargeType"] == "PrePaid" and inst["ExpiredTime"] > ecs.now_iso()
+    for terminate in (False, True):
+        err = error(
+            call, acs, DeleteInstancesRequest.DeleteInstancesRequest, InstanceIds=[iid], Force=True,
+            TerminateSubscription=terminate,
+        )  # fmt: skip
+        assert err.get_error_code() == "InvalidInstanceChargeType.NotSupport"
+    emu.store.instances[iid]["ExpiredTime"] = "2020-01-01T00:00Z"  # expired: released with TerminateSubscription
+    time.sleep(0.15)  # past Pending
+    call(acs, DeleteInstancesRequest.DeleteInstancesRequest, InstanceIds=[iid], Force=True, TerminateSubscription=True)
+    assert emu.instances() == []

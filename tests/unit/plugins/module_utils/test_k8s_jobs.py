@@ -294,6 +294,25 @@ def test_arena_line_submits_the_same_job():
     assert shlex.split(line) == argv
 
 
+def test_erdma_job_requests_aliyun_erdma_on_the_host_network_as_acks_guide_does():
+    """ACK's eRDMA guide (hardware_facts 4.6): workers request aliyun/erdma, hostNetwork; Arena --device=aliyun/erdma=1."""
+    settings = job_settings("bert", "rdma", k8s_training_job_rdma_resource="aliyun/erdma")
+    job = k8s_jobs.training_job(settings)
+    manifest = k8s_jobs.mpijob_manifest(job)
+    spec = manifest["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]
+    assert spec["hostNetwork"] is True and spec["dnsPolicy"] == "ClusterFirstWithHostNet"
+    assert container(manifest, "Worker")["resources"]["limits"] == {"nvidia.com/gpu": 8, "aliyun/erdma": 1}
+    argv = k8s_jobs.arena_argv(job)
+    assert "--device=aliyun/erdma=1" in argv and "--hostNetwork" in argv and "--rdma" not in argv
+    assert shlex.split(k8s_jobs.arena_command(job)) == argv
+    two = k8s_jobs.training_job(dict(settings, k8s_training_job_rdma_resource_count=2))
+    assert container(k8s_jobs.mpijob_manifest(two), "Worker")["resources"]["limits"]["aliyun/erdma"] == 2
+    assert "--device=aliyun/erdma=2" in k8s_jobs.arena_argv(two)
+    # rdma/hca more than once cannot be said with --rdma (one rdma/hca): by name as well
+    hca = k8s_jobs.training_job(job_settings("bert", "rdma", k8s_training_job_rdma_resource_count=2))
+    assert "--device=rdma/hca=2" in k8s_jobs.arena_argv(hca) and "--rdma" not in k8s_jobs.arena_argv(hca)
+
+
 def test_arena_line_over_tcp_has_no_rdma():
     argv = k8s_jobs.arena_argv(k8s_jobs.training_job(job_settings("resnet", "tcp")))
     assert "--rdma" not in argv and "--hostNetwork" not in argv
@@ -318,6 +337,10 @@ def test_arena_line_over_tcp_has_no_rdma():
         ({"k8s_training_job_ssh_port": 0}, "k8s_training_job_ssh_port (0) must be a port"),
         ({"k8s_training_job_mount_path": "cpfs"}, "k8s_training_job_mount_path (\"cpfs\") must be an absolute path"),
         ({"k8s_training_job_rdma_resource": "rdma hca"}, "k8s_training_job_rdma_resource (\"rdma hca\")"),
+        (
+            {"k8s_training_job_rdma_resource_count": 0},
+            "k8s_training_job_rdma_resource_count (0) must be an integer >= 1",
+        ),
         ({"k8s_training_job_memory": "lots"}, "k8s_training_job_memory (\"lots\") must be empty or a Kubernetes"),
         ({"bert_launch_framework": "aiacc"}, "bert_launch_framework aiacc reads its settings from a file"),
         ({"bert_launch_venv_path": k8s_jobs.UNDEFINED}, "missing bert_launch_venv_path"),

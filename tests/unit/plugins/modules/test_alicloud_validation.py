@@ -2,6 +2,7 @@
 
 import pytest
 
+from ansible_collections.scc.training.plugins.module_utils._alicloud import flatten_params
 from ansible_collections.scc.training.plugins.modules import (
     ecs_instance,
     ecs_security_group,
@@ -23,6 +24,15 @@ GOOD_INSTANCE = dict(
     system_disk_size=100,
     tags={"managed-by": "scc.training"},
     instance_ids=None,
+    eri_count=0,
+    jumbo_frames=None,
+    require_uefi_image=False,
+    instance_charge_type="PostPaid",
+    period=None,
+    period_unit="Month",
+    auto_renew=False,
+    key_pair_name=None,
+    system_disk_category="cloud_essd",
 )
 GOOD_CPFS = dict(
     name="bert-cpfs",
@@ -51,6 +61,11 @@ def test_good_instance_options_pass():
         ({"image_id": None}, "image_id"),
         ({"system_disk_size": 10}, "system_disk_size"),
         ({"tags": {"aliyun:x": "1"}}, "tags"),
+        ({"eri_count": -1}, "eri_count"),
+        ({"instance_charge_type": "PrePaid"}, "period is required"),
+        ({"instance_charge_type": "PrePaid", "period": 10}, "period 10 is not a valid Month"),
+        ({"instance_charge_type": "PrePaid", "period": 5, "period_unit": "Week"}, "period 5 is not a valid Week"),
+        ({"period": 1}, "period is for instance_charge_type=PrePaid only"),
     ],
 )
 def test_bad_instance_options_name_the_option(change, option):
@@ -95,3 +110,43 @@ def test_absent_by_a_name_alone_is_refused_naming_the_options_that_would_do():
     assert nas_cpfs.validate(dict(GOOD_CPFS, state="absent", tags={"managed-by": "scc.training"})) == []
     assert nas_cpfs.validate(dict(GOOD_CPFS, state="absent", file_system_id="cpfs-1")) == []
     assert "file_system_id" in nas_cpfs.validate(dict(GOOD_CPFS, file_system_id="cpfs-1"))[0]
+
+
+def test_erdma_nodes_get_their_eris_jumbo_frames_and_no_hpc_cluster_in_the_request():
+    p = dict(GOOD_INSTANCE, instance_type="ecs.ebmgn8v.48xlarge", hpc_cluster_id=None, eri_count=2, jumbo_frames=True)
+    assert ecs_instance.validate(p) == []
+    flat = flatten_params(ecs_instance.run_params(p, 2))
+    # the names aliyun-python-sdk-ecs's RunInstancesRequest.set_NetworkInterfaces / set_NetworkOptions send
+    for n in (1, 2):
+        assert flat["NetworkInterface.%d.NetworkInterfaceTrafficMode" % n] == "HighPerformance"
+        assert flat["NetworkInterface.%d.InstanceType" % n] == "Secondary"
+        assert flat["NetworkInterface.%d.VSwitchId" % n] == "vsw-1"
+        assert flat["NetworkInterface.%d.SecurityGroupId" % n] == "sg-1"
+        assert flat["NetworkInterface.%d.NetworkCardIndex" % n] == n - 1
+    assert "NetworkInterface.3.InstanceType" not in flat
+    assert flat["NetworkOptions.EnableJumboFrame"] == "true"
+    assert "HpcClusterId" not in flat and flat["InstanceChargeType"] == "PostPaid" and "Period" not in flat
+    plain = flatten_params(ecs_instance.run_params(dict(GOOD_INSTANCE), 1))
+    assert not any(k.startswith(("NetworkInterface.", "NetworkOptions.")) for k in plain)
+
+
+def test_prepaid_sends_its_period():
+    p = dict(GOOD_INSTANCE, instance_charge_type="PrePaid", period=3, period_unit="Month", auto_renew=True)
+    assert ecs_instance.validate(p) == []
+    flat = flatten_params(ecs_instance.run_params(p, 1))
+    assert (flat["InstanceChargeType"], flat["Period"], flat["PeriodUnit"], flat["AutoRenew"]) == (
+        "PrePaid", 3, "Month", "true",
+    )  # fmt: skip
+
+
+def test_unexpired_subscriptions_are_named_expired_ones_and_pay_as_you_go_are_not():
+    now = "2026-12-04T19:30Z"
+    instances = [
+        {"InstanceId": "i-pre", "InstanceChargeType": "PrePaid", "ExpiredTime": "2027-01-04T19:30Z"},
+        {"InstanceId": "i-old", "InstanceChargeType": "PrePaid", "ExpiredTime": "2026-12-01T00:00Z"},
+        {"InstanceId": "i-post", "InstanceChargeType": "PostPaid", "ExpiredTime": "2099-12-31T15:59Z"},
+    ]
+    assert ecs_instance.unexpired_subscriptions(instances, ["i-pre", "i-old", "i-post"], now) == ["i-pre"]
+    assert ecs_instance.unexpired_subscriptions(instances, ["i-old", "i-post"], now) == []
+    assert ecs_instance.subscription_flag(instances, ["i-old"]) == {"TerminateSubscription": True}
+    assert ecs_instance.subscription_flag(instances, ["i-post"]) == {}

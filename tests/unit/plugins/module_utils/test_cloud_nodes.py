@@ -1,0 +1,87 @@
+"""cloud_nodes.node_plan: HPC cluster, ERIs, UEFI and the eRDMA MTU per family, read from instance_families.py."""
+
+import pytest
+
+from ansible_collections.scc.training.plugins.module_utils import cloud_nodes, instance_families
+
+
+def plan(instance_type, eri="auto", jumbo=False):
+    return cloud_nodes.node_plan(
+        {"scc_cloud_instance_type": instance_type, "scc_cloud_eri_count": eri, "scc_cloud_jumbo_frames": jumbo}
+    )
+
+
+@pytest.mark.parametrize(
+    "instance_type,eris,uefi",
+    [
+        ("ecs.ebmgn7ex.32xlarge", 2, True),
+        ("ecs.ebmgn8v.48xlarge", 2, True),  # PAI: 2 eRDMA NICs (hardware_facts 4.6)
+        ("ecs.ebmgn8is.32xlarge", 2, True),
+        ("ecs.ebmgn8ia.64xlarge", 2, True),
+        ("ecs.ebmgn9g.64xlarge", 2, True),
+        ("ecs.ebmgn9ge.64xlarge", 2, True),
+        ("ecs.ebmgn9gc.64xlarge", 2, True),
+    ],
+)
+def test_erdma_families_get_their_eris_no_hpc_cluster_and_a_uefi_check(instance_type, eris, uefi):
+    result = plan(instance_type)
+    family = instance_families.family_of(instance_type)
+    assert result["problems"] == []
+    assert result["eri_count"] == eris == instance_families.FAMILIES[family]["rdma"]["ports"]
+    assert result["hpc_cluster"] is False
+    assert result["require_uefi"] is uefi
+    assert result["mtu"] == 1400
+
+
+def test_the_unconfirmed_eri_count_is_said_so():
+    assert plan("ecs.ebmgn8ia.64xlarge")["unconfirmed"] == ["rdma.ports"]
+    assert plan("ecs.ebmgn8v.48xlarge")["unconfirmed"] == []
+
+
+def test_jumbo_frames_mean_mtu_8500_on_erdma_only():
+    assert plan("ecs.ebmgn8v.48xlarge", jumbo=True)["mtu"] == 8500
+    assert plan("ecs.sccgn6.24xlarge", jumbo=True)["mtu"] is None
+
+
+def test_sccgn6_needs_an_hpc_cluster_and_has_no_eri():
+    result = plan("ecs.sccgn6.24xlarge")
+    assert (result["hpc_cluster"], result["eri_count"], result["require_uefi"]) == (True, 0, False)
+    assert result["problems"] == []
+    refused = plan("ecs.sccgn6.24xlarge", eri=1)["problems"]
+    assert len(refused) == 1 and "scc_cloud_eri_count 1" in refused[0] and "roce_v2" in refused[0]
+
+
+def test_a_hand_set_count_below_the_limit_is_kept_above_it_refused():
+    assert plan("ecs.ebmgn8v.48xlarge", eri=1)["eri_count"] == 1
+    assert plan("ecs.ebmgn8v.48xlarge", eri="0")["eri_count"] == 0
+    refused = plan("ecs.ebmgn8v.48xlarge", eri=3)["problems"]
+    assert len(refused) == 1 and "more than the 2 Elastic RDMA Interfaces" in refused[0]
+
+
+@pytest.mark.parametrize("bad", [-1, "two", 1.5, True, None, "2x"])
+def test_a_count_that_is_not_auto_or_a_whole_number_is_refused_by_name(bad):
+    problems = plan("ecs.ebmgn8v.48xlarge", eri=bad)["problems"]
+    assert any(p.startswith("scc_cloud_eri_count must be 'auto'") for p in problems), problems
+
+
+def test_a_family_outside_the_table_needs_a_hand_set_count():
+    problems = plan("ecs.gn8is.4xlarge")["problems"]
+    assert len(problems) == 1 and "scc_cloud_eri_count" in problems[0] and "EriQuantity" in problems[0]
+    result = plan("ecs.gn8is.4xlarge", eri=1)
+    assert result["problems"] == [] and result["eri_count"] == 1 and result["hpc_cluster"] is False
+    assert result["eri_limit"] is None
+
+
+def test_the_subscription_settings_are_checked_by_name():
+    def problems(**charge):
+        settings = {"scc_cloud_instance_type": "ecs.ebmgn8v.48xlarge", "scc_cloud_eri_count": "auto"}
+        return cloud_nodes.node_plan(dict(settings, **charge))["problems"]
+
+    assert problems() == [] and problems(scc_cloud_instance_charge_type="PrePaid", scc_cloud_period=12) == []
+    assert problems(scc_cloud_instance_charge_type="PrePaid") == [
+        "scc_cloud_period is required with scc_cloud_instance_charge_type=PrePaid (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 24,"
+        " 36, 48, 60)"
+    ]
+    week = problems(scc_cloud_instance_charge_type="PrePaid", scc_cloud_period=6, scc_cloud_period_unit="Week")
+    assert week == ["scc_cloud_period 6 is not a valid Week subscription (1, 2, 3, 4)"]
+    assert problems(scc_cloud_period=1) == ["scc_cloud_period is for scc_cloud_instance_charge_type=PrePaid only"]
