@@ -185,8 +185,11 @@ def nccl_home(python):
     """NCCL_HOME for building against the NCCL torch loads: the nvidia-nccl-cu* wheel's nvidia/nccl (include/, lib/),
     with the unversioned libnccl.so link the wheel lacks (hardware_facts.md 4.7) made in a scratch copy."""
     # The wheel's folder: nvidia/nccl in the cu12 wheels; found by its nccl.h so that another layout is found too.
-    code, out, _stderr = run([python, "-c", "import nvidia, pathlib; print(next(str(h.parents[1]) for p in nvidia.__path__ "
-                        "for h in sorted(pathlib.Path(p).glob('**/include/nccl.h'))))"], 60)  # fmt: skip
+    probe = (
+        "import nvidia, pathlib; print(next(str(h.parents[1]) for p in nvidia.__path__ "
+        "for h in sorted(pathlib.Path(p).glob('**/include/nccl.h'))))"
+    )
+    code, out, _stderr = run([python, "-c", probe], 60)
     if code != 0 or not out.strip():
         return None
     wheel = Path(out.strip())
@@ -394,9 +397,12 @@ def fmt(value, spec=".3f"):
 def gpu_facts(python, device):
     if device == "cpu":
         return 0, None, None
-    code, out, _stderr = run([python, "-c", "import torch; n = torch.cuda.device_count(); "
-                        "print(n, '%d.%d' % torch.cuda.get_device_capability() if n else '-', "
-                        "torch.cuda.get_device_name() if n else '')"], 120)  # fmt: skip
+    probe = (
+        "import torch; n = torch.cuda.device_count(); "
+        "print(n, '%d.%d' % torch.cuda.get_device_capability() if n else '-', "
+        "torch.cuda.get_device_name() if n else '')"
+    )
+    code, out, _stderr = run([python, "-c", probe], 120)
     if code != 0:
         return 0, None, None
     fields = out.split(None, 2)

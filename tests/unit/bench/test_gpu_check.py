@@ -98,8 +98,10 @@ def test_health_and_placement_judge_the_real_bytes_through_the_collections_pytho
 
 def test_a_gpu_on_the_bus_that_nvidia_smi_does_not_list_fails_the_node(tmp_path):
     smi = standin_nvidia_smi(tmp_path, "rtx-3080-595-na-ecc.xml")
-    _done, report = check(tmp_path, "--parts", "health", "--nvidia-smi", str(smi), "--kernel-log", "true",
-                      "--pci-devices", str(standin_sysfs(tmp_path, gpus=2)))  # fmt: skip
+    sysfs = standin_sysfs(tmp_path, gpus=2)
+    _done, report = check(
+        tmp_path, "--parts", "health", "--nvidia-smi", str(smi), "--kernel-log", "true", "--pci-devices", str(sysfs)
+    )
     (health,) = report["parts"]
     assert health["status"] == "FAIL" and "node gpu_count: 1 GPUs seen by nvidia-smi, 2 expected" in health["summary"]
 
