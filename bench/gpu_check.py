@@ -121,8 +121,9 @@ def part_torch(args, mu):
 
 
 def kernel_log_command():
-    """gpu_health's kernel-log command (journalctl -k), or dmesg where journalctl is not installed."""
-    return ["journalctl", "-k", "--no-pager"] if shutil.which("journalctl") else ["dmesg"]
+    """gpu_health's default kernel-log command, read from the role's defaults (one JSON line there): journalctl -k,
+    or dmesg where journalctl is not installed."""
+    return json.loads(role_default("gpu_health", "gpu_health_kernel_log_command"))
 
 
 def pci_gpu_count(devices, mu):

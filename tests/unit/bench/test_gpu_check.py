@@ -10,13 +10,15 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from ansible_collections.scc.training.plugins.module_utils import hardware_defaults, nccl_check, nccl_tests
+from ansible_collections.scc.training.plugins.module_utils import hardware_defaults, nccl_check, nccl_tests, xid
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -114,11 +116,24 @@ def test_a_missing_nvidia_smi_fails_the_health_part_without_stopping_the_others(
     assert "nvidia-smi -q -x failed" in report["parts"][0]["summary"]
 
 
-def test_the_kernel_log_falls_back_to_dmesg_without_journalctl(monkeypatch):
-    monkeypatch.setattr(gpu_check.shutil, "which", lambda name: None)
-    assert gpu_check.kernel_log_command() == ["dmesg"]
-    monkeypatch.setattr(gpu_check.shutil, "which", lambda name: "/usr/bin/" + name)
-    assert gpu_check.kernel_log_command() == ["journalctl", "-k", "--no-pager"]
+def test_the_kernel_log_falls_back_to_dmesg_without_journalctl(tmp_path):
+    """gpu_health's default kernel-log command, the one gpu_check.py runs, with a PATH holding only sh and
+    STAND-IN journalctl/dmesg scripts: journalctl -k where it is installed, else dmesg's bytes, Xid lines read."""
+    argv = gpu_check.kernel_log_command()
+    role = yaml.safe_load((ROOT / "roles" / "gpu_health" / "defaults" / "main.yml").read_text())
+    assert argv == role["gpu_health_kernel_log_command"]  # the role runs the same argv
+    (tmp_path / "sh").symlink_to(shutil.which("sh"))
+    dmesg = tmp_path / "dmesg"
+    dmesg.write_text("#!/bin/sh\nexec %s %s\n" % (shutil.which("cat"), FIXTURES / "xid" / "kernel_log_xid_layouts.txt"))
+    dmesg.chmod(0o755)
+    env = {"PATH": str(tmp_path)}
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout
+    assert [e["xid"] for e in xid.parse_xid(out)] == [79, 119, 43, 13, 63, 48, 63, 13]
+    journalctl = tmp_path / "journalctl"
+    journalctl.write_text('#!/bin/sh\necho "journalctl $*"\n')
+    journalctl.chmod(0o755)
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stdout
+    assert out == "journalctl -k --no-pager\n"
 
 
 def test_nccl_tests_judgement_one_gpu_and_several(tmp_path):

@@ -47,3 +47,47 @@ def test_ssh_trust_mesh_ends_ssh_options_before_the_peer(tmp_path):
     argv = (tmp_path / "argv").read_text().splitlines()
     assert argv[-3:] == ["--", "-oProxyCommand=touch_pwned", "hostname"], argv
     assert proc.stdout.split("\t")[:3] == ["-oProxyCommand=touch_pwned", "0", "peer "]
+
+
+# --- every role's command/shell tasks (issue 27): a static scan, so a new call cannot slip in -------------------
+
+HOST_COMMANDS = {"ssh", "ssh-keyscan", "getent", "ping", "ping6"}
+
+
+def tasks_of(items):
+    """Every task of a task file, blocks (block/rescue/always) flattened."""
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        for key in ("block", "rescue", "always"):
+            yield from tasks_of(item.get(key))
+        yield item
+
+
+def host_command_calls():
+    """(role/file, argv) of each command/shell task whose program takes a host name. Shell strings are split on
+    whitespace, which keeps a Jinja expression without spaces in one word."""
+    for path in sorted((ROOT / "roles").glob("*/tasks/*.yml")) + sorted((ROOT / "playbooks").glob("*.yml")):
+        where = str(path.relative_to(ROOT))
+        for task in tasks_of(yaml.safe_load(path.read_text())):
+            for module in ("ansible.builtin.command", "ansible.builtin.shell"):
+                args = task.get(module)
+                if args is None:
+                    continue
+                argv = args.get("argv") if isinstance(args, dict) else None
+                text = args.get("cmd", "") if isinstance(args, dict) else args
+                lines = [argv] if isinstance(argv, list) else [line.split() for line in str(text or "").splitlines()]
+                for words in lines:
+                    if words and os.path.basename(str(words[0])) in HOST_COMMANDS:
+                        yield where, [str(w) for w in words]
+
+
+def test_every_role_command_that_takes_a_host_ends_its_options_before_it():
+    calls = list(host_command_calls())
+    # The scan sees the two calls issue 27 named, so it is not vacuous.
+    seen = {(where, argv[0]) for where, argv in calls}
+    assert ("roles/mpi_job/tasks/resolve.yml", "getent") in seen, calls
+    assert ("roles/cluster_report/tasks/collect.yml", "ssh") in seen, calls
+    for where, argv in calls:
+        hosts = [i for i, word in enumerate(argv) if "{{" in word or word.startswith(("$", '"$'))]
+        assert "--" in argv and all(i > argv.index("--") for i in hosts), (where, argv)
