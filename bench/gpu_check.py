@@ -17,7 +17,8 @@ Parts (each PASS, FAIL or SKIP with the reason):
   placement  nvidia-smi topo -m read by nvidia_topo.launch_placement for a rank per GPU
   bert       pretrain_bert.py, BERT-base at seq 128: the role's defaults, the tuned levers (bert_levers for this
              compute capability), tuned + torch.compile; MFU and useful MFU (non-padding tokens) each
-  resnet     train_resnet.py, one short run: images/s
+  resnet     train_resnet.py, one short run: images/s; on --resnet-data's shards, else on synthetic data (random
+             images made once on the GPU: the model's step alone, said so in its line and report)
 
 Stand-ins for the CPU tests (tests/unit/bench/test_gpu_check.py): --nvidia-smi, --kernel-log, --nccl-tests-dir name
 programs that print captured bytes, --device cpu and --bert-size tiny run the trainers small on the CPU.
@@ -371,23 +372,27 @@ def part_bert(args, mu, capability, work):
 
 
 def part_resnet(args, mu, work):
-    if not args.resnet_data:
-        return result(
-            "resnet", None, "no --resnet-data (imagenet_prep's TFRecord shards; train_resnet.py reads no other)"
-        )
     out = work / "resnet"
     argv = [
         args.python, str(RESNET_FILES / "train_resnet.py"), "--output-dir", str(out), "--steps", str(args.resnet_steps),
         "--warmup-steps", str(args.resnet_steps // 3), "--device", args.device, "--master-port", "29650",
-        "--data-dir", args.resnet_data,
+        "--model", args.resnet_model, "--batch-size", str(args.resnet_batch), "--image-size", str(args.resnet_image_size),
     ]  # fmt: skip
+    # Without shards: train_resnet.py's synthetic data (no tfrecord or Pillow needed), named in the line.
+    argv += ["--data-dir", args.resnet_data] if args.resnet_data else ["--data", "synthetic"]
+    if args.device == "cpu":
+        argv += ["--threads", "1"]
     code, stdout, stderr = run(argv, 300, env=trainer_env())
     if code != 0 or not (out / "results.json").is_file():
         return result("resnet", False, "train_resnet.py exit %d: %s" % (code, (stderr or stdout).strip()[-400:]))
     r = json.loads((out / "results.json").read_text())
     images = (r.get("throughput") or {}).get("images_per_s")
     return result(
-        "resnet", images is not None, "%s images/s (%s)" % (fmt(images, ".1f"), r.get("precision")), results=r
+        "resnet",
+        images is not None,
+        "%s %s images/s (%s, batch %d, %s data)"
+        % (args.resnet_model, fmt(images, ".1f"), r.get("precision"), args.resnet_batch, r["data"]["source"]),
+        results=r,
     )
 
 
@@ -430,7 +435,10 @@ def main(argv=None):
     p.add_argument("--bert-steps", type=int, default=90)
     p.add_argument("--bert-timeout", type=int, default=300)
     p.add_argument("--resnet-steps", type=int, default=30)
-    p.add_argument("--resnet-data", help="imagenet_prep's TFRecord shards (without them the part is skipped)")
+    p.add_argument("--resnet-data", help="imagenet_prep's TFRecord shards (default: synthetic data)")
+    p.add_argument("--resnet-model", default="resnet50")
+    p.add_argument("--resnet-batch", type=int, default=256, help="images per step (train_resnet.py's default)")
+    p.add_argument("--resnet-image-size", type=int, default=224)
     p.add_argument("--bert-levers-for", help="the compute capability whose tuned levers to use (default: the GPU's)")
     p.add_argument("--bert-runs", default="defaults,tuned,compiled", help="which BERT runs, comma-separated")
     args = p.parse_args(argv)

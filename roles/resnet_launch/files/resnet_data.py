@@ -10,6 +10,8 @@ https://github.com/vahidk/tfrecord), decoded by Pillow.
   ranks, every shard and every world-th record.
 - ``decode``: one record -> (CHW float tensor, normalised with ImageNet's mean and std; label - 1).
 - ``ShardStream``: an IterableDataset over a rank's part, DataLoader workers splitting it by shard.
+- ``synthetic_batch``: random images and labels made once on the device (train_resnet.py --data synthetic);
+  tfrecord and Pillow are imported only where records are read and decoded, so that mode needs neither.
 """
 
 from __future__ import annotations
@@ -83,9 +85,27 @@ def decode(record: dict, image_size: int, train: bool, rng: random.Random | None
     else:
         image = _center_crop(image, image_size)
     pixels = torch.frombuffer(bytearray(image.tobytes()), dtype=torch.uint8).view(image_size, image_size, 3)
-    tensor = pixels.permute(2, 0, 1).float().div_(255)
-    tensor = (tensor - torch.tensor(MEAN).view(3, 1, 1)) / torch.tensor(STD).view(3, 1, 1)
-    return tensor, int(record["image/class/label"][0]) - LABEL_OFFSET
+    return normalise(pixels.permute(2, 0, 1)), int(record["image/class/label"][0]) - LABEL_OFFSET
+
+
+def normalise(pixels):
+    """uint8 pixels (..., 3, H, W) -> float, [0, 1] then ImageNet's mean and std per channel, on their device."""
+    tensor = pixels.float().div_(255)
+    mean = torch.tensor(MEAN, device=tensor.device).view(3, 1, 1)
+    std = torch.tensor(STD, device=tensor.device).view(3, 1, 1)
+    return (tensor - mean) / std
+
+
+def synthetic_batch(batch_size: int, image_size: int, num_classes: int, seed: int, device):
+    """One batch of random uint8 images and labels 0..num_classes-1, made on ``device`` and normalised as
+    ``decode`` normalises real ones: what a synthetic-data benchmark feeds every step, so that the step measured is
+    the model's, not the input pipeline's (as Horovod's examples/pytorch/pytorch_synthetic_benchmark.py does)."""
+    generator = torch.Generator(device=device).manual_seed(seed)
+    pixels = torch.randint(
+        0, 256, (batch_size, 3, image_size, image_size), dtype=torch.uint8, device=device, generator=generator
+    )
+    labels = torch.randint(0, num_classes, (batch_size,), dtype=torch.int64, device=device, generator=generator)
+    return normalise(pixels), labels
 
 
 class ShardStream(torch.utils.data.IterableDataset):

@@ -14,6 +14,12 @@ global batch with a linear warm-up (Goyal et al. 2017, "Accurate, Large Minibatc
 then cosine decay; cross-entropy on labels 1..num_classes (TF-slim's 0 is background). After the steps,
 every rank evaluates its part of the val shards and top-1 is summed over the ranks. Exit status: 0 done,
 1 a rank failed, 2 bad arguments, 3 non-finite loss (results.json is still written).
+
+--data synthetic (bench/gpu_check.py's ResNet part; the role always reads shards): no shards, one batch of random
+uint8 images and labels made once on the device and normalised as real images are, fed every step, so that images/s
+is the model's step alone, not the input pipeline's (as Horovod's examples/pytorch/pytorch_synthetic_benchmark.py
+does); no evaluation; results.json's data.source says "synthetic". It needs neither tfrecord nor Pillow (imported
+only where shards are read).
 """
 
 from __future__ import annotations
@@ -38,6 +44,9 @@ import resnet_results
 
 # The exit codes every mpi_job program uses (the tests read them from here).
 EXIT_OK, EXIT_USAGE, EXIT_NON_FINITE = mpi_job_rank.EXIT_OK, mpi_job_rank.EXIT_USAGE, mpi_job_rank.EXIT_NON_FINITE
+SPLITS = ("train", "val")
+# results.json's data.note in --data synthetic: its images/s is no real-data throughput.
+SYNTHETIC_NOTE = "random images made once on the device: the model's step alone, no input pipeline (not real data)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--framework", choices=sorted(mpi_job_framework.FRAMEWORK_MODULES), default="torch")
     p.add_argument("--model", choices=sorted(resnet_model.ARCHITECTURES), default="resnet50")
     p.add_argument("--num-classes", type=int, default=1000, help="labels 1..N in the shards (0 is background)")
-    p.add_argument("--data-dir", required=True, help="the TFRecord shards (imagenet_prep's tfrecord/)")
+    p.add_argument("--data", choices=("tfrecord", "synthetic"), default="tfrecord", help="synthetic: random images")
+    p.add_argument("--data-dir", help="the TFRecord shards (imagenet_prep's tfrecord/); --data tfrecord only")
     p.add_argument("--image-size", type=int, default=224)
     p.add_argument("--batch-size", type=int, default=256, help="images per rank per step")
     p.add_argument("--steps", type=int, default=100)
@@ -74,7 +84,12 @@ def check_args(args: argparse.Namespace) -> list[str]:
         errors.append(f"--learning-rate must be > 0 (got {args.learning_rate})")
     if args.framework != "torch" and args.backend != "auto":
         errors.append(f"--backend applies to --framework torch only (got {args.backend} with {args.framework})")
-    if not os.path.isdir(args.data_dir):
+    if args.data == "synthetic":
+        if args.data_dir is not None:
+            errors.append(f"--data-dir applies to --data tfrecord only (got {args.data_dir} with --data synthetic)")
+    elif args.data_dir is None:
+        errors.append("--data-dir is required with --data tfrecord")
+    elif not os.path.isdir(args.data_dir):
         errors.append(f"--data-dir {args.data_dir} is not a directory")
     elif not resnet_data.shard_files(args.data_dir, "train"):
         errors.append(f"--data-dir {args.data_dir} has no finished train-*-of-* shard (imagenet_prep writes them)")
@@ -93,6 +108,27 @@ class Outcome:
     status: str
     losses: list[float]
     elapsed_s: float | None
+
+
+def _checked(batches, num_classes: int):
+    """The shards' batches, each label checked on the host before it goes to the device."""
+    for images, labels in batches:
+        if labels.min() < 0 or labels.max() >= num_classes:
+            raise ValueError(f"a label outside 1..{num_classes} (--num-classes) in the train shards")
+        yield images, labels
+
+
+def _synthetic(args, device):
+    """The same synthetic batch every step, already on the device in the train step's memory format."""
+    import torch
+
+    images, labels = resnet_data.synthetic_batch(
+        args.batch_size, args.image_size, args.num_classes, args.seed, device.device
+    )
+    if device.use_cuda:
+        images = images.contiguous(memory_format=torch.channels_last)
+    while True:
+        yield images, labels
 
 
 def _loader(args, shards, stride, train: bool, use_cuda: bool):
@@ -130,8 +166,6 @@ def train(args, net, optimizer, scheduler, scaler, framework, device, batches, p
     for step in range(args.steps):
         mpi_job_rank.test_only_fail(rank, step + 1)
         images, labels = next(batches)
-        if labels.min() < 0 or labels.max() >= args.num_classes:
-            raise ValueError(f"a label outside 1..{args.num_classes} (--num-classes) in the train shards")
         images = images.to(device.device, non_blocking=True, memory_format=memory_format)
         labels = labels.to(device.device, non_blocking=True)
         with torch.autocast(device.device.type, dtype=dtype or torch.float32, enabled=dtype is not None):
@@ -213,7 +247,8 @@ def _train_and_report(args, framework, device, started_at, progress) -> str:
 
     rank, world = framework.rank, framework.world_size
     records = framework.all_gather_object({"rank": rank, "host": socket.gethostname(), "device": device.name})
-    train_shards, val_shards = (resnet_data.shard_files(args.data_dir, split) for split in ("train", "val"))
+    synthetic = args.data == "synthetic"
+    train_shards, val_shards = ([], []) if synthetic else (resnet_data.shard_files(args.data_dir, s) for s in SPLITS)
     model = resnet_model.build_model(args.model, args.num_classes, args.seed, device.device)
     if device.use_cuda:
         model = model.to(memory_format=torch.channels_last)
@@ -230,10 +265,17 @@ def _train_and_report(args, framework, device, started_at, progress) -> str:
         rank,
         f"world_size={world} framework={args.framework} backend={framework.backend} device={device.kind} "
         f"({device.name}) precision={device.precision} model={args.model} params={params} "
-        f"global_batch={args.batch_size * world} lr={args.learning_rate} train_shards={len(train_shards)} "
-        f"val_shards={len(val_shards)}",
+        f"global_batch={args.batch_size * world} lr={args.learning_rate} data={args.data} "
+        f"train_shards={len(train_shards)} val_shards={len(val_shards)}",
     )
-    batches = iter(_loader(args, *resnet_data.rank_part(train_shards, rank, world), True, device.use_cuda))
+    if synthetic:
+        batches = _synthetic(args, device)
+        data = {"source": "synthetic", "note": SYNTHETIC_NOTE}
+    else:
+        loader = _loader(args, *resnet_data.rank_part(train_shards, rank, world), True, device.use_cuda)
+        batches = _checked(iter(loader), args.num_classes)
+        data = {"source": "tfrecord", "data_dir": args.data_dir}
+        data.update(train_shards=len(train_shards), val_shards=len(val_shards))
     outcome = train(args, net, optimizer, scheduler, scaler, framework, device, batches, progress)
     evaluation = None
     if outcome.status == "ok" and val_shards:
@@ -247,7 +289,7 @@ def _train_and_report(args, framework, device, started_at, progress) -> str:
         model={"params": params},
         outcome=outcome,
         evaluation=evaluation,
-        data={"data_dir": args.data_dir, "train_shards": len(train_shards), "val_shards": len(val_shards)},
+        data=data,
         versions={"python": platform.python_version(), "torch": torch.__version__},
         times={
             "started_at": started_at.isoformat(timespec="seconds"),
@@ -258,7 +300,7 @@ def _train_and_report(args, framework, device, started_at, progress) -> str:
         resnet_results.write_results(args.output_dir, results)
         mpi_job_device.log(
             rank,
-            f"status={outcome.status} loss {results['loss_first']} -> {results['loss_last']} "
+            f"status={outcome.status} data={args.data} loss {results['loss_first']} -> {results['loss_last']} "
             f"images/s={results['throughput']['images_per_s']} top1={(results['top1'] or {}).get('accuracy')}",
         )
     return outcome.status

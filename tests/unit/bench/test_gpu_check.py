@@ -109,10 +109,10 @@ def test_a_gpu_on_the_bus_that_nvidia_smi_does_not_list_fails_the_node(tmp_path)
 
 
 def test_a_missing_nvidia_smi_fails_the_health_part_without_stopping_the_others(tmp_path):
-    done, report = check(tmp_path, "--parts", "health,placement,nccl,resnet", "--nvidia-smi", "no-such-nvidia-smi",
+    done, report = check(tmp_path, "--parts", "health,placement,nccl", "--nvidia-smi", "no-such-nvidia-smi",
                          "--kernel-log", "true")  # fmt: skip
     statuses = {part["part"]: part["status"] for part in report["parts"]}
-    assert statuses == {"health": "FAIL", "placement": "FAIL", "nccl": "SKIP", "resnet": "SKIP"}, done.stdout
+    assert statuses == {"health": "FAIL", "placement": "FAIL", "nccl": "SKIP"}, done.stdout
     assert "nvidia-smi -q -x failed" in report["parts"][0]["summary"]
 
 
@@ -274,3 +274,26 @@ def test_nccl_tests_build_for_the_gpus_architecture_against_the_nccl_wheel(tmp_p
     # No toolkit: the part is skipped with the reason, nothing built.
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-cuda"))
     assert "no nvcc" in gpu_check.build_nccl_tests(args, "9.0", tmp_path / "work2")[1]
+
+
+@pytest.mark.parametrize("source", ["synthetic", "tfrecord"])
+def test_the_resnet_part_reports_images_per_second_and_which_data(tmp_path, source):
+    """Without --resnet-data the part runs train_resnet.py --data synthetic (a GPU machine has no shards), and says
+    so; with it, the shards (written by the resnet unit tests' helper, the tfrecord package's writer)."""
+    options = []
+    if source == "tfrecord":
+        from tests.unit.resnet.shards import write_shards
+
+        write_shards(tmp_path / "shards", "train", 2, 8)
+        options = ["--resnet-data", str(tmp_path / "shards")]
+    done, report = check(tmp_path, "--parts", "resnet", "--resnet-model", "resnet18", "--resnet-batch", "4",
+                         "--resnet-image-size", "32", "--resnet-steps", "3", *options)  # fmt: skip
+    (resnet,) = report["parts"]
+    assert resnet["status"] == "PASS", done.stdout + done.stderr
+    results = resnet["results"]
+    assert results["data"]["source"] == source and results["model"]["name"] == "resnet18"
+    assert results["throughput"]["measured_steps"] == 2 and results["per_rank_batch"] == 4
+    images = results["throughput"]["images_per_s"]
+    assert images > 0
+    line = "PASS resnet    resnet18 %s images/s (fp32, batch 4, %s data)" % (format(images, ".1f"), source)
+    assert done.stdout.splitlines()[0] == line, done.stdout

@@ -49,7 +49,8 @@ def test_images_per_second_and_top1_on_the_val_shards_are_reported(job):
     assert results["throughput"]["measured_steps"] == STEPS - 2 and results["throughput"]["images_per_s"] > 0
     # The 8 val images (2 shards, one per rank), every one counted once over the ranks.
     assert results["top1"]["images"] == 8 and 0.0 <= results["top1"]["accuracy"] <= 1.0
-    assert results["data"] == {"data_dir": results["data"]["data_dir"], "train_shards": 4, "val_shards": 2}
+    data_dir = results["data"]["data_dir"]
+    assert results["data"] == {"source": "tfrecord", "data_dir": data_dir, "train_shards": 4, "val_shards": 2}
 
 
 def test_every_rank_recorded_its_progress(job):
