@@ -485,3 +485,50 @@ def test_declared_gpu_count_above_what_the_node_shows_is_refused_naming_the_vari
             for v in gpu_health.verdicts(smi, xid_events=[], declared_gpus=undeclared)
             if v["check"] == "gpu_count_declared"
         ]
+
+
+def test_page_retirement_detail_names_the_counts_and_whether_a_retirement_is_pending():
+    verdicts = gpu_health.verdicts(
+        _v100(lambda t: retirement_pending(t, "3D")), xid_events=[], nvlink=_nvlink(), expected_gpus=8
+    )
+    assert (
+        _detail(verdicts, "GPU 0", "retired_pages_pending") == "retired pages: 0 single-bit, 0 double-bit, pending no"
+    )
+    assert _detail(verdicts, "GPU 2", "retired_pages_pending") == (
+        "retired pages: 0 single-bit, 1 double-bit, pending yes"
+    )
+    # A GPU that reports no page retirement at all (nvidia-smi N/A): nothing pending, and said so.
+    bare = {"driver_version": "535.54.03", "gpus": [{"index": 0, "name": "Tesla V100-SXM2-32GB"}]}
+    (verdict,) = [v for v in gpu_health.verdicts(bare, xid_events=[]) if v["check"] == "retired_pages_pending"]
+    assert (verdict["ok"], verdict["detail"]) == (True, "no page retirement reported")
+
+
+@pytest.mark.parametrize("links, status_checked", [(0, False), (1, True), (18, True)])
+def test_the_nvlink_status_is_required_as_soon_as_one_link_is_expected(links, status_checked):
+    smi = {"driver_version": "535.54.03", "gpus": [{"index": 0, "name": "Some GPU", "pci_bus_id": "00000000:1A:00.0"}]}
+    node = [v for v in gpu_health.verdicts(smi, xid_events=[], expected_nvlinks=links) if v["gpu"] == "node"]
+    status = [(v["ok"], v["detail"]) for v in node if v["check"] == "nvlink_status"]
+    assert status == ([(False, "nvidia-smi nvlink -s failed: NVLinks not judged")] if status_checked else [])
+
+
+def test_row_remapping_detail_says_yes_only_for_what_is_set():
+    smi = _v100(lambda t: _row_remapper(t, uncorrectable=1, pending="Yes", failure="No"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink())
+    assert _detail(verdicts, "GPU 0", "row_remap_pending") == "row remapping pending: yes"
+    assert _detail(verdicts, "GPU 0", "row_remap_failure") == "row remapping failure: no"
+
+
+def test_declaring_fewer_gpus_than_the_node_shows_passes():
+    """A job that uses 4 of 8 GPUs shares none of them: only a count above what is seen is refused."""
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=8, declared_gpus=4)
+    declared = [(v["ok"], v["detail"]) for v in verdicts if v["check"] == "gpu_count_declared"]
+    assert declared == [(True, "scc_gpu_count=4, 8 GPUs seen by nvidia-smi")]
+
+
+def test_clock_event_detail_says_which_reasons_are_active():
+    gpu = {"index": 0, "name": "Tesla V100-SXM2-32GB", "clocks_event_reasons": {"hw_slowdown": True}}
+    verdicts = gpu_health.verdicts({"driver_version": "535.54.03", "gpus": [gpu]}, xid_events=[])
+    assert _detail(verdicts, "GPU 0", "clocks_hw_slowdown") == "clock event reason hw_slowdown active"
+    assert (
+        _detail(verdicts, "GPU 0", "clocks_sw_thermal_slowdown") == "clock event reason sw_thermal_slowdown not active"
+    )
