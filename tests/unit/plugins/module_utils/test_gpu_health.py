@@ -532,3 +532,33 @@ def test_clock_event_detail_says_which_reasons_are_active():
     assert (
         _detail(verdicts, "GPU 0", "clocks_sw_thermal_slowdown") == "clock event reason sw_thermal_slowdown not active"
     )
+
+
+def test_xid_detail_counts_each_xid_apart_with_its_first_message():
+    events = xid.parse_xid(
+        "NVRM: Xid (PCI:0000:1a:00): 79, GPU has fallen off the bus.\n"
+        "NVRM: Xid (PCI:0000:1a:00): 13, Graphics Exception: ESR 0x404600=0x80000002\n"
+        "NVRM: Xid (PCI:0000:1a:00): 79, GPU has fallen off the bus again.\n"
+    )
+    verdicts = gpu_health.verdicts(_v100(), xid_events=events, nvlink=_nvlink())
+    assert _detail(verdicts, "GPU 0", "xid") == (
+        "Xid 79 x2 (GPU has fallen off the bus.); Xid 13 x1 (Graphics Exception: ESR 0x404600=0x80000002)"
+    )
+
+
+def test_an_xid_that_calls_for_isolation_fails_the_gpu():
+    events = xid.parse_xid("NVRM: Xid (PCI:0000:1a:00): 54, Auxiliary power is not connected to the GPU board\n")
+    (verdict,) = [v for v in gpu_health.verdicts(_v100(), xid_events=events, nvlink=_nvlink()) if v["check"] == "xid"][
+        :1
+    ]
+    assert (verdict["gpu"], verdict["ok"], verdict["remedy"]) == ("GPU 0", False, "isolate")
+
+
+def test_an_unread_current_pcie_width_is_not_judged_and_persistence_detail_names_the_mode():
+    gpu = {"index": 0, "name": "Tesla V100-SXM2-32GB", "pcie": {"width_current": None, "width_max": 16}}
+    verdicts = gpu_health.verdicts({"driver_version": "535.54.03", "gpus": [gpu]}, xid_events=[])
+    assert [v["ok"] for v in verdicts if v["check"] == "pcie_link_width"] == [True]
+    assert _detail(verdicts, "GPU 0", "persistence_mode") == "persistence mode n/a"
+    assert _detail(gpu_health.verdicts(_v100(), xid_events=[]), "GPU 0", "persistence_mode") == (
+        "persistence mode Enabled"
+    )
