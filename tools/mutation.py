@@ -57,8 +57,17 @@ TARGETS = {
         [UNIT + "test_host_name_rule.py", UNIT + "test_cluster_addresses.py"],
     ),
     "cloud_secrets": (
-        "plugins/module_utils/_alicloud.py",
-        ["secret_forms", "mask_secrets", "client_token", "_send"],
+        "plugins/module_utils/_alicloud_errors.py",
+        ["secret_forms", "mask_secrets"],
+        [
+            UNIT + "test_alicloud.py",
+            "tests/unit/plugins/modules/test_alicloud_secrets.py",
+            "tests/unit/plugins/modules/test_alicloud_error_masking.py",
+        ],
+    ),
+    "cloud_client": (
+        "plugins/module_utils/_alicloud_client.py",
+        ["client_token", "_send"],
         [
             UNIT + "test_alicloud.py",
             "tests/unit/plugins/modules/test_alicloud_secrets.py",

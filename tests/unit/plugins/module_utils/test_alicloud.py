@@ -357,3 +357,34 @@ def test_mask_secrets_masks_every_encoding_and_the_signed_parameters():
     masked = ali.mask_secrets(encoded + " " + STS_TOKEN, [KEY_ID, KEY_SECRET, STS_TOKEN])
     assert secret_leaks(masked) == [] and "Signature=********" in masked
     assert ali.mask_secrets(None, ["x"]) is None
+
+
+def test_mask_secrets_masks_the_longest_form_whole_and_leaves_text_without_secrets_as_it_is():
+    # A secret whose raw form is inside its own percent-encoded form ("%25" encodes to "%2525"): the
+    # encoded form is masked whole, no tail of it is left behind.
+    secret = "tok%25"
+    assert ali.mask_secrets("sign=%s." % quote(secret, safe=""), [secret]) == "sign=%s." % ali.MASK
+    assert ali.secret_forms(secret) == ["tok%252525", "tok%2525", "tok%25"]
+    # An empty or missing credential masks nothing (not the gaps between characters).
+    assert ali.mask_secrets("no credential here", ["", None]) == "no credential here"
+    assert ali.mask_secrets("", [KEY_SECRET]) == ""
+
+
+def test_the_client_token_of_a_request_is_the_same_in_every_release():
+    # A token that changed between two runs of provision (an upgrade mid-way) would create the resource twice.
+    params = {"CidrBlock": "192.168.0.0/16", "VpcName": "scc"}
+    expected = "scc-19ffba4770c71aa61b8d593c00bdbd8a0825ce2fab65a9784a6d91e2a09d"
+    assert ali.client_token("CreateVpc", params) == ali.client_token("CreateVpc", params, 0) == expected
+
+
+def test_each_retry_waits_the_full_jitter_backoff_of_its_attempt(monkeypatch):
+    from aliyunsdkcore.acs_exception.exceptions import ServerException
+
+    from ansible_collections.scc.training.plugins.module_utils import _alicloud_client
+
+    # The jitter at its top: each pause is its attempt's whole bound, 0.5 s doubled per retry.
+    top = ali.backoff_delay
+    monkeypatch.setattr(_alicloud_client, "backoff_delay", lambda attempt: top(attempt, rand=lambda: 1.0))
+    api, sleeps = _api([ServerException("ServiceUnavailable", "down", 503, "R-%d" % i) for i in range(3)] + [b"{}"])
+    assert api.call("ecs", "DescribeVpcs", {}) == {}
+    assert sleeps == [0.5, 1.0, 2.0]

@@ -276,3 +276,17 @@ def test_diag_outcome_of_a_failing_run_parses_it_whatever_the_exit_status():
         gpu_health_filters.dcgm_diag_outcome({}, mode="sometimes")
     with pytest.raises(AnsibleFilterError, match="dcgm_diag_outcome: input must be"):
         gpu_health_filters.dcgm_diag_outcome("text")
+
+
+def test_a_clean_diag_counts_passed_and_skipped_results_apart():
+    entry = {"test": "memory", "gpu": 0, "detail": "", "severities": []}
+    results = [dict(entry, result="pass"), dict(entry, result="skip"), dict(entry, result="skip", gpu=1)]
+    assert _dcgm_part(_verdicts(dcgm=results)) == [
+        {
+            "gpu": "node",
+            "check": "dcgm",
+            "ok": True,
+            "detail": "dcgmi diag -r 1: 1 results passed, 2 skipped",
+            "remedy": "none",
+        }
+    ]

@@ -485,3 +485,80 @@ def test_declared_gpu_count_above_what_the_node_shows_is_refused_naming_the_vari
             for v in gpu_health.verdicts(smi, xid_events=[], declared_gpus=undeclared)
             if v["check"] == "gpu_count_declared"
         ]
+
+
+def test_page_retirement_detail_names_the_counts_and_whether_a_retirement_is_pending():
+    verdicts = gpu_health.verdicts(
+        _v100(lambda t: retirement_pending(t, "3D")), xid_events=[], nvlink=_nvlink(), expected_gpus=8
+    )
+    assert (
+        _detail(verdicts, "GPU 0", "retired_pages_pending") == "retired pages: 0 single-bit, 0 double-bit, pending no"
+    )
+    assert _detail(verdicts, "GPU 2", "retired_pages_pending") == (
+        "retired pages: 0 single-bit, 1 double-bit, pending yes"
+    )
+    # A GPU that reports no page retirement at all (nvidia-smi N/A): nothing pending, and said so.
+    bare = {"driver_version": "535.54.03", "gpus": [{"index": 0, "name": "Tesla V100-SXM2-32GB"}]}
+    (verdict,) = [v for v in gpu_health.verdicts(bare, xid_events=[]) if v["check"] == "retired_pages_pending"]
+    assert (verdict["ok"], verdict["detail"]) == (True, "no page retirement reported")
+
+
+@pytest.mark.parametrize("links, status_checked", [(0, False), (1, True), (18, True)])
+def test_the_nvlink_status_is_required_as_soon_as_one_link_is_expected(links, status_checked):
+    smi = {"driver_version": "535.54.03", "gpus": [{"index": 0, "name": "Some GPU", "pci_bus_id": "00000000:1A:00.0"}]}
+    node = [v for v in gpu_health.verdicts(smi, xid_events=[], expected_nvlinks=links) if v["gpu"] == "node"]
+    status = [(v["ok"], v["detail"]) for v in node if v["check"] == "nvlink_status"]
+    assert status == ([(False, "nvidia-smi nvlink -s failed: NVLinks not judged")] if status_checked else [])
+
+
+def test_row_remapping_detail_says_yes_only_for_what_is_set():
+    smi = _v100(lambda t: _row_remapper(t, uncorrectable=1, pending="Yes", failure="No"))
+    verdicts = gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink())
+    assert _detail(verdicts, "GPU 0", "row_remap_pending") == "row remapping pending: yes"
+    assert _detail(verdicts, "GPU 0", "row_remap_failure") == "row remapping failure: no"
+
+
+def test_declaring_fewer_gpus_than_the_node_shows_passes():
+    """A job that uses 4 of 8 GPUs shares none of them: only a count above what is seen is refused."""
+    verdicts = gpu_health.verdicts(_v100(), xid_events=[], nvlink=_nvlink(), expected_gpus=8, declared_gpus=4)
+    declared = [(v["ok"], v["detail"]) for v in verdicts if v["check"] == "gpu_count_declared"]
+    assert declared == [(True, "scc_gpu_count=4, 8 GPUs seen by nvidia-smi")]
+
+
+def test_clock_event_detail_says_which_reasons_are_active():
+    gpu = {"index": 0, "name": "Tesla V100-SXM2-32GB", "clocks_event_reasons": {"hw_slowdown": True}}
+    verdicts = gpu_health.verdicts({"driver_version": "535.54.03", "gpus": [gpu]}, xid_events=[])
+    assert _detail(verdicts, "GPU 0", "clocks_hw_slowdown") == "clock event reason hw_slowdown active"
+    assert (
+        _detail(verdicts, "GPU 0", "clocks_sw_thermal_slowdown") == "clock event reason sw_thermal_slowdown not active"
+    )
+
+
+def test_xid_detail_counts_each_xid_apart_with_its_first_message():
+    events = xid.parse_xid(
+        "NVRM: Xid (PCI:0000:1a:00): 79, GPU has fallen off the bus.\n"
+        "NVRM: Xid (PCI:0000:1a:00): 13, Graphics Exception: ESR 0x404600=0x80000002\n"
+        "NVRM: Xid (PCI:0000:1a:00): 79, GPU has fallen off the bus again.\n"
+    )
+    verdicts = gpu_health.verdicts(_v100(), xid_events=events, nvlink=_nvlink())
+    assert _detail(verdicts, "GPU 0", "xid") == (
+        "Xid 79 x2 (GPU has fallen off the bus.); Xid 13 x1 (Graphics Exception: ESR 0x404600=0x80000002)"
+    )
+
+
+def test_an_xid_that_calls_for_isolation_fails_the_gpu():
+    events = xid.parse_xid("NVRM: Xid (PCI:0000:1a:00): 54, Auxiliary power is not connected to the GPU board\n")
+    (verdict,) = [v for v in gpu_health.verdicts(_v100(), xid_events=events, nvlink=_nvlink()) if v["check"] == "xid"][
+        :1
+    ]
+    assert (verdict["gpu"], verdict["ok"], verdict["remedy"]) == ("GPU 0", False, "isolate")
+
+
+def test_an_unread_current_pcie_width_is_not_judged_and_persistence_detail_names_the_mode():
+    gpu = {"index": 0, "name": "Tesla V100-SXM2-32GB", "pcie": {"width_current": None, "width_max": 16}}
+    verdicts = gpu_health.verdicts({"driver_version": "535.54.03", "gpus": [gpu]}, xid_events=[])
+    assert [v["ok"] for v in verdicts if v["check"] == "pcie_link_width"] == [True]
+    assert _detail(verdicts, "GPU 0", "persistence_mode") == "persistence mode n/a"
+    assert _detail(gpu_health.verdicts(_v100(), xid_events=[]), "GPU 0", "persistence_mode") == (
+        "persistence mode Enabled"
+    )

@@ -106,3 +106,80 @@ def test_the_filter_reads_each_gate_report_from_hostvars():
         health_filter.cluster_health(["node1"], {"node1": {"gpu_health_report": {"status": "?"}}}, ["gpu_health"], [])
     with pytest.raises(AnsibleFilterError, match="hostvars must be a mapping"):
         health_filter.cluster_health(["node1"], [], ["gpu_health"], [])
+
+
+@pytest.mark.parametrize("nodes", ["node1", {"node1": {}}, 3])
+def test_nodes_that_are_not_a_list_of_names_are_refused(nodes):
+    with pytest.raises(ValueError, match="nodes must be a list of host names"):
+        health.judge(nodes, {}, [])
+
+
+def test_a_repeated_node_is_refused():
+    with pytest.raises(ValueError, match="must not repeat a host"):
+        health.judge(["node1", "node2", "node1"], {}, ["node1", "node2"])
+
+
+def test_a_green_gate_adds_no_problem_and_every_amber_or_red_node_gets_a_summary_line():
+    chatty_green = {"status": "green", "ok": True, "problems": ["informational only"]}
+    verdict = health.judge(
+        NODES,
+        reports(
+            node1={"gpu_health": chatty_green},
+            node2={"gpu_health": AMBER},
+            node3={"gpu_health": GREEN, "nccl_check": SLOW},
+        ),
+        NODES,
+    )
+    cards = {c["host"]: c for c in verdict["cards"]}
+    assert cards["node1"]["problems"] == [] and cards["node1"]["status"] == "green"
+    assert cards["node2"]["remedy"] is None
+    assert verdict["healthy"] == ["node1", "node2", "node4"]
+    assert verdict["summary"] == [
+        "3 of 4 node(s) healthy (judged by gpu_health, nccl_check)",
+        "node2 amber: gpu_health: GPU 0 xid: Xid 13 (remedy: restart_app)",
+        "node3 red: nccl_check: bisection: slow in every group it was in",
+    ]
+
+
+def test_the_remedy_counts_only_failing_verdicts_with_a_known_remedy():
+    report = {
+        "status": "red",
+        "ok": False,
+        "problems": ["p"],
+        "verdicts": [
+            "not a verdict",
+            {"gpu": 0, "check": "a", "detail": "", "remedy": "isolate"},  # no "ok": passing
+            {"gpu": 0, "check": "b", "ok": False, "detail": "", "remedy": "melt"},  # unknown remedy
+            {"gpu": 0, "check": "c", "ok": False, "detail": "", "remedy": "restart_app"},
+            {"gpu": 1, "check": "d", "ok": False, "detail": "", "remedy": "none"},
+        ],
+    }
+    verdict = health.judge(["node1"], {"node1": {"gpu_health": report}}, ["node1"])
+    assert verdict["cards"][0]["remedy"] == "restart_app"
+    assert verdict["summary"][1] == "node1 red (remedy: restart_app): gpu_health: p"
+
+
+def test_a_node_no_gate_judged_is_red_when_it_dropped_out_and_gates_are_listed_once():
+    verdict = health.judge(
+        ["node1", "node2", "node3"],
+        {"node1": {"nccl_check": GREEN}, "node2": {"gpu_health": GREEN, "nccl_check": GREEN}},
+        ["node1", "node2"],
+    )
+    assert verdict["judged_by"] == ["nccl_check", "gpu_health"]
+    assert verdict["cards"][2] == {
+        "host": "node3",
+        "status": "red",
+        "gates": {},
+        "problems": [health.NOT_REACHED],
+        "remedy": None,
+    }
+    assert verdict["unhealthy"] == {"node3": [health.NOT_REACHED]}
+
+
+def test_a_dropped_node_says_so_first_then_what_its_gates_found():
+    verdict = health.judge(["node1"], {"node1": {"gpu_health": XID79, "nccl_check": SLOW}}, [])
+    assert verdict["unhealthy"]["node1"] == [
+        health.NOT_REACHED,
+        "gpu_health: GPU 3 xid: Xid 79 at 00000000:3B:00.0 (remedy: reboot)",
+        "nccl_check: bisection: slow in every group it was in",
+    ]

@@ -149,3 +149,25 @@ def test_max_rounds_stops_a_search_that_needs_more():
     ]
     with pytest.raises(RuntimeError, match="bisection did not end in %d rounds" % (needed - 1)):
         nccl_bisect.bisect(nodes(8), oracle({"node3"}), max_rounds=needed - 1)
+
+
+def test_a_round_that_would_only_repeat_groups_already_run_ends_the_search():
+    """node1, node2, node4 bad of 5: after round 8 the only groups left to run were all run before, so
+    the search stops there and names node1 and node2 unresolved instead of running them again."""
+    runs = []
+    state = nccl_bisect.bisect(nodes(5), oracle(["node1", "node2", "node4"], runs))
+    assert (state["bad"], state["unresolved"], state["unreproduced"]) == (["node4"], ["node1", "node2"], [])
+    assert len(state["rounds"]) == 8
+    assert runs[-3:] == [["node1", "node3"], ["node2", "node3"], ["node5", "node3"]]
+
+
+def test_two_bad_nodes_of_four_are_found_in_three_rounds():
+    """The lone suspects pair up in order (node1 with node3, node2 with node4): the fast pair proves two
+    nodes good, the slow one is then judged against them without a fourth round."""
+    state = nccl_bisect.bisect(nodes(4), oracle(["node1", "node3"]))
+    assert [[g["hosts"] for g in r["groups"]] for r in state["rounds"]] == [
+        [nodes(4)],
+        [["node1", "node2"], ["node3", "node4"]],
+        [["node1", "node3"], ["node2", "node4"]],
+    ]
+    assert (state["bad"], state["good"], state["unresolved"]) == (["node1", "node3"], ["node2", "node4"], [])
