@@ -85,9 +85,14 @@ def cluster_resolution_problems(report, nodes):
     return filter_call("cluster_resolution_problems", cluster.resolution_problems, nodes, report, errors=(KeyError,))
 
 
-def cluster_ring_peers(hosts, host):
-    """The other nodes of ``hosts``, starting after ``host`` and wrapping around."""
-    return cluster.ring_peers(_list(hosts, "cluster_ring_peers", "the input (inventory host names)"), str(host))
+def cluster_ring_peers(hosts, host, scope="mesh"):
+    """The peers ``host`` checks, in ring order: every other node (``mesh``), or with ``ring`` the first node
+    every other and each other node its successor (cluster.verify_peers)."""
+    hosts = _list(hosts, "cluster_ring_peers", "the input (inventory host names)")
+    try:
+        return cluster.verify_peers(hosts, str(host), scope)
+    except ValueError as error:
+        raise AnsibleFilterError("cluster_ring_peers: %s" % error) from None
 
 
 def cluster_mesh_problems(report, peers, nodenames=None):

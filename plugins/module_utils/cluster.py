@@ -356,6 +356,27 @@ def ring_peers(hosts, host):
     return hosts[index + 1 :] + hosts[:index]
 
 
+VERIFY_SCOPES = ("ring", "mesh")
+
+
+def verify_peers(hosts, host, scope):
+    """The peers ``host`` reaches over ssh to verify the cluster's trust, in ring order.
+
+    ``mesh``: every other node (N(N-1) connections in the cluster). ``ring``: the first node, mpirun's launcher,
+    reaches every other node and each other node its successor (2(N-1) connections: linear in N). Every node
+    holds the same key, known_hosts block, client drop-in and /etc/hosts (one cluster-wide file each), so the
+    ring still proves each node's sshd accepts the key and each node's host key is the one known; what only
+    the mesh shows is a filter between one particular pair of nodes.
+    """
+    if scope not in VERIFY_SCOPES:
+        raise ValueError("scope must be one of %s, not %r" % (", ".join(VERIFY_SCOPES), scope))
+    peers = ring_peers(hosts, host)
+    hosts = list(hosts)
+    if scope == "mesh" or not hosts or host not in hosts or host == hosts[0]:
+        return peers
+    return peers[:1]
+
+
 def mesh_problems(report, peers, nodenames=None):
     """One node's ssh to each peer -> one sentence per peer that did not answer with its own hostname.
 

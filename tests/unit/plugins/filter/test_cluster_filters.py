@@ -115,6 +115,8 @@ def test_the_verify_filters_judge_the_reports():
         "'getent hosts node2' returned 'nothing' (rc 2), expected address 127.0.23.12"
     ]
     assert cluster.cluster_ring_peers(["node1", "node2", "node3"], "node2") == ["node3", "node1"]
+    assert cluster.cluster_ring_peers(["node1", "node2", "node3"], "node2", "ring") == ["node3"]
+    assert cluster.cluster_ring_peers(["node1", "node2", "node3"], "node1", "ring") == ["node2", "node3"]
     assert cluster.cluster_mesh_problems("node2\t0\tnode2\t\n", ["node2"], {"node2": "node2"}) == []
 
 
@@ -124,6 +126,7 @@ def test_the_verify_filters_judge_the_reports():
         (lambda: cluster.cluster_resolution_problems(None, []), "cluster_resolution_problems: input must be"),
         (lambda: cluster.cluster_resolution_problems("", "node1"), "cluster_resolution_problems: nodes"),
         (lambda: cluster.cluster_ring_peers("node1", "node1"), "cluster_ring_peers: the input"),
+        (lambda: cluster.cluster_ring_peers(["node1"], "node1", "star"), "cluster_ring_peers: scope must be one of ring, mesh"),
         (lambda: cluster.cluster_mesh_problems("", ["n"], ["n"]), "cluster_mesh_problems: nodenames"),
     ],
 )

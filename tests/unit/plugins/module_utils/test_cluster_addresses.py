@@ -238,6 +238,31 @@ def test_ring_peers_start_after_the_node_and_wrap(host, peers):
     assert cluster.ring_peers(["n1", "n2", "n3", "n4"], host) == peers
 
 
+@pytest.mark.parametrize(
+    ("host", "peers"),
+    [("n1", ["n2", "n3", "n4"]), ("n2", ["n3"]), ("n4", ["n1"]), ("other", ["n1", "n2", "n3", "n4"])],
+)
+def test_verify_peers_ring_the_launcher_reaches_all_the_others_their_successor(host, peers):
+    assert cluster.verify_peers(["n1", "n2", "n3", "n4"], host, "ring") == peers
+    assert cluster.verify_peers(["n1", "n2", "n3", "n4"], host, "mesh") == cluster.ring_peers(["n1", "n2", "n3", "n4"], host)
+
+
+def test_verify_peers_ring_is_linear_and_reaches_every_node():
+    hosts = ["n%d" % i for i in range(200)]
+    pairs = [(h, p) for h in hosts for p in cluster.verify_peers(hosts, h, "ring")]
+    assert len(pairs) == 2 * (len(hosts) - 1)
+    # Every node reaches one peer at least and is reached by one at least (the launcher by the last node).
+    assert {p for _, p in pairs} == set(hosts)
+    assert {h for h, _ in pairs} == set(hosts)
+    assert all(sum(1 for _, p in pairs if p == h) == 2 for h in hosts[2:])
+    assert len([1 for h in hosts for _ in cluster.verify_peers(hosts, h, "mesh")]) == 200 * 199
+
+
+def test_verify_peers_refuses_an_unknown_scope():
+    with pytest.raises(ValueError, match="ring, mesh"):
+        cluster.verify_peers(["n1"], "n1", "star")
+
+
 def test_ring_order_spreads_the_incoming_checks():
     hosts = ["n%d" % i for i in range(10)]
     # The k-th check of every node goes to a different peer: each node receives one check per step.
