@@ -126,7 +126,10 @@ def test_the_verify_filters_judge_the_reports():
         (lambda: cluster.cluster_resolution_problems(None, []), "cluster_resolution_problems: input must be"),
         (lambda: cluster.cluster_resolution_problems("", "node1"), "cluster_resolution_problems: nodes"),
         (lambda: cluster.cluster_ring_peers("node1", "node1"), "cluster_ring_peers: the input"),
-        (lambda: cluster.cluster_ring_peers(["node1"], "node1", "star"), "cluster_ring_peers: scope must be one of ring, mesh"),
+        (
+            lambda: cluster.cluster_ring_peers(["node1"], "node1", "star"),
+            "cluster_ring_peers: scope must be one of ring, mesh",
+        ),
         (lambda: cluster.cluster_mesh_problems("", ["n"], ["n"]), "cluster_mesh_problems: nodenames"),
     ],
 )

@@ -244,7 +244,9 @@ def test_ring_peers_start_after_the_node_and_wrap(host, peers):
 )
 def test_verify_peers_ring_the_launcher_reaches_all_the_others_their_successor(host, peers):
     assert cluster.verify_peers(["n1", "n2", "n3", "n4"], host, "ring") == peers
-    assert cluster.verify_peers(["n1", "n2", "n3", "n4"], host, "mesh") == cluster.ring_peers(["n1", "n2", "n3", "n4"], host)
+    assert cluster.verify_peers(["n1", "n2", "n3", "n4"], host, "mesh") == cluster.ring_peers(
+        ["n1", "n2", "n3", "n4"], host
+    )
 
 
 def test_verify_peers_ring_is_linear_and_reaches_every_node():
