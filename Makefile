@@ -185,9 +185,10 @@ bench-prep: venv lab-deps
 bench-data: venv lab-deps
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/bert_data_bench.py
 
-# No lab: fake local hosts. Its last line: per-host cpu and task ratios N=200/N=25 (goals <= 1.3, <= 1.05), the
-# controller CPU s per host at N=200 (goals: cluster <= 3, validate <= 1) and whether 4 parallel job slices = one run.
-bench-scale: venv
+# Fake local hosts, and a 2-host lab for prepare.yml's converged re-run. Its last line: per-host cpu and task ratios
+# N=200/N=25 (goals <= 1.3, <= 1.05), the controller CPU s per host at N=200 (goals: cluster <= 3, validate <= 1),
+# prepare.yml's re-run per lab host (goal <= 5) and whether 4 parallel job slices = one run.
+bench-scale: venv lab-deps
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python bench/bringup_scale.py
 
 # No lab: 2-rank DDP jobs of pretrain_bert.py on this machine's CPUs. Its last line: the step-time

@@ -19,9 +19,15 @@ module runs' CPU is printed apart (node-python, the fake nodes' interpreter, sum
 cost per host is the goal: cluster-wide data built once, O(1) module calls per node. The last line
 compares the largest cluster with the smallest, both playbooks together.
 
+prepare.yml's converged re-run cannot run on fake local nodes (its roles would act on this machine): it is
+measured on a lab of 2 hosts (network namespaces with their own sshd, reached over ssh as real hosts are; `make
+lab-deps`): prepare.yml once to converge, then the re-run, whose controller CPU includes ssh and its
+ControlPersist masters (adopted by this process as their subreaper, ended and reaped after the run).
+
 Cost: about 8 CPU s per host for cluster.yml (6 of them the module runs) and under 0.3 for validate.yml, so the
 default sizes (375 hosts in all) take about an hour on 2 busy cores (N = 25 and 100 took 28 minutes at a load of
-20-40); ``--sizes``, ``--playbooks`` and ``--slice-size`` narrow it.
+20-40), plus a few minutes for the lab's prepare.yml; ``--sizes``, ``--playbooks``, ``--slice-size`` and
+``--prepare-lab-hosts`` narrow it.
 """
 
 from __future__ import annotations
@@ -29,7 +35,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -41,10 +49,12 @@ BIN = Path(sys.executable).parent
 PLAYBOOKS = ("validate", "cluster")
 # The slicing check: cluster.yml whole vs as SLICES parallel job slices, on SLICE_SIZE fake nodes.
 SLICES, SLICE_SIZE = 4, 12
-# prepare.yml is not among the playbooks: its roles act on the machine they reach (mount CPFS, install packages
-# from repositories, build a venv, load kernel modules), and every fake node here is this machine itself
-# (ansible_connection: local). Its converged re-run is measured on lab hosts (make bench, bench/site_bench.py).
-PREPARE_RERUN = "needs real hosts (make bench on the lab)"
+# prepare.yml is not among the fake-host playbooks: its roles act on the machine they reach (mount CPFS, install
+# packages, build a venv, load kernel modules), and every fake node is this machine itself. Its converged re-run is
+# measured on PREPARE_LAB_HOSTS lab hosts instead (network namespaces with their own sshd, reached over ssh as real
+# hosts are): prepare.yml once to converge, then the measured re-run.
+PREPARE_LAB_HOSTS, PREPARE_LAB_ADDRESS = 2, "127.0.44.11"
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2)
 
 # Stand-ins for the node-side commands (see the module docstring).
 STANDINS = {
@@ -220,6 +230,100 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
     return executions, cpu - nodes, nodes, wall
 
 
+def our_children() -> set[int]:
+    """The processes whose parent is this one (from /proc)."""
+    children = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():
+            children.add(int(stat.parent.name))
+    return children
+
+
+def reap_left_behind(before: set[int]) -> int:
+    """End and reap the processes a run left behind (ssh's ControlPersist masters, which detach from
+    ansible-playbook and, this process being their subreaper, become its children): their CPU, the encryption of
+    every module sent, then counts in RUSAGE_CHILDREN. Returns how many."""
+    left = our_children() - before
+    for pid in left:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    for pid in left:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    return len(left)
+
+
+def cpu_seconds(before, after) -> float:
+    """User and system seconds between two getrusage snapshots."""
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def recap_changed(output: str) -> int:
+    """The sum of the PLAY RECAP's changed= counts."""
+    return sum(int(count) for count in re.findall(r"\bchanged=(\d+)", output))
+
+
+def prepare_rerun(hosts: int) -> tuple[float, int, float, float]:
+    """prepare.yml on a fresh lab of ``hosts`` hosts, then again: the re-run's (controller CPU s per host, changed
+    tasks, task executions per host, skipped tasks per host). Controller: ansible-playbook, its forks, ssh and the ControlPersist masters (adopted as subreaper)."""
+    import ctypes
+
+    sys.path.insert(0, str(ROOT))
+    from lab.cluster import Lab
+
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise SystemExit("bench-scale: prctl(PR_SET_CHILD_SUBREAPER) failed")
+    with tempfile.TemporaryDirectory(prefix="scc-bench-prepare-") as tmp:
+        workdir = Path(tmp)
+        lab = Lab(workdir / "lab")
+        lab.up(hosts, PREPARE_LAB_ADDRESS, log=lambda *_: None)
+        try:
+            env = dict(
+                os.environ,
+                ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"),
+                ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".collections"),
+                ANSIBLE_CACHE_PLUGIN_CONNECTION=str(workdir / "facts"),
+                ANSIBLE_SSH_CONTROL_PATH_DIR=str(workdir / "cp"),
+                ANSIBLE_CALLBACK_PLUGINS=str(Path(__file__).resolve().parent / "callback_plugins"),
+                ANSIBLE_CALLBACKS_ENABLED="scale_count",
+                SCC_BENCH_COUNTS=str(workdir / "counts.json"),
+                PATH=f"{BIN}:{os.environ['PATH']}",
+            )
+            cmd = [str(BIN / "ansible-playbook"), "-i", str(lab.inventory), str(ROOT / "playbooks" / "prepare.yml")]
+            outputs = []
+            for measured in (False, True):
+                before_children = our_children()
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+                ran = resource.getrusage(resource.RUSAGE_CHILDREN)
+                masters = reap_left_behind(before_children)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                print(
+                    f"  prepare.yml on {hosts} lab hosts ({'re-run' if measured else 'first run, not measured'}): "
+                    f"ansible-playbook and its forks {cpu_seconds(before, ran):.1f} CPU s, {masters} ssh "
+                    f"master(s) {cpu_seconds(ran, after):.1f} CPU s",
+                    file=sys.stderr,
+                )
+                if proc.returncode != 0:
+                    sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
+                    raise SystemExit(f"bench-scale: playbooks/prepare.yml failed on the lab (re-run: {measured})")
+                outputs.append(proc.stdout)
+            cpu = cpu_seconds(before, after)
+            counts = json.loads((workdir / "counts.json").read_text())
+        finally:
+            lab.down(log=lambda *_: None)
+    ran, skipped = (sum(counts[kind].values()) / hosts for kind in ("ran", "skipped"))
+    return cpu / hosts, recap_changed(outputs[-1]), ran, skipped
+
+
 def job_slices(hosts: list[str], count: int) -> list[list[str]]:
     """The hosts of each of ``count`` job slices, as AWX/AAP deals them: host i into slice i mod count."""
     return [hosts[first::count] for first in range(count)]
@@ -310,7 +414,7 @@ def ratios(rows: list[tuple[int, float, float]]) -> str:
 def last_line(rows: list[tuple[int, float, float]], cpu_at_largest: dict[str, float], sliced: bool | None) -> str:
     """The last line: the ratios, each playbook's CPU s per host at the largest N, and the slicing verdict.
 
-    prepare.yml is not run here (see PREPARE_RERUN): it reads "n/a"."""
+    cpu_at_largest may hold "prepare" (the lab's converged re-run, see PREPARE_LAB_HOSTS); what it lacks reads "n/a"."""
     large = rows[-1][0]
 
     def cpu(playbook: str) -> str:
@@ -329,6 +433,12 @@ def main() -> int:
     parser.add_argument("--playbooks", default=",".join(PLAYBOOKS), help="of: " + ", ".join(PLAYBOOKS))
     parser.add_argument("--tags", default=None, help="limit the roles' steps, e.g. hosts_file,ssh_trust_verify")
     parser.add_argument("--slice-size", type=int, default=SLICE_SIZE, help="fake nodes of the slicing check (0: skip)")
+    parser.add_argument(
+        "--prepare-lab-hosts",
+        type=int,
+        default=PREPARE_LAB_HOSTS,
+        help="lab hosts of prepare.yml's converged re-run (0: skip)",
+    )
     args = parser.parse_args()
     playbooks = args.playbooks.split(",")
     table, totals = [], []
@@ -363,7 +473,13 @@ def main() -> int:
             f"cluster.yml as {SLICES} parallel job slices on {args.slice_size} nodes vs one run: differing files: "
             + (", ".join(differ) or "none")
         )
-    print(f"prepare.yml re-run: {PREPARE_RERUN}")
+    if args.prepare_lab_hosts:
+        cpu_at_largest["prepare"], changed, ran, skipped = prepare_rerun(args.prepare_lab_hosts)
+        print(
+            f"prepare.yml re-run on {args.prepare_lab_hosts} converged lab hosts: {cpu_at_largest['prepare']:.2f} "
+            f"controller CPU s per host, {ran:.0f} task executions and {skipped:.0f} skipped per host, {changed} "
+            "changed task(s) (a converged run changes nothing)"
+        )
     print(last_line(totals, cpu_at_largest, sliced))
     return 0
 

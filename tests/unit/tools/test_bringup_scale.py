@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -83,3 +85,37 @@ def test_node_cpu_sums_every_module_runs_times(tmp_path):
     assert bench.node_cpu(tmp_path) == 0.0
     (tmp_path / "node-cpu").write_text("0m0.002s 0m0.000s\n0m0.102s 0m0.026s\n1m0.500s 0m0.250s\n")
     assert abs(bench.node_cpu(tmp_path) - 60.88) < 1e-9
+
+
+def test_last_line_reads_the_labs_prepare_rerun_when_measured():
+    rows = [(25, 20.0, 2.0), (200, 19.0, 2.2)]
+    line = bench.last_line(rows, {"cluster": 2.04, "validate": 0.16, "prepare": 16.64}, True)
+    assert "cluster 2.0, validate 0.2, prepare-rerun 16.6; sliced 4" in line
+
+
+def test_recap_changed_sums_every_hosts_changed_count():
+    recap = (
+        "PLAY RECAP *********************************************************************\n"
+        "node1                      : ok=120  changed=0    unreachable=0    failed=0    skipped=80   rescued=0\n"
+        "node2                      : ok=118  changed=2    unreachable=0    failed=0    skipped=82   rescued=0\n"
+    )
+    assert bench.recap_changed(recap) == 2
+    assert bench.recap_changed("") == 0
+
+
+def test_reap_left_behind_ends_only_what_started_after_the_snapshot():
+    import os
+    import subprocess
+
+    earlier = subprocess.Popen(["sleep", "30"])
+    try:
+        before = bench.our_children()
+        assert earlier.pid in before
+        later = subprocess.Popen(["sleep", "30"])
+        assert bench.reap_left_behind(before) == 1
+        with pytest.raises(ProcessLookupError):
+            os.kill(later.pid, 0)
+        os.kill(earlier.pid, 0)
+    finally:
+        earlier.kill()
+        earlier.wait()
