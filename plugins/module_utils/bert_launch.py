@@ -16,6 +16,7 @@ from ansible_collections.scc.training.plugins.module_utils.bert_levers import LE
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     ABSOLUTE,
     ENV_NAME,
+    absolute_path_problems,
     at_least,
     env_value_problems,
     is_port,
@@ -140,6 +141,9 @@ def _corpus_problems(settings):
             "bert_launch_vocab (%s) needs bert_launch_corpus: a vocabulary goes with a prepared corpus "
             "(playbooks/prepare_bert.yml); the shipped corpus trains its own." % vocab
         )
+    prepared = text(settings.get("bert_launch_prepared_dir"))
+    if prepared:
+        problems += absolute_path_problems("bert_launch_prepared_dir", prepared)
     return problems
 
 

@@ -98,7 +98,7 @@ _LAUNCH = {
     "resnet": ["install_dir", "python", "python_path"],
 }  # fmt: skip
 # Variables build() reads when they are defined (a launcher that predates them, or k8s without them, leaves them out).
-_OPTIONAL = {"bert": ["corpus", "vocab"], "resnet": []}
+_OPTIONAL = {"bert": ["corpus", "vocab", "prepared_dir"], "resnet": []}
 _COMMON = ["framework", "transport", "tcp_interface", "master_addr", "master_port", "bind_to", "map_by",
            "omp_num_threads", "env", "mpirun_path", "hostfile", "mpirun_extra_args", "script_extra_args", "timeout"]  # fmt: skip
 # What the roles' vars lookup returns for a variable that is not defined (query('ansible.builtin.vars', default=...)).
@@ -224,7 +224,8 @@ def build(workload, settings, resolved):
                 )
             prepared = bert_prepared_dir(
                 {
-                    "data_dir": posixpath.join(v("cpfs_path"), "scc-training", "bert", "prepared"),
+                    "data_dir": _defined(settings.get("bert_launch_prepared_dir", UNDEFINED))
+                    or posixpath.join(v("cpfs_path"), "scc-training", "bert", "prepared"),
                     "corpus": corpus,
                     "vocab": _defined(settings.get("bert_launch_vocab", UNDEFINED)) or "",
                     "seq_len": v("seq_len"),

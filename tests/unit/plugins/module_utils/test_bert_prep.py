@@ -81,3 +81,44 @@ def test_a_prepared_corpus_replaces_the_shipped_one_on_the_command_line():
     )  # fmt: skip
     assert option(argv, "--prepared") == expected  # the directory bert_prep writes
     assert program(bert_launch_corpus="") == shipped
+
+
+def test_bert_launch_prepared_dir_moves_where_the_launcher_looks():
+    from ansible_collections.scc.training.plugins.module_utils.bert_launch import _corpus_problems
+    from tests.unit.plugins.module_utils.test_training_job import option, program
+
+    argv = program(bert_launch_corpus="/mnt/cpfs/wiki", bert_launch_seq_len=512, bert_launch_prepared_dir="/data/bert")
+    settings = {"corpus": "/mnt/cpfs/wiki", "vocab": "", "seq_len": 512, "seed": 1234}
+    assert option(argv, "--prepared") == bert_prepared_dir(dict(settings, data_dir="/data/bert"))
+    # Empty is the default: under bert_launch_cpfs_path.
+    argv = program(bert_launch_corpus="/mnt/cpfs/wiki", bert_launch_seq_len=512, bert_launch_prepared_dir="")
+    assert option(argv, "--prepared") == bert_prepared_dir(
+        dict(settings, data_dir="/mnt/cpfs/scc-training/bert/prepared")
+    )
+    assert _corpus_problems({"bert_launch_prepared_dir": "/data/../etc"}) == [
+        "bert_launch_prepared_dir (\"/data/../etc\") must be an absolute path without '.' or '..' segments (it names \"/etc\")."
+    ]
+    assert _corpus_problems({"bert_launch_prepared_dir": "data"})[0].startswith(
+        "bert_launch_prepared_dir (\"data\") must be"
+    )
+
+
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        ({}, "/mnt/cpfs/scc-training/bert/prepared"),
+        ({"bert_launch_cpfs_path": "/cpfs"}, "/cpfs/scc-training/bert/prepared"),
+        ({"bert_launch_cpfs_path": "/cpfs", "bert_launch_prepared_dir": ""}, "/cpfs/scc-training/bert/prepared"),
+        ({"bert_launch_cpfs_path": "/cpfs", "bert_launch_prepared_dir": "/data/bert"}, "/data/bert"),
+    ],
+)
+def test_bert_prep_data_dir_follows_the_launchers_variables(variables, expected):
+    """bert_prep's default, templated as Ansible does: setting bert_launch_prepared_dir moves both roles."""
+    from pathlib import Path
+
+    import yaml
+    from ansible.template import Templar, trust_as_template
+
+    defaults = Path(__file__).resolve().parents[4] / "roles" / "bert_prep" / "defaults" / "main.yml"
+    default = yaml.safe_load(defaults.read_text())["bert_prep_data_dir"]
+    assert Templar(loader=None, variables=variables).template(trust_as_template(default)) == expected
