@@ -266,6 +266,12 @@ def cpu_seconds(before, after) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def by_role(roles: dict[str, int], hosts: int) -> str:
+    """The executions per host of each role, most first (``-``: the playbooks' own tasks)."""
+    ranked = sorted(roles.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{name.removeprefix('scc.training.')} {count / hosts:.1f}" for name, count in ranked)
+
+
 def recap_changed(output: str) -> int:
     """The sum of the PLAY RECAP's changed= counts."""
     return sum(int(count) for count in re.findall(r"\bchanged=(\d+)", output))
@@ -321,6 +327,7 @@ def prepare_rerun(hosts: int) -> tuple[float, int, float, float]:
         finally:
             lab.down(log=lambda *_: None)
     ran, skipped = (sum(counts[kind].values()) / hosts for kind in ("ran", "skipped"))
+    print(f"  prepare.yml re-run, task executions per host by role: {by_role(counts['roles'], hosts)}", file=sys.stderr)
     return cpu / hosts, recap_changed(outputs[-1]), ran, skipped
 
 

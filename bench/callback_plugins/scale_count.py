@@ -1,7 +1,8 @@
 """Counts the task executions of an ansible-playbook run per host, for bench/bringup_scale.py.
 
 A loop item counts as one execution (its task's overall result is not counted again); a skipped
-task or item counts apart. The counts go as JSON to the file named by SCC_BENCH_COUNTS at the end.
+task or item counts apart. The executions are also counted per role (``-`` for a playbook's own tasks), to
+show where a run's cost goes. The counts go as JSON to the file named by SCC_BENCH_COUNTS at the end.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ DOCUMENTATION = """
 name: scale_count
 type: aggregate
 short_description: task executions per host, for the bring-up benchmark
-description: Writes the executions and the skips per host as JSON to the file named by SCC_BENCH_COUNTS.
+description: Writes the executions and the skips per host, and the executions per role, as JSON to the file named by
+  SCC_BENCH_COUNTS.
 """
 
 
@@ -32,14 +34,20 @@ class CallbackModule(CallbackBase):
         super().__init__(*args, **kwargs)
         self.ran = Counter()
         self.skipped = Counter()
+        self.roles = Counter()
+
+    def _count(self, result):
+        self.ran[result._host.get_name()] += 1
+        role = getattr(getattr(result, "_task", None), "_role", None)
+        self.roles[role.get_name() if role else "-"] += 1
 
     def _ran(self, result, *_args, **_kwargs):
         # A loop's overall result repeats its items.
         if "results" not in result._result:
-            self.ran[result._host.get_name()] += 1
+            self._count(result)
 
     def _ran_item(self, result, *_args, **_kwargs):
-        self.ran[result._host.get_name()] += 1
+        self._count(result)
 
     def _skipped(self, result, *_args, **_kwargs):
         if "results" not in result._result:
@@ -55,4 +63,4 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_stats(self, stats):
         with open(os.environ["SCC_BENCH_COUNTS"], "w", encoding="utf-8") as counts:
-            json.dump({"ran": self.ran, "skipped": self.skipped}, counts)
+            json.dump({"ran": self.ran, "skipped": self.skipped, "roles": self.roles}, counts)

@@ -46,20 +46,27 @@ def test_write_cluster_makes_every_node_its_directory_and_the_stand_ins(tmp_path
     assert {p.name for p in (tmp_path / "bin").iterdir()} == set(bench.STANDINS)
 
 
-def result(host: str, loop: bool = False):
-    return SimpleNamespace(_host=SimpleNamespace(get_name=lambda: host), _result={"results": []} if loop else {})
+def result(host: str, loop: bool = False, role: str | None = None):
+    task = SimpleNamespace(_role=SimpleNamespace(get_name=lambda: role) if role else None)
+    return SimpleNamespace(
+        _host=SimpleNamespace(get_name=lambda: host), _result={"results": []} if loop else {}, _task=task
+    )
 
 
 def test_callback_counts_a_loop_item_once_and_skips_apart(tmp_path, monkeypatch):
     monkeypatch.setenv("SCC_BENCH_COUNTS", str(tmp_path / "counts.json"))
     callback = counter.CallbackModule()
     callback.v2_runner_on_ok(result("node1"))
-    callback.v2_runner_item_on_ok(result("node1"))
-    callback.v2_runner_item_on_ok(result("node1"))
-    callback.v2_runner_on_ok(result("node1", loop=True))
+    callback.v2_runner_item_on_ok(result("node1", role="scc.training.hosts_file"))
+    callback.v2_runner_item_on_ok(result("node1", role="scc.training.hosts_file"))
+    callback.v2_runner_on_ok(result("node1", loop=True, role="scc.training.hosts_file"))
     callback.v2_runner_on_skipped(result("node2"))
     callback.v2_playbook_on_stats(None)
-    assert json.loads((tmp_path / "counts.json").read_text()) == {"ran": {"node1": 3}, "skipped": {"node2": 1}}
+    assert json.loads((tmp_path / "counts.json").read_text()) == {
+        "ran": {"node1": 3},
+        "skipped": {"node2": 1},
+        "roles": {"-": 1, "scc.training.hosts_file": 2},
+    }
 
 
 def test_last_line_adds_cpu_per_host_at_the_largest_n_and_the_slicing_verdict():
@@ -119,3 +126,8 @@ def test_reap_left_behind_ends_only_what_started_after_the_snapshot():
     finally:
         earlier.kill()
         earlier.wait()
+
+
+def test_by_role_ranks_the_roles_by_executions_per_host():
+    roles = {"scc.training.artifact_fetch": 80, "-": 6, "scc.training.python_env": 20, "scc.training.cuda": 20}
+    assert bench.by_role(roles, 2) == "artifact_fetch 40.0, cuda 10.0, python_env 10.0, - 3.0"
