@@ -279,7 +279,8 @@ def recap_changed(output: str) -> int:
 
 def prepare_rerun(hosts: int) -> tuple[float, int, float, float]:
     """prepare.yml on a fresh lab of ``hosts`` hosts, then again: the re-run's (controller CPU s per host, changed
-    tasks, task executions per host, skipped tasks per host). Controller: ansible-playbook, its forks, ssh and the ControlPersist masters (adopted as subreaper)."""
+    tasks, task executions per host, skipped tasks per host). Controller: ansible-playbook, its forks, ssh and the
+    ControlPersist masters (adopted as subreaper)."""
     import ctypes
 
     sys.path.insert(0, str(ROOT))
