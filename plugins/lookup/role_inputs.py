@@ -81,8 +81,8 @@ def spec_options(role, entry_point="main", roles_dir=ROLES_DIR):
         try:
             with open(path, encoding="utf-8") as handle:
                 _SPECS[path] = yaml.safe_load(handle) or {}
-        except (IOError, OSError) as exc:
-            raise AnsibleLookupError("role_inputs: role %s of scc.training has no %s: %s" % (name, path, exc))
+        except OSError as exc:
+            raise AnsibleLookupError("role_inputs: role %s of scc.training has no %s: %s" % (name, path, exc)) from exc
     entry_points = _SPECS[path].get("argument_specs") or {}
     if entry_point not in entry_points:
         raise AnsibleLookupError(
