@@ -187,9 +187,16 @@ def describe_mount_targets(s: Store, p: Params, ctx) -> dict:
     return {**meta, "MountTargets": {"MountTarget": [_mt_out(s, m) for m in chunk]}}
 
 
-def _delete_part(s: Store, p: Params, ctx, kind: str, id_name: str, release) -> dict:
-    """Delete a file system's part (``kind``, named by the parameter ``id_name``); what it held is released later
-    (``release(fs, part)``: release_later's keywords)."""
+# A file system's deletable part -> the parameter naming it, and what it held (release_later's keywords).
+_PARTS = {
+    "mount_targets": ("MountTargetDomain", lambda fs, mt: {"file_system": fs["FileSystemId"], "vswitch": mt["VswId"]}),
+    "exports": ("ExportId", lambda fs, e: {"protocol_service": e["ProtocolServiceId"], "vswitch": e["VSwitchId"]}),
+}
+
+
+def _delete_part(s: Store, p: Params, ctx, kind: str) -> dict:
+    """Delete a file system's part of ``kind`` (_PARTS); what it held is released later."""
+    id_name, release = _PARTS[kind]
     fs = _fs(s, ctx, p.req("FileSystemId"))
     part = s.find_part(kind, p.req(id_name), fs)
     reply = s.delete(ctx, kind, part[id_name])
@@ -198,14 +205,7 @@ def _delete_part(s: Store, p: Params, ctx, kind: str, id_name: str, release) -> 
 
 
 def delete_mount_target(s: Store, p: Params, ctx) -> dict:
-    return _delete_part(
-        s,
-        p,
-        ctx,
-        "mount_targets",
-        "MountTargetDomain",
-        lambda fs, mt: {"file_system": fs["FileSystemId"], "vswitch": mt["VswId"]},
-    )
+    return _delete_part(s, p, ctx, "mount_targets")
 
 
 # ---- CPFS-NFS protocol service and exports -------------------------------------------------
@@ -303,14 +303,7 @@ def describe_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
-    return _delete_part(
-        s,
-        p,
-        ctx,
-        "exports",
-        "ExportId",
-        lambda fs, e: {"protocol_service": e["ProtocolServiceId"], "vswitch": e["VSwitchId"]},
-    )
+    return _delete_part(s, p, ctx, "exports")
 
 
 ACTIONS = {
