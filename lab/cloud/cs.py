@@ -173,9 +173,19 @@ def describe_cluster_detail(s: Store, ctx, path: dict, query: dict, body: dict) 
     return cluster_out(s, _cluster(s, ctx, path["ClusterId"]))
 
 
+def _page(query: dict, items: list, params: tuple[str, str], keys: tuple[str, str]) -> dict:
+    """One page of ``items``: ``params`` name the query's page number and size (each API spells them its way),
+    ``keys`` the reply's list and its page information."""
+    number = _int(query, params[0], 1, 1, 1 << 30)
+    size = _int(query, params[1], 10, 1, 100)
+    start = (number - 1) * size
+    return {
+        keys[0]: items[start : start + size],
+        keys[1]: {"page_number": number, "page_size": size, "total_count": len(items)},
+    }
+
+
 def describe_clusters_v1(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
-    number = _int(query, "page_number", 1, 1, 1 << 30)
-    size = _int(query, "page_size", 10, 1, 100)
     name, ctype = query.get("name") or "", query.get("cluster_type") or ""
     found = []
     for cluster_id in list(s.clusters):
@@ -187,11 +197,7 @@ def describe_clusters_v1(s: Store, ctx, path: dict, query: dict, body: dict) -> 
         if ctype and c["cluster_type"] != ctype:
             continue
         found.append(cluster_out(s, c))
-    start = (number - 1) * size
-    return {
-        "clusters": found[start : start + size],
-        "page_info": {"page_number": number, "page_size": size, "total_count": len(found)},
-    }
+    return _page(query, found, ("page_number", "page_size"), ("clusters", "page_info"))
 
 
 def delete_cluster(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
@@ -249,18 +255,12 @@ def attach_instances(s: Store, ctx, path: dict, query: dict, body: dict) -> dict
 
 def describe_cluster_nodes(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
     c = _cluster(s, ctx, path["ClusterId"])
-    number = _int(query, "pageNumber", 1, 1, 1 << 30)
-    size = _int(query, "pageSize", 10, 1, 100)
     nodes = [
         node_out(s, c, n)
         for n in c["_nodes"].values()
         if not query.get("nodepool_id") or n["nodepool_id"] == query["nodepool_id"]
     ]
-    start = (number - 1) * size
-    return {
-        "nodes": nodes[start : start + size],
-        "page": {"page_number": number, "page_size": size, "total_count": len(nodes)},
-    }
+    return _page(query, nodes, ("pageNumber", "pageSize"), ("nodes", "page"))
 
 
 def delete_cluster_nodes(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:

@@ -187,12 +187,25 @@ def describe_mount_targets(s: Store, p: Params, ctx) -> dict:
     return {**meta, "MountTargets": {"MountTarget": [_mt_out(s, m) for m in chunk]}}
 
 
-def delete_mount_target(s: Store, p: Params, ctx) -> dict:
+# A file system's deletable part -> the parameter naming it, and what it held (release_later's keywords).
+_PARTS = {
+    "mount_targets": ("MountTargetDomain", lambda fs, mt: {"file_system": fs["FileSystemId"], "vswitch": mt["VswId"]}),
+    "exports": ("ExportId", lambda fs, e: {"protocol_service": e["ProtocolServiceId"], "vswitch": e["VSwitchId"]}),
+}
+
+
+def _delete_part(s: Store, p: Params, ctx, kind: str) -> dict:
+    """Delete a file system's part of ``kind`` (_PARTS); what it held is released later."""
+    id_name, release = _PARTS[kind]
     fs = _fs(s, ctx, p.req("FileSystemId"))
-    mt = s.find_part("mount_targets", p.req("MountTargetDomain"), fs)
-    reply = s.delete(ctx, "mount_targets", mt["MountTargetDomain"])
-    s.release_later(file_system=fs["FileSystemId"], vswitch=mt["VswId"])
+    part = s.find_part(kind, p.req(id_name), fs)
+    reply = s.delete(ctx, kind, part[id_name])
+    s.release_later(**release(fs, part))
     return reply
+
+
+def delete_mount_target(s: Store, p: Params, ctx) -> dict:
+    return _delete_part(s, p, ctx, "mount_targets")
 
 
 # ---- CPFS-NFS protocol service and exports -------------------------------------------------
@@ -290,11 +303,7 @@ def describe_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
-    fs = _fs(s, ctx, p.req("FileSystemId"))
-    export = s.find_part("exports", p.req("ExportId"), fs)
-    reply = s.delete(ctx, "exports", export["ExportId"])
-    s.release_later(protocol_service=export["ProtocolServiceId"], vswitch=export["VSwitchId"])
-    return reply
+    return _delete_part(s, p, ctx, "exports")
 
 
 ACTIONS = {

@@ -82,6 +82,16 @@ class _DryRunReply(Exception):
         self.body = body
 
 
+def _check_sent(value: str, fmt: str, field: str) -> None:
+    """A request's time (ROA's Date header, RPC's Timestamp): parsed by ``fmt``, within _TIMESTAMP_SKEW of now."""
+    try:
+        sent = calendar.timegm(time.strptime(value, fmt))
+    except ValueError:
+        raise invalid(field) from None
+    if abs(time.time() - sent) > _TIMESTAMP_SKEW:
+        raise ApiError(400, "InvalidTimeStamp.Expired", "Specified time stamp or date value is expired.")
+
+
 def loopback_only(address: str) -> str:
     # The project's network rule: servers listen on loopback only; this one on 127.0.0.1.
     if address != LISTEN:
@@ -362,12 +372,7 @@ class CloudEmulator:
         if not hmac.compare_digest(expected, signature):
             raise signature_mismatch(roa_string_to_sign(method, path, query, lower))
         self._check_security_token(lower.get("x-acs-security-token"))
-        try:
-            sent = calendar.timegm(time.strptime(lower.get("date", ""), "%a, %d %b %Y %H:%M:%S GMT"))
-        except ValueError:
-            raise invalid("Date") from None
-        if abs(time.time() - sent) > _TIMESTAMP_SKEW:
-            raise ApiError(400, "InvalidTimeStamp.Expired", "Specified time stamp or date value is expired.")
+        _check_sent(lower.get("date", ""), "%a, %d %b %Y %H:%M:%S GMT", "Date")
 
     def _authenticate(self, method: str, params: dict[str, str]) -> None:
         if params.get("AccessKeyId") != self.access_key_id:
@@ -375,14 +380,9 @@ class CloudEmulator:
         if not signature_ok(method, params, self.access_key_secret):
             raise signature_mismatch(string_to_sign(method, params))
         self._check_security_token(params.get("SecurityToken"))
-        try:
-            sent = calendar.timegm(time.strptime(params.get("Timestamp", ""), "%Y-%m-%dT%H:%M:%SZ"))
-        except ValueError:
-            raise invalid("Timestamp") from None
         # Both bodies as published: github.com/jeessy2/ddns-go/issues/1291 (400, Expired) and
         # github.com/jeessy2/ddns-go/issues/1548 (400, SignatureNonceUsed).
-        if abs(time.time() - sent) > _TIMESTAMP_SKEW:
-            raise ApiError(400, "InvalidTimeStamp.Expired", "Specified time stamp or date value is expired.")
+        _check_sent(params.get("Timestamp", ""), "%Y-%m-%dT%H:%M:%SZ", "Timestamp")
         nonce = params.get("SignatureNonce", "")
         with self.store.lock:
             cutoff = time.time() - 2 * _TIMESTAMP_SKEW

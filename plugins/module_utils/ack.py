@@ -21,7 +21,6 @@ READY = "running"
 GONE = "deleted"
 FAILED = ("failed", "deleted_failed", "updating_failed")
 CLUSTER_TYPES = ("ManagedKubernetes",)
-CLUSTER_SPECS = ("ack.pro.small", "ack.standard")
 # CreateCluster "name": 1 to 63 characters, digits, letters and hyphens, not starting with a hyphen.
 NAME = re.compile(r"^[0-9A-Za-z_][0-9A-Za-z_-]{0,62}$")
 INSTANCE_ID = re.compile(r"^i-[0-9a-z]{2,}$")
@@ -201,9 +200,7 @@ def ack_input_problems(settings):
     if not enabled:
         return []
     problems = []
-    spec = settings.get("scc_cloud_ack_cluster_spec")
-    if spec not in CLUSTER_SPECS:
-        problems.append("scc_cloud_ack_cluster_spec (%r) must be one of %s." % (spec, ", ".join(CLUSTER_SPECS)))
+    # scc_cloud_ack_cluster_spec's choices are roles/scc_cloud's argument spec's: not judged again here.
     version = settings.get("scc_cloud_ack_kubernetes_version") or ""
     if version and not re.match(r"^1\.\d+\.\d+-aliyun\.\d+$", str(version)):
         problems.append(

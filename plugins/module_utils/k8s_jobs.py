@@ -9,7 +9,7 @@ MPIJob, the equivalent Arena command line, and the problems of their inputs.
 - ``cpfs_volume_problems`` / ``cpfs_volume_manifests``: the role k8s_cpfs_volume's variables -> its problems /
   ``[PersistentVolume, PersistentVolumeClaim]`` for CPFS over NFS through Alibaba's NAS CSI plugin.
 - ``training_job_problems``: the role k8s_training_job's variables (and the launcher's, bert_launch_* or
-  resnet_launch_*) -> one sentence per problem, each naming its variable.
+  resnet_launch_*) -> one sentence per problem, each naming its variable (choices: the role's argument spec).
 - ``training_job``: the same -> the launcher job (the keys of the mpirun_argv filter) the MPIJob runs, from the
   same variables the bare-metal launcher reads.
 - ``mpijob_manifest``: the training job -> the MPIJob (kubeflow.org/v2beta1).
@@ -88,8 +88,6 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 _QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$")
 _RESOURCE_NAME = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 _HOST = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$")
-_ACCESS_MODES = ("ReadWriteMany", "ReadWriteOnce", "ReadOnlyMany", "ReadWriteOncePod")
-_RECLAIM_POLICIES = ("Retain", "Delete")
 # "<job>-worker-<i>" is a pod's hostname: a DNS label of at most 63 characters.
 _WORKER_SUFFIX = "-worker-"
 _LABEL_MAX = 63
@@ -147,7 +145,8 @@ def _quantity_problem(variable, value, what):
 
 
 def cpfs_volume_problems(settings):
-    """The role k8s_cpfs_volume's variables -> one sentence per problem (empty when all is well)."""
+    """The role k8s_cpfs_volume's variables -> one sentence per problem (empty when all is well). The access mode's
+    and reclaim policy's choices are the role's argument spec's, not judged again here."""
     p = "k8s_cpfs_volume_"
     problems = []
     server = checks.text(settings.get(p + "server"))
@@ -174,16 +173,6 @@ def cpfs_volume_problems(settings):
     problems += _label_problem(p + "namespace", settings.get(p + "namespace"))
     problems += _subdomain_problem(p + "pv_name", settings.get(p + "pv_name"))
     problems += _subdomain_problem(p + "pvc_name", settings.get(p + "pvc_name"))
-    if settings.get(p + "access_mode") not in _ACCESS_MODES:
-        problems.append(
-            "%saccess_mode (%s) must be one of %s."
-            % (p, checks.show(settings.get(p + "access_mode")), ", ".join(_ACCESS_MODES))
-        )
-    if settings.get(p + "reclaim_policy") not in _RECLAIM_POLICIES:
-        problems.append(
-            "%sreclaim_policy (%s) must be one of %s."
-            % (p, checks.show(settings.get(p + "reclaim_policy")), ", ".join(_RECLAIM_POLICIES))
-        )
     options = settings.get(p + "mount_options")
     if not isinstance(options, list) or any(not checks.text(o) or "," in checks.text(o) for o in options):
         problems.append(
@@ -260,13 +249,12 @@ def _absolute_problem(variable, value):
 
 
 def training_job_problems(settings):
-    """The role k8s_training_job's variables, ``launcher`` (scc_launcher) and the workload's launcher variables
-    (bert_launch_* or resnet_launch_*) -> one sentence per problem, naming the variable."""
+    """The role k8s_training_job's variables and the workload's launcher variables (bert_launch_* or resnet_launch_*)
+    -> one sentence per problem, naming the variable. The workload's choices are the role's argument spec's, and
+    scc_launcher is playbooks/validate.yml's (launcher_problems): neither is judged again here."""
     p = "k8s_training_job_"
-    problems = launcher_problems(settings.get("scc_launcher"))
+    problems = []
     workload = settings.get(p + "workload")
-    if workload not in WORKLOADS:
-        problems.append("%sworkload (%s) must be one of %s." % (p, checks.show(workload), ", ".join(WORKLOADS)))
     if checks.text(settings.get(p + "name")):
         problems += _label_problem(p + "name", settings.get(p + "name"), _NAME_MAX)
     # The default name is scc-<workload>-<run id, lower case>.

@@ -88,60 +88,46 @@ def test_refusals_through_the_roles_validate_entry_points(tmp_path):
     assert_outcomes(CASES, events, min_refused=10)
 
 
-def test_validate_playbook_refuses_cudnn_9_11_on_v100_without_contacting_a_host(tmp_path):
-    # Nothing listens on this address: a task that contacted the host would be unreachable.
+def validate_ghost(tmp_path, extravars):
+    """playbooks/validate.yml for one host that does not exist: nothing listens on its address, so a task that
+    contacted it would be unreachable -> (status, events, the failure messages)."""
     inventory = tmp_path / "hosts.yml"
     inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
-    status, events = run(
-        ROOT / "playbooks" / "validate.yml", inventory, {"cudnn_version": "9.11.0.98", "scc_cpu_only": False}, tmp_path
-    )
-    assert status == "failed"
+    status, events = run(ROOT / "playbooks" / "validate.yml", inventory, extravars, tmp_path)
     assert not unreachable(events)
-    messages = [msg for _host, _task, msg in failed(events)]
+    return status, events, [msg for _host, _task, msg in failed(events)]
+
+
+def test_validate_playbook_refuses_cudnn_9_11_on_v100_without_contacting_a_host(tmp_path):
+    status, _events, messages = validate_ghost(tmp_path, {"cudnn_version": "9.11.0.98", "scc_cpu_only": False})
+    assert status == "failed"
     assert any("cudnn_version=9.11.0.98" in m for m in messages), messages
 
 
 def test_validate_playbook_checks_aiacc_only_when_bert_trains_with_it(tmp_path):
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
     # torch (the default): aiacc's variables are not asked for.
-    status, events = run(ROOT / "playbooks" / "validate.yml", inventory, {"scc_cpu_only": False}, tmp_path)
+    status, events, _messages = validate_ghost(tmp_path, {"scc_cpu_only": False})
     assert status == "successful", failed(events)
     # aiacc: prepare.yml would install it, so validate refuses the missing artifact before any host is contacted.
-    status, events = run(
-        ROOT / "playbooks" / "validate.yml",
-        inventory,
-        {"scc_cpu_only": False, "bert_launch_framework": "aiacc"},
-        tmp_path,
-    )
+    status, _events, messages = validate_ghost(tmp_path, {"scc_cpu_only": False, "bert_launch_framework": "aiacc"})
     assert status == "failed"
-    assert not unreachable(events)
-    messages = [msg for _host, _task, msg in failed(events)]
     assert any("aiacc_artifact_name" in m for m in messages), messages
 
 
 def test_validate_playbook_refuses_a_bad_nvidia_repo_fingerprint_without_contacting_a_host(tmp_path):
     # The repository settings belong to the internal nvidia_repo role; validate.yml checks them too.
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
-    status, events = run(
-        ROOT / "playbooks" / "validate.yml", inventory, {"nvidia_repo_key_fingerprint": "3BF863CC"}, tmp_path
-    )
+    status, _events, messages = validate_ghost(tmp_path, {"nvidia_repo_key_fingerprint": "3BF863CC"})
     assert status == "failed"
-    assert not unreachable(events)
-    messages = [msg for _host, _task, msg in failed(events)]
     assert any("nvidia_repo_key_fingerprint" in m for m in messages), messages
 
 
 def test_validate_playbook_refuses_aiacc_with_the_default_torch_naming_the_variables(tmp_path):
     # python_env's validate resolves torch 2.13.0 (its CUDA 12.6 build on V100) and publishes it; the aiacc
     # role's validate, later in the same run, refuses AIACC-Training 1.5.0 with it: no host is contacted.
-    ghost = tmp_path / "hosts.yml"
-    ghost.write_text("scc_cluster:\n  hosts:\n    ghost:\n      ansible_host: 127.0.13.59\n")
     aiacc = {"bert_launch_framework": "aiacc", "aiacc_artifact_name": WHEEL, "aiacc_mirror": "/mnt/cpfs/mirror"}
-    status, events = run(ROOT / "playbooks" / "validate.yml", ghost, {"scc_cpu_only": False, **aiacc}, tmp_path)
+    status, events, _messages = validate_ghost(tmp_path, {"scc_cpu_only": False, **aiacc})
     refusals = [msg for _host, task, msg in failed(events) if "AIACC-Training or ACSpeed release" in task]
-    assert (status, unreachable(events)) == ("failed", [])
+    assert status == "failed"
     assert len(refusals) == 1, failed(events)
     for name in (
         "aiacc_framework is aiacc (a launcher trains with it)",

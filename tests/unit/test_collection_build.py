@@ -303,3 +303,24 @@ def test_site_playbook_syntax_check(installed):
         cwd=installed["cwd"],
         env=installed["env"],
     )
+
+
+def test_role_inputs_lookup_reads_the_installed_roles_specs(installed):
+    # The lookup finds the roles next to itself: installed, the collection's own roles dir, not the checkout's.
+    assert f"{FQCN}.role_inputs" in _doc_list(installed, "lookup")
+    spec = yaml.safe_load((ROOT / "roles" / "hosts_file" / "meta" / "argument_specs.yml").read_text())
+    proc = _run(
+        [
+            _tool("ansible"),
+            "localhost",
+            "-m",
+            "ansible.builtin.debug",
+            "-a",
+            f"msg={{{{ lookup('{FQCN}.role_inputs', 'hosts_file', entry_point='validate') | list }}}}",
+        ],
+        cwd=installed["cwd"],
+        env=dict(installed["env"], ANSIBLE_STDOUT_CALLBACK="ansible.builtin.minimal"),
+    )
+    # minimal: "localhost | SUCCESS => {...}"
+    msg = json.loads(proc.stdout.split("=>", 1)[1])["msg"]
+    assert msg == list(spec["argument_specs"]["validate"]["options"])

@@ -251,7 +251,6 @@ ACK_SETTINGS = {
     "change,variable",
     [
         (dict(scc_cloud_ack_enabled="maybe"), "scc_cloud_ack_enabled"),
-        (dict(scc_cloud_ack_cluster_spec="ack.huge"), "scc_cloud_ack_cluster_spec"),
         (dict(scc_cloud_ack_kubernetes_version="1.32"), "scc_cloud_ack_kubernetes_version"),
         (dict(scc_cloud_ack_service_cidr="192.168.16.0/20"), "overlaps scc_cloud_vpc_cidr"),
         (dict(scc_cloud_ack_service_cidr="172.21.0.1/20"), "scc_cloud_ack_service_cidr"),

@@ -59,9 +59,7 @@ def test_static_graph_gives_way_to_accumulation_unless_asked():
         ("vocab_multiple", 0),
         ("grad_accum", "x"),
         ("loader_workers", -1),
-        ("mlm_head", "half"),
         ("compile", "maybe"),
-        ("optimizer", "sgd"),
     ],
 )
 def test_bad_values_name_the_variable(name, value):

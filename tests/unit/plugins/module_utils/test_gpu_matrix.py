@@ -76,9 +76,6 @@ IMPOSSIBLE = [
         ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"],
         id="open-modules-on-v100",
     ),
-    pytest.param(
-        {"kernel_modules": "nouveau"}, ["nvidia_driver_kernel_modules='nouveau'"], id="unknown-module-flavour"
-    ),
     pytest.param({"cuda": "twelve"}, ["cuda_version='twelve'", "not a version"], id="not-a-version"),
 ]
 
