@@ -163,6 +163,25 @@ def host_name_problems(hosts):
     return problems
 
 
+def consumed_host_problems(variable, group, hosts):
+    """A role's own check of the names it consumes (``hosts``: ``groups[group]``, named by ``variable``): one line
+    per name that is not an RFC 1123 host name, naming the variable, its group and the name. The launchers run
+    it whatever --tags skipped: their first node reaches getent's, ssh's and mpirun's command lines."""
+    return ["%s (%s): %s." % (variable, group, line) for line in host_name_problems(hosts)]
+
+
+def address_or_name_problems(variable, value):
+    """``value`` (``variable``) must be empty, an IP address or an RFC 1123 host name (never "-..."): it reaches a
+    command line or an environment variable ranks resolve."""
+    value = "" if value is None else str(value)
+    if not value or _ip_literal(value) or not host_name_problems([value]):
+        return []
+    return [
+        "%s must be empty, an IP address or an RFC 1123 host name (letters, digits and inner hyphens, dot-separated "
+        "labels of 1-63 characters; got %r)." % (variable, value)
+    ]
+
+
 def cluster_nodes(hosts, hostvars, interface=""):
     """``[{host, address, names, peer_names}]`` for ``hosts``, in their order.
 

@@ -86,7 +86,8 @@ def list_tasks(tmp: Path, *extra: str) -> dict[str, list[tuple[str, list[str]]]]
     out: dict[str, list[tuple[str, list[str]]]] = {}
     play = None
     for line in proc.stdout.splitlines():
-        if match := re.match(r"\s*play #\d+ \([^)]*\): (.*)\tTAGS:", line):
+        match = re.match(r"\s*play #\d+ \([^)]*\): (.*)\tTAGS:", line)
+        if match:
             play = match.group(1)
             out[play] = []
         elif "\tTAGS: [" in line and play is not None:
@@ -118,7 +119,9 @@ def test_every_tag_of_a_role_runs_its_input_checks(listing, role, entry):
     own = [(name.split(" : ", 1)[1], tags) for name, tags in tasks if name.startswith(f"scc.training.{role} : ")]
     checks = validate_task_names(role)
     listed_checks = {name: tags for name, tags in own if name in checks}
-    assert set(listed_checks) == checks, f"{role} {entry}: validate.yml's tasks not listed: {checks - set(listed_checks)}"
+    assert set(listed_checks) == checks, (
+        f"{role} {entry}: validate.yml's tasks not listed: {checks - set(listed_checks)}"
+    )
     # Every tag that selects a task run on the role's behalf: the role's own tags and sub-tags, also where they sit
     # on the tasks of an internal role it imports (cudnn_install: nvidia_library's tasks, with cudnn's values), and
     # any other tag on its own tasks (`facts`); not another role's (artifact_fetch_fetch runs artifact_fetch's checks).
@@ -138,7 +141,10 @@ def test_every_tag_of_a_role_runs_its_input_checks(listing, role, entry):
     ("tag", "check"),
     [
         ("bert_launch_run", "scc.training.bert_launch : Check the bert_launch variables (every problem at once)"),
-        ("rdma_bandwidth_install", "scc.training.rdma_bandwidth : Check the rdma_bandwidth variables (every problem at once)"),
+        (
+            "rdma_bandwidth_install",
+            "scc.training.rdma_bandwidth : Check the rdma_bandwidth variables (every problem at once)",
+        ),
     ],
 )
 def test_a_sub_tag_lists_the_roles_input_checks(tmp_path, tag, check):
