@@ -170,11 +170,16 @@ def consumed_host_problems(variable, group, hosts):
     return ["%s (%s): %s." % (variable, group, line) for line in host_name_problems(hosts)]
 
 
+def is_address_or_name(value):
+    """Whether ``value`` is an IP address or an RFC 1123 host name (so never empty, never "-...")."""
+    return bool(value) and bool(_ip_literal(str(value)) or not host_name_problems([str(value)]))
+
+
 def address_or_name_problems(variable, value):
     """``value`` (``variable``) must be empty, an IP address or an RFC 1123 host name (never "-..."): it reaches a
     command line or an environment variable ranks resolve."""
     value = "" if value is None else str(value)
-    if not value or _ip_literal(value) or not host_name_problems([value]):
+    if not value or is_address_or_name(value):
         return []
     return [
         "%s must be empty, an IP address or an RFC 1123 host name (letters, digits and inner hyphens, dot-separated "

@@ -633,6 +633,7 @@ BAD = {
 }
 
 # The rules that read one variable: a bad value gives "<variable> (<value>) must be <what>."
+RDMA_ADDRESS = "a host name or IP address (RFC 1123: letters, digits and inner hyphens; never starting with '-')"
 ONE_VARIABLE = [
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_tests_version", "2.17", "X.Y.Z"),
     (nccl_check.nccl_check_input_problems, NCCL_CHECK, "nccl_check_tests_sha256", "abc", "64 lowercase hex digits"),
@@ -699,7 +700,11 @@ ONE_VARIABLE = [
         "a device name or empty",
     ),
     (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_gid_index", -1, ">= 0 or null"),
-    (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_address", "a b", "a host name or IP address"),
+    # Every peer's address reaches its partner's iperf3 and ib_write_bw command lines (issue 27).
+    *(
+        (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_address", address, RDMA_ADDRESS)
+        for address in ("a b", "-v", "-oProxyCommand=x", "gpu_node1", "")
+    ),
     (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_results_dir", "", "set"),
     (mellanox_fw.nic_firmware_input_problems, NIC_FIRMWARE, "nic_firmware_reboot_timeout", 30, ">= 60"),
     (mellanox_fw.nic_firmware_input_problems, NIC_FIRMWARE, "nic_firmware_image_dir", "cache", "absolute"),
