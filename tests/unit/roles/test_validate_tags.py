@@ -126,8 +126,8 @@ def test_every_tag_of_a_role_runs_its_input_checks(listing, role, entry):
     # on the tasks of an internal role it imports (cudnn_install: nvidia_library's tasks, with cudnn's values), and
     # any other tag on its own tasks (`facts`); not another role's (artifact_fetch_fetch runs artifact_fetch's checks).
     role_tags = set(
-        {tag for _, tags in tasks for tag in tags if owner(tag) == role}
-        | {tag for _, tags in own for tag in tags if owner(tag) is None}
+        {tag for _name, tags in tasks for tag in tags if owner(tag) == role}
+        | {tag for _name, tags in own for tag in tags if owner(tag) is None}
     ) - {"always"}
     skipped = {
         tag: sorted(name for name, tags in listed_checks.items() if not selected(tags, tag))
@@ -151,6 +151,6 @@ def test_a_sub_tag_lists_the_roles_input_checks(tmp_path, tag, check):
     """The reading above against ansible's own selection: `--list-tasks --tags <role>_<step>` lists the checks."""
     plays = list_tasks(tmp_path, "--tags", tag)
     role = tag.rsplit("_", 1)[0]
-    names = [name for name, _ in plays[f"{role} main"]]
+    names = [name for name, _tags in plays[f"{role} main"]]
     assert check in names, names
     assert any(not name.startswith(f"scc.training.{role} : Check") for name in names), names
