@@ -254,10 +254,10 @@ def test_verify_peers_ring_is_linear_and_reaches_every_node():
     pairs = [(h, p) for h in hosts for p in cluster.verify_peers(hosts, h, "ring")]
     assert len(pairs) == 2 * (len(hosts) - 1)
     # Every node reaches one peer at least and is reached by one at least (the launcher by the last node).
-    assert {p for _, p in pairs} == set(hosts)
-    assert {h for h, _ in pairs} == set(hosts)
-    assert all(sum(1 for _, p in pairs if p == h) == 2 for h in hosts[2:])
-    assert len([1 for h in hosts for _ in cluster.verify_peers(hosts, h, "mesh")]) == 200 * 199
+    assert {p for _h, p in pairs} == set(hosts)
+    assert {h for h, _p in pairs} == set(hosts)
+    assert all(sum(1 for _h, p in pairs if p == h) == 2 for h in hosts[2:])
+    assert sum(len(cluster.verify_peers(hosts, h, "mesh")) for h in hosts) == 200 * 199
 
 
 def test_verify_peers_refuses_an_unknown_scope():
