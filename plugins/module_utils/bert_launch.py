@@ -13,6 +13,10 @@ __metaclass__ = type
 import re
 
 from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, lever_problems
+from ansible_collections.scc.training.plugins.module_utils.cluster import (
+    address_or_name_problems,
+    consumed_host_problems,
+)
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     ABSOLUTE,
     ENV_NAME,
@@ -41,7 +45,6 @@ _MEANING = {"bert_launch_np": " (0: the hostfile's slots)"}
 # Names, addresses and paths: (variable, pattern, what it must be).
 _PATTERNS = (
     ("bert_launch_tcp_interface", r"^[A-Za-z0-9_.:-]{1,15}$", "an interface name such as eth0, bond0 or lo"),
-    ("bert_launch_master_addr", r"^[A-Za-z0-9_.:-]*$", "empty or an address or host name"),
     ("bert_launch_map_by", r"^[a-z]+(:[A-Za-z0-9=,:]+)?$", "an mpirun --map-by value such as slot, node or ppr:8:node"),
     ("bert_launch_run_id", r"^[A-Za-z0-9._-]*$", "empty or letters, digits, '.', '_' and '-'"),
     ("bert_launch_aiacc_env_file", ABSOLUTE.pattern, "an absolute path"),
@@ -51,16 +54,19 @@ _PATTERNS = (
 
 
 def _group_problems(settings):
-    group, size = settings["bert_launch_group"], settings["group_size"]
+    group, hosts = settings["bert_launch_group"], list(settings["group_hosts"])
+    size = len(hosts)
     if size < 1:
         return ["bert_launch_group: the inventory group '%s' has no hosts; its first host launches mpirun." % group]
+    # The names reach the hostfile, getent's and mpirun's command lines: judged here too, whatever --tags skipped.
+    problems = consumed_host_problems("bert_launch_group", group, hosts)
     min_nodes = number(settings["bert_launch_min_nodes"])
     if min_nodes is None or not 1 <= min_nodes <= size:
-        return [
+        problems.append(
             "bert_launch_min_nodes (%s) must be between 1 and the %d node(s) of group '%s'."
             % (settings["bert_launch_min_nodes"], size, group)
-        ]
-    return []
+        )
+    return problems
 
 
 def _training_problems(settings):
@@ -98,6 +104,7 @@ def _name_problems(settings):
         for name, pattern, what in _PATTERNS
         if not matches(pattern, text(settings[name]))
     ]
+    problems += address_or_name_problems("bert_launch_master_addr", settings["bert_launch_master_addr"])
     if not is_port(settings["bert_launch_master_port"]):
         problems.append(
             "bert_launch_master_port must be a port within [1, 65535] (got %s)." % settings["bert_launch_master_port"]
@@ -150,8 +157,8 @@ def _corpus_problems(settings):
 def bert_launch_input_problems(settings):
     """bert_launch's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
 
-    ``settings``: the ``bert_launch_*`` variables (``bert_launch_cpu_only`` a bool; the levers, see bert_levers.py), ``group_size`` (the number
-    of hosts of bert_launch_group) and ``seq_len_range`` ([min, max], the role's BERT position embeddings).
+    ``settings``: the ``bert_launch_*`` variables (``bert_launch_cpu_only`` a bool; the levers, see bert_levers.py), ``group_hosts`` (the
+    hosts of bert_launch_group) and ``seq_len_range`` ([min, max], the role's BERT position embeddings).
     """
     return (
         _group_problems(settings)

@@ -163,6 +163,30 @@ def host_name_problems(hosts):
     return problems
 
 
+def consumed_host_problems(variable, group, hosts):
+    """A role's own check of the names it consumes (``hosts``: ``groups[group]``, named by ``variable``): one line
+    per name that is not an RFC 1123 host name, naming the variable, its group and the name. The launchers run
+    it whatever --tags skipped: their first node reaches getent's, ssh's and mpirun's command lines."""
+    return ["%s (%s): %s." % (variable, group, line) for line in host_name_problems(hosts)]
+
+
+def is_address_or_name(value):
+    """Whether ``value`` is an IP address or an RFC 1123 host name (so never empty, never "-...")."""
+    return bool(value) and bool(_ip_literal(str(value)) or not host_name_problems([str(value)]))
+
+
+def address_or_name_problems(variable, value):
+    """``value`` (``variable``) must be empty, an IP address or an RFC 1123 host name (never "-..."): it reaches a
+    command line or an environment variable ranks resolve."""
+    value = "" if value is None else str(value)
+    if not value or is_address_or_name(value):
+        return []
+    return [
+        "%s must be empty, an IP address or an RFC 1123 host name (letters, digits and inner hyphens, dot-separated "
+        "labels of 1-63 characters; got %r)." % (variable, value)
+    ]
+
+
 def cluster_nodes(hosts, hostvars, interface=""):
     """``[{host, address, names, peer_names}]`` for ``hosts``, in their order.
 
@@ -402,6 +426,11 @@ def _positive(value):
     return value is not None and not isinstance(value, bool) and str(value).strip() != "" and int(value) > 0
 
 
+def _integer_at_least(value, least):
+    text = str(value).strip()
+    return not isinstance(value, bool) and text.isdigit() and int(text) >= least
+
+
 def mpi_slots(slots=None, gpu_count=None, gpu_devices=0, vcpus=None):
     """A node's MPI slots: ``slots`` when set, else its declared GPU count when above 0, else its count of
     ``/dev/nvidia[0-9]*`` devices when above 0, else its vCPUs. One rank per GPU, or per CPU without GPUs."""
@@ -419,11 +448,24 @@ def hostfile_slots(hosts, hostvars):
     vCPUs. A node that has neither a slot setting nor a recorded device count is refused (raised ValueError,
     naming it): falling back to its vCPUs would put a rank on every CPU of a GPU node.
     """
-    plan, unknown = [], []
+    plan, unknown, bad = [], [], []
     for host in hosts:
         variables = hostvars[host]
         facts = variables.get("ansible_facts") or {}
         slots, gpu_count = variables.get("mpi_hostfile_slots"), variables.get("scc_gpu_count")
+        # Judged for every node of the file, also those outside a --limit run (its validate judges the play's
+        # hosts only): a negative or non-integer count would silently fall through to the devices or vCPUs.
+        wrong = [
+            "%s of %s (%s) must be %s" % (name, host, value, what)
+            for name, value, least, what in (
+                ("mpi_hostfile_slots", slots, 1, "null or an integer >= 1"),
+                ("scc_gpu_count", gpu_count, 0, "unset or an integer >= 0"),
+            )
+            if value is not None and not _integer_at_least(value, least)
+        ]
+        if wrong:
+            bad += wrong
+            continue
         devices = variables.get("mpi_hostfile_gpu_devices", facts.get("mpi_hostfile_gpu_devices"))
         if not _positive(slots) and not _positive(gpu_count) and devices is None:
             unknown.append(host)
@@ -433,6 +475,8 @@ def hostfile_slots(hosts, hostvars):
             plan.append({"host": host, "slots": mpi_slots(slots, gpu_count, devices or 0, vcpus)})
         except ValueError:
             unknown.append(host)
+    if bad:
+        raise ValueError("; ".join(bad))
     if unknown:
         raise ValueError(
             "no slot count for %s: set mpi_hostfile_slots or scc_gpu_count in the inventory, or gather the facts "

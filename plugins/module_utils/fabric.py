@@ -21,6 +21,7 @@ __metaclass__ = type
 import base64
 import json
 
+from ansible_collections.scc.training.plugins.module_utils.cluster import is_address_or_name
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     fraction,
     group_problems,
@@ -41,7 +42,12 @@ _BANDWIDTH_RULES = (
     ("rdma_bandwidth_rdma_port", is_port, "a port in 1..65535"),
     ("rdma_bandwidth_device", pattern(r"^[A-Za-z0-9_.\-]*$"), "a device name or empty"),
     ("rdma_bandwidth_gid_index", lambda value: value is None or minimum(0)(value), ">= 0 or null"),
-    ("rdma_bandwidth_address", pattern(r"^[A-Za-z0-9_.:\-]+$"), "a host name or IP address"),
+    # Every peer's address reaches its partner's iperf3 and ib_write_bw command lines.
+    (
+        "rdma_bandwidth_address",
+        is_address_or_name,
+        "a host name or IP address (RFC 1123: letters, digits and inner hyphens; never starting with '-')",
+    ),
     ("rdma_bandwidth_results_dir", pattern(r"^."), "set"),
 )
 

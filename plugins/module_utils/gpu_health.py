@@ -290,9 +290,24 @@ def verdicts(smi, dcgm=None, dcgm_error=None, cpu_only=False, **options):
     return _smi_verdicts(smi, **options) + _dcgm_verdicts(dcgm, dcgm_error)
 
 
+def _declared_count(declared, declared_name):
+    """The declared GPU count as an int (None: not declared, also for 0 and ""); refused (ValueError naming the
+    variable) when it is not an integer >= 0: a negative count is never above what a node shows, so it would pass
+    every node as if declared (issue 27)."""
+    if declared is None or (isinstance(declared, str) and declared.strip() == ""):
+        return None
+    text = str(declared).strip()
+    if isinstance(declared, bool) or not text.isdigit():
+        raise ValueError(
+            "%s (%s) must be an integer >= 0 (unset or 0: not declared): the GPUs each node gives its ranks"
+            % (declared_name, text)
+        )
+    return int(text) or None
+
+
 def _declared_verdict(seen, declared, declared_name):
     """A declared GPU count above what nvidia-smi shows: mpirun would wrap ranks two per GPU (issue 27)."""
-    if declared is None or str(declared).strip() == "" or int(declared) == 0:
+    if declared is None:
         return []
     ok = int(declared) <= seen
     detail = "%s=%d, %d GPUs seen by nvidia-smi" % (declared_name, int(declared), seen)
@@ -315,6 +330,7 @@ def _smi_verdicts(
     declared_gpus=None,
     declared_name="scc_gpu_count",
 ):
+    declared_gpus = _declared_count(declared_gpus, declared_name)
     limits = dict(DEFAULT_THRESHOLDS, **(thresholds or {}))
     ignored = {int(x) for x in limits["xid_ignore"] or ()}
     events = [event for event in xid_events or [] if event["xid"] not in ignored]

@@ -295,6 +295,8 @@ def training_job_problems(settings):
             problems.append(
                 "%s (%s) must be empty or a Kubernetes quantity (e.g. 16, 64Gi)." % (name, checks.show(value))
             )
+    if workload in WORKLOADS:
+        problems += _secret_env_problems(settings, workload)
     # The role's validate entry point runs before the launcher's role is in the play: it leaves these out.
     if workload in WORKLOADS and settings.get("check_launcher", True):
         launcher = "bert_launch" if workload == "bert" else "resnet_launch"
@@ -312,6 +314,32 @@ def training_job_problems(settings):
                 "does not see: use torch, horovod or acspeed with scc_launcher mpijob." % (launcher, launcher)
             )
     return problems
+
+
+def _secret_env_problems(settings, workload):
+    """The launcher's secret environment (``<launcher>_secret_env``): the mpirun launcher writes it to a 0600 file on
+    the nodes, which an MPIJob's pods never see, and this role renders no Secret into the MPIJob: refused, not
+    silently dropped. Its names (the role passes the names only, never the values) or the dict itself; set by the user
+    (inventory, extra vars), it is seen already by the validate entry point."""
+    variable = ("bert_launch" if workload == "bert" else "resnet_launch") + "_secret_env"
+    secret = settings.get(variable)
+    if secret in (UNDEFINED, None) or not secret:
+        return []
+    names = sorted(str(name) for name in secret) if isinstance(secret, (dict, list)) else []
+    return [
+        "%s (%s) is not delivered with scc_launcher mpijob: the MPIJob's pods do not see the 0600 file the mpirun "
+        "launcher writes on the nodes, and k8s_training_job mounts no Kubernetes Secret (it has no variable for one). "
+        "Leave %s empty and give the ranks these values through a Kubernetes Secret in namespace %s "
+        "(kubectl create secret generic, then envFrom secretRef in the MPIJob's Launcher and Worker pod templates); "
+        "never through %s_env, whose values are written into the manifest."
+        % (
+            variable,
+            ", ".join(names) or "set",
+            variable,
+            checks.show(settings.get("k8s_training_job_namespace")),
+            variable[: -len("_secret_env")],
+        )
+    ]
 
 
 def _number(value, variable):

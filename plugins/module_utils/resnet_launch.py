@@ -12,6 +12,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import input_checks as checks
+from ansible_collections.scc.training.plugins.module_utils.cluster import (
+    address_or_name_problems,
+    consumed_host_problems,
+)
 from ansible_collections.scc.training.plugins.module_utils.mpi import framework_problems
 
 _RULES = (
@@ -58,13 +62,16 @@ def _step_problems(settings):
 
 
 def _node_problems(settings):
-    size, least = len(settings["group_hosts"]), checks.number(settings["resnet_launch_min_nodes"])
+    hosts, group = list(settings["group_hosts"]), settings["resnet_launch_group"]
+    # The names reach the hostfile, getent's and mpirun's command lines: judged here too, whatever --tags skipped.
+    problems = consumed_host_problems("resnet_launch_group", group, hosts)
+    problems += address_or_name_problems("resnet_launch_master_addr", settings["resnet_launch_master_addr"])
+    size, least = len(hosts), checks.number(settings["resnet_launch_min_nodes"])
     if size and least is not None and least > size:
-        return [
-            "resnet_launch_min_nodes (%s) must be at most the %d node(s) of group '%s'."
-            % (least, size, settings["resnet_launch_group"])
-        ]
-    return []
+        problems.append(
+            "resnet_launch_min_nodes (%s) must be at most the %d node(s) of group '%s'." % (least, size, group)
+        )
+    return problems
 
 
 def _env_problems(settings):

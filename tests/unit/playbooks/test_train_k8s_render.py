@@ -128,6 +128,8 @@ def test_check_mode_writes_nothing(tmp_path):
     [
         ({"scc_launcher": "slurm"}, 'scc_launcher ("slurm") must be one of mpirun, mpijob'),
         ({"k8s_cpfs_volume_size": ""}, "k8s_cpfs_volume_size is required"),
+        # Never silently dropped: the MPIJob has no way to carry it (issue 27).
+        ({"bert_launch_secret_env": {"HF_TOKEN": "hf_s3cret"}}, "bert_launch_secret_env (HF_TOKEN) is not delivered"),
     ],
 )
 def test_bad_input_is_refused_before_anything_runs(tmp_path, changes, expected):
@@ -138,5 +140,6 @@ def test_bad_input_is_refused_before_anything_runs(tmp_path, changes, expected):
     assert run.rc != 0
     messages = [msg for _host, _task, msg in failed(run.events)]
     assert any(expected in msg for msg in messages), messages
+    assert not any("hf_s3cret" in msg for msg in messages), messages
     # Refused in validate.yml: nothing rendered.
     assert not (results / "k8s").exists()

@@ -254,10 +254,10 @@ def test_verify_peers_ring_is_linear_and_reaches_every_node():
     pairs = [(h, p) for h in hosts for p in cluster.verify_peers(hosts, h, "ring")]
     assert len(pairs) == 2 * (len(hosts) - 1)
     # Every node reaches one peer at least and is reached by one at least (the launcher by the last node).
-    assert {p for _, p in pairs} == set(hosts)
-    assert {h for h, _ in pairs} == set(hosts)
-    assert all(sum(1 for _, p in pairs if p == h) == 2 for h in hosts[2:])
-    assert len([1 for h in hosts for _ in cluster.verify_peers(hosts, h, "mesh")]) == 200 * 199
+    assert {p for _h, p in pairs} == set(hosts)
+    assert {h for h, _p in pairs} == set(hosts)
+    assert all(sum(1 for _h, p in pairs if p == h) == 2 for h in hosts[2:])
+    assert sum(len(cluster.verify_peers(hosts, h, "mesh")) for h in hosts) == 200 * 199
 
 
 def test_verify_peers_refuses_an_unknown_scope():
@@ -372,6 +372,29 @@ def test_hostfile_slots_refuse_nodes_whose_devices_are_unknown_by_name():
     hostvars = {"a": {"scc_gpu_count": 8}, "e": {"ansible_facts": {"processor_vcpus": 96}}, "f": {}}
     with pytest.raises(ValueError, match=r"^no slot count for e, f: "):
         cluster.hostfile_slots(list(hostvars), hostvars)
+
+
+def test_hostfile_slots_refuse_a_count_that_is_not_one_naming_the_variable_and_the_node():
+    """Issue 27: scc_gpu_count -1 (or slots 0) fell through to the device count or the vCPUs without a word; judged
+    for every node of the file, as a --limit run's validate sees only the play's hosts."""
+    hostvars = {
+        "a": {"scc_gpu_count": 8},
+        "b": {"scc_gpu_count": -1, "mpi_hostfile_gpu_devices": 8},
+        "c": {"mpi_hostfile_slots": 0, "scc_gpu_count": "4"},
+        "d": {"scc_gpu_count": "eight", "ansible_facts": {"processor_vcpus": 96}},
+    }
+    with pytest.raises(ValueError) as refused:
+        cluster.hostfile_slots(list(hostvars), hostvars)
+    assert str(refused.value) == (
+        "scc_gpu_count of b (-1) must be unset or an integer >= 0; mpi_hostfile_slots of c (0) must be null or an "
+        "integer >= 1; scc_gpu_count of d (eight) must be unset or an integer >= 0"
+    )
+    assert cluster.hostfile_slots(
+        ["a", "e"], {"a": {"scc_gpu_count": "8"}, "e": {"scc_gpu_count": 0, "mpi_hostfile_gpu_devices": 4}}
+    ) == [
+        {"host": "a", "slots": 8},
+        {"host": "e", "slots": 4},
+    ]
 
 
 CONTENT = "node1 slots=8\nnode2 slots=8\n"

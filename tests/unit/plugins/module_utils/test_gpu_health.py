@@ -467,6 +467,17 @@ def test_pcie_only_l20_node_passes_without_nvlink():
     assert not [v for v in verdicts if v["check"] == "nvlink_status"]
 
 
+@pytest.mark.parametrize("declared", [-1, "-8", "eight", 2.5, True])
+def test_a_declared_gpu_count_that_is_not_a_count_is_refused_naming_the_variable(declared):
+    """Issue 27: -1 is never above what a node shows, so it passed every node as declared."""
+    smi = _v100()
+    with pytest.raises(ValueError, match=r"^scc_gpu_count \(.*\) must be an integer >= 0"):
+        gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8, declared_gpus=declared)
+    # Refused before nvidia-smi's output is judged: also when nvidia-smi failed.
+    with pytest.raises(ValueError, match=r"^gpu_health_declared_gpus \("):
+        gpu_health.verdicts(None, smi_error="x", declared_gpus=declared, declared_name="gpu_health_declared_gpus")
+
+
 def test_declared_gpu_count_above_what_the_node_shows_is_refused_naming_the_variable():
     """Issue 27: scc_gpu_count 8 on a 4-GPU node would wrap ranks two per GPU."""
     smi = _v100()

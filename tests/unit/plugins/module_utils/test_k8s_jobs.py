@@ -340,6 +340,10 @@ def test_arena_line_over_tcp_has_no_rdma():
         ({"k8s_training_job_memory": "lots"}, "k8s_training_job_memory (\"lots\") must be empty or a Kubernetes"),
         ({"bert_launch_framework": "aiacc"}, "bert_launch_framework aiacc reads its settings from a file"),
         ({"bert_launch_venv_path": k8s_jobs.UNDEFINED}, "missing bert_launch_venv_path"),
+        (
+            {"bert_launch_secret_env": {"HF_TOKEN": "hf_s3cret"}},
+            "bert_launch_secret_env (HF_TOKEN) is not delivered with scc_launcher mpijob",
+        ),
     ],
 )
 def test_training_job_problems_name_the_variable(changes, expected):
@@ -358,6 +362,26 @@ def test_good_settings_have_no_problem():
     without_launcher = {k: v for k, v in job_settings().items() if not k.startswith("bert_launch_")}
     assert k8s_jobs.training_job_problems({**without_launcher, "check_launcher": False}) == []
     assert k8s_jobs.training_job_problems(job_settings("resnet", "rdma")) == []
+
+
+@pytest.mark.parametrize("workload", ["bert", "resnet"])
+def test_a_secret_env_is_refused_with_mpijob_naming_the_variable_never_the_value(workload):
+    """The MPIJob carries no secret (no file on its pods, no Secret rendered): refused, not silently dropped. The
+    validate entry point gets the names only (the role's vars pass `| list`), the render the same."""
+    variable = ("bert_launch" if workload == "bert" else "resnet_launch") + "_secret_env"
+    for secret in ({"WANDB_API_KEY": "s3cret-value", "HF_TOKEN": "hf_s3cret"}, ["WANDB_API_KEY", "HF_TOKEN"]):
+        settings = {**job_settings(workload), variable: secret}
+        for problems in (
+            k8s_jobs.training_job_problems(settings),
+            k8s_jobs.training_job_problems({**settings, "k8s_training_job_run_id": "", "check_launcher": False}),
+        ):
+            assert len(problems) == 1, problems
+            assert problems[0].startswith(
+                "%s (HF_TOKEN, WANDB_API_KEY) is not delivered with scc_launcher mpijob" % variable
+            )
+            assert "Kubernetes Secret in namespace \"default\"" in problems[0] and "s3cret" not in problems[0]
+    for empty in ({}, [], None, k8s_jobs.UNDEFINED):
+        assert k8s_jobs.training_job_problems({**job_settings(workload), variable: empty}) == []
 
 
 # ---- status and results ----

@@ -277,7 +277,7 @@ def test_the_launcher_refuses_a_control_character_in_the_ranks_env():
             "artifact_fetch_input_problems: the input lacks the variable artifact_fetch_",
         ),
         (
-            lambda: mpi_filters.bert_launch_input_problems({"group_size": 1}),
+            lambda: mpi_filters.bert_launch_input_problems({"group_hosts": ["node1"]}),
             "bert_launch_input_problems: the input lacks the variable ",
         ),
         (

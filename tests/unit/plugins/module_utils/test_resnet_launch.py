@@ -15,7 +15,7 @@ GOOD = {
     "resnet_launch_timeout": 600, "resnet_launch_framework": "torch", "resnet_launch_backend": "auto",
     "resnet_launch_transport": "tcp", "resnet_launch_tcp_interface": "lo", "resnet_launch_master_port": 29501,
     "resnet_launch_data_dir": "/mnt/cpfs/imagenet/tfrecord", "resnet_launch_run_id": "", "resnet_launch_cpu_only": True,
-    "resnet_launch_env": {"OMP_PROC_BIND": "close"}, "resnet_launch_secret_env": {},
+    "resnet_launch_env": {"OMP_PROC_BIND": "close"}, "resnet_launch_secret_env": {}, "resnet_launch_master_addr": "",
 }  # fmt: skip
 
 
@@ -38,11 +38,24 @@ def test_the_lab_settings_have_no_problem():
         ({"resnet_launch_framework": "aiacc"}, "resnet_launch_framework aiacc needs GPUs"),
         ({"resnet_launch_transport": "rdma"}, "resnet_launch_transport rdma needs NCCL on GPUs"),
         ({"resnet_launch_framework": "horovod", "resnet_launch_backend": "gloo"}, "resnet_launch_backend must be auto"),
+        # The launcher judges the names it consumes itself (issue 27): --tags resnet_launch skips playbooks/validate.yml.
+        (
+            {"group_hosts": ["node1", "-oProxyCommand=x"]},
+            "resnet_launch_group (scc_cluster): '-oProxyCommand=x' is not an RFC 1123 host name",
+        ),
+        ({"group_hosts": ["node1", "gpu_node2"]}, "resnet_launch_group (scc_cluster): 'gpu_node2' is not an RFC 1123"),
+        ({"resnet_launch_master_addr": "-v"}, "resnet_launch_master_addr must be empty, an IP address or an RFC 1123"),
+        ({"resnet_launch_master_addr": "a" * 64}, "resnet_launch_master_addr must be empty, an IP address"),
     ],
 )
 def test_each_problem_names_its_variable(changes, expected):
     problems = resnet_launch_input_problems(dict(GOOD, **changes))
     assert any(expected in p for p in problems), problems
+
+
+@pytest.mark.parametrize("address", ["10.0.0.5", "fe80::1%eth0", "node1.cluster.local", "node1"])
+def test_a_master_address_or_host_name_passes(address):
+    assert resnet_launch_input_problems(dict(GOOD, resnet_launch_master_addr=address)) == []
 
 
 def test_the_framework_modules_are_those_the_ranks_import():

@@ -35,6 +35,9 @@ CASES = {
     ),
     "bad_declared_gpus": ({"scc_gpu_count": "eight"}, "gpu_health_declared_gpus"),
     "ok_declared_gpus": ({"scc_gpu_count": 4}, None),
+    # Issue 27: a negative count is never above what a node shows (it passed every node).
+    "bad_declared_gpus_negative": ({"scc_gpu_count": -1}, "gpu_health_declared_gpus"),
+    "bad_declared_gpus_negative_own": ({"gpu_health_declared_gpus": -8}, "gpu_health_declared_gpus"),
     **{"ok_family_" + family: ({"scc_instance_type": t}, None) for family, t in FAMILY_TYPES.items()},
 }
 
