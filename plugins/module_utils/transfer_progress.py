@@ -37,6 +37,30 @@ PIP_WAIT_ARGUMENT_SPEC = {
     "timeout_s": {"type": "int", "required": True},
 }
 
+# The options of scc.training.download: get_url's that artifact_fetch uses (passed to it unchanged), and the wait's.
+GET_URL_OPTIONS = ("url", "dest", "checksum", "mode", "timeout", "force", "headers", "validate_certs")
+DOWNLOAD_ARGUMENT_SPEC = {
+    "url": {"type": "str", "required": True},
+    "dest": {"type": "path", "required": True},
+    "checksum": {"type": "str", "default": ""},
+    "mode": {"type": "raw"},
+    "timeout": {"type": "int", "default": 10},
+    "force": {"type": "bool", "default": False},
+    "headers": {"type": "dict"},
+    "validate_certs": {"type": "bool", "default": True},
+    "label": {"type": "str"},
+    "poll_s": {"type": "int", "default": 5},
+    "timeout_s": {"type": "int", "default": 3600},
+    "total_bytes": {"type": "int"},
+}
+
+
+def partial_dir(dest):
+    """Where get_url writes the file while it downloads (its ``tmp_dest``): a directory of its own beside ``dest``,
+    so the poll finds the one partial file, and the finished file is renamed into place on the same file system."""
+    head, tail = dest.rstrip("/").rsplit("/", 1) if "/" in dest.rstrip("/") else ("", dest)
+    return "%s/.%s.partial" % (head, tail) if head else ".%s.partial" % tail
+
 
 def canonical_name(name):
     """A distribution's name as PEP 503 compares them (``Foo.Bar_baz`` and ``foo-bar-baz`` are one)."""
@@ -191,7 +215,7 @@ def download_line(label, got, total, rate, waited_s, finished=False):
     if finished:
         return "%s: download ended, %s elapsed" % (label, duration(waited_s))
     if got is None:
-        return "%s: connecting, %s elapsed" % (label, duration(waited_s))
+        return "%s: no bytes received yet, %s elapsed" % (label, duration(waited_s))
     parts = [size(got) + (" of %s (%d%%)" % (size(total), 100 * got // total) if total else "")]
     if rate is not None:
         parts.append("%s/s" % size(rate))

@@ -50,23 +50,26 @@ def async_status(action, jid, task_vars, mode="status"):
     )
 
 
-def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False):
+def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False, first_poll_s=0):
     """Poll job ``jid`` every ``poll_s`` seconds until it ends or ``timeout_s`` passes; at every poll
-    ``line_of(status, waited_s)`` (status: async_status's result) returns the line to show.
+    ``line_of(status, waited_s)`` (status: async_status's result) returns the line to show (None: no line).
 
     -> ``(status, polls, lines)``: the last poll's status, the number of polls, the last ``LINES_KEPT`` lines.
-    ``cleanup``: remove the job's status file once it ended (what a task's own ``poll`` does)."""
+    ``cleanup``: remove the job's status file once it ended (what a task's own ``poll`` does). ``first_poll_s``:
+    the wait before the first poll (work that ends sooner shows no line at all)."""
     show = display_wanted(action._task)
     started = time.monotonic()
     lines, polls = collections.deque(maxlen=LINES_KEPT), 0
+    time.sleep(first_poll_s)
     while True:
         polls += 1
         status = async_status(action, jid, task_vars)
         waited = time.monotonic() - started
         line = line_of(status, waited)
-        lines.append(line)
-        if show:
-            display.display(line)
+        if line is not None:
+            lines.append(line)
+            if show:
+                display.display(line)
         if status.get("finished") or waited + poll_s > timeout_s:
             break
         time.sleep(poll_s)

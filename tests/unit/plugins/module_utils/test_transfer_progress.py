@@ -114,7 +114,7 @@ def test_sizes_read_as_pip_and_curl_print_them():
 
 
 def test_a_download_line_has_bytes_of_total_rate_and_time_left():
-    assert tp.download_line("a.whl", None, None, None, 3) == "a.whl: connecting, 3s elapsed"
+    assert tp.download_line("a.whl", None, None, None, 3) == "a.whl: no bytes received yet, 3s elapsed"
     rate = tp.download_rate([(0.0, 0), (10.0, 500_000_000)])
     assert rate == 50_000_000
     assert tp.download_line("a.whl", 500_000_000, 2_000_000_000, rate, 10) == (
@@ -126,3 +126,8 @@ def test_a_download_line_has_bytes_of_total_rate_and_time_left():
     assert tp.download_rate([(0.0, 10)]) is None and tp.download_rate([(0.0, 10), (1.0, 5)]) is None
     assert tp.download_line("a.whl", 10, 100, None, 1) == "a.whl: 10 B of 100 B (10%), 1s elapsed"
     assert tp.download_line("a.whl", 100, 100, 5.0, 20, finished=True) == "a.whl: download ended, 20s elapsed"
+
+
+def test_the_partial_file_has_a_directory_of_its_own_beside_the_destination():
+    assert tp.partial_dir("/var/cache/scc/files/torch.whl") == "/var/cache/scc/files/.torch.whl.partial"
+    assert tp.partial_dir("torch.whl") == ".torch.whl.partial"
