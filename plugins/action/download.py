@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import os
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.scc.training.plugins.module_utils import transfer_progress
 from ansible_collections.scc.training.plugins.plugin_utils import progress
 
@@ -28,8 +26,8 @@ _ASYNC_KEYS = ("ansible_job_id", "started", "finished", "results_file")
 _FIRST_POLL_S = 1
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(progress.PollingAction):
+    ARGUMENT_SPEC = _ARGUMENT_SPEC
     _VALID_ARGS = frozenset(_ARGUMENT_SPEC)
 
     def _module(self, name, args, task_vars, wrap_async=False):
@@ -44,34 +42,25 @@ class ActionModule(ActionBase):
         finally:
             self._task.async_val = kept
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        args = self.validate_argument_spec(argument_spec=_ARGUMENT_SPEC)[1]
-        if args["poll_s"] < 1 or args["timeout_s"] < 1:
-            result.update(failed=True, msg="download: poll_s and timeout_s must be at least 1")
-            return result
+    def poll_run(self, args, task_vars):
         get_url_args = {k: args[k] for k in transfer_progress.GET_URL_OPTIONS if args[k] is not None}
         there = self._module("ansible.legacy.stat", {"path": args["dest"], "get_checksum": False}, task_vars)
         if self._task.check_mode or (there.get("stat", {}).get("exists") and not args["force"]):
-            result.update(self._module("ansible.legacy.get_url", get_url_args, task_vars))
-            result.update(progress_lines=[])
-            return result
+            return dict(self._module("ansible.legacy.get_url", get_url_args, task_vars), progress_lines=[])
         partial = transfer_progress.partial_dir(args["dest"])
         # A partial file left by an interrupted run is never resumed: get_url starts over.
         self._module("ansible.legacy.file", {"path": partial, "state": "absent"}, task_vars)
         made = self._module("ansible.legacy.file", {"path": partial, "state": "directory", "mode": "0700"}, task_vars)
         if made.get("failed"):
-            result.update(failed=True, msg="download: cannot create %s: %s" % (partial, made.get("msg")))
-            return result
+            return {"failed": True, "msg": "download: cannot create %s: %s" % (partial, made.get("msg"))}
         try:
             started = self._start(dict(get_url_args, tmp_dest=partial), args["timeout_s"], task_vars)
             if started.get("failed") or "ansible_job_id" not in started:
-                result.update(started)
-                return result
-            status, polls, lines = self._wait(args, partial, started["ansible_job_id"], task_vars)
+                return started
+            status, polls, lines = self._wait(args, started["ansible_job_id"], task_vars)
         finally:
             self._module("ansible.legacy.file", {"path": partial, "state": "absent"}, task_vars)
-        result.update({k: v for k, v in status.items() if k not in _ASYNC_KEYS})
+        result = {k: v for k, v in status.items() if k not in _ASYNC_KEYS}
         if not status.get("finished"):
             result.update(
                 failed=True, msg="download: %s did not end within %d s (timeout_s)" % (args["url"], args["timeout_s"])
@@ -79,7 +68,7 @@ class ActionModule(ActionBase):
         result.update(polls=polls, progress_lines=lines)
         return result
 
-    def _wait(self, args, partial, jid, task_vars):
+    def _wait(self, args, jid, task_vars):
         label = args["label"] or os.path.basename(args["dest"])
         poll_args = dict(args)
         samples, shown = [], []

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import collections
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.scc.training.plugins.module_utils import job_progress
 from ansible_collections.scc.training.plugins.plugin_utils import progress
 
@@ -24,20 +22,15 @@ _ARGUMENT_SPEC = job_progress.WAIT_ARGUMENT_SPEC
 _RATE_WINDOW = 6
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(progress.PollingAction):
+    ARGUMENT_SPEC = _ARGUMENT_SPEC
     _VALID_ARGS = frozenset(_ARGUMENT_SPEC)
 
     def _progress_files(self, args, task_vars):
         read = self._execute_module(module_name="scc.training.mpi_job_wait", module_args=args, task_vars=task_vars)
         return read.get("progress_files") or []
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        args = self.validate_argument_spec(argument_spec=_ARGUMENT_SPEC)[1]
-        if args["poll_s"] < 1 or args["timeout_s"] < 1:
-            result.update(failed=True, msg="mpi_job_wait: poll_s and timeout_s must be at least 1")
-            return result
+    def poll_run(self, args, task_vars):
         snapshots = collections.deque(maxlen=_RATE_WINDOW)
 
         def line_of(status, waited):
@@ -51,15 +44,7 @@ class ActionModule(ActionBase):
             )
 
         status, polls, lines = progress.wait(self, args["jid"], task_vars, args["poll_s"], args["timeout_s"], line_of)
-        result.update(progress.job_end(status))
-        result.update(
-            changed=False,
-            # A failed job is not a failed wait: the caller judges the job from rc and the ranks' files.
-            job_failed=bool(status.get("failed")),
-            finished=bool(status.get("finished")),
-            polls=polls,
-            progress=snapshots[-1],
-            progress_lines=lines,
-            ansible_job_id=args["jid"],
-        )
+        result = progress.ended(status, polls, lines, args["jid"])
+        # A failed job is not a failed wait: the caller judges the job from rc and the ranks' files.
+        result.update(job_failed=bool(status.get("failed")), progress=snapshots[-1])
         return result

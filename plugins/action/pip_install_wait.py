@@ -11,24 +11,17 @@ dist-info directories, then shows how many of the wheels pip's dry run named are
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.scc.training.plugins.module_utils import transfer_progress
 from ansible_collections.scc.training.plugins.plugin_utils import progress
 
 _ARGUMENT_SPEC = transfer_progress.PIP_WAIT_ARGUMENT_SPEC
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
+class ActionModule(progress.PollingAction):
+    ARGUMENT_SPEC = _ARGUMENT_SPEC
     _VALID_ARGS = frozenset(_ARGUMENT_SPEC)
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        args = self.validate_argument_spec(argument_spec=_ARGUMENT_SPEC)[1]
-        if args["poll_s"] < 1 or args["timeout_s"] < 1:
-            result.update(failed=True, msg="pip_install_wait: poll_s and timeout_s must be at least 1")
-            return result
+    def poll_run(self, args, task_vars):
         wanted = transfer_progress.wanted_wheels(args["report"])
         # The module reads names, versions and wheel paths: not the packages' descriptions of the full report.
         module_args = dict(args, report=transfer_progress.slim_report(args["report"]))
@@ -46,16 +39,7 @@ class ActionModule(ActionBase):
         status, polls, lines = progress.wait(
             self, args["jid"], task_vars, args["poll_s"], args["timeout_s"], line_of, cleanup=True
         )
-        result.update(progress.job_end(status))
+        result = dict(progress.ended(status, polls, lines, args["jid"]), progress=snaps[-1])
         if not status.get("finished"):
             result["msg"] = "pip did not end within %d s (timeout_s)" % args["timeout_s"]
-        result.update(
-            # The install itself is the change (the task that started it says so); waiting changes nothing.
-            changed=False,
-            finished=bool(status.get("finished")),
-            polls=polls,
-            progress=snaps[-1],
-            progress_lines=lines,
-            ansible_job_id=args["jid"],
-        )
         return result

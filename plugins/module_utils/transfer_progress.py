@@ -49,7 +49,7 @@ DOWNLOAD_ARGUMENT_SPEC = {
     "headers": {"type": "dict"},
     "validate_certs": {"type": "bool", "default": True},
     "label": {"type": "str"},
-    "poll_s": {"type": "int", "default": 5},
+    "poll_s": {"type": "int", "default": 10},
     "timeout_s": {"type": "int", "default": 3600},
     "total_bytes": {"type": "int"},
 }

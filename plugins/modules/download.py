@@ -19,12 +19,13 @@ description:
     beside O(dest), C(.<name>.partial)), one line per poll shows the bytes received of the total (the
     C(Content-Length) of a C(HEAD) request, or the size of a C(file://) source), the rate and the time left, instead
     of a silent task. A download that ends within a second shows no line.
-  - The lines go through Ansible's display, so C(ansible-playbook), ansible-runner and AWX show them (as
-    C(verbose) events there). They are left out under machine-readable stdout callbacks (C(json),
-    C(jsonl), C(oneline) of C(ansible -o), C(minimal)) and for a C(no_log) task.
   - A file already at O(dest) (without O(force)) is handed to get_url as a plain task does, without lines (get_url
     checks its checksum and fetches it again if it differs).
   - O(dest) is the file's path, not a directory.
+  - In check mode get_url runs as in a plain task (a C(HEAD) request, nothing written).
+extends_documentation_fragment:
+  - action_common_attributes
+  - scc.training.progress_lines
 options:
   url:
     description: The URL (C(http), C(https), C(ftp) or C(file)), as M(ansible.builtin.get_url) takes it.
@@ -59,10 +60,6 @@ options:
   label:
     description: What the lines begin with (default the file's name).
     type: str
-  poll_s:
-    description: Seconds between two polls.
-    type: int
-    default: 5
   timeout_s:
     description: Seconds the download may take; after them it is stopped and the task fails.
     type: int
@@ -72,22 +69,11 @@ options:
       - The file's size in bytes, when known (shown as the total); by default the server is asked once.
         V(0) leaves the total out.
     type: int
-extends_documentation_fragment:
-  - action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: As M(ansible.builtin.get_url) (a C(HEAD) request, nothing written).
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
 author: scc.training developers (@scc-training)
 """
 
 EXAMPLES = r"""
-- name: Download the wheel once, with its sha256 checked, a progress line every 5 s
+- name: Download the wheel once, with its sha256 checked, a progress line every 10 s
   scc.training.download:
     url: https://mirror.example.com/wheels/torch-2.3.1-cp311-cp311-linux_x86_64.whl
     dest: /var/cache/scc/files/torch-2.3.1-cp311-cp311-linux_x86_64.whl

@@ -17,12 +17,10 @@ description:
     (its C(RECORD) written, what pip writes last) in the site-packages of O(venv), then shows one line to the
     person watching - wheels done of the total, their bytes (the wheel files' sizes), the last one installed, the
     time elapsed and an estimate of the time left - instead of the bare C(ASYNC POLL) lines of a polled task.
-  - The lines go through Ansible's display, so C(ansible-playbook), ansible-runner and AWX show them (as
-    C(verbose) events there). They are left out under machine-readable stdout callbacks (C(json),
-    C(jsonl), C(oneline) of C(ansible -o), C(minimal)) and for a C(no_log) task.
   - Never fails because pip failed or timed out; the result carries pip's C(rc), C(stdout) and C(stderr) as the
     install task returned them, with C(finished) false (and no C(rc)) after a timeout. The job's status file is
     removed once pip ended.
+  - In check mode there is no install to wait for, so the caller skips this task.
 options:
   jid:
     description: The job id C(async) returned (C(ansible_job_id)) for the C(pip install).
@@ -40,29 +38,17 @@ options:
       - The action passes the module only these keys.
     type: dict
     required: true
-  label:
-    description: What the lines begin with (the role and the host).
-    type: str
-    default: pip install
-  poll_s:
-    description: Seconds between two polls.
-    type: int
-    default: 10
   timeout_s:
     description: Seconds after which the waiting stops (the install's C(async) limit).
     type: int
     required: true
+  label:
+    description: What the lines begin with (the role and the host).
+    type: str
+    default: pip install
 extends_documentation_fragment:
   - action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: It only reads; in check mode there is no install to wait for, so the caller skips it.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
+  - scc.training.progress_lines
 author: scc.training developers (@scc-training)
 """
 
@@ -120,9 +106,9 @@ progress:
   returned: always
   type: dict
 progress_lines:
-  description: The last 50 lines shown (also when the stdout callback left them out).
-  returned: always
+  description: The lines shown, the last 50 of them (kept also where the stdout callback left them out).
   type: list
+  returned: always
   elements: str
 installed:
   description: What this module returns at each poll - the finished dist-info directories of O(venv)

@@ -18,6 +18,7 @@ import time
 
 from ansible import constants as C
 from ansible import context
+from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
 from ansible_collections.scc.training.plugins.module_utils import job_progress
@@ -78,6 +79,32 @@ def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False, firs
     return status, polls, list(lines)
 
 
-def job_end(status):
-    """The keys of the job's own result in ``status`` (its exit status, output, times)."""
-    return {key: status[key] for key in JOB_KEYS if key in status}
+class PollingAction(ActionBase):
+    """An action that polls work on the host: its options (``ARGUMENT_SPEC``, with ``poll_s`` and ``timeout_s``) are
+    checked, then ``poll_run(args, task_vars)`` returns the result."""
+
+    TRANSFERS_FILES = False
+    ARGUMENT_SPEC = {}
+
+    def poll_run(self, args, task_vars):
+        raise NotImplementedError
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC)[1]
+        if args["poll_s"] < 1 or args["timeout_s"] < 1:
+            name = self._task.action.rsplit(".", 1)[-1]
+            result.update(failed=True, msg="%s: poll_s and timeout_s must be at least 1" % name)
+            return result
+        result.update(self.poll_run(args, task_vars))
+        return result
+
+
+def ended(status, polls, lines, jid):
+    """A wait's result: the job's own (its exit status, output, times: ``JOB_KEYS``), whether it ended, the polls
+    and the lines. Waiting changes nothing (the task that started the job says what it changes)."""
+    result = {key: status[key] for key in JOB_KEYS if key in status}
+    result.update(
+        changed=False, finished=bool(status.get("finished")), polls=polls, progress_lines=lines, ansible_job_id=jid
+    )
+    return result

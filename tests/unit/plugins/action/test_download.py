@@ -13,14 +13,12 @@ import hashlib
 import http.server
 import os
 import re
-import sys
 import threading
 import time
 
 import pytest
-import yaml
 
-from tests.lab_runner import changed, failed, run_playbook
+from tests.lab_runner import changed, failed, local_play, results_by_host, run_playbook, stdout_lines
 
 SIZE = 3_000_000
 CHUNK = 100_000
@@ -71,47 +69,29 @@ def _server():
 def _run(tmp_path, url, sha256, envvars=None):
     dest = tmp_path / "cache" / "big.bin"
     dest.parent.mkdir(exist_ok=True)
-    play = [
-        {
-            "name": "A download as artifact_fetch makes it",
-            "hosts": "node1",
-            "gather_facts": False,
-            "tasks": [
-                {
-                    "name": "Download",
-                    "scc.training.download": {
-                        "url": url,
-                        "dest": str(dest),
-                        "checksum": "sha256:" + sha256,
-                        "mode": "0644",
-                        "label": "artifact_fetch: big.bin",
-                        "poll_s": 1,
-                        "timeout_s": 60,
-                    },
-                    "register": "fetched",
-                }
-            ],
-        }
-    ]
-    playbook = tmp_path / "download.yml"
-    playbook.write_text(yaml.safe_dump(play, sort_keys=False))
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text(
-        yaml.safe_dump(
-            {"all": {"hosts": {"node1": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}
-        )
+    playbook, inventory = local_play(
+        tmp_path,
+        "A download as artifact_fetch makes it",
+        [
+            {
+                "name": "Download",
+                "scc.training.download": {
+                    "url": url,
+                    "dest": str(dest),
+                    "checksum": "sha256:" + sha256,
+                    "mode": "0644",
+                    "label": "artifact_fetch: big.bin",
+                    "poll_s": 1,
+                    "timeout_s": 60,
+                },
+            }
+        ],
     )
     return run_playbook(playbook, inventory, tmp_path, envvars=envvars), dest
 
 
-def _stdout_lines(events):
-    return [line for e in events for line in (e.get("stdout") or "").splitlines()]
-
-
-def _result(events):
-    return next(
-        e["event_data"]["res"] for e in events if e["event_data"].get("task") == "Download" and "res" in e["event_data"]
-    )
+def _result(run):
+    return results_by_host(run.events, "runner_on_ok" if run.status == "successful" else "runner_on_failed")["node1"]
 
 
 def test_a_slow_download_shows_bytes_rate_and_time_left_then_is_only_checked(server, tmp_path):
@@ -121,9 +101,9 @@ def test_a_slow_download_shows_bytes_rate_and_time_left_then_is_only_checked(ser
     assert run.status == "successful", failed(run.events)
     # The size was asked once (a HEAD request), not at every poll.
     assert _SlowHandler.heads == ["/big.bin"]
-    lines = _stdout_lines(run.events)
+    lines = stdout_lines(run.events)
     assert not [line for line in lines if "FAILED - RETRYING" in line or "ASYNC POLL" in line], lines
-    fetched = _result(run.events)
+    fetched = _result(run)
     shown = [line for line in lines if line.startswith("artifact_fetch: big.bin")]
     assert shown == fetched["progress_lines"] and len(shown) == fetched["polls"], shown
     assert re.match(r"^artifact_fetch: big\.bin: download ended, \d+s elapsed$", shown[-1]), shown
@@ -141,7 +121,7 @@ def test_a_slow_download_shows_bytes_rate_and_time_left_then_is_only_checked(ser
     # Again: the file is there with its sha256, get_url only checks it (no download, no line, no change).
     again, _ = _run(tmp_path, url, sha256)
     assert again.status == "successful" and not changed(again.events), changed(again.events)
-    assert _result(again.events)["progress_lines"] == []
+    assert _result(again)["progress_lines"] == []
 
 
 def test_another_sha256_is_refused_by_get_url_and_nothing_is_left(server, tmp_path):
@@ -149,7 +129,7 @@ def test_another_sha256_is_refused_by_get_url_and_nothing_is_left(server, tmp_pa
     pinned = hashlib.sha256(b"something else").hexdigest()
     run, dest = _run(tmp_path, url, pinned)
     assert run.status == "failed"
-    refused = _result(run.events)
+    refused = _result(run)
     assert "did not match %s" % pinned in refused["msg"], refused
     assert refused["progress_lines"], refused
     assert not dest.exists() and not (dest.parent / ".big.bin.partial").exists()
@@ -159,7 +139,7 @@ def test_a_machine_readable_callback_gets_no_progress_line(server, tmp_path):
     url, sha256 = server
     run, _ = _run(tmp_path, url, sha256, envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"})
     assert run.status == "successful", failed(run.events)
-    fetched = _result(run.events)
+    fetched = _result(run)
     assert fetched["progress_lines"]
-    lines = _stdout_lines(run.events)
+    lines = stdout_lines(run.events)
     assert not [line for line in lines if line.startswith("artifact_fetch: big.bin")], lines

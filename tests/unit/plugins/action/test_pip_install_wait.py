@@ -20,9 +20,8 @@ import sys
 import zipfile
 
 import pytest
-import yaml
 
-from tests.lab_runner import changed, failed, run_playbook
+from tests.lab_runner import changed, failed, local_play, ok_results, run_playbook, stdout_lines
 
 # (name, version, bytes of incompressible payload): one wheel outweighs the others, as a CUDA torch wheel does.
 WHEELS = [("scc-tiny-a", "1.0", 1000), ("scc_tiny.b", "2.0.1", 1000), ("scc-tiny-c", "0.3", 4_000_000)]
@@ -74,77 +73,56 @@ def _install(tmp_path):
     pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-index"]
     pip += ["--find-links=%s" % wheelhouse, "--require-hashes", "--requirement=%s" % lock]
     env = {"PIP_CONFIG_FILE": "/dev/null", "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    play = [
-        {
-            "name": "A pip install waited for as python_env waits for it",
-            "hosts": "node1",
-            "gather_facts": False,
-            "tasks": [
-                {
-                    "name": "Ask pip what the venv lacks",
-                    "ansible.builtin.command": {"argv": pip + ["--dry-run", "--quiet", "--report", "-"]},
-                    "environment": env,
-                    "register": "dry_run",
-                    "changed_when": False,
+    playbook, inventory = local_play(
+        tmp_path,
+        "A pip install waited for as python_env waits for it",
+        [
+            {
+                "name": "Ask pip what the venv lacks",
+                "ansible.builtin.command": {"argv": pip + ["--dry-run", "--quiet", "--report", "-"]},
+                "environment": env,
+                "register": "dry_run",
+                "changed_when": False,
+            },
+            {
+                "name": "Start the install",
+                "ansible.builtin.command": {"argv": pip + ["--progress-bar=off"]},
+                "environment": env,
+                "async": 120,
+                "poll": 0,
+                "register": "started",
+                "changed_when": True,
+            },
+            {
+                "name": "Wait for pip",
+                "scc.training.pip_install_wait": {
+                    "jid": "{{ started.ansible_job_id }}",
+                    "venv": str(venv),
+                    "report": "{{ dry_run.stdout | from_json }}",
+                    "label": "python_env on {{ inventory_hostname }}",
+                    "poll_s": 1,
+                    "timeout_s": 120,
                 },
-                {
-                    "name": "Start the install",
-                    "ansible.builtin.command": {"argv": pip + ["--progress-bar=off"]},
-                    "environment": env,
-                    "async": 120,
-                    "poll": 0,
-                    "register": "started",
-                    "changed_when": True,
-                },
-                {
-                    "name": "Wait for pip",
-                    "scc.training.pip_install_wait": {
-                        "jid": "{{ started.ansible_job_id }}",
-                        "venv": str(venv),
-                        "report": "{{ dry_run.stdout | from_json }}",
-                        "label": "python_env on {{ inventory_hostname }}",
-                        "poll_s": 1,
-                        "timeout_s": 120,
-                    },
-                    "register": "installed",
-                },
-                {
-                    "name": "Find the job's status file",
-                    "ansible.builtin.async_status": {"jid": "{{ started.ansible_job_id }}"},
-                    "register": "gone",
-                    "failed_when": False,
-                },
-            ],
-        }
-    ]
-    playbook = tmp_path / "install.yml"
-    playbook.write_text(yaml.safe_dump(play, sort_keys=False))
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text(
-        yaml.safe_dump(
-            {"all": {"hosts": {"node1": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}
-        )
+                "register": "installed",
+            },
+            {
+                "name": "Find the job's status file",
+                "ansible.builtin.async_status": {"jid": "{{ started.ansible_job_id }}"},
+                "register": "gone",
+                "failed_when": False,
+            },
+        ],
     )
     return playbook, inventory, wheelhouse
-
-
-def _stdout_lines(events):
-    return [line for e in events for line in (e.get("stdout") or "").splitlines()]
-
-
-def _result(events, task):
-    return next(
-        e["event_data"]["res"] for e in events if e["event"] == "runner_on_ok" and e["event_data"]["task"] == task
-    )
 
 
 def test_a_real_install_shows_one_line_per_poll_and_returns_pips_result(install, tmp_path):
     playbook, inventory, wheelhouse = install
     run = run_playbook(playbook, inventory, tmp_path)
     assert run.status == "successful", failed(run.events)
-    lines = _stdout_lines(run.events)
+    lines = stdout_lines(run.events)
     assert not [line for line in lines if "FAILED - RETRYING" in line or "ASYNC POLL" in line], lines
-    installed = _result(run.events, "Wait for pip")
+    installed = ok_results(run.events, "Wait for pip")["node1"]
     shown = [line for line in lines if line.startswith("python_env on node1: ")]
     assert len(shown) == installed["polls"] and shown == installed["progress_lines"], shown
     assert all(LINE.match(line) for line in shown), shown
@@ -167,7 +145,7 @@ def test_a_real_install_shows_one_line_per_poll_and_returns_pips_result(install,
     }
     assert installed["progress"]["last"] in ("scc-tiny-a 1.0", "scc_tiny.b 2.0.1", "scc-tiny-c 0.3")
     # The wait removed the job's status file, as a polled task does; waiting changes nothing.
-    assert "could not find job" in _result(run.events, "Find the job's status file")["msg"]
+    assert "could not find job" in ok_results(run.events, "Find the job's status file")["node1"]["msg"]
     assert changed(run.events) == [("node1", "Start the install")]
 
 
@@ -175,8 +153,8 @@ def test_a_machine_readable_callback_gets_no_progress_line(install, tmp_path):
     playbook, inventory, _ = install
     run = run_playbook(playbook, inventory, tmp_path, envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"})
     assert run.status == "successful", failed(run.events)
-    installed = _result(run.events, "Wait for pip")
+    installed = ok_results(run.events, "Wait for pip")["node1"]
     assert installed["rc"] == 0 and installed["progress_lines"]
-    lines = _stdout_lines(run.events)
+    lines = stdout_lines(run.events)
     assert not set(lines) & set(installed["progress_lines"]), lines
     assert not [line for line in lines if line.startswith("python_env on node1: ")], lines

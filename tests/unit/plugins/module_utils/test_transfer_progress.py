@@ -60,13 +60,9 @@ def test_an_install_counts_finished_wanted_wheels_by_their_bytes():
         "python_env on node1: pip is reading 2 wheel(s), none installed yet, 12s elapsed"
     )
     # An older torch still in place (an upgrade) is not the wanted one.
+    typing_done = {"dist_info": "typing_extensions-4.12.2.dist-info", "finished_at": 5.0}
     between = tp.install_snapshot(
-        wanted,
-        [
-            {"dist_info": "typing_extensions-4.12.2.dist-info", "finished_at": 5.0},
-            {"dist_info": "torch-2.2.0.dist-info", "finished_at": 1.0},
-        ],
-        sizes,
+        wanted, [typing_done, {"dist_info": "torch-2.2.0.dist-info", "finished_at": 1.0}], sizes
     )
     assert between == {
         "done": 1,
@@ -80,14 +76,8 @@ def test_an_install_counts_finished_wanted_wheels_by_their_bytes():
         "python_env on node1: installing wheels, 1 of 2 done (40.0 kB of 2.00 GB, last: typing_extensions 4.12.2),"
         " 1m10s elapsed, about 972h13m left"
     )
-    after = tp.install_snapshot(
-        wanted,
-        [
-            {"dist_info": "typing_extensions-4.12.2.dist-info", "finished_at": 5.0},
-            {"dist_info": "torch-2.3.1+cu121.dist-info", "finished_at": 9.0},
-        ],
-        sizes,
-    )
+    torch_done = {"dist_info": "torch-2.3.1+cu121.dist-info", "finished_at": 9.0}
+    after = tp.install_snapshot(wanted, [typing_done, torch_done], sizes)
     assert after["done"] == 2 and after["last"] == "torch 2.3.1+cu121" and after["bytes_done"] == 2_000_040_000
     assert tp.install_line("python_env on node1", after, 112, finished=True) == (
         "python_env on node1: pip ended, 2 of 2 wheel(s) installed, 1m52s elapsed"
