@@ -3,11 +3,11 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Action plugin of ``scc.training.mpi_job_wait`` (documented in plugins/modules/mpi_job_wait.py).
 
-One task waits for the whole job (the loop of plugins/plugin_utils/progress.py): at every poll it asks ``async_status``
-whether the job ended and runs the
-module of the same name on the host to read the ranks' progress files, then shows one line through
-Ansible's display (a worker's display reaches the controller's stdout, hence ansible-runner's and AWX's
-``verbose`` events). An ``until`` loop would print ``FAILED - RETRYING`` at every poll of a healthy job.
+One task waits for the whole job (the loop of plugins/plugin_utils/progress.py): at every poll it asks
+``async_status`` whether the job ended and runs the module of the same name on the host to read the ranks' progress
+files, then shows one line through Ansible's display (a worker's display reaches the controller's stdout, hence
+ansible-runner's and AWX's ``verbose`` events). An ``until`` loop would print ``FAILED - RETRYING`` at every poll of
+a healthy job.
 """
 
 from __future__ import annotations
