@@ -119,13 +119,13 @@ def test_a_slow_download_shows_bytes_rate_and_time_left_then_is_only_checked(ser
     assert oct(dest.stat().st_mode & 0o777) == "0o644"
     assert not (dest.parent / ".big.bin.partial").exists()
     # Again: the file is there with its sha256, get_url only checks it (no download, no line, no change).
-    again, _ = _run(tmp_path, url, sha256)
+    again = _run(tmp_path, url, sha256)[0]
     assert again.status == "successful" and not changed(again.events), changed(again.events)
     assert _result(again)["progress_lines"] == []
 
 
 def test_another_sha256_is_refused_by_get_url_and_nothing_is_left(server, tmp_path):
-    url, _ = server
+    url = server[0]
     pinned = hashlib.sha256(b"something else").hexdigest()
     run, dest = _run(tmp_path, url, pinned)
     assert run.status == "failed"
@@ -137,7 +137,7 @@ def test_another_sha256_is_refused_by_get_url_and_nothing_is_left(server, tmp_pa
 
 def test_a_machine_readable_callback_gets_no_progress_line(server, tmp_path):
     url, sha256 = server
-    run, _ = _run(tmp_path, url, sha256, envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"})
+    run = _run(tmp_path, url, sha256, envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"})[0]
     assert run.status == "successful", failed(run.events)
     fetched = _result(run)
     assert fetched["progress_lines"]

@@ -150,7 +150,7 @@ def test_a_real_install_shows_one_line_per_poll_and_returns_pips_result(install,
 
 
 def test_a_machine_readable_callback_gets_no_progress_line(install, tmp_path):
-    playbook, inventory, _ = install
+    playbook, inventory = install[:2]
     run = run_playbook(playbook, inventory, tmp_path, envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"})
     assert run.status == "successful", failed(run.events)
     installed = ok_results(run.events, "Wait for pip")["node1"]
