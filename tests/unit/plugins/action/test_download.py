@@ -1,5 +1,6 @@
 """scc.training.download on a real get_url download from a loopback HTTP server started here (127.0.0.1), which
-sends its file slowly (3 MB in about 6 s, with its Content-Length) so that polls fall while it downloads.
+sends half its file, holds the rest until the action's first poll asked for the size (its HEAD request), then sends it
+slowly (1.5 MB in about 3 s, with its Content-Length): polls fall while it downloads on however busy a machine.
 
 Asserted: one line per poll with the bytes of the total, the rate and the time left, then the end; no
 ``FAILED - RETRYING``; the file lands with its sha256 checked by get_url, and get_url's refusal of another sha256
@@ -22,7 +23,7 @@ from tests.lab_runner import changed, failed, local_play, results_by_host, run_p
 
 SIZE = 3_000_000
 CHUNK = 100_000
-# 30 chunks, one every 0.2 s: about 6 s, room for polls that take a second each on a busy machine.
+# After the first poll, the second half in 15 chunks, one every 0.2 s: about 3 s.
 PAUSE_S = 0.2
 LINE = re.compile(
     r"^artifact_fetch: big\.bin, (?:no bytes received yet|\S+ \S?B of 3\.0 MB \(\d+%\)(?:, \S+ \S?B/s)?"
@@ -33,6 +34,8 @@ LINE = re.compile(
 class _SlowHandler(http.server.BaseHTTPRequestHandler):
     body = b""
     heads = []
+    # Set by a HEAD request: the action's first poll (it asks for the size once).
+    polled = threading.Event()
 
     def _headers(self):
         self.send_response(200)
@@ -43,10 +46,15 @@ class _SlowHandler(http.server.BaseHTTPRequestHandler):
     def do_HEAD(self):
         self.heads.append(self.path)
         self._headers()
+        self.polled.set()
 
     def do_GET(self):
         self._headers()
-        for start in range(0, len(self.body), CHUNK):
+        half = len(self.body) // 2
+        self.wfile.write(self.body[:half])
+        self.wfile.flush()
+        self.polled.wait(timeout=60)
+        for start in range(half, len(self.body), CHUNK):
             self.wfile.write(self.body[start : start + CHUNK])
             self.wfile.flush()
             time.sleep(PAUSE_S)
@@ -67,6 +75,7 @@ def _server():
 
 
 def _run(tmp_path, url, sha256, envvars=None):
+    _SlowHandler.polled.clear()
     dest = tmp_path / "cache" / "big.bin"
     dest.parent.mkdir(exist_ok=True)
     playbook, inventory = local_play(
