@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import ansible_runner
 import pytest
+import yaml
 
 from lab.cluster import Lab
 
@@ -171,6 +172,25 @@ def localhost_inventory(directory: Path) -> Path:
         f"      ansible_python_interpreter: {sys.executable}\n"
     )
     return inventory
+
+
+def local_play(directory: Path, name: str, tasks: list) -> tuple[Path, Path]:
+    """A playbook of one play of ``tasks`` on node1, a local connection on this venv's Python, and its inventory:
+    (playbook, inventory) in directory."""
+    playbook = directory / "play.yml"
+    play = [{"name": name, "hosts": "node1", "gather_facts": False, "tasks": tasks}]
+    playbook.write_text(yaml.safe_dump(play, sort_keys=False))
+    inventory = directory / "node1.yml"
+    inventory.write_text(
+        f"all:\n  hosts:\n    node1:\n      ansible_connection: local\n"
+        f"      ansible_python_interpreter: {sys.executable}\n"
+    )
+    return playbook, inventory
+
+
+def stdout_lines(events) -> list[str]:
+    """Every line the run printed, in order (a progress line is a verbose event's stdout)."""
+    return [line for e in events for line in (e.get("stdout") or "").splitlines()]
 
 
 def assert_outcomes(cases, events, min_refused: int) -> None:

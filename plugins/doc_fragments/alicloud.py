@@ -135,6 +135,12 @@ options:
   wait_timeout:
     description: Seconds to wait; the task fails after that.
     type: int
+notes:
+  - A module cannot print while it waits, so its result (also a failed one, after O(wait_timeout)) has C(waits),
+    one entry per wait of the run - C(what) it waited for, C(polls), C(seconds), and C(states), the states the API
+    reported on the way, each with C(after_s), the seconds into the wait it was first read (e.g. C(Pending) at 0,
+    C(Starting) at 31.5, C(Running) at 58.2; a list of instances as C(Running 2, Starting 1)); a state is listed
+    once, where it changed.
 """
 
     # A module that only reads.

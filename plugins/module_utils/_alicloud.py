@@ -105,7 +105,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud_retries imp
     may_have_applied,
 )
 from ansible_collections.scc.training.plugins.module_utils._alicloud_tagging import tags_from_api, tags_to_api
-from ansible_collections.scc.training.plugins.module_utils._alicloud_waiters import wait_for
+from ansible_collections.scc.training.plugins.module_utils._alicloud_waiters import WaitHistory, wait_for
 
 # The names a module or test imports from here (re-exported from the layers above).
 __all__ = [
@@ -227,6 +227,8 @@ class AlicloudModule(AnsibleModule):
         if not HAS_SDK:
             self.fail_json(msg=missing_required_lib("aliyun-python-sdk-core"), exception=str(SDK_IMPORT_ERROR))
         self._api = None
+        # The waits of this run, each with the states the API reported (the result's ``waits``).
+        self.waits = []
         errors = validate(self.params) if validate else []
         if errors:
             self.fail_json(msg="; ".join(errors))
@@ -389,10 +391,30 @@ class AlicloudModule(AnsibleModule):
     def wait(self, fetch, done, what):
         """``wait_for`` within the module's ``wait_timeout``; a timeout fails the module naming ``what``."""
         try:
-            return wait_for(fetch, done, self.params["wait_timeout"])
+            return wait_for(fetch, done, self.params["wait_timeout"], on_poll=self.wait_history(what))
         except TimeoutError as exc:
             self.fail_json(msg="%s: %s" % (what, exc))
         return None  # not reached: fail_json exits
+
+    def wait_history(self, what):
+        """A new entry of the result's ``waits`` for the wait on ``what``: its ``wait_for`` ``on_poll``."""
+        history = WaitHistory(what)
+        self.waits.append(history)
+        return history.record
+
+    def _with_waits(self, result):
+        # AnsibleModule's own checks may fail the module before __init__ set self.waits.
+        if getattr(self, "waits", None):
+            result.setdefault("waits", [w.view() for w in self.waits])
+        return result
+
+    def exit_json(self, **kwargs):
+        """The result, with the states each wait of this run went through (a module cannot print while it waits)."""
+        super().exit_json(**self._with_waits(kwargs))
+
+    def fail_json(self, *args, **kwargs):
+        """A failure, with the states of the waits (a timeout says where the resource stayed)."""
+        super().fail_json(*args, **self._with_waits(kwargs))
 
     def fail_api(self, exc, msg=None, **result):
         """fail_json with the cloud's error code, message and request id."""

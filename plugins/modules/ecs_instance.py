@@ -473,7 +473,9 @@ def ensure(module, want):
         )
 
     try:
-        kept = wait_for(lambda: find(module), settled, p["wait_timeout"])
+        kept = wait_for(
+            lambda: find(module), settled, p["wait_timeout"], on_poll=module.wait_history("instances %s" % p["name"])
+        )
     except TimeoutError as exc:
         module.fail_json(msg="instances %s: %s" % (p["name"], exc), created=created, deleted=deleted)
     return changed, before, dict(instances=kept, created=created, deleted=deleted)

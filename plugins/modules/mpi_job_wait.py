@@ -17,13 +17,11 @@ description:
     in O(run_dir) on the host, then shows one line to the person watching - the steps done of the total,
     the last loss, samples per second (sequences, images) and an estimate of the time left - instead of an
     C(until) loop's C(FAILED - RETRYING) lines.
-  - The lines go through Ansible's display, so C(ansible-playbook), ansible-runner and AWX show them (as
-    C(verbose) events there). They are left out under machine-readable stdout callbacks (C(json),
-    C(jsonl), C(oneline) of C(ansible -o), C(minimal)) and for a C(no_log) task.
   - Only the progress files on the polled host are read (the first node of the job, where rank 0 runs); the
     files of every node are collected once the job has ended (the C(mpi_job) role's C(collect.yml)).
   - Never fails because the job failed or timed out; the result says how it ended (as C(async_status) does,
     with C(finished) false after a timeout).
+  - In check mode there is no job to wait for, so the caller skips this task.
 options:
   jid:
     description: The job id C(async) returned (C(ansible_job_id)).
@@ -37,25 +35,13 @@ options:
     description: What the lines begin with (the job's name and run id).
     type: str
     default: job
-  poll_s:
-    description: Seconds between two polls.
-    type: int
-    default: 10
   timeout_s:
     description: Seconds after which the waiting stops (the job's own timeout plus room to tear it down).
     type: int
     required: true
 extends_documentation_fragment:
   - action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: It only reads; in check mode there is no job to wait for, so the caller skips it.
-  diff_mode:
-    support: none
-  platform:
-    support: full
-    platforms: posix
+  - scc.training.progress_lines
 author: scc.training developers (@scc-training)
 """
 

@@ -13,9 +13,7 @@ import json
 import re
 import sys
 
-import yaml
-
-from tests.lab_runner import changed, failed, run_playbook
+from tests.lab_runner import changed, failed, local_play, ok_results, run_playbook, stdout_lines
 from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, small_run
 from tests.unit.rank_scripts import free_port
 
@@ -35,67 +33,47 @@ def _playbook(tmp_path):
     run_dir = tmp_path / "run"
     argv = [sys.executable, str(FILES / "pretrain_bert.py")]
     argv += small_run(run_dir, STEPS) + ["--master-port", str(free_port()), "--log-every", "50"]
-    play = [
-        {
-            "name": "A short real run, waited for as mpi_job waits for its jobs",
-            "hosts": "node1",
-            "gather_facts": False,
-            "tasks": [
-                {
-                    "name": "Start the run",
-                    "ansible.builtin.command": {"argv": argv},
-                    "environment": {"PYTHONPATH": "%s:%s" % (FILES, MPI_JOB_FILES)},
-                    "async": 300,
-                    "poll": 0,
-                    "register": "started",
-                    "changed_when": True,
+    return local_play(
+        tmp_path,
+        "A short real run, waited for as mpi_job waits for its jobs",
+        [
+            {
+                "name": "Start the run",
+                "ansible.builtin.command": {"argv": argv},
+                "environment": {"PYTHONPATH": "%s:%s" % (FILES, MPI_JOB_FILES)},
+                "async": 300,
+                "poll": 0,
+                "register": "started",
+                "changed_when": True,
+            },
+            {
+                "name": "Wait for it",
+                "scc.training.mpi_job_wait": {
+                    "jid": "{{ started.ansible_job_id }}",
+                    "run_dir": str(run_dir),
+                    "label": "bert run t1",
+                    "poll_s": 1,
+                    "timeout_s": 300,
                 },
-                {
-                    "name": "Wait for it",
-                    "scc.training.mpi_job_wait": {
-                        "jid": "{{ started.ansible_job_id }}",
-                        "run_dir": str(run_dir),
-                        "label": "bert run t1",
-                        "poll_s": 1,
-                        "timeout_s": 300,
-                    },
-                    "register": "polled",
-                },
-                {
-                    "name": "Remove the job's status file",
-                    "ansible.builtin.async_status": {"jid": "{{ started.ansible_job_id }}", "mode": "cleanup"},
-                },
-            ],
-        }
-    ]
-    path = tmp_path / "wait.yml"
-    path.write_text(yaml.safe_dump(play, sort_keys=False))
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text(
-        yaml.safe_dump(
-            {"all": {"hosts": {"node1": {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}
-        )
+                "register": "polled",
+            },
+            {
+                "name": "Remove the job's status file",
+                "ansible.builtin.async_status": {"jid": "{{ started.ansible_job_id }}", "mode": "cleanup"},
+            },
+        ],
     )
-    return path, inventory
-
-
-def _stdout_lines(events):
-    return [line for e in events for line in (e.get("stdout") or "").splitlines()]
 
 
 def _waited(events):
-    return next(
-        e["event_data"]["res"]
-        for e in events
-        if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Wait for it"
-    )
+    return ok_results(events, "Wait for it")["node1"]
 
 
 def test_a_real_run_shows_one_progress_line_per_poll_and_never_failed_retrying(tmp_path):
     playbook, inventory = _playbook(tmp_path)
     run = run_playbook(playbook, inventory, tmp_path)
     assert run.status == "successful", failed(run.events)
-    lines = _stdout_lines(run.events)
+    lines = stdout_lines(run.events)
     assert not [line for line in lines if "FAILED - RETRYING" in line]
     waited = _waited(run.events)
     shown = [line for line in lines if line.startswith("bert run t1: ")]
@@ -131,7 +109,7 @@ def test_a_machine_readable_callback_gets_no_progress_line(tmp_path):
     assert run.status == "successful", failed(run.events)
     waited = _waited(run.events)
     assert waited["rc"] == 0 and waited["progress_lines"]
-    lines = _stdout_lines(run.events)
+    lines = stdout_lines(run.events)
     # The lines are in the task's result (which the callback prints), never printed on their own.
     assert not set(lines) & set(waited["progress_lines"]), lines
     assert len([line for line in lines if "node1 | " in line]) == 3, lines

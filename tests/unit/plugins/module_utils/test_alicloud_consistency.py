@@ -134,3 +134,27 @@ def test_no_stock_names_the_instance_type_and_the_zone():
         assert result["failed"] and result["error"]["code"] == "OperationDenied.NoStock"
         assert "no stock of 2 more ecs.g6.large in zone %s" % ZONE in result["msg"]
         assert "instance_type" in result["msg"] and emu.instances() == []
+
+
+def test_a_wait_returns_the_states_the_api_reported_on_the_way():
+    # A module cannot print while it waits: its result says what each poll saw (state changes only) and when.
+    timings = dataclasses.replace(QUICK, instance_pending=0.6, instance_starting=0.6)
+    with emulator(timings=timings) as emu:
+        net = network(client(emu, auto_retry=False))
+        wanted = dict(name="bert", count=2, instance_type="ecs.g6.large", image_id="m-debian12")
+        result = run_module(emu, "ecs_instance", vswitch_id=net["vsw"], security_group_id=net["sg"], **wanted)
+        assert not result.get("failed"), result
+        (waited,) = result["waits"]
+        assert waited["what"] == "instances bert"
+        states = [s["state"] for s in waited["states"]]
+        assert states[0] == "Pending 2" and states[-1] == "Running 2", waited
+        assert "Starting 2" in states, waited
+        # One entry per change, in order, timed from the wait's start.
+        assert len(set(states)) == len(states)
+        times = [s["after_s"] for s in waited["states"]]
+        assert times == sorted(times) and times[-1] >= 1.0 and waited["seconds"] >= times[-1]
+        assert waited["polls"] >= len(states)
+        # Converged: one poll finds them running.
+        again = run_module(emu, "ecs_instance", vswitch_id=net["vsw"], security_group_id=net["sg"], **wanted)
+        assert not again["changed"] and [s["state"] for s in again["waits"][0]["states"]] == ["Running 2"], again
+        assert again["waits"][0]["polls"] == 1
