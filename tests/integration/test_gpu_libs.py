@@ -155,7 +155,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     requests = []
 
     def log_message(self, format, *args):
-        QuietHandler.requests.append(self.path)
+        QuietHandler.requests.append((self.command, self.path))
 
 
 def test_mirror_over_http_installs_cuda_per_host_copies(lab, workdir, mirror, tmp_path):
@@ -175,8 +175,14 @@ def test_mirror_over_http_installs_cuda_per_host_copies(lab, workdir, mirror, tm
     )
     status, events = run(lab, workdir, extravars)
     assert status == "successful", failed(events)
-    # The controller fetched each file once: one manifest read and one GET per wheel, not one per host.
-    assert sorted(QuietHandler.requests) == sorted(["/manifest.json"] + [f"/{p.name}" for p in root.glob("*.whl")])
+    # The controller fetched each file once: one manifest read and one GET per wheel, not one per host. A download
+    # still running at its first poll also asks the file's size once (HEAD: scc.training.download's progress line).
+    wheels = [f"/{p.name}" for p in root.glob("*.whl")]
+    gets = [path for method, path in QuietHandler.requests if method == "GET"]
+    heads = [path for method, path in QuietHandler.requests if method == "HEAD"]
+    assert sorted(gets) == sorted(["/manifest.json"] + wheels)
+    assert len(heads) == len(set(heads)) and set(heads) <= set(wheels), heads
+    assert len(gets) + len(heads) == len(QuietHandler.requests), QuietHandler.requests
     facts = installed_facts(events)
     for host in ("node1", "node2"):
         assert facts[host]["cuda"]["runtime"]["path"].startswith("/opt/scc-mirror/cuda/12.8/"), facts[host]
@@ -567,7 +573,9 @@ def test_repo_source_installs_pinned_packages_from_a_signed_loopback_repository(
         assert [(h, r["stat"]["exists"]) for h, r in looked] == [("node1", False)] * 3 + [("node2", True)] * 3, looked
         downloads = ok_runs(events, "Download the packages and what they need, on the first host that misses them")
         assert [h for h, _r in downloads] == ["node1"] * 3, downloads
-        debs = sorted(urllib.parse.unquote(r.rsplit("/", 1)[-1]) for r in QuietHandler.requests if r.endswith(".deb"))
+        debs = sorted(
+            urllib.parse.unquote(r.rsplit("/", 1)[-1]) for _m, r in QuietHandler.requests if r.endswith(".deb")
+        )
         assert debs == sorted(set(debs)) and len(debs) == 8, debs  # 8 packages, each fetched once
         assert sorted(p.name for p in (lab.shared / "scc-apt").glob("*.deb")) == debs
         downloaded_on = {
