@@ -44,6 +44,8 @@ each a private module_utils file; this one re-exports their public names, so a m
 
 from __future__ import annotations
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud_client import (
@@ -428,6 +430,13 @@ class AlicloudModule(AnsibleModule):
         # AnsibleModule's own checks may fail the module before __init__ set self.waits.
         if getattr(self, "waits", None):
             result.setdefault("waits", [w.view() for w in self.waits])
+            # The result has them now: the progress file has served (its reader takes a missing one for no news).
+            path = self.params.get("progress_file")
+            if path:
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
         return result
 
     def exit_json(self, **kwargs):

@@ -8,7 +8,8 @@ of silence.
 
 The module runs in the background (``async``) with ``progress_file`` set: at every poll of its waits it rewrites that
 file with the states read so far (plugins/module_utils/_alicloud.py, ``wait_history``). At every poll of the job (the
-loop of plugins/plugin_utils/progress.py, every ``poll`` seconds: the task keyword) the action reads the file
+loop of plugins/plugin_utils/progress.py, after 1, 2, 4... seconds up to ``poll``: the task keyword) the action
+reads the file
 (``slurp``) and shows the waits' news (``_alicloud_waiters.wait_lines``); once the module ended, its result's own
 ``waits``. The result is the module's, with ``polls`` and ``progress_lines`` added.
 
@@ -77,8 +78,10 @@ class CloudWaitAction(NormalAction):
             lines_of,
             cleanup=True,
             first_poll_s=FIRST_POLL_S,
+            backoff=True,
         )
-        if status.get("waits") or not status.get("finished"):
+        if not status.get("finished"):
+            # The module removes its progress file as it exits (exit_json, fail_json): not one ended by the limit.
             self._execute_module(
                 module_name="ansible.legacy.file", module_args={"path": path, "state": "absent"}, task_vars=task_vars
             )

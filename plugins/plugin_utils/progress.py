@@ -71,14 +71,16 @@ def start(action, module_name, module_args, task_vars, limit_s):
         action._task.async_val = kept
 
 
-def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False, first_poll_s=0):
+def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False, first_poll_s=0, backoff=False):
     """Poll job ``jid`` every ``poll_s`` seconds until it ends or ``timeout_s`` passes; at every poll
     ``line_of(status, waited_s)`` (status: async_status's result) returns the line to show (None: no line; a list:
     several).
 
     -> ``(status, polls, lines)``: the last poll's status, the number of polls, the last ``LINES_KEPT`` lines.
     ``cleanup``: remove the job's status file once it ended (what a task's own ``poll`` does). ``first_poll_s``:
-    the wait before the first poll (work that ends sooner shows no line at all)."""
+    the wait before the first poll (work that ends sooner shows no line at all). ``backoff``: the interval starts at
+    ``first_poll_s`` (at least 1 s) and doubles up to ``poll_s``, so work of a few seconds costs no full ``poll_s``
+    (the cloud modules: most runs wait for nothing)."""
     show = display_wanted(action._task)
     started = time.monotonic()
     lines, polls = collections.deque(maxlen=LINES_KEPT), 0
@@ -92,9 +94,10 @@ def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False, firs
             lines.append(line)
             if show:
                 display.display(line)
-        if status.get("finished") or waited + poll_s > timeout_s:
+        interval = min(poll_s, max(1, first_poll_s) * 2 ** (polls - 1)) if backoff else poll_s
+        if status.get("finished") or waited + interval > timeout_s:
             break
-        time.sleep(poll_s)
+        time.sleep(interval)
     if cleanup and status.get("finished"):
         async_status(action, jid, task_vars, mode="cleanup")
     return status, polls, list(lines)
