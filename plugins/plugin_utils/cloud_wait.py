@@ -24,6 +24,7 @@ import json
 import uuid
 
 from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.plugins.action import ActionBase
 from ansible.plugins.action.normal import ActionModule as NormalAction
 
 from ansible_collections.scc.training.plugins.module_utils import _alicloud_waiters
@@ -93,4 +94,4 @@ class CloudWaitAction(NormalAction):
 
     def _run_action_base(self, tmp, task_vars):
         # ActionBase.run (the task's checks and facts), not NormalAction.run (which would run the module).
-        return super(NormalAction, self).run(tmp, task_vars)
+        return ActionBase.run(self, tmp, task_vars)
