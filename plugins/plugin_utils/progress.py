@@ -58,6 +58,12 @@ def async_status(action, jid, task_vars, mode="status"):
     )
 
 
+def backoff_interval(polls, poll_s, first_poll_s):
+    """The seconds after poll number ``polls`` (1, 2, ...) of a backed-off wait: ``first_poll_s`` (at least 1),
+    doubled at every poll, at most ``poll_s``."""
+    return min(poll_s, max(1, first_poll_s) * 2 ** min(polls - 1, 16))
+
+
 def start(action, module_name, module_args, task_vars, limit_s):
     """``module_name`` started in the background on the host, ended by the async wrapper after ``limit_s`` (a task's
     own ``async`` is that limit, hence set for the start only). -> the start's result (``ansible_job_id``)."""
@@ -94,7 +100,7 @@ def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False, firs
             lines.append(line)
             if show:
                 display.display(line)
-        interval = min(poll_s, max(1, first_poll_s) * 2 ** (polls - 1)) if backoff else poll_s
+        interval = backoff_interval(polls, poll_s, first_poll_s) if backoff else poll_s
         if status.get("finished") or waited + interval > timeout_s:
             break
         time.sleep(interval)

@@ -17,6 +17,7 @@ import re
 
 import pytest
 
+from ansible_collections.scc.training.plugins.plugin_utils import progress
 from lab.cloud.store import Timings
 from lab.cloud.testing import client, emulator, network
 from tests.lab_runner import changed, failed, local_play, ok_results, run_playbook, stdout_lines
@@ -111,3 +112,10 @@ def test_a_machine_readable_callback_gets_no_progress_line(cloud, tmp_path):
     grown = ok_results(run.events, "Grow")["node1"]
     assert grown["changed"] and grown["progress_lines"], grown
     assert _progress(stdout_lines(run.events)) == []
+
+
+def test_polls_back_off_from_a_second_to_the_tasks_poll():
+    # A run that waits for nothing ends within seconds: it costs no full poll of 15 s.
+    assert [progress.backoff_interval(n, 15, 1) for n in range(1, 8)] == [1, 2, 4, 8, 15, 15, 15]
+    assert [progress.backoff_interval(n, 1, 1) for n in (1, 2, 3)] == [1, 1, 1]
+    assert progress.backoff_interval(10**6, 15, 1) == 15
