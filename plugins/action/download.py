@@ -20,8 +20,6 @@ from ansible_collections.scc.training.plugins.module_utils import transfer_progr
 from ansible_collections.scc.training.plugins.plugin_utils import progress
 
 _ARGUMENT_SPEC = transfer_progress.DOWNLOAD_ARGUMENT_SPEC
-# async_status's own keys, not get_url's result.
-_ASYNC_KEYS = ("ansible_job_id", "started", "finished", "results_file")
 # A download that ends within this shows no line (a small file, or one the server sends at once).
 _FIRST_POLL_S = 1
 
@@ -30,17 +28,8 @@ class ActionModule(progress.PollingAction):
     ARGUMENT_SPEC = _ARGUMENT_SPEC
     _VALID_ARGS = frozenset(_ARGUMENT_SPEC)
 
-    def _module(self, name, args, task_vars, wrap_async=False):
-        return self._execute_module(module_name=name, module_args=args, task_vars=task_vars, wrap_async=wrap_async)
-
-    def _start(self, get_url_args, timeout_s, task_vars):
-        """get_url in the background, limited to ``timeout_s`` (the async_wrapper's limit is the task's async)."""
-        kept = self._task.async_val
-        self._task.async_val = timeout_s
-        try:
-            return self._module("ansible.legacy.get_url", get_url_args, task_vars, wrap_async=True)
-        finally:
-            self._task.async_val = kept
+    def _module(self, name, args, task_vars):
+        return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
 
     def poll_run(self, args, task_vars):
         get_url_args = {k: args[k] for k in transfer_progress.GET_URL_OPTIONS if args[k] is not None}
@@ -54,13 +43,15 @@ class ActionModule(progress.PollingAction):
         if made.get("failed"):
             return {"failed": True, "msg": "download: cannot create %s: %s" % (partial, made.get("msg"))}
         try:
-            started = self._start(dict(get_url_args, tmp_dest=partial), args["timeout_s"], task_vars)
+            started = progress.start(
+                self, "ansible.legacy.get_url", dict(get_url_args, tmp_dest=partial), task_vars, args["timeout_s"]
+            )
             if started.get("failed") or "ansible_job_id" not in started:
                 return started
             status, polls, lines = self._wait(args, started["ansible_job_id"], task_vars)
         finally:
             self._module("ansible.legacy.file", {"path": partial, "state": "absent"}, task_vars)
-        result = {k: v for k, v in status.items() if k not in _ASYNC_KEYS}
+        result = {k: v for k, v in status.items() if k not in progress.ASYNC_KEYS}
         if not status.get("finished"):
             result.update(
                 failed=True, msg="download: %s did not end within %d s (timeout_s)" % (args["url"], args["timeout_s"])

@@ -135,12 +135,30 @@ options:
   wait_timeout:
     description: Seconds to wait; the task fails after that.
     type: int
+  progress_file:
+    description:
+      - A file on the host the module runs on that it rewrites at every poll of its waits with the waits so far
+        (a JSON object whose C(waits) is a list, each entry as in the result's C(waits) below), for a watcher to
+        read while it waits.
+      - Set by the collection's action plugin of C(ecs_instance), C(nas_cpfs), C(nas_cpfs_mount_target),
+        C(nas_cpfs_protocol_service), C(cs_cluster) and C(cs_cluster_nodes); the module removes it as it exits.
+        Unset (the default), no file is written.
+    type: path
 notes:
+  - >-
+    Run as a task, C(ecs_instance), C(nas_cpfs), C(nas_cpfs_mount_target), C(nas_cpfs_protocol_service), C(cs_cluster)
+    and C(cs_cluster_nodes) show one line per poll while they wait (the module runs in the background, the controller
+    reads O(progress_file)), e.g. C(nas_cpfs: CPFS file system cpfs-1: Pending, 2m10s elapsed), then
+    C(... Pending -> Running, ready after 24m05s); polled after 1, 2, 4... seconds, then every C(poll)
+    seconds (the task keyword, default 15). A run that
+    waits for nothing (converged, check mode, O(wait=false)) shows none, nor do machine-readable stdout callbacks
+    (C(json), C(minimal), C(ansible -o)) or C(no_log) tasks. A task with its own C(async) runs the module as a plain
+    async task.
   - A module cannot print while it waits, so its result (also a failed one, after O(wait_timeout)) has C(waits),
     one entry per wait of the run - C(what) it waited for, C(polls), C(seconds), and C(states), the states the API
     reported on the way, each with C(after_s), the seconds into the wait it was first read (e.g. C(Pending) at 0,
     C(Starting) at 31.5, C(Running) at 58.2; a list of instances as C(Running 2, Starting 1)); a state is listed
-    once, where it changed.
+    once, where it changed; C(ready), whether the last poll read what it waited for.
 """
 
     # A module that only reads.

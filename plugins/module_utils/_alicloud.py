@@ -44,6 +44,8 @@ each a private module_utils file; this one re-exports their public names, so a m
 
 from __future__ import annotations
 
+import os
+
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud_client import (
@@ -105,7 +107,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud_retries imp
     may_have_applied,
 )
 from ansible_collections.scc.training.plugins.module_utils._alicloud_tagging import tags_from_api, tags_to_api
-from ansible_collections.scc.training.plugins.module_utils._alicloud_waiters import WaitHistory, wait_for
+from ansible_collections.scc.training.plugins.module_utils._alicloud_waiters import WaitHistory, wait_for, write_waits
 
 # The names a module or test imports from here (re-exported from the layers above).
 __all__ = [
@@ -229,6 +231,8 @@ class AlicloudModule(AnsibleModule):
         self._api = None
         # The waits of this run, each with the states the API reported (the result's ``waits``).
         self.waits = []
+        # One warning when progress_file cannot be written, not one per poll.
+        self._progress_warned = False
         errors = validate(self.params) if validate else []
         if errors:
             self.fail_json(msg="; ".join(errors))
@@ -236,11 +240,15 @@ class AlicloudModule(AnsibleModule):
     @classmethod
     def for_state(cls, argument_spec, wait_timeout=None, validate=None):
         """A module that creates and deletes: ``argument_spec`` plus ``state`` (doc fragment
-        scc.training.alicloud.state) and, given the default ``wait_timeout``, ``wait`` and
-        ``wait_timeout`` (scc.training.alicloud.wait)."""
+        scc.training.alicloud.state) and, given the default ``wait_timeout``, ``wait``, ``wait_timeout`` and
+        ``progress_file`` (scc.training.alicloud.wait)."""
         spec = dict(argument_spec, state=dict(type="str", default="present", choices=["present", "absent"]))
         if wait_timeout is not None:
-            spec.update(wait=dict(type="bool", default=True), wait_timeout=dict(type="int", default=wait_timeout))
+            spec.update(
+                wait=dict(type="bool", default=True),
+                wait_timeout=dict(type="int", default=wait_timeout),
+                progress_file=dict(type="path"),
+            )
         return cls(spec, validate=validate)
 
     @property
@@ -397,15 +405,38 @@ class AlicloudModule(AnsibleModule):
         return None  # not reached: fail_json exits
 
     def wait_history(self, what):
-        """A new entry of the result's ``waits`` for the wait on ``what``: its ``wait_for`` ``on_poll``."""
+        """A new entry of the result's ``waits`` for the wait on ``what``: its ``wait_for`` ``on_poll``. With
+        ``progress_file`` (set by the collection's action, plugins/plugin_utils/cloud_wait.py), every poll also
+        rewrites that file with the waits so far, for the action to show while the module still runs."""
         history = WaitHistory(what)
         self.waits.append(history)
-        return history.record
+        path = self.params.get("progress_file")
+        if not path:
+            return history.record
+
+        def record(value, seconds, ready=False):
+            history.record(value, seconds, ready)
+            try:
+                write_waits(path, [w.view() for w in self.waits])
+            except OSError as exc:
+                # The lines are for a person watching; the wait itself goes on without them.
+                if not self._progress_warned:
+                    self._progress_warned = True
+                    self.warn("progress_file %s: %s (no progress lines while waiting)" % (path, exc))
+
+        return record
 
     def _with_waits(self, result):
         # AnsibleModule's own checks may fail the module before __init__ set self.waits.
         if getattr(self, "waits", None):
             result.setdefault("waits", [w.view() for w in self.waits])
+            # The result has them now: the progress file has served (its reader takes a missing one for no news).
+            path = self.params.get("progress_file")
+            if path:
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
         return result
 
     def exit_json(self, **kwargs):

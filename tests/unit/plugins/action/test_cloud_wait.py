@@ -1,0 +1,121 @@
+"""The cloud modules' progress lines (plugins/plugin_utils/cloud_wait.py, the action of ecs_instance and the other
+modules that wait) on a real playbook run through ansible-runner: scc.training.ecs_instance against the offline
+emulator (lab/cloud), whose instances pass through Pending and Starting for about 3 s before they are Running, the
+action polling every second (the task's ``poll``). No lab host: the module runs on localhost.
+
+Asserted: one line per poll naming what is waited on, the states the API reported and the elapsed time, the last
+one saying the instances are ready; no ``FAILED - RETRYING`` and no bare ``ASYNC POLL`` line; the module's own result
+(its ``waits`` too) comes back; the job's status file and the progress file are removed; the secret key is in no
+event. A converged re-run and a check-mode task wait for nothing: no line, no change. Under a machine-readable stdout
+callback no line is printed (the result keeps them). The lines themselves are tested on the pure functions
+(tests/unit/plugins/module_utils/test_alicloud_waiters.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from ansible_collections.scc.training.plugins.plugin_utils import progress
+from lab.cloud.store import Timings
+from lab.cloud.testing import client, emulator, network
+from tests.lab_runner import changed, failed, local_play, ok_results, run_playbook, stdout_lines
+
+# Pending -> Starting -> Running in about 3 s: polls of a second fall inside the wait on a busy machine too.
+TIMINGS = Timings(instance_pending=1.5, instance_starting=1.5)
+LINE = re.compile(
+    r"^ecs_instance: instances t-wait: (?:\S+(?: \d+)?(?:, \S+ \d+)*)(?: -> [^,]+(?:, \S+ \d+)*)*, "
+    r"(?:\d+s elapsed|ready after \d+s)$"
+)
+
+
+@pytest.fixture(name="cloud", scope="module")
+def _cloud():
+    with emulator(timings=TIMINGS) as emu:
+        yield emu, network(client(emu))
+        assert emu.internal_errors == []
+
+
+def _instances(emu, ids, count, **task):
+    args = {
+        "access_key": emu.access_key_id,
+        "secret_key": emu.access_key_secret,
+        "region": "cn-shanghai",
+        "ecs_endpoint": emu.endpoint,
+        "nas_endpoint": emu.endpoint,
+        "listing_timeout": 1,
+        "name": "t-wait",
+        "count": count,
+        "instance_type": "ecs.sccgn6.24xlarge",
+        "image_id": "m-scc-centos75",
+        "vswitch_id": ids["vsw"],
+        "security_group_id": ids["sg"],
+        "hpc_cluster_id": ids["hpc"],
+        "tags": {"managed-by": "scc.training", "test": "cloud-wait"},
+        "wait_timeout": 60,
+    }
+    return dict({"scc.training.ecs_instance": args, "poll": 1}, **task)
+
+
+def _run(tmp_path, tasks, envvars=None):
+    playbook, inventory = local_play(tmp_path, "Instances, waiting until Running", tasks)
+    env = {"ANSIBLE_ASYNC_DIR": str(tmp_path / "async")}
+    env.update(envvars or {})
+    return run_playbook(playbook, inventory, tmp_path, envvars=env)
+
+
+def _progress(lines):
+    return [line for line in lines if line.startswith("ecs_instance: ")]
+
+
+def test_a_wait_shows_its_states_per_poll_and_a_converged_run_none(cloud, tmp_path):
+    emu, ids = cloud
+    run = _run(tmp_path, [dict(_instances(emu, ids, 1), name="Create")])
+    assert run.status == "successful", failed(run.events)
+    lines = stdout_lines(run.events)
+    assert not [line for line in lines if "FAILED - RETRYING" in line or "ASYNC POLL" in line], lines
+    made = ok_results(run.events, "Create")["node1"]
+    shown = _progress(lines)
+    assert shown and shown == made["progress_lines"], (shown, made)
+    assert all(LINE.match(line) for line in shown), shown
+    # The states the API reported on the way, in order, and the end.
+    states = " -> ".join(shown)
+    assert "Pending 1" in states or "Starting 1" in states, shown
+    assert re.search(r", ready after \d+s$", shown[-1]) and "Running 1" in shown[-1], shown
+    # The module's own result, its waits included.
+    assert made["changed"] and len(made["created"]) == 1 and made["instances"][0]["status"] == "Running", made
+    assert made["waits"][-1]["ready"] and made["waits"][-1]["states"][-1]["state"] == "Running 1", made["waits"]
+    assert made["polls"] >= 1
+    assert emu.access_key_secret not in json.dumps(run.events)
+    # The job's status file and the progress file are gone.
+    assert sorted(p.name for p in (tmp_path / "async").iterdir()) == [], list((tmp_path / "async").iterdir())
+
+    # Converged, and check mode asked to release them: no wait, no line; only the prediction changes.
+    tasks = [
+        dict(_instances(emu, ids, 1), name="Again"),
+        dict(_instances(emu, ids, 0), name="Release, predicted", check_mode=True),
+    ]
+    again = _run(tmp_path, tasks)
+    assert again.status == "successful", failed(again.events)
+    assert changed(again.events) == [("node1", "Release, predicted")]
+    assert _progress(stdout_lines(again.events)) == []
+    assert ok_results(again.events, "Again")["node1"]["progress_lines"] == []
+    assert [i["Status"] for i in emu.instances() if i["InstanceName"].startswith("t-wait")] == ["Running"]
+
+
+def test_a_machine_readable_callback_gets_no_progress_line(cloud, tmp_path):
+    emu, ids = cloud
+    # 1 -> 3, not 1 -> 2: RunInstances of one instance again would present the first create's ClientToken.
+    run = _run(tmp_path, [dict(_instances(emu, ids, 3), name="Grow")], envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"})
+    assert run.status == "successful", failed(run.events)
+    grown = ok_results(run.events, "Grow")["node1"]
+    assert grown["changed"] and grown["progress_lines"], grown
+    assert _progress(stdout_lines(run.events)) == []
+
+
+def test_polls_back_off_from_a_second_to_the_tasks_poll():
+    # A run that waits for nothing ends within seconds: it costs no full poll of 15 s.
+    assert [progress.backoff_interval(n, 15, 1) for n in range(1, 8)] == [1, 2, 4, 8, 15, 15, 15]
+    assert [progress.backoff_interval(n, 1, 1) for n in (1, 2, 3)] == [1, 1, 1]
+    assert progress.backoff_interval(10**6, 15, 1) == 15
