@@ -27,7 +27,7 @@ __metaclass__ = type
 import posixpath
 
 from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, bert_levers, lever_argv
-from ansible_collections.scc.training.plugins.module_utils.bert_prep import bert_prepared_dir
+from ansible_collections.scc.training.plugins.module_utils.bert_prep import bert_prepared_dir, bert_prepared_root
 from ansible_collections.scc.training.plugins.module_utils.mpi import master_addr
 
 # How a row renders: VALUE ``--flag value`` (left out when the value is None or undefined: the script's default),
@@ -224,8 +224,9 @@ def build(workload, settings, resolved):
                 )
             prepared = bert_prepared_dir(
                 {
-                    "data_dir": _defined(settings.get("bert_launch_prepared_dir", UNDEFINED))
-                    or posixpath.join(v("cpfs_path"), "scc-training", "bert", "prepared"),
+                    "data_dir": bert_prepared_root(
+                        _defined(settings.get("bert_launch_prepared_dir", UNDEFINED)), v("cpfs_path")
+                    ),
                     "corpus": corpus,
                     "vocab": _defined(settings.get("bert_launch_vocab", UNDEFINED)) or "",
                     "seq_len": v("seq_len"),
