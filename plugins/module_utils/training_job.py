@@ -8,6 +8,7 @@ and the Kubernetes MPIJob and Arena line (k8s_training_job, k8s_jobs.py).
   (or a value this module derives, ``job.<key>``) to the script's flag, and says how it renders.
 - ``role_variables``: a workload -> the role variables the job is built from (the table's and the launcher's),
   which the roles pass by name (``query('ansible.builtin.vars', ...)``).
+- ``launcher_role``: a workload -> its launcher role, the prefix of its variables.
 - ``launch_variables``: the subset the builder cannot do without (a table's variable may be left undefined: its
   flag is then left out and the script's own default applies).
 - ``build``: the workload, its role variables and what was resolved (on the first node, or by k8s_jobs.py) -> the
@@ -114,6 +115,11 @@ def _table(workload):
     if workload not in SCRIPTS:
         raise ValueError("the workload (%r) must be one of %s" % (workload, ", ".join(SCRIPTS)))
     return SCRIPTS[workload]
+
+
+def launcher_role(workload):
+    """The role that launches ``workload`` on bare metal (bert_launch, resnet_launch): its variables' prefix."""
+    return _table(workload)["role"]
 
 
 def launch_variables(workload):
