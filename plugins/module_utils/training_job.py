@@ -35,6 +35,22 @@ from ansible_collections.scc.training.plugins.module_utils.mpi import master_add
 # SWITCH ``--flag`` when true, LEVERS the resolved levers (bert_levers.LEVERS' flags, lever_argv).
 VALUE, SWITCH, LEVER_GROUP = "value", "switch", "levers"
 # A row's source: a role variable without its ``<role>_`` prefix, or ``job.<key>``: a value build() derives.
+# Rows both scripts take, in the order both tables use them (the argv order the pinned commands hold): the training
+# schedule, and two groups of the options every mpi_job program takes (mpi_job_rank.add_job_arguments).
+_SCHEDULE = (
+    ("--batch-size", "batch_size", VALUE),
+    ("--steps", "steps", VALUE),
+    ("--warmup-steps", "warmup_steps", VALUE),
+)
+_JOB_DEVICE = (
+    ("--backend", "backend", VALUE),
+    ("--precision", "precision", VALUE),
+    ("--threads", "omp_num_threads", VALUE),
+)
+_JOB_OUTPUT = (
+    ("--output-dir", "job.output_dir", VALUE),
+    ("--run-id", "job.run_id", VALUE),
+)
 SCRIPTS = {
     "bert": {
         "role": "bert_launch",
@@ -43,20 +59,15 @@ SCRIPTS = {
             ("--framework", "framework", VALUE),
             ("--model-size", "model_size", VALUE),
             ("--seq-len", "seq_len", VALUE),
-            ("--batch-size", "batch_size", VALUE),
-            ("--steps", "steps", VALUE),
-            ("--warmup-steps", "warmup_steps", VALUE),
-            ("--backend", "backend", VALUE),
-            ("--precision", "precision", VALUE),
-            ("--threads", "omp_num_threads", VALUE),
+            *_SCHEDULE,
+            *_JOB_DEVICE,
             ("--seed", "seed", VALUE),
             ("--master-addr", "job.master_addr", VALUE),
             ("--master-port", "master_port", VALUE),
             # A corpus of the user's, prepared by bert_prep (its directory), else the shipped one.
             ("--prepared", "job.prepared", VALUE),
             ("--corpus", "job.corpus", VALUE),
-            ("--output-dir", "job.output_dir", VALUE),
-            ("--run-id", "job.run_id", VALUE),
+            *_JOB_OUTPUT,
             # null: the model size's own.
             ("--learning-rate", "learning_rate", VALUE),
             ("--data-dir", "job.data_dir", VALUE),
@@ -76,16 +87,11 @@ SCRIPTS = {
             ("--num-classes", "num_classes", VALUE),
             ("--data-dir", "data_dir", VALUE),
             ("--image-size", "image_size", VALUE),
-            ("--batch-size", "batch_size", VALUE),
-            ("--steps", "steps", VALUE),
-            ("--warmup-steps", "warmup_steps", VALUE),
+            *_SCHEDULE,
             ("--seed", "seed", VALUE),
             ("--workers", "workers", VALUE),
-            ("--backend", "backend", VALUE),
-            ("--precision", "precision", VALUE),
-            ("--threads", "omp_num_threads", VALUE),
-            ("--output-dir", "job.output_dir", VALUE),
-            ("--run-id", "job.run_id", VALUE),
+            *_JOB_DEVICE,
+            *_JOB_OUTPUT,
             # null: 0.1 per 256 images of the global batch (the script's).
             ("--learning-rate", "learning_rate", VALUE),
         ),
