@@ -10,12 +10,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import bert_prep
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    input_problems_filter,
+    require_settings,
+)
 
-
-def bert_prep_input_problems(settings):
-    """bert_prep's variables -> one readable line per problem (empty when all is well)."""
-    return bert_prep.bert_prep_input_problems(require_settings(settings, "bert_prep_input_problems"))
+bert_prep_input_problems = input_problems_filter(bert_prep.bert_prep_input_problems)
 
 
 def bert_prepared_dir(settings):
