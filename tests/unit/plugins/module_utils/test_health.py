@@ -117,7 +117,9 @@ def test_the_filter_reads_each_gate_report_from_hostvars():
         "node3": {},
     }
     verdict = health_filter.cluster_health(["node1", "node2", "node3"], hostvars, ["gpu_health", "nccl_check"], NODES)
-    assert verdict["healthy"] == ["node1"] and list(verdict["unhealthy"]) == ["node2"] and verdict["unjudged"] == ["node3"]
+    assert (
+        verdict["healthy"] == ["node1"] and list(verdict["unhealthy"]) == ["node2"] and verdict["unjudged"] == ["node3"]
+    )
     assert health_filter.FilterModule().filters() == {"cluster_health": health_filter.cluster_health}
     with pytest.raises(AnsibleFilterError, match=r"cluster_health: .*status must be one of"):
         health_filter.cluster_health(["node1"], {"node1": {"gpu_health_report": {"status": "?"}}}, ["gpu_health"], [])
