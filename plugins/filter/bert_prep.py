@@ -3,7 +3,8 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """BERT data filters for scc.training, thin wrappers over plugins/module_utils/bert_prep.py:
 ``bert_prep_input_problems`` (bert_prep's validate.yml), ``bert_prepared_root`` (the directory of the prepared
-corpora) and ``bert_prepared_dir`` (where bert_prep writes a corpus's shards and bert_launch reads them). Their documentation lives in the sidecar ``<filter name>.yml`` files."""
+corpora) and ``bert_prepared_dir`` (where bert_prep writes a corpus's shards and bert_launch reads them). Their
+documentation lives in the sidecar ``<filter name>.yml`` files."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -17,7 +17,7 @@ def pytest_configure(config):
     got its package's search path twice ("this loader requires exactly one path to search"): `pytest tests/unit/roles`
     failed on its own where `make unit`'s order imported the module first. Not in a run of the torch tests alone."""
     here = config.invocation_params.dir
-    paths = [(here / str(arg).split("::")[0]).resolve() for arg in config.args]
+    paths = [(here / str(arg).split("::", maxsplit=1)[0]).resolve() for arg in config.args]
     if paths and all(any(path == d or d in path.parents for d in TORCH_TESTS) for path in paths):
         return
     from ansible.plugins.loader import init_plugin_loader
