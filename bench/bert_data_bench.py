@@ -24,8 +24,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "roles" / "bert_prep" / "files"))
@@ -33,7 +31,7 @@ sys.path.insert(0, str(ROOT / "roles" / "bert_prep" / "files"))
 import bert_prep
 
 from tests.integration.test_imagenet_prep import PREP_TASK, install_bert_site, write_corpus
-from tests.lab_runner import failed, lab_up, ok_results, run_playbook
+from tests.lab_runner import lab_up, ok_results, run_on_first_nodes
 
 ADDRESSES = ("127.0.43.21", "127.0.43.22")
 MANIFEST_TASK = "Write the manifest (every shard's sha256 and counts)"
@@ -57,15 +55,7 @@ def prepare(lab, work: Path, corpus: str, nodes: int, tag: str) -> dict:
         "bert_prep_python_path": ["/mnt/cpfs/bert-site"],
         "bert_prep_results_dir": str(work / ("results-" + tag)),
     }
-    # The first `nodes` hosts only: an inventory of them.
-    inventory = yaml.safe_load(Path(lab.inventory).read_text())
-    inventory["scc_cluster"]["hosts"] = {
-        name: inventory["scc_cluster"]["hosts"][name] for name in ("node1", "node2")[:nodes]
-    }
-    (work / ("inventory-%s.yml" % tag)).write_text(yaml.safe_dump(inventory))
-    run = run_playbook(playbook, work / ("inventory-%s.yml" % tag), work, extravars)
-    if run.status != "successful":
-        raise SystemExit("the %s run failed: %s" % (tag, failed(run.events)))
+    run = run_on_first_nodes(lab, playbook, work, nodes, tag, extravars)
     shards = [json.loads(r["stdout"]) for r in ok_results(run.events, PREP_TASK).values()]
     manifest = json.loads(next(iter(ok_results(run.events, MANIFEST_TASK).values()))["stdout"])
     return {

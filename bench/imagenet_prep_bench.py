@@ -18,13 +18,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.integration.test_imagenet_prep import PLAY, archives_var, install_site, make_dataset
-from tests.lab_runner import failed, lab_up, ok_results, run_playbook
+from tests.lab_runner import lab_up, ok_results, run_on_first_nodes
 
 ADDRESSES = ("127.0.41.21", "127.0.41.22")
 TASK = "Convert this node's shards (every node at once; finished shards are kept)"
@@ -43,15 +41,7 @@ def convert(lab, work: Path, archives, nodes: int, shards: int, workers: int) ->
         "imagenet_prep_python_path": ["/mnt/cpfs/imagenet-site"],
         "imagenet_prep_results_dir": str(work / ("results-%d" % nodes)),
     }
-    # The first `nodes` hosts only: an inventory of them (a --limit would hide localhost's validate play).
-    inventory = yaml.safe_load(Path(lab.inventory).read_text())
-    inventory["scc_cluster"]["hosts"] = {
-        name: inventory["scc_cluster"]["hosts"][name] for name in ("node1", "node2")[:nodes]
-    }
-    (work / ("inventory-%d.yml" % nodes)).write_text(yaml.safe_dump(inventory))
-    run = run_playbook(playbook, work / ("inventory-%d.yml" % nodes), work, extravars)
-    if run.status != "successful":
-        raise SystemExit("the %d-node run failed: %s" % (nodes, failed(run.events)))
+    run = run_on_first_nodes(lab, playbook, work, nodes, "%d-node" % nodes, extravars)
     results = ok_results(run.events, TASK)
     records = sum(r["records"] for r in results.values())
     seconds = max(r["seconds"] for r in results.values())

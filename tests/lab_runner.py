@@ -97,6 +97,21 @@ def run_playbook(playbook, inventory, workdir, extravars=None, check=False, envv
     return Run(result.status, result.rc, events)
 
 
+def run_on_first_nodes(lab, playbook, workdir, nodes: int, tag: str, extravars=None) -> Run:
+    """A bench's run of ``playbook`` on the lab's first ``nodes`` hosts, through an inventory of them (a --limit would
+    hide the playbook's localhost plays) written as ``inventory-<tag>.yml`` in ``workdir``; SystemExit naming ``tag``
+    unless the run succeeded."""
+    inventory = yaml.safe_load(Path(lab.inventory).read_text())
+    hosts = inventory["scc_cluster"]["hosts"]
+    inventory["scc_cluster"]["hosts"] = {name: hosts[name] for name in list(hosts)[:nodes]}
+    path = Path(workdir) / ("inventory-%s.yml" % tag)
+    path.write_text(yaml.safe_dump(inventory))
+    run = run_playbook(playbook, path, workdir, extravars)
+    if run.status != "successful":
+        raise SystemExit("the %s run failed: %s" % (tag, failed(run.events)))
+    return run
+
+
 # --- reading the events ---------------------------------------------------------------------
 
 

@@ -7,12 +7,9 @@
 from __future__ import annotations
 
 from ansible_collections.scc.training.plugins.module_utils import ack
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
 
-
-def ack_input_problems(settings):
-    """provision.yml's ``scc_cloud_ack_*`` variables -> one readable line per problem."""
-    return ack.ack_input_problems(require_settings(settings, "ack_input_problems"))
+ack_input_problems = input_problems_filter(ack.ack_input_problems)
 
 
 class FilterModule(object):

@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import artifacts as _artifacts
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, input_problems_filter
 
 
 def _call(name, function, *args):
@@ -28,9 +28,7 @@ def artifact_mirror_manifest_sha256(pins, mirror):
     return _call("artifact_mirror_manifest_sha256", _artifacts.mirror_manifest_sha256, pins, mirror)
 
 
-def artifact_fetch_input_problems(settings):
-    """artifact_fetch's variables -> one sentence per problem (empty when all is well)."""
-    return _artifacts.artifact_fetch_input_problems(require_settings(settings, "artifact_fetch_input_problems"))
+artifact_fetch_input_problems = input_problems_filter(_artifacts.artifact_fetch_input_problems)
 
 
 def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):

@@ -2,20 +2,22 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """BERT data filters for scc.training, thin wrappers over plugins/module_utils/bert_prep.py:
-``bert_prep_input_problems`` (bert_prep's validate.yml) and ``bert_prepared_dir`` (where bert_prep writes a corpus's
-shards and bert_launch reads them). Their documentation lives in the sidecar ``<filter name>.yml`` files."""
+``bert_prep_input_problems`` (bert_prep's validate.yml), ``bert_prepared_root`` (the directory of the prepared
+corpora) and ``bert_prepared_dir`` (where bert_prep writes a corpus's shards and bert_launch reads them). Their
+documentation lives in the sidecar ``<filter name>.yml`` files."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import bert_prep
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    input_problems_filter,
+    require_settings,
+)
 
-
-def bert_prep_input_problems(settings):
-    """bert_prep's variables -> one readable line per problem (empty when all is well)."""
-    return bert_prep.bert_prep_input_problems(require_settings(settings, "bert_prep_input_problems"))
+bert_prep_input_problems = input_problems_filter(bert_prep.bert_prep_input_problems)
 
 
 def bert_prepared_dir(settings):
@@ -25,8 +27,13 @@ def bert_prepared_dir(settings):
     )
 
 
+def bert_prepared_root(prepared_dir, cpfs_path):
+    """bert_launch_prepared_dir, cpfs path -> the directory of the prepared corpora."""
+    return filter_call("bert_prepared_root", bert_prep.bert_prepared_root, prepared_dir, cpfs_path)
+
+
 class FilterModule(object):
     """scc.training BERT data filters."""
 
     def filters(self):
-        return {f.__name__: f for f in (bert_prep_input_problems, bert_prepared_dir)}
+        return {f.__name__: f for f in (bert_prep_input_problems, bert_prepared_root, bert_prepared_dir)}

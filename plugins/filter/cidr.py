@@ -16,7 +16,7 @@ import ipaddress
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import data_prep
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
 
 
 def cidr_within(inner, outer):
@@ -29,9 +29,7 @@ def cidr_within(inner, outer):
     return inner_net.version == outer_net.version and inner_net.subnet_of(outer_net)
 
 
-def data_prep_input_problems(settings):
-    """provision.yml's ``scc_cloud_data_prep_*`` variables -> one readable line per problem."""
-    return data_prep.data_prep_input_problems(require_settings(settings, "data_prep_input_problems"))
+data_prep_input_problems = input_problems_filter(data_prep.data_prep_input_problems)
 
 
 class FilterModule(object):

@@ -20,7 +20,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.module_utils import cluster
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    require_settings,
+    input_problems_filter,
     require_text,
 )
 
@@ -160,14 +160,10 @@ def mpi_hostfile_check_problems(report, content, path):
     return cluster.hostfile_check_problems(report, content, str(path))
 
 
-def hosts_file_input_problems(settings):
-    """hosts_file's variables -> one readable line per problem (empty when all is well)."""
-    return cluster.hosts_file_input_problems(require_settings(settings, "hosts_file_input_problems"))
+hosts_file_input_problems = input_problems_filter(cluster.hosts_file_input_problems)
 
 
-def ssh_trust_input_problems(settings):
-    """ssh_trust's variables -> one readable line per problem (empty when all is well)."""
-    return cluster.ssh_trust_input_problems(require_settings(settings, "ssh_trust_input_problems"))
+ssh_trust_input_problems = input_problems_filter(cluster.ssh_trust_input_problems)
 
 
 class FilterModule(object):

@@ -9,12 +9,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import cpfs
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
 
-
-def cpfs_mount_input_problems(settings):
-    """cpfs_mount's variables -> one readable line per problem (empty when all is well)."""
-    return cpfs.cpfs_mount_input_problems(require_settings(settings, "cpfs_mount_input_problems"))
+cpfs_mount_input_problems = input_problems_filter(cpfs.cpfs_mount_input_problems)
 
 
 class FilterModule(object):

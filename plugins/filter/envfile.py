@@ -14,7 +14,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import aiacc
 from ansible_collections.scc.training.plugins.module_utils.envfile import env_file as _env_file
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
 
 
 def env_file(env, style="plain", header=""):
@@ -25,9 +25,7 @@ def env_file(env, style="plain", header=""):
         raise AnsibleFilterError("env_file: %s" % exc) from exc
 
 
-def aiacc_input_problems(settings):
-    """aiacc's variables -> one readable line per problem (empty when all is well)."""
-    return aiacc.aiacc_input_problems(require_settings(settings, "aiacc_input_problems"))
+aiacc_input_problems = input_problems_filter(aiacc.aiacc_input_problems)
 
 
 def aiacc_component(frameworks):

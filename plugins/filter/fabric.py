@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import fabric
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, input_problems_filter
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError)
 
@@ -92,14 +92,10 @@ def fabric_traffic(samples):
     return filter_call("fabric_traffic: malformed sample", fabric.traffic_rates, dict(samples), errors=_MALFORMED)
 
 
-def rdma_bandwidth_input_problems(settings):
-    """rdma_bandwidth's variables -> one readable line per problem (empty when all is well)."""
-    return fabric.rdma_bandwidth_input_problems(require_settings(settings, "rdma_bandwidth_input_problems"))
+rdma_bandwidth_input_problems = input_problems_filter(fabric.rdma_bandwidth_input_problems)
 
 
-def fabric_monitor_input_problems(settings):
-    """fabric_monitor's variables -> one readable line per problem (empty when all is well)."""
-    return fabric.fabric_monitor_input_problems(require_settings(settings, "fabric_monitor_input_problems"))
+fabric_monitor_input_problems = input_problems_filter(fabric.fabric_monitor_input_problems)
 
 
 class FilterModule(object):

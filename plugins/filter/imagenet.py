@@ -11,12 +11,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import imagenet
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    input_problems_filter,
+    require_settings,
+)
 
-
-def imagenet_prep_input_problems(settings):
-    """imagenet_prep's variables -> one readable line per problem (empty when all is well)."""
-    return imagenet.imagenet_prep_input_problems(require_settings(settings, "imagenet_prep_input_problems"))
+imagenet_prep_input_problems = input_problems_filter(imagenet.imagenet_prep_input_problems)
 
 
 def imagenet_content_problems(found, archives):

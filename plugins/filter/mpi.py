@@ -17,6 +17,7 @@ from ansible_collections.scc.training.plugins.module_utils import bert_launch, m
 from ansible_collections.scc.training.plugins.module_utils import bert_levers as levers
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
+    input_problems_filter,
     require_settings,
     require_text,
 )
@@ -75,9 +76,7 @@ def bert_levers(settings):
     return filter_call("bert_levers", levers.bert_levers, require_settings(settings, "bert_levers"))
 
 
-def bert_launch_input_problems(settings):
-    """bert_launch's variables -> one readable line per problem (empty when all is well)."""
-    return bert_launch.bert_launch_input_problems(require_settings(settings, "bert_launch_input_problems"))
+bert_launch_input_problems = input_problems_filter(bert_launch.bert_launch_input_problems)
 
 
 class FilterModule(object):

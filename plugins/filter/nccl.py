@@ -16,6 +16,7 @@ from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse
 from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests as _parse_tests
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
+    input_problems_filter,
     require_settings,
     require_text,
 )
@@ -63,9 +64,7 @@ def nccl_check_resolve(hardware, settings, node_count=1):
     )
 
 
-def nccl_check_input_problems(settings):
-    """nccl_check's variables -> one readable line per problem (empty when all is well)."""
-    return nccl_check.nccl_check_input_problems(require_settings(settings, "nccl_check_input_problems"))
+nccl_check_input_problems = input_problems_filter(nccl_check.nccl_check_input_problems)
 
 
 class FilterModule(object):

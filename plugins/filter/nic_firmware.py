@@ -13,7 +13,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.module_utils import mellanox_fw
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    require_settings,
+    input_problems_filter,
     require_text,
 )
 
@@ -51,9 +51,7 @@ def nic_firmware_differences(plan):
     return mellanox_fw.differences(plan)
 
 
-def nic_firmware_input_problems(settings):
-    """nic_firmware's variables -> one readable line per problem (empty when all is well)."""
-    return mellanox_fw.nic_firmware_input_problems(require_settings(settings, "nic_firmware_input_problems"))
+nic_firmware_input_problems = input_problems_filter(mellanox_fw.nic_firmware_input_problems)
 
 
 class FilterModule(object):

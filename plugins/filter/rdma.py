@@ -17,7 +17,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.module_utils import rdma
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    require_settings,
+    input_problems_filter,
     require_text,
 )
 
@@ -55,9 +55,7 @@ def rdma_stack_problems(result, mtu=None, netdev_mtu=None, erdma_mode=None):
     return rdma.stack_problems(result, mtu, netdev_mtu, erdma_mode)
 
 
-def rdma_stack_input_problems(settings):
-    """rdma_stack's variables -> one readable line per problem (empty when all is well)."""
-    return rdma.rdma_stack_input_problems(require_settings(settings, "rdma_stack_input_problems"))
+rdma_stack_input_problems = input_problems_filter(rdma.rdma_stack_input_problems)
 
 
 def rdma_cluster_differences(results):

@@ -11,12 +11,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import resnet_launch, transports
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, input_problems_filter
 
-
-def resnet_launch_input_problems(settings):
-    """resnet_launch's variables -> one readable line per problem (empty when all is well)."""
-    return resnet_launch.resnet_launch_input_problems(require_settings(settings, "resnet_launch_input_problems"))
+resnet_launch_input_problems = input_problems_filter(resnet_launch.resnet_launch_input_problems)
 
 
 def transport_legs_problems(legs, declared):

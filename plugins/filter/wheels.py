@@ -12,7 +12,7 @@ __metaclass__ = type
 from ansible_collections.scc.training.plugins.module_utils import wheels
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    require_settings,
+    input_problems_filter,
     require_text,
 )
 
@@ -32,9 +32,7 @@ def pip_hash_mismatches(output):
     return wheels.pip_hash_mismatches(require_text(output, "pip_hash_mismatches"))
 
 
-def python_env_input_problems(settings):
-    """python_env's variables -> one readable line per problem (empty when all is well)."""
-    return wheels.python_env_input_problems(require_settings(settings, "python_env_input_problems"))
+python_env_input_problems = input_problems_filter(wheels.python_env_input_problems)
 
 
 class FilterModule(object):

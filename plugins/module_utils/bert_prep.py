@@ -2,7 +2,9 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """bert_prep's rules across its variables (its validate.yml), ``bert_prep_input_problems``, and where a corpus's
-prepared shards live, ``bert_prepared_dir`` (bert_prep writes there, bert_launch reads there: one rule for both).
+prepared shards live: ``bert_prepared_root`` (the directory of them all, bert_launch_prepared_dir or its default
+under CPFS) and ``bert_prepared_dir`` (one corpus's); bert_prep writes there, bert_launch reads there: one rule for
+both.
 The corpus and vocabulary themselves are checked on the first node by the role's files/bert_prep.py ``check``.
 
 Pure Python, no Ansible imports.
@@ -19,6 +21,8 @@ from ansible_collections.scc.training.plugins.module_utils import input_checks a
 
 # files/bert_prep.py's FORMAT: a new format is a new directory.
 PREPARED_FORMAT = "bert-prepared-v1"
+# Where the prepared directories go under the shared file system when bert_launch_prepared_dir is empty.
+PREPARED_UNDER_CPFS = "scc-training/bert/prepared"
 # BERT's position embeddings (bert_launch's _bert_launch_seq_len_min/max).
 SEQ_LEN_RANGE = (16, 512)
 
@@ -66,6 +70,16 @@ def bert_prep_input_problems(settings):
     if seq_len is None or not low <= seq_len <= high:
         problems.append("bert_prep_seq_len (%s) must be within [%d, %d]." % (settings["bert_prep_seq_len"], low, high))
     return problems
+
+
+def bert_prepared_root(prepared_dir, cpfs_path):
+    """The directory of the prepared directories: ``prepared_dir`` (bert_launch_prepared_dir), else (empty or None)
+    ``<cpfs_path>/scc-training/bert/prepared``. bert_launch's --prepared (training_job.py), its manifest check
+    (vars/main.yml) and bert_prep's default of bert_prep_data_dir all take it from here."""
+    prepared_dir = checks.text(prepared_dir)
+    if prepared_dir:
+        return prepared_dir
+    return "%s/%s" % (checks.text(cpfs_path).rstrip("/"), PREPARED_UNDER_CPFS)
 
 
 def bert_prepared_dir(settings):

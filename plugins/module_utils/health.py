@@ -11,8 +11,12 @@ Each gate role (gpu_health, nccl_check) publishes one report per node, the fact
 
 ``judge(nodes, reports, reached)`` turns them into the cluster's verdict, once for the cluster::
 
-    {"healthy": ["node1", ...],                    # inventory order: rank 0's node stays first
+    {"healthy": ["node1", ...],                    # judged green or amber; inventory order: rank 0's node first
      "unhealthy": {"node3": ["gpu_health: ...", ...]},
+     "unjudged": ["node4", ...],                   # reached, but no gate reported on them
+     "job_nodes": ["node1", ...] | None,           # scc_healthy_nodes: the healthy ones; None when no gate judged
+                                                   # any node (the cluster was not judged: every node, as without
+                                                   # verify.yml)
      "judged_by": ["gpu_health", ...],             # the gates that reported on at least one node
      "cards": [{"host", "status", "gates": {gate: status}, "problems": [...],
                 "remedy": "reboot" | None}, ...],
@@ -21,8 +25,10 @@ Each gate role (gpu_health, nccl_check) publishes one report per node, the fact
 
 A node is unhealthy when a gate says red, or when it dropped out of the verify play (it failed a
 check that stops the host, or was unreachable): a node nobody could judge is not trusted with a
-rank. A gate that did not run on a node (a CPU-only cluster, a tag left out) reports nothing there;
-a node no gate judged is "unjudged", and stays in the job.
+rank. A gate that did not run on a node (a tag left out, a condition that skipped it) reports nothing there;
+a node no gate judged is "unjudged": not healthy, and left out of the job while the gates judged other nodes.
+When no gate reported on any node the cluster was not judged at all: ``job_nodes`` is None, and the hostfile
+takes every node as after a run without verify.yml, the summary saying so.
 """
 
 from __future__ import annotations
@@ -70,7 +76,7 @@ def judge(nodes, reports, reached):
     nodes, reached = list(nodes), set(reached)
     if len(set(nodes)) != len(nodes):
         raise ValueError("nodes must not repeat a host")
-    cards, healthy, unhealthy, judged_by = [], [], {}, []
+    cards, healthy, unhealthy, unjudged, judged_by = [], [], {}, [], []
     for host in nodes:
         gates = {gate: report for gate, report in (reports.get(host) or {}).items() if report is not None}
         for gate in gates:
@@ -99,25 +105,39 @@ def judge(nodes, reports, reached):
         )
         if status == "red":
             unhealthy[host] = problems
+        elif status == "unjudged":
+            unjudged.append(host)
         else:
             healthy.append(host)
-    verdict = {"healthy": healthy, "unhealthy": unhealthy, "judged_by": judged_by, "cards": cards}
+    verdict = {
+        "healthy": healthy,
+        "unhealthy": unhealthy,
+        "unjudged": unjudged,
+        "job_nodes": healthy if judged_by else None,
+        "judged_by": judged_by,
+        "cards": cards,
+    }
     verdict["summary"] = _summary(verdict)
     return verdict
 
 
 def _summary(verdict):
-    """A count, then one line per red or amber node: the message the judging step prints."""
+    """A count, then one line per red, amber or unjudged node: the message the judging step prints."""
+    unjudged = ", %d unjudged" % len(verdict["unjudged"]) if verdict["unjudged"] else ""
     lines = [
-        "%d of %d node(s) healthy (judged by %s)"
+        "%d of %d node(s) healthy%s (judged by %s)"
         % (
             len(verdict["healthy"]),
             len(verdict["cards"]),
-            ", ".join(verdict["judged_by"]) or "no gate: every node unjudged",
+            unjudged,
+            ", ".join(verdict["judged_by"])
+            or "no gate: the cluster was not judged, the job takes every node as without verify.yml",
         )
     ]
     for card in verdict["cards"]:
-        if card["status"] in ("red", "amber"):
+        if card["status"] == "unjudged" and verdict["judged_by"]:
+            lines.append("%s unjudged: no gate reported on it, left out of the job" % card["host"])
+        elif card["status"] in ("red", "amber"):
             remedy = " (remedy: %s)" % card["remedy"] if card["remedy"] else ""
             lines.append("%s %s%s: %s" % (card["host"], card["status"], remedy, "; ".join(card["problems"])))
     return lines

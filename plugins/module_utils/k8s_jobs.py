@@ -66,7 +66,8 @@ from ansible_collections.scc.training.plugins.module_utils.mpi import mpirun_opt
 from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log
 
 LAUNCHERS = ("mpirun", "mpijob")
-WORKLOADS = ("bert", "resnet")
+# The workloads and their launcher roles: training_job.py's tables (launcher_role).
+WORKLOADS = tuple(job_builder.SCRIPTS)
 CSI_DRIVER = "nasplugin.csi.alibabacloud.com"
 CPFS_NFS_PROTOCOL = "cpfs-nfs"
 CPFS_NFS_ROOT = "/share"
@@ -299,7 +300,7 @@ def training_job_problems(settings):
         problems += _secret_env_problems(settings, workload)
     # The role's validate entry point runs before the launcher's role is in the play: it leaves these out.
     if workload in WORKLOADS and settings.get("check_launcher", True):
-        launcher = "bert_launch" if workload == "bert" else "resnet_launch"
+        launcher = job_builder.launcher_role(workload)
         missing = [
             name for name in job_builder.launch_variables(workload) if settings.get(name, UNDEFINED) == UNDEFINED
         ]
@@ -321,7 +322,7 @@ def _secret_env_problems(settings, workload):
     the nodes, which an MPIJob's pods never see, and this role renders no Secret into the MPIJob: refused, not
     silently dropped. Its names (the role passes the names only, never the values) or the dict itself; set by the user
     (inventory, extra vars), it is seen already by the validate entry point."""
-    variable = ("bert_launch" if workload == "bert" else "resnet_launch") + "_secret_env"
+    variable = job_builder.launcher_role(workload) + "_secret_env"
     secret = settings.get(variable)
     if secret in (UNDEFINED, None) or not secret:
         return []
@@ -370,7 +371,7 @@ def training_job(settings):
     p = "k8s_training_job_"
     workload, namespace, run_id = settings[p + "workload"], settings[p + "namespace"], str(settings[p + "run_id"])
     name = checks.text(settings.get(p + "name")) or "scc-%s-%s" % (workload, run_id.lower())
-    launcher = "bert_launch" if workload == "bert" else "resnet_launch"
+    launcher = job_builder.launcher_role(workload)
 
     def v(suffix):
         return settings["%s_%s" % (launcher, suffix)]

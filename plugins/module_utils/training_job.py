@@ -8,6 +8,7 @@ and the Kubernetes MPIJob and Arena line (k8s_training_job, k8s_jobs.py).
   (or a value this module derives, ``job.<key>``) to the script's flag, and says how it renders.
 - ``role_variables``: a workload -> the role variables the job is built from (the table's and the launcher's),
   which the roles pass by name (``query('ansible.builtin.vars', ...)``).
+- ``launcher_role``: a workload -> its launcher role, the prefix of its variables.
 - ``launch_variables``: the subset the builder cannot do without (a table's variable may be left undefined: its
   flag is then left out and the script's own default applies).
 - ``build``: the workload, its role variables and what was resolved (on the first node, or by k8s_jobs.py) -> the
@@ -27,13 +28,29 @@ __metaclass__ = type
 import posixpath
 
 from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, bert_levers, lever_argv
-from ansible_collections.scc.training.plugins.module_utils.bert_prep import bert_prepared_dir
+from ansible_collections.scc.training.plugins.module_utils.bert_prep import bert_prepared_dir, bert_prepared_root
 from ansible_collections.scc.training.plugins.module_utils.mpi import master_addr
 
 # How a row renders: VALUE ``--flag value`` (left out when the value is None or undefined: the script's default),
 # SWITCH ``--flag`` when true, LEVERS the resolved levers (bert_levers.LEVERS' flags, lever_argv).
 VALUE, SWITCH, LEVER_GROUP = "value", "switch", "levers"
 # A row's source: a role variable without its ``<role>_`` prefix, or ``job.<key>``: a value build() derives.
+# Rows both scripts take, in the order both tables use them (the argv order the pinned commands hold): the training
+# schedule, and two groups of the options every mpi_job program takes (mpi_job_rank.add_job_arguments).
+_SCHEDULE = (
+    ("--batch-size", "batch_size", VALUE),
+    ("--steps", "steps", VALUE),
+    ("--warmup-steps", "warmup_steps", VALUE),
+)
+_JOB_DEVICE = (
+    ("--backend", "backend", VALUE),
+    ("--precision", "precision", VALUE),
+    ("--threads", "omp_num_threads", VALUE),
+)
+_JOB_OUTPUT = (
+    ("--output-dir", "job.output_dir", VALUE),
+    ("--run-id", "job.run_id", VALUE),
+)
 SCRIPTS = {
     "bert": {
         "role": "bert_launch",
@@ -42,20 +59,15 @@ SCRIPTS = {
             ("--framework", "framework", VALUE),
             ("--model-size", "model_size", VALUE),
             ("--seq-len", "seq_len", VALUE),
-            ("--batch-size", "batch_size", VALUE),
-            ("--steps", "steps", VALUE),
-            ("--warmup-steps", "warmup_steps", VALUE),
-            ("--backend", "backend", VALUE),
-            ("--precision", "precision", VALUE),
-            ("--threads", "omp_num_threads", VALUE),
+            *_SCHEDULE,
+            *_JOB_DEVICE,
             ("--seed", "seed", VALUE),
             ("--master-addr", "job.master_addr", VALUE),
             ("--master-port", "master_port", VALUE),
             # A corpus of the user's, prepared by bert_prep (its directory), else the shipped one.
             ("--prepared", "job.prepared", VALUE),
             ("--corpus", "job.corpus", VALUE),
-            ("--output-dir", "job.output_dir", VALUE),
-            ("--run-id", "job.run_id", VALUE),
+            *_JOB_OUTPUT,
             # null: the model size's own.
             ("--learning-rate", "learning_rate", VALUE),
             ("--data-dir", "job.data_dir", VALUE),
@@ -75,16 +87,11 @@ SCRIPTS = {
             ("--num-classes", "num_classes", VALUE),
             ("--data-dir", "data_dir", VALUE),
             ("--image-size", "image_size", VALUE),
-            ("--batch-size", "batch_size", VALUE),
-            ("--steps", "steps", VALUE),
-            ("--warmup-steps", "warmup_steps", VALUE),
+            *_SCHEDULE,
             ("--seed", "seed", VALUE),
             ("--workers", "workers", VALUE),
-            ("--backend", "backend", VALUE),
-            ("--precision", "precision", VALUE),
-            ("--threads", "omp_num_threads", VALUE),
-            ("--output-dir", "job.output_dir", VALUE),
-            ("--run-id", "job.run_id", VALUE),
+            *_JOB_DEVICE,
+            *_JOB_OUTPUT,
             # null: 0.1 per 256 images of the global batch (the script's).
             ("--learning-rate", "learning_rate", VALUE),
         ),
@@ -114,6 +121,11 @@ def _table(workload):
     if workload not in SCRIPTS:
         raise ValueError("the workload (%r) must be one of %s" % (workload, ", ".join(SCRIPTS)))
     return SCRIPTS[workload]
+
+
+def launcher_role(workload):
+    """The role that launches ``workload`` on bare metal (bert_launch, resnet_launch): its variables' prefix."""
+    return _table(workload)["role"]
 
 
 def launch_variables(workload):
@@ -224,8 +236,9 @@ def build(workload, settings, resolved):
                 )
             prepared = bert_prepared_dir(
                 {
-                    "data_dir": _defined(settings.get("bert_launch_prepared_dir", UNDEFINED))
-                    or posixpath.join(v("cpfs_path"), "scc-training", "bert", "prepared"),
+                    "data_dir": bert_prepared_root(
+                        _defined(settings.get("bert_launch_prepared_dir", UNDEFINED)), v("cpfs_path")
+                    ),
                     "corpus": corpus,
                     "vocab": _defined(settings.get("bert_launch_vocab", UNDEFINED)) or "",
                     "seq_len": v("seq_len"),

@@ -2,7 +2,8 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 # The waiting is done by the action plugin plugins/action/pip_install_wait.py on the controller; this module is
-# what it runs on the host at every poll: it lists the venv's finished dist-info directories.
+# what it runs on the host at every poll: it lists the venv's finished dist-info directories, and weighs the wheels
+# the report names (the action passes them at the first poll only: their sizes do not change during the install).
 
 from __future__ import annotations
 
@@ -117,7 +118,8 @@ installed:
   type: list
   elements: dict
 wheel_bytes:
-  description: What this module returns at each poll - the size of each wheel file of O(report), by its path.
+  description: What this module returns at each poll - the size of each wheel file of O(report), by its path (the
+    action passes the wheels at the first poll only).
   returned: when the module itself runs
   type: dict
 """

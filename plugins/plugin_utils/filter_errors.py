@@ -42,6 +42,22 @@ class _Settings(dict):
         raise AnsibleFilterError("%s: the input lacks the variable %s" % (self.filter_name, key))
 
 
+def input_problems_filter(problems):
+    """The thin filter of a role's ``<role>_input_problems`` (a module_utils function of the role's variables -> one
+    sentence per problem, empty when all is well), under the same name: a non-dict input or a missing variable is
+    the filter's error, naming it (``require_settings``)."""
+    name = problems.__name__
+
+    def input_problems(settings):
+        return problems(require_settings(settings, name))
+
+    input_problems.__name__ = input_problems.__qualname__ = name
+    input_problems.__doc__ = (
+        "%s's variables -> one sentence per problem (empty when all is well)." % name[: -len("_input_problems")]
+    )
+    return input_problems
+
+
 def require_settings(value, filter_name):
     """`value` (a role's variables, for its ``<role>_input_problems``) as a dict whose missing key raises
     AnsibleFilterError('<filter_name>: the input lacks the variable <name>'); AnsibleFilterError unless a dict."""

@@ -276,30 +276,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     transformers.logging.set_verbosity_error()
     started_at = _dt.datetime.now(_dt.timezone.utc)
 
-    # Setup: the rank (Horovod's after hvd.init(), else Open MPI's environment), its device, then
-    # the rendezvous of torch.distributed.
-    try:
-        framework, device = mpi_job_framework.start_rank(args, os.environ)
-    except mpi_job_device.UsageError as exc:
-        print(f"pretrain_bert: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    rank = framework.rank
-    resolve_batch_size(args, device, rank)
-    global_batch = args.batch_size * args.grad_accum * framework.world_size
-    progress = mpi_job_rank.Progress(args.output_dir, rank, args.steps, global_batch, "sequences")
-    try:
-        status = _train_and_report(args, framework, device, started_at, StepHooks(progress, rank))
-    except mpi_job_device.UsageError as exc:  # found once the ranks met (a checkpoint that cannot resume)
-        progress.finish("failed", f"UsageError: {exc}")
-        print(f"pretrain_bert: {exc}", file=sys.stderr)
-        framework.close()
-        return EXIT_USAGE
-    except Exception as exc:
-        progress.finish("failed", f"{type(exc).__name__}: {exc}")
-        raise
-    progress.finish(status)
-    framework.close()
-    return EXIT_OK if status == "ok" else EXIT_NON_FINITE
+    def global_batch(framework, device) -> int:
+        resolve_batch_size(args, device, framework.rank)
+        return args.batch_size * args.grad_accum * framework.world_size
+
+    # The rank (Horovod's after hvd.init(), else Open MPI's environment), its device, the rendezvous of
+    # torch.distributed, the progress file: mpi_job's sequence, the same for every program.
+    return mpi_job_framework.run_rank(
+        "pretrain_bert",
+        args,
+        os.environ,
+        "sequences",
+        global_batch,
+        lambda framework, device, progress: _train_and_report(
+            args, framework, device, started_at, StepHooks(progress, framework.rank)
+        ),
+    )
 
 
 def resolve_batch_size(args, device, rank: int) -> None:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import datetime as _dt
 import importlib
 import pickle
-from typing import Any, Mapping
+import sys
+from typing import Any, Callable, Mapping
 
 import mpi_job_device
 import mpi_job_rank
@@ -273,6 +274,40 @@ def start_rank(args: Any, environ: Mapping[str, str]):
     device = mpi_job_device.select_device(args, framework.local_rank, framework.local_size, framework.pin_local_rank)
     framework.connect(args, device.use_cuda)
     return framework, device
+
+
+def run_rank(
+    program: str,
+    args: Any,
+    environ: Mapping[str, str],
+    unit: str,
+    global_batch: Callable[[Any, Any], int],
+    train: Callable[[Any, Any, Any], str],
+) -> int:
+    """A rank of `program` from its start to its exit status, the same for every program: start_rank, then the
+    progress file (`global_batch(framework, device)` `unit`s a step), `train(framework, device, progress)` -> its
+    status ("ok", or the non-finite loss's), the progress file's end and the framework's close. A usage error (before
+    the rendezvous, or found once the ranks met: a checkpoint that cannot resume) is said on stderr as
+    "<program>: ..." and exits EXIT_USAGE; any other exception marks the progress file failed and propagates."""
+    try:
+        framework, device = start_rank(args, environ)
+    except UsageError as exc:
+        print(f"{program}: {exc}", file=sys.stderr)
+        return mpi_job_rank.EXIT_USAGE
+    progress = mpi_job_rank.Progress(args.output_dir, framework.rank, args.steps, global_batch(framework, device), unit)
+    try:
+        status = train(framework, device, progress)
+    except UsageError as exc:
+        progress.finish("failed", f"UsageError: {exc}")
+        print(f"{program}: {exc}", file=sys.stderr)
+        framework.close()
+        return mpi_job_rank.EXIT_USAGE
+    except Exception as exc:
+        progress.finish("failed", f"{type(exc).__name__}: {exc}")
+        raise
+    progress.finish(status)
+    framework.close()
+    return mpi_job_rank.EXIT_OK if status == "ok" else mpi_job_rank.EXIT_NON_FINITE
 
 
 def import_group_defaults() -> None:

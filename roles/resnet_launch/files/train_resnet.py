@@ -225,21 +225,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if errors:
         parser.error("; ".join(errors))
     started_at = _dt.datetime.now(_dt.timezone.utc)
-    try:
-        framework, device = mpi_job_framework.start_rank(args, os.environ)
-    except mpi_job_device.UsageError as exc:
-        print(f"train_resnet: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    global_batch = args.batch_size * framework.world_size
-    progress = mpi_job_rank.Progress(args.output_dir, framework.rank, args.steps, global_batch, "images")
-    try:
-        status = _train_and_report(args, framework, device, started_at, progress)
-    except Exception as exc:
-        progress.finish("failed", f"{type(exc).__name__}: {exc}")
-        raise
-    progress.finish(status)
-    framework.close()
-    return EXIT_OK if status == "ok" else EXIT_NON_FINITE
+    return mpi_job_framework.run_rank(
+        "train_resnet",
+        args,
+        os.environ,
+        "images",
+        lambda framework, device: args.batch_size * framework.world_size,
+        lambda framework, device, progress: _train_and_report(args, framework, device, started_at, progress),
+    )
 
 
 def _train_and_report(args, framework, device, started_at, progress) -> str:

@@ -1,6 +1,7 @@
-"""cluster_health's verdict reaches mpi_hostfile through the tasks themselves (three local hosts, connection local,
-one of them with a red gpu_health report): the red node is not published as healthy, not written to
-cluster-health.json, and left out of the hostfile every node writes."""
+"""cluster_health's verdict reaches mpi_hostfile through the tasks themselves (four local hosts, connection local,
+one of them with a red gpu_health report, one with no gate's report): the red node and the unjudged one are not
+published as healthy, not written to cluster-health.json as healthy, and left out of the hostfile every node
+writes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import yaml
 
 from tests.lab_runner import failed, run_playbook
 
-HOSTS = ("node1", "node2", "node3")
+HOSTS = ("node1", "node2", "node3", "node4")
+# No gate reported on it (its gates skipped there): unjudged, not healthy.
+UNJUDGED = "node4"
 
 
 def _report(status, problems=()):
@@ -34,6 +37,8 @@ def outcome(tmp_path_factory):
         }
         for name in HOSTS
     }
+    for gate in ("gpu_health_report", "nccl_check_report"):
+        del hosts[UNJUDGED][gate]
     inventory = {"scc_cluster": {"hosts": hosts, "vars": {"mpi_hostfile_slots": 2, "mpi_hostfile_verify": False}}}
     (work / "inventory.yml").write_text(yaml.safe_dump(inventory))
     play = [
@@ -50,7 +55,7 @@ def outcome(tmp_path_factory):
         }
     ]
     (work / "play.yml").write_text(yaml.safe_dump(play))
-    run = run_playbook(work / "play.yml", work / "inventory.yml", work, envvars={"ANSIBLE_FORKS": "3"})
+    run = run_playbook(work / "play.yml", work / "inventory.yml", work, envvars={"ANSIBLE_FORKS": "4"})
     assert run.rc == 0, failed(run.events)
     return work
 
@@ -58,9 +63,10 @@ def outcome(tmp_path_factory):
 def test_the_red_node_is_not_published_healthy(outcome):
     verdict = json.loads((outcome / "results" / "cluster-health.json").read_text())
     assert verdict["healthy"] == ["node1", "node3"] and list(verdict["unhealthy"]) == ["node2"]
+    assert verdict["unjudged"] == [UNJUDGED] and verdict["job_nodes"] == ["node1", "node3"]
 
 
 @pytest.mark.parametrize("host", HOSTS)
-def test_the_hostfile_leaves_the_red_node_out(outcome, host):
+def test_the_hostfile_leaves_the_red_and_the_unjudged_node_out(outcome, host):
     lines = (outcome / host / "mpihosts").read_text().splitlines()
     assert [line.split()[0] for line in lines if line and not line.startswith("#")] == ["node1", "node3"]

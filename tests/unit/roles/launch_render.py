@@ -7,7 +7,6 @@ the pinned commands of test_training_job_pinned.py."""
 from pathlib import Path
 
 from ansible.parsing.dataloader import DataLoader
-from ansible.plugins.loader import init_plugin_loader
 from ansible.template import Templar
 
 from ansible_collections.scc.training.plugins.filter.mpi import mpirun_argv, mpirun_placement
@@ -15,16 +14,6 @@ from ansible_collections.scc.training.plugins.filter.training_job import trainin
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKLOADS = {"bert_launch": "bert", "resnet_launch": "resnet"}
-
-
-def _plugin_loader():
-    """The vars lookup (ansible.builtin.vars) is found through the plugin loader, set up once per process."""
-    if not _LOADER:
-        init_plugin_loader([str(ROOT / ".collections")])
-        _LOADER.append(True)
-
-
-_LOADER = []
 
 
 def role_vars(role):
@@ -39,7 +28,6 @@ def role_vars(role):
 def render_argv(role, case_vars, resolved, cpfs_rc=0, run_id="unit-run"):
     """The mpirun argv launch.yml builds for ``role`` with ``case_vars``, ``resolved`` (mpi_job's resolve result)
     and ``cpfs_rc`` (bert_launch's ``mountpoint -q`` of CPFS)."""
-    _plugin_loader()
     loader, variables = role_vars(role)
     workload = WORKLOADS[role]
     merged = {**variables, "openmpi_mpirun_path": "/usr/bin/mpirun", **case_vars}

@@ -158,3 +158,39 @@ def test_a_machine_readable_callback_gets_no_progress_line(install, tmp_path):
     lines = stdout_lines(run.events)
     assert not set(lines) & set(installed["progress_lines"]), lines
     assert not [line for line in lines if line.startswith("python_env on node1: ")], lines
+
+
+def test_the_wheels_are_weighed_at_the_first_poll_only(monkeypatch):
+    """The wheels' sizes do not change during the install: the module gets their paths once, later polls list the
+    dist-info directories only, and every line still weighs the wheels by the first poll's sizes."""
+    from ansible_collections.scc.training.plugins.action import pip_install_wait
+    from ansible_collections.scc.training.plugins.plugin_utils import progress
+
+    report = {
+        "install": [
+            {"metadata": {"name": "a", "version": "1"}, "download_info": {"url": "file:///w/a-1-py3-none-any.whl"}},
+            {"metadata": {"name": "b", "version": "2"}, "download_info": {"url": "file:///w/b-2-py3-none-any.whl"}},
+        ]
+    }
+    sizes = {"/w/a-1-py3-none-any.whl": 10, "/w/b-2-py3-none-any.whl": 30}
+    finished = [[], [{"dist_info": "a-1.dist-info", "finished_at": 1.0}],
+                [{"dist_info": "a-1.dist-info", "finished_at": 1.0}, {"dist_info": "b-2.dist-info", "finished_at": 2.0}]]  # fmt: skip
+    weighed = []
+
+    def execute_module(module_name, module_args, task_vars):
+        wheels = [item["download_info"]["url"][len("file://") :] for item in module_args["report"]["install"]]
+        weighed.append(wheels)
+        return {"installed": finished[len(weighed) - 1], "wheel_bytes": {w: sizes[w] for w in wheels}}
+
+    def wait(action, jid, task_vars, poll_s, timeout_s, line_of, cleanup=False):
+        lines = [line_of({"finished": poll == 3}, poll) for poll in (1, 2, 3)]
+        return {"finished": True, "rc": 0}, 3, lines
+
+    monkeypatch.setattr(progress, "wait", wait)
+    action = pip_install_wait.ActionModule.__new__(pip_install_wait.ActionModule)
+    action._execute_module = execute_module
+    args = {"jid": "1.2", "venv": "/v", "report": report, "label": "pip", "poll_s": 1, "timeout_s": 60}
+    result = action.poll_run(args, {})
+    assert weighed == [sorted(sizes), [], []]
+    assert result["progress"] == {"done": 2, "total": 2, "bytes_done": 40, "bytes_total": 40, "last": "b 2"}
+    assert "1 of 2 done" in result["progress_lines"][1] and "10 B of" in result["progress_lines"][1], result

@@ -122,3 +122,32 @@ def test_bert_prep_data_dir_follows_the_launchers_variables(variables, expected)
     defaults = Path(__file__).resolve().parents[4] / "roles" / "bert_prep" / "defaults" / "main.yml"
     default = yaml.safe_load(defaults.read_text())["bert_prep_data_dir"]
     assert Templar(loader=None, variables=variables).template(trust_as_template(default)) == expected
+
+
+def test_the_prepared_root_is_one_rule_for_the_three_readers(monkeypatch):
+    """bert_launch's --prepared (training_job.py), its manifest check (vars/main.yml) and bert_prep's default all take
+    the directory from bert_prepared_root: moving its default moves the three."""
+    from pathlib import Path
+
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.template import Templar
+
+    from ansible_collections.scc.training.plugins.module_utils import bert_prep
+    from tests.unit.plugins.module_utils.test_training_job import option, program
+
+    assert bert_prep.bert_prepared_root("", "/cpfs/") == "/cpfs/scc-training/bert/prepared"
+    assert bert_prep.bert_prepared_root(None, "/cpfs") == "/cpfs/scc-training/bert/prepared"
+    assert bert_prep.bert_prepared_root("/data/bert", "/cpfs") == "/data/bert"
+    monkeypatch.setattr(bert_prep, "PREPARED_UNDER_CPFS", "elsewhere")
+    roles = Path(__file__).resolve().parents[4] / "roles"
+    loader = DataLoader()
+    variables = {"bert_launch_cpfs_path": "/cpfs", "bert_launch_prepared_dir": ""}
+    for path in ("bert_launch/defaults/main.yml", "bert_launch/vars/main.yml", "bert_prep/defaults/main.yml"):
+        variables = {**loader.load_from_file(str(roles / path), trusted_as_template=True), **variables}
+    variables["bert_launch_corpus"] = "/cpfs/wiki"
+    templar = Templar(loader=loader, variables=variables)
+    assert templar.template(variables["bert_prep_data_dir"]) == "/cpfs/elsewhere"
+    settings = {"data_dir": "/cpfs/elsewhere", "corpus": "/cpfs/wiki", "vocab": "", "seq_len": 128, "seed": 1234}
+    assert templar.template(variables["_bert_launch_prepared_dir"]) == bert_prepared_dir(settings)
+    argv = program(bert_launch_corpus="/cpfs/wiki", bert_launch_cpfs_path="/cpfs", bert_launch_seq_len=128)
+    assert option(argv, "--prepared") == bert_prepared_dir(settings)

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import health
+from ansible_collections.scc.training.plugins.module_utils import health, mpi
 
 _PLUGIN = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "filter" / "health.py"
 _spec = importlib.util.spec_from_file_location("scc_training_filter_health", _PLUGIN)
@@ -73,11 +73,28 @@ def test_red_from_any_gate_and_a_dropped_node_are_unhealthy_amber_is_not():
     assert verdict["summary"][2].startswith("node3 red (remedy: reboot): gpu_health: GPU 3 xid")
 
 
-def test_gates_that_did_not_run_leave_nodes_unjudged_and_healthy():
+def test_a_cluster_no_gate_judged_is_reported_unjudged_not_healthy():
     verdict = health.judge(NODES, {"node1": {"gpu_health": None, "nccl_check": None}}, NODES)
-    assert verdict["healthy"] == NODES and verdict["judged_by"] == []
+    assert verdict["healthy"] == [] and verdict["unjudged"] == NODES and verdict["judged_by"] == []
     assert [c["status"] for c in verdict["cards"]] == ["unjudged"] * 4
-    assert verdict["summary"] == ["4 of 4 node(s) healthy (judged by no gate: every node unjudged)"]
+    # Not judged at all: the hostfile takes every node (mpi.py's hostfile_nodes of None), as without verify.yml.
+    assert verdict["job_nodes"] is None
+    assert verdict["summary"] == [
+        "0 of 4 node(s) healthy, 4 unjudged (judged by no gate: the cluster was not judged, the job takes every node "
+        "as without verify.yml)"
+    ]
+
+
+def test_a_node_no_gate_judged_beside_judged_ones_is_not_healthy_and_gets_no_rank():
+    verdict = health.judge(NODES, {"node1": {"gpu_health": GREEN}, "node2": {"gpu_health": GREEN}}, NODES)
+    assert verdict["healthy"] == ["node1", "node2"] and verdict["unjudged"] == ["node3", "node4"]
+    assert verdict["job_nodes"] == ["node1", "node2"] and verdict["unhealthy"] == {}
+    assert mpi.hostfile_nodes(NODES, verdict["job_nodes"]) == ["node1", "node2"]
+    assert verdict["summary"] == [
+        "2 of 4 node(s) healthy, 2 unjudged (judged by gpu_health)",
+        "node3 unjudged: no gate reported on it, left out of the job",
+        "node4 unjudged: no gate reported on it, left out of the job",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -100,7 +117,9 @@ def test_the_filter_reads_each_gate_report_from_hostvars():
         "node3": {},
     }
     verdict = health_filter.cluster_health(["node1", "node2", "node3"], hostvars, ["gpu_health", "nccl_check"], NODES)
-    assert verdict["healthy"] == ["node1", "node3"] and list(verdict["unhealthy"]) == ["node2"]
+    assert (
+        verdict["healthy"] == ["node1"] and list(verdict["unhealthy"]) == ["node2"] and verdict["unjudged"] == ["node3"]
+    )
     assert health_filter.FilterModule().filters() == {"cluster_health": health_filter.cluster_health}
     with pytest.raises(AnsibleFilterError, match=r"cluster_health: .*status must be one of"):
         health_filter.cluster_health(["node1"], {"node1": {"gpu_health_report": {"status": "?"}}}, ["gpu_health"], [])

@@ -427,3 +427,15 @@ def test_mpijob_results_read_rank_0s_json_from_the_launcher_log():
     assert failed["status"] == "failed" and "rank 3 died" in failed["message"]
     missing = k8s_jobs.mpijob_results(log.replace(k8s_jobs.RESULTS_END, ""), "r1", True)
     assert missing["status"] == "failed" and "printed no results.json" in missing["message"]
+
+
+def test_the_launcher_of_a_workload_comes_from_the_job_builders_table(monkeypatch):
+    """k8s_jobs.py names a workload's launcher variables from training_job.py's table (its ``role``), not a mapping of
+    its own: a workload added to the table is checked under its own launcher's names."""
+    from ansible_collections.scc.training.plugins.module_utils import training_job as job_builder
+
+    assert k8s_jobs.WORKLOADS == tuple(job_builder.SCRIPTS)
+    monkeypatch.setitem(job_builder.SCRIPTS, "gpt", dict(job_builder.SCRIPTS["bert"], role="gpt_launch"))
+    problems = k8s_jobs._secret_env_problems({"gpt_launch_secret_env": ["HF_TOKEN"]}, "gpt")
+    assert len(problems) == 1 and problems[0].startswith("gpt_launch_secret_env (HF_TOKEN) is not delivered"), problems
+    assert job_builder.launcher_role("resnet") == "resnet_launch"

@@ -278,7 +278,7 @@ def test_report_shows_a_verdict_card_per_node_and_the_nccl_check(tmp_path):
     (tmp_path / "r.json").write_text(json.dumps(report))
     assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
     page = (tmp_path / "r.html").read_text()
-    assert "2 of 3 node(s) healthy (judged by gpu_health)" in page
+    assert "1 of 3 node(s) healthy, 1 unjudged (judged by gpu_health)" in page
     cards = dict(re.findall(r"<div class='card (\w+)'><b>(n\d)</b>", page)[i][::-1] for i in range(3))
     assert cards == {"n1": "green", "n2": "red", "n3": "unjudged"}
     assert "remedy: <b>reboot</b>" in page and "gpu_health: GPU 3 xid: Xid 79 (remedy: reboot)" in page
