@@ -13,9 +13,10 @@ description:
   - Keeps exactly O(count) instances whose name is O(name) and which carry every tag in O(tags).
     Missing ones are created with one C(RunInstances) call; extra ones are deleted, the most recently created first
     (C(CreationTime) has minute resolution; ties go by instance ID).
-  - The create call carries a C(ClientToken) derived from the request. A run that fails after the
-    cloud took the create (a lost reply, a timeout) and is run again presents the same token, so the
-    cloud returns the instances it already made, never a second set of GPU servers.
+  - The create call carries a C(ClientToken) derived from the request and the instances the set already has.
+    A run that fails after the cloud took the create (a lost reply, a timeout) and is run again finds the
+    same set, presents the same token, so the cloud returns the instances it already made, never a second
+    set of GPU servers; growing the set again (1 -> 2 after 0 -> 1) is a new create with a new token.
   - When the cloud has no stock (C(OperationDenied.NoStock)), the module fails naming the instance
     type and the zone (the zone of O(vswitch_id)).
   - SCC instance types (family C(ecs.scc*)) need O(hpc_cluster_id); the module fails before any
@@ -361,7 +362,13 @@ def image_problem(module):
 
 
 def create(module, missing, known):
-    """Launch ``missing`` instances, at most 100 a call; return the IDs that are new (not in ``known``)."""
+    """Launch ``missing`` instances, at most 100 a call; return the IDs that are new (not in ``known``).
+
+    Each call's ClientToken is derived from its request and the IDs the set has before it (``known`` and
+    those the earlier calls made): growing 1 -> 2 sends the very request that created the first instance, and
+    the cloud would return that one for the same token; a retry of the same step, which finds the same set,
+    keeps the token and gets what the lost call made (``client_token``).
+    """
     created = []
     while missing > 0:
         amount = min(missing, MAX_PER_CALL)
@@ -372,6 +379,7 @@ def create(module, missing, known):
                 run_params(module.params, amount),
                 "InstanceIdSets.InstanceIdSet",
                 lambda i: bool(find_all(module.api, INSTANCE, resource_id=i)),
+                token_basis=sorted(set(known) | set(created)),
             )
         except AlicloudApiError as exc:
             if exc.code == "OperationDenied.NoStock":

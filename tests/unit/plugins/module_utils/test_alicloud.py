@@ -26,6 +26,21 @@ def test_client_token_is_derived_from_the_request_only():
     assert ali.client_token("RunInstances", params, generation=1) != token
 
 
+def test_client_token_tells_two_creates_of_one_request_apart_by_their_basis():
+    # ecs_instance growing 1 -> 2 sends the request that made the first instance: the IDs already there differ.
+    params = {"InstanceType": "ecs.g6.large", "Amount": 1}
+    first = ali.client_token("RunInstances", params, basis=[])
+    grow = ali.client_token("RunInstances", params, basis=["i-1"])
+    assert first != grow and len(grow) == ali.CLIENT_TOKEN_LENGTH and grow.isascii()
+    assert ali.client_token("RunInstances", dict(params), basis=["i-1"]) == grow  # a retry of the same step
+    assert ali.client_token("RunInstances", params, 1, ["i-1"]) not in (
+        grow,
+        ali.client_token("RunInstances", params, 1),
+    )
+    # Without a basis, the token is the request's alone, as before.
+    assert ali.client_token("RunInstances", params, basis=None) == ali.client_token("RunInstances", params)
+
+
 @pytest.mark.parametrize(
     "code,status,expected",
     [
