@@ -329,6 +329,10 @@ def prepare_rerun(hosts: int) -> tuple[float, int, float, float]:
             lab.down(log=lambda *_: None)
     ran, skipped = (sum(counts[kind].values()) / hosts for kind in ("ran", "skipped"))
     print(f"  prepare.yml re-run, task executions per host by role: {by_role(counts['roles'], hosts)}", file=sys.stderr)
+    print(
+        f"  prepare.yml re-run, skipped tasks per host by role: {by_role(counts['skipped_roles'], hosts)}",
+        file=sys.stderr,
+    )
     return cpu / hosts, recap_changed(outputs[-1]), ran, skipped
 
 
