@@ -9,7 +9,6 @@ localhost with the local connection."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
