@@ -61,11 +61,13 @@ def test_callback_counts_a_loop_item_once_and_skips_apart(tmp_path, monkeypatch)
     callback.v2_runner_item_on_ok(result("node1", role="scc.training.hosts_file"))
     callback.v2_runner_on_ok(result("node1", loop=True, role="scc.training.hosts_file"))
     callback.v2_runner_on_skipped(result("node2"))
+    callback.v2_runner_on_skipped(result("node2", role="scc.training.cuda"))
     callback.v2_playbook_on_stats(None)
     assert json.loads((tmp_path / "counts.json").read_text()) == {
         "ran": {"node1": 3},
-        "skipped": {"node2": 1},
+        "skipped": {"node2": 2},
         "roles": {"-": 1, "scc.training.hosts_file": 2},
+        "skipped_roles": {"-": 1, "scc.training.cuda": 1},
     }
 
 
