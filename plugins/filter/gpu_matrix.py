@@ -1,17 +1,19 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter.
+"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter, and the GPU roles'
+``<role>_input_problems`` (module_utils/gpu_inputs.py).
 
-A thin wrapper: the data and the logic live in the module_util, used by every GPU role's
-preflight. Documentation: the sidecar gpu_stack_check.yml.
+Thin wrappers: the data and the logic live in the module_utils, used by every GPU role's validate.yml.
+Documentation: the sidecars gpu_stack_check.yml and <role>_input_problems.yml.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix
+from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix, gpu_inputs
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
 
 
 def gpu_stack_check(stack, names=None):
@@ -29,8 +31,20 @@ def gpu_stack_check(stack, names=None):
     return _gpu_matrix.check_stack(stack, names)
 
 
+def _input_problems(role):
+    def problems(settings):
+        return getattr(gpu_inputs, role + "_input_problems")(require_settings(settings, role + "_input_problems"))
+
+    problems.__name__ = role + "_input_problems"
+    problems.__doc__ = "%s's variables -> one readable line per problem (empty when all is well)." % role
+    return problems
+
+
 class FilterModule(object):
-    """scc.training GPU version matrix filter."""
+    """scc.training GPU version matrix and GPU roles' input filters."""
 
     def filters(self):
-        return {"gpu_stack_check": gpu_stack_check}
+        inputs = {
+            role + "_input_problems": _input_problems(role) for role in ("nvidia_driver", "cuda", "cudnn", "nccl")
+        }
+        return {"gpu_stack_check": gpu_stack_check, **inputs}

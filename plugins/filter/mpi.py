@@ -79,6 +79,11 @@ def bert_levers(settings):
 bert_launch_input_problems = input_problems_filter(bert_launch.bert_launch_input_problems)
 
 
+def openmpi_input_problems(settings):
+    """openmpi's variables -> one readable line per problem (empty when all is well)."""
+    return mpi.openmpi_input_problems(require_settings(settings, "openmpi_input_problems"))
+
+
 class FilterModule(object):
     """scc.training MPI filters."""
 
@@ -94,5 +99,6 @@ class FilterModule(object):
             ),
             "resnet_launch": (mpi_framework_modules, mpirun_placement),
             "nccl_check": (nccl_tests_mpirun,),
+            "openmpi": (openmpi_input_problems,),
         }
         return {f.__name__: f for filters in by_role.values() for f in filters}

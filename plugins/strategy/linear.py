@@ -18,7 +18,7 @@ description:
   - The collection's C(ansible.cfg) selects it; elsewhere set C(strategy = scc.training.linear) in C(ansible.cfg),
     C(ANSIBLE_STRATEGY=scc.training.linear), or a play's C(strategy) keyword. Nothing else differs from linear.
 author: scc.training developers
-version_added: 0.1.0
+version_added: 0.5.0
 """
 
 from ansible.plugins.strategy.linear import StrategyModule as LinearStrategyModule
