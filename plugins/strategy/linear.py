@@ -17,7 +17,8 @@ description:
     controller's CPU time (C(make bench-scale)).
   - The collection's C(ansible.cfg) selects it; elsewhere set C(strategy = scc.training.linear) in C(ansible.cfg),
     C(ANSIBLE_STRATEGY=scc.training.linear), or a play's C(strategy) keyword. Nothing else differs from linear.
-author: scc.training developers
+author:
+  - scc.training developers (!UNKNOWN)
 version_added: 0.5.0
 """
 

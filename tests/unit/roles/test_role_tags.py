@@ -77,7 +77,7 @@ def test_every_include_applies_its_own_tags(role):
     """--tags and --skip-tags select an include's tasks exactly when they select the include."""
     wrong = [
         f"roles/{r}/tasks/{f}: {name!r} has tags {sorted(tags)} but gives its tasks {sorted(apply)}"
-        for kind, r, f, name, (tags, apply), _ in (e for e in walk(role, "main.yml") if e[0] == "include")
+        for kind, r, f, name, (tags, apply), _static in (e for e in walk(role, "main.yml") if e[0] == "include")
         if tags != apply
     ]
     assert not wrong, wrong
@@ -88,7 +88,7 @@ def test_every_task_of_a_role_carries_its_tag(role):
     """--tags <role> runs every task the role reaches, those of the internal roles it imports or includes too."""
     untagged = [
         f"roles/{r}/tasks/{f}: {name!r} {sorted(tags)}"
-        for kind, r, f, name, tags, _ in walk(role, "main.yml")
+        for kind, r, f, name, tags, _static in walk(role, "main.yml")
         if kind == "task" and role not in tags and "always" not in tags
     ]
     assert not untagged, untagged
@@ -105,7 +105,7 @@ def test_the_gpu_steps_are_included_once_per_step():
     }.items():
         includes = {
             tuple(sorted(tags))
-            for kind, r, f, name, (tags, apply), _ in (e for e in walk(role, "main.yml") if e[0] == "include")
+            for kind, r, f, name, (tags, apply), _static in (e for e in walk(role, "main.yml") if e[0] == "include")
             if r == role and f == "main.yml"
         }
         assert includes == {(role, f"{role}_{step}") for step in steps}, (role, includes)
