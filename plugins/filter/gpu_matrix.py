@@ -13,7 +13,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix, gpu_inputs
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
 
 
 def gpu_stack_check(stack, names=None):
@@ -31,20 +31,14 @@ def gpu_stack_check(stack, names=None):
     return _gpu_matrix.check_stack(stack, names)
 
 
-def _input_problems(role):
-    def problems(settings):
-        return getattr(gpu_inputs, role + "_input_problems")(require_settings(settings, role + "_input_problems"))
-
-    problems.__name__ = role + "_input_problems"
-    problems.__doc__ = "%s's variables -> one readable line per problem (empty when all is well)." % role
-    return problems
-
-
 class FilterModule(object):
     """scc.training GPU version matrix and GPU roles' input filters."""
 
     def filters(self):
-        inputs = {
-            role + "_input_problems": _input_problems(role) for role in ("nvidia_driver", "cuda", "cudnn", "nccl")
-        }
-        return {"gpu_stack_check": gpu_stack_check, **inputs}
+        inputs = (
+            gpu_inputs.nvidia_driver_input_problems,
+            gpu_inputs.cuda_input_problems,
+            gpu_inputs.cudnn_input_problems,
+            gpu_inputs.nccl_input_problems,
+        )
+        return {"gpu_stack_check": gpu_stack_check, **{f.__name__: input_problems_filter(f) for f in inputs}}

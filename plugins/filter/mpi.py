@@ -79,9 +79,7 @@ def bert_levers(settings):
 bert_launch_input_problems = input_problems_filter(bert_launch.bert_launch_input_problems)
 
 
-def openmpi_input_problems(settings):
-    """openmpi's variables -> one readable line per problem (empty when all is well)."""
-    return mpi.openmpi_input_problems(require_settings(settings, "openmpi_input_problems"))
+openmpi_input_problems = input_problems_filter(mpi.openmpi_input_problems)
 
 
 class FilterModule(object):

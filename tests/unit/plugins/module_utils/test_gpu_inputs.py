@@ -149,3 +149,23 @@ OPENMPI = {
 )
 def test_openmpi_rules(changes, expected):
     assert mpi.openmpi_input_problems({**OPENMPI, **changes}) == expected
+
+
+def test_the_filters_refuse_what_is_not_the_roles_variables():
+    from ansible.errors import AnsibleFilterError
+
+    from ansible_collections.scc.training.plugins.filter import gpu_matrix
+
+    filters = gpu_matrix.FilterModule().filters()
+    assert set(filters) == {
+        "gpu_stack_check",
+        "nvidia_driver_input_problems",
+        "cuda_input_problems",
+        "cudnn_input_problems",
+        "nccl_input_problems",
+    }
+    assert filters["nccl_input_problems"](library("nccl")) == []
+    with pytest.raises(AnsibleFilterError, match="nccl_input_problems: the input lacks the variable nccl_mirror"):
+        filters["nccl_input_problems"]({k: v for k, v in library("nccl").items() if k != "nccl_mirror"})
+    with pytest.raises(AnsibleFilterError, match="cuda_input_problems: input must be a dict"):
+        filters["cuda_input_problems"](["cuda_version"])
