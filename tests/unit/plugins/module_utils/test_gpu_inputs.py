@@ -157,13 +157,8 @@ def test_the_filters_refuse_what_is_not_the_roles_variables():
     from ansible_collections.scc.training.plugins.filter import gpu_matrix
 
     filters = gpu_matrix.FilterModule().filters()
-    assert set(filters) == {
-        "gpu_stack_check",
-        "nvidia_driver_input_problems",
-        "cuda_input_problems",
-        "cudnn_input_problems",
-        "nccl_input_problems",
-    }
+    roles = ("nvidia_driver", "cuda", "cudnn", "nccl")
+    assert set(filters) == {"gpu_stack_check", *(role + "_input_problems" for role in roles)}
     assert filters["nccl_input_problems"](library("nccl")) == []
     with pytest.raises(AnsibleFilterError, match="nccl_input_problems: the input lacks the variable nccl_mirror"):
         filters["nccl_input_problems"]({k: v for k, v in library("nccl").items() if k != "nccl_mirror"})
