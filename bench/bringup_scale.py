@@ -22,7 +22,9 @@ compares the largest cluster with the smallest, both playbooks together.
 prepare.yml's converged re-run cannot run on fake local nodes (its roles would act on this machine): it is
 measured on a lab of 2 hosts (network namespaces with their own sshd, reached over ssh as real hosts are; `make
 lab-deps`): prepare.yml once to converge, then the re-run, whose controller CPU includes ssh and its
-ControlPersist masters (adopted by this process as their subreaper, ended and reaped after the run).
+ControlPersist masters (adopted by this process as their subreaper, ended and reaped after the run). The re-run runs
+on the whole lab and on one host (--limit), twice each: its cost at N hosts is its fixed part (what runs once per run)
+/ N + its part per host, the line's figure for the largest N.
 
 Cost: about 8 CPU s per host for cluster.yml (6 of them the module runs) and under 0.3 for validate.yml, so the
 default sizes (375 hosts in all) take about an hour on 2 busy cores (N = 25 and 100 took 28 minutes at a load of
@@ -277,15 +279,30 @@ def recap_changed(output: str) -> int:
     return sum(int(count) for count in re.findall(r"\bchanged=(\d+)", output))
 
 
-def prepare_rerun(hosts: int) -> tuple[float, int, float, float]:
-    """prepare.yml on a fresh lab of ``hosts`` hosts, then again: the re-run's (controller CPU s per host, changed
-    tasks, task executions per host, skipped tasks per host). Controller: ansible-playbook, its forks, ssh and the
-    ControlPersist masters (adopted as subreaper)."""
+def at_scale(whole: float, one: float, hosts: int, scale: int) -> tuple[float, float, float]:
+    """(per host at ``scale`` hosts, per-host part, fixed part) of a run's CPU, from its measured total on ``hosts``
+    hosts (``whole``) and on one of them (``one``): linear in the hosts, ``fixed + hosts * per_host``."""
+    per_host = (whole - one) / (hosts - 1)
+    fixed = one - per_host
+    return per_host + fixed / scale, per_host, fixed
+
+
+def prepare_rerun(hosts: int, scale: int) -> tuple[float, int, float, float]:
+    """prepare.yml on a fresh lab of ``hosts`` (>= 2) hosts, then re-runs: the (controller CPU s per host at ``scale``
+    hosts, changed tasks, task executions per host, skipped tasks per host) of the converged re-run. Controller:
+    ansible-playbook, its forks, ssh and the ControlPersist masters (adopted as subreaper).
+
+    A lab holds a few hosts, a fleet hundreds: a run's cost is a fixed part (the run-once work: validate.yml, the
+    downloads' plan, reading the playbooks) and a part per host. The re-run is measured on every lab host and, with
+    --limit, on the first alone, twice each (the lower of each pair), and the cost per host at ``scale`` hosts is
+    per-host part + fixed part / scale."""
     import ctypes
 
     sys.path.insert(0, str(ROOT))
     from lab.cluster import Lab
 
+    if hosts < 2:
+        raise SystemExit("bench-scale: --prepare-lab-hosts needs 2 hosts or more (a per-host part and a fixed part)")
     if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         raise SystemExit("bench-scale: prctl(PR_SET_CHILD_SUBREAPER) failed")
     with tempfile.TemporaryDirectory(prefix="scc-bench-prepare-") as tmp:
@@ -305,31 +322,43 @@ def prepare_rerun(hosts: int) -> tuple[float, int, float, float]:
                 PATH=f"{BIN}:{os.environ['PATH']}",
             )
             cmd = [str(BIN / "ansible-playbook"), "-i", str(lab.inventory), str(ROOT / "playbooks" / "prepare.yml")]
-            outputs = []
-            for measured in (False, True):
+            cpu = {"first run": [], "whole": [], "one": []}
+            for kind in ("first run", "whole", "one", "whole", "one"):
+                extra = ["--limit", "node1"] if kind == "one" else []
                 before_children = our_children()
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, check=False)
+                proc = subprocess.run(cmd + extra, cwd=workdir, env=env, capture_output=True, text=True, check=False)
                 ran = resource.getrusage(resource.RUSAGE_CHILDREN)
                 masters = reap_left_behind(before_children)
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu[kind].append(cpu_seconds(before, after))
                 print(
-                    f"  prepare.yml on {hosts} lab hosts ({'re-run' if measured else 'first run, not measured'}): "
-                    f"ansible-playbook and its forks {cpu_seconds(before, ran):.1f} CPU s, {masters} ssh "
-                    f"master(s) {cpu_seconds(ran, after):.1f} CPU s",
+                    f"  prepare.yml on {1 if kind == 'one' else hosts} lab host(s) ({kind}): ansible-playbook and its "
+                    f"forks {cpu_seconds(before, ran):.1f} CPU s, {masters} ssh master(s) {cpu_seconds(ran, after):.1f} "
+                    "CPU s",
                     file=sys.stderr,
                 )
                 if proc.returncode != 0:
                     sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
-                    raise SystemExit(f"bench-scale: playbooks/prepare.yml failed on the lab (re-run: {measured})")
-                outputs.append(proc.stdout)
-            cpu = cpu_seconds(before, after)
-            counts = json.loads((workdir / "counts.json").read_text())
+                    raise SystemExit(f"bench-scale: playbooks/prepare.yml failed on the lab ({kind})")
+                if kind == "whole":
+                    whole_output = proc.stdout
+                    counts = json.loads((workdir / "counts.json").read_text())
         finally:
             lab.down(log=lambda *_: None)
+    per_host_at_scale, per_host, fixed = at_scale(min(cpu["whole"]), min(cpu["one"]), hosts, scale)
+    print(
+        f"  prepare.yml re-run: {min(cpu['whole']):.1f} CPU s on {hosts} hosts, {min(cpu['one']):.1f} on one: "
+        f"{fixed:.1f} fixed + {per_host:.1f} per host, {per_host_at_scale:.2f} per host at N={scale}",
+        file=sys.stderr,
+    )
     ran, skipped = (sum(counts[kind].values()) / hosts for kind in ("ran", "skipped"))
     print(f"  prepare.yml re-run, task executions per host by role: {by_role(counts['roles'], hosts)}", file=sys.stderr)
-    return cpu / hosts, recap_changed(outputs[-1]), ran, skipped
+    print(
+        f"  prepare.yml re-run, skipped tasks per host by role: {by_role(counts['skipped_roles'], hosts)}",
+        file=sys.stderr,
+    )
+    return per_host_at_scale, recap_changed(whole_output), ran, skipped
 
 
 def job_slices(hosts: list[str], count: int) -> list[list[str]]:
@@ -482,11 +511,11 @@ def main() -> int:
             + (", ".join(differ) or "none")
         )
     if args.prepare_lab_hosts:
-        cpu_at_largest["prepare"], changed, ran, skipped = prepare_rerun(args.prepare_lab_hosts)
+        cpu_at_largest["prepare"], changed, ran, skipped = prepare_rerun(args.prepare_lab_hosts, largest)
         print(
             f"prepare.yml re-run on {args.prepare_lab_hosts} converged lab hosts: {cpu_at_largest['prepare']:.2f} "
-            f"controller CPU s per host, {ran:.0f} task executions and {skipped:.0f} skipped per host, {changed} "
-            "changed task(s) (a converged run changes nothing)"
+            f"controller CPU s per host at N={largest} (fixed part / N + per-host part), {ran:.0f} task executions and "
+            f"{skipped:.0f} skipped per host, {changed} changed task(s) (a converged run changes nothing)"
         )
     print(last_line(totals, cpu_at_largest, sliced))
     return 0

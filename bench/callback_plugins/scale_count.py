@@ -2,7 +2,7 @@
 
 A loop item counts as one execution (its task's overall result is not counted again); a skipped
 task or item counts apart. The executions are also counted per role (``-`` for a playbook's own tasks), to
-show where a run's cost goes. The counts go as JSON to the file named by SCC_BENCH_COUNTS at the end.
+show where a run's cost goes, and the skips per role. The counts go as JSON to the file named by SCC_BENCH_COUNTS at the end.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ DOCUMENTATION = """
 name: scale_count
 type: aggregate
 short_description: task executions per host, for the bring-up benchmark
-description: Writes the executions and the skips per host, and the executions per role, as JSON to the file named by
+description: Writes the executions and the skips per host, and the executions and skips per role, as JSON to the file named by
   SCC_BENCH_COUNTS.
 """
 
@@ -35,11 +35,20 @@ class CallbackModule(CallbackBase):
         self.ran = Counter()
         self.skipped = Counter()
         self.roles = Counter()
+        self.skipped_roles = Counter()
+
+    @staticmethod
+    def _role(result) -> str:
+        role = getattr(getattr(result, "_task", None), "_role", None)
+        return role.get_name() if role else "-"
 
     def _count(self, result):
         self.ran[result._host.get_name()] += 1
-        role = getattr(getattr(result, "_task", None), "_role", None)
-        self.roles[role.get_name() if role else "-"] += 1
+        self.roles[self._role(result)] += 1
+
+    def _count_skip(self, result):
+        self.skipped[result._host.get_name()] += 1
+        self.skipped_roles[self._role(result)] += 1
 
     def _ran(self, result, *_args, **_kwargs):
         # A loop's overall result repeats its items.
@@ -51,10 +60,10 @@ class CallbackModule(CallbackBase):
 
     def _skipped(self, result, *_args, **_kwargs):
         if "results" not in result._result:
-            self.skipped[result._host.get_name()] += 1
+            self._count_skip(result)
 
     def _skipped_item(self, result, *_args, **_kwargs):
-        self.skipped[result._host.get_name()] += 1
+        self._count_skip(result)
 
     v2_runner_on_ok = v2_runner_on_failed = v2_runner_on_unreachable = _ran
     v2_runner_item_on_ok = v2_runner_item_on_failed = _ran_item
@@ -63,4 +72,7 @@ class CallbackModule(CallbackBase):
 
     def v2_playbook_on_stats(self, stats):
         with open(os.environ["SCC_BENCH_COUNTS"], "w", encoding="utf-8") as counts:
-            json.dump({"ran": self.ran, "skipped": self.skipped, "roles": self.roles}, counts)
+            json.dump(
+                {"ran": self.ran, "skipped": self.skipped, "roles": self.roles, "skipped_roles": self.skipped_roles},
+                counts,
+            )

@@ -1,17 +1,19 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter.
+"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter, and the GPU roles'
+``<role>_input_problems`` (module_utils/gpu_inputs.py).
 
-A thin wrapper: the data and the logic live in the module_util, used by every GPU role's
-preflight. Documentation: the sidecar gpu_stack_check.yml.
+Thin wrappers: the data and the logic live in the module_utils, used by every GPU role's validate.yml.
+Documentation: the sidecars gpu_stack_check.yml and <role>_input_problems.yml.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix
+from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix, gpu_inputs
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
 
 
 def gpu_stack_check(stack, names=None):
@@ -30,7 +32,13 @@ def gpu_stack_check(stack, names=None):
 
 
 class FilterModule(object):
-    """scc.training GPU version matrix filter."""
+    """scc.training GPU version matrix and GPU roles' input filters."""
 
     def filters(self):
-        return {"gpu_stack_check": gpu_stack_check}
+        inputs = (
+            gpu_inputs.nvidia_driver_input_problems,
+            gpu_inputs.cuda_input_problems,
+            gpu_inputs.cudnn_input_problems,
+            gpu_inputs.nccl_input_problems,
+        )
+        return {"gpu_stack_check": gpu_stack_check, **{f.__name__: input_problems_filter(f) for f in inputs}}

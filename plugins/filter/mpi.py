@@ -79,6 +79,9 @@ def bert_levers(settings):
 bert_launch_input_problems = input_problems_filter(bert_launch.bert_launch_input_problems)
 
 
+openmpi_input_problems = input_problems_filter(mpi.openmpi_input_problems)
+
+
 class FilterModule(object):
     """scc.training MPI filters."""
 
@@ -94,5 +97,6 @@ class FilterModule(object):
             ),
             "resnet_launch": (mpi_framework_modules, mpirun_placement),
             "nccl_check": (nccl_tests_mpirun,),
+            "openmpi": (openmpi_input_problems,),
         }
         return {f.__name__: f for filters in by_role.values() for f in filters}

@@ -42,18 +42,26 @@ def cs_call(api, action, query=None, body=None, before_retry=None, **path_params
     return api.call_roa(action, method, path, query, body, before_retry)
 
 
-def cs_clusters(api, name=None):
-    """Every ACK cluster of the region (DescribeClustersV1, GET /api/v1/clusters), every page;
-    ``name`` is passed as the API's name filter (the caller still matches it exactly)."""
+def _every_page(api, action, query, items, page_info, paging, **path):
+    """Every item of a paged CS list: ``paging`` (size key, size, number key) names the query's paging, ``items``
+    the reply's list and ``page_info`` its object holding ``total_count`` (the CS APIs do not spell them alike)."""
+    size_key, size, number_key = paging
     found, page = [], 1
     while True:
-        reply = cs_call(api, "DescribeClustersV1", {"name": name, "page_size": 50, "page_number": page})
-        batch = reply.get("clusters") or []
+        reply = cs_call(api, action, {**query, size_key: size, number_key: page}, **path)
+        batch = reply.get(items) or []
         found.extend(batch)
-        total = int((reply.get("page_info") or {}).get("total_count") or 0)
+        total = int((reply.get(page_info) or {}).get("total_count") or 0)
         if not batch or len(found) >= total:
             return found
         page += 1
+
+
+def cs_clusters(api, name=None):
+    """Every ACK cluster of the region (DescribeClustersV1, GET /api/v1/clusters), every page;
+    ``name`` is passed as the API's name filter (the caller still matches it exactly)."""
+    paging = ("page_size", 50, "page_number")
+    return _every_page(api, "DescribeClustersV1", {"name": name}, "clusters", "page_info", paging)
 
 
 def cs_cluster(api, cluster_id):
@@ -69,13 +77,6 @@ def cs_cluster(api, cluster_id):
 
 def cs_cluster_nodes(api, cluster_id, nodepool_id=None):
     """The nodes of a cluster (DescribeClusterNodes, GET /clusters/[ClusterId]/nodes), every page."""
-    found, page = [], 1
-    while True:
-        query = {"nodepool_id": nodepool_id, "pageSize": 100, "pageNumber": page}
-        reply = cs_call(api, "DescribeClusterNodes", query, ClusterId=cluster_id)
-        batch = reply.get("nodes") or []
-        found.extend(batch)
-        total = int((reply.get("page") or {}).get("total_count") or 0)
-        if not batch or len(found) >= total:
-            return found
-        page += 1
+    paging = ("pageSize", 100, "pageNumber")
+    query = {"nodepool_id": nodepool_id}
+    return _every_page(api, "DescribeClusterNodes", query, "nodes", "page", paging, ClusterId=cluster_id)

@@ -28,6 +28,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 from ansible_collections.scc.training.plugins.module_utils.rdma import nccl_ib_env
@@ -330,3 +331,24 @@ def mpirun_argv(job):
         return argv + [str(job["python"])] + program_argv(job)
     except KeyError as exc:
         raise ValueError("missing key %s" % exc) from None
+
+
+# A package name apt or dnf takes as one argument: no whitespace (two names in one item), not an option ('-...').
+_PACKAGE_NAME = re.compile(r"^[^\s-]\S*$")
+
+
+def openmpi_input_problems(settings):
+    """openmpi's variables: a minimum version such as 4.1, and package lists of one package name per item."""
+    problems = []
+    if not re.match(r"^[0-9]+(\.[0-9]+){0,2}$", str(settings["openmpi_version_min"])):
+        problems.append(
+            'openmpi_version_min (%s) must be a version such as "4.1".' % json.dumps(settings["openmpi_version_min"])
+        )
+    for variable in ("openmpi_packages", "openmpi_extra_packages"):
+        wrong = [item for item in settings[variable] or [] if not _PACKAGE_NAME.match(str(item))]
+        if wrong:
+            problems.append(
+                "%s (%s) must list one package name per item, without spaces and not starting with '-'."
+                % (variable, json.dumps(wrong))
+            )
+    return problems

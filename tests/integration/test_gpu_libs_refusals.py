@@ -37,7 +37,12 @@ CASES = [
         {"cudnn_cuda_version": "13.0"},
         ["cudnn_cuda_version=13.0", "9.0 to 12.9"],
     ),
-    ("cudnn-3-part-version", "scc.training.cudnn", {"cudnn_version": "9.10.2"}, ["cudnn_version W.X.Y.Z", "9.10.2"]),
+    (
+        "cudnn-3-part-version",
+        "scc.training.cudnn",
+        {"cudnn_version": "9.10.2"},
+        ["cudnn_version (9.10.2) must be a cuDNN version W.X.Y.Z"],
+    ),
     ("cudnn-mirror-without-location", "scc.training.cudnn", {"cudnn_source": "mirror"}, ["cudnn_mirror"]),
     (
         "nccl2.27-for-cuda11.8",

@@ -109,7 +109,7 @@ CASES = [
         "branch-not-3-digits",
         "scc.training.nvidia_driver",
         {**V100, "nvidia_driver_branch": "58"},
-        ["nvidia_driver_branch must be a 3-digit branch"],
+        ["nvidia_driver_branch (58) must be a 3-digit branch"],
     ),
     (
         "os-centos7",

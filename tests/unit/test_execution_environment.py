@@ -160,3 +160,10 @@ def test_bindep_profiles(profiles, wanted, unwanted):
     proc = _run([BIN / "bindep", "--file", ROOT / "bindep.txt", "--list_all", "newline", *profiles])
     listed = set(proc.stdout.split())
     assert wanted <= listed and not (unwanted & listed), listed
+
+
+def test_the_image_runs_plays_with_the_collections_strategy(context):
+    # plugins/strategy/linear.py: the collection's plugins imported once per run, not in every forked worker.
+    containerfile = (context / "Containerfile").read_text()
+    final = containerfile[containerfile.rindex("FROM ") :]
+    assert "ENV ANSIBLE_STRATEGY=scc.training.linear" in final

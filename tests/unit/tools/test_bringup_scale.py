@@ -61,11 +61,13 @@ def test_callback_counts_a_loop_item_once_and_skips_apart(tmp_path, monkeypatch)
     callback.v2_runner_item_on_ok(result("node1", role="scc.training.hosts_file"))
     callback.v2_runner_on_ok(result("node1", loop=True, role="scc.training.hosts_file"))
     callback.v2_runner_on_skipped(result("node2"))
+    callback.v2_runner_on_skipped(result("node2", role="scc.training.cuda"))
     callback.v2_playbook_on_stats(None)
     assert json.loads((tmp_path / "counts.json").read_text()) == {
         "ran": {"node1": 3},
-        "skipped": {"node2": 1},
+        "skipped": {"node2": 2},
         "roles": {"-": 1, "scc.training.hosts_file": 2},
+        "skipped_roles": {"-": 1, "scc.training.cuda": 1},
     }
 
 
@@ -131,3 +133,13 @@ def test_reap_left_behind_ends_only_what_started_after_the_snapshot():
 def test_by_role_ranks_the_roles_by_executions_per_host():
     roles = {"scc.training.artifact_fetch": 80, "-": 6, "scc.training.python_env": 20, "scc.training.cuda": 20}
     assert bench.by_role(roles, 2) == "artifact_fetch 40.0, cuda 10.0, python_env 10.0, - 3.0"
+
+
+def test_at_scale_splits_a_run_into_its_fixed_and_per_host_parts():
+    # 2 hosts 15 s, 1 host 10.6 s: 4.4 s per host, 6.2 s fixed; at 200 hosts 4.4 + 6.2 / 200 per host.
+    per_host_at_200, per_host, fixed = bench.at_scale(15.0, 10.6, 2, 200)
+    assert abs(per_host - 4.4) < 1e-9 and abs(fixed - 6.2) < 1e-9
+    assert abs(per_host_at_200 - 4.431) < 1e-9
+    # 4 hosts: the per-host part is the slope over the 3 added hosts; at the lab's own size it is total / hosts.
+    per_host_at_4, per_host, fixed = bench.at_scale(22.0, 10.0, 4, 4)
+    assert abs(per_host - 4.0) < 1e-9 and abs(fixed - 6.0) < 1e-9 and abs(per_host_at_4 - 22.0 / 4) < 1e-9

@@ -30,6 +30,7 @@ def test_registered_under_their_names():
         "bert_launch_input_problems": mpi.bert_launch_input_problems,
         "bert_levers": mpi.bert_levers,
         "mpirun_placement": mpi.mpirun_placement,
+        "openmpi_input_problems": mpi.openmpi_input_problems,
     }
 
 
