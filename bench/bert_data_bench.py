@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +30,7 @@ sys.path.insert(0, str(ROOT / "roles" / "bert_prep" / "files"))
 import bert_prep
 
 from tests.integration.test_imagenet_prep import PREP_TASK, install_bert_site, write_corpus
-from tests.lab_runner import lab_up, ok_results, run_on_first_nodes
+from tests.lab_runner import ok_results, run_on_first_nodes, temp_lab
 
 ADDRESSES = ("127.0.43.21", "127.0.43.22")
 MANIFEST_TASK = "Write the manifest (every shard's sha256 and counts)"
@@ -75,18 +74,16 @@ def main() -> int:
     # 300 documents of ~2 KiB per file: 1x about 5 MiB (seconds on a node), 4x about 21 MiB.
     parser.add_argument("--documents", type=int, default=300, help="documents per file of the 1x corpus")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bert-data-bench-") as tmp:
-        work = Path(tmp)
-        with lab_up(work / "lab", len(ADDRESSES), ADDRESSES[0]) as lab:
-            install_bert_site(lab.shared / "bert-site")
-            write_corpus(lab.shared / "corpus-1x", args.files, args.documents, walks=(1, 4))
-            write_corpus(lab.shared / "corpus-4x", args.files, 4 * args.documents, walks=(1, 4))
-            bert_prep.ensure_vocab(str(lab.shared / "corpus-1x"), str(lab.shared / "bench-vocab"), "", 30522, 100 << 20)
-            rows = [
-                prepare(lab, work, "/mnt/cpfs/corpus-1x", 1, "1x-1node"),
-                prepare(lab, work, "/mnt/cpfs/corpus-4x", 1, "4x-1node"),
-                prepare(lab, work, "/mnt/cpfs/corpus-4x", 2, "4x-2nodes"),
-            ]
+    with temp_lab("bert-data-bench-", ADDRESSES) as (work, lab):
+        install_bert_site(lab.shared / "bert-site")
+        write_corpus(lab.shared / "corpus-1x", args.files, args.documents, walks=(1, 4))
+        write_corpus(lab.shared / "corpus-4x", args.files, 4 * args.documents, walks=(1, 4))
+        bert_prep.ensure_vocab(str(lab.shared / "corpus-1x"), str(lab.shared / "bench-vocab"), "", 30522, 100 << 20)
+        rows = [
+            prepare(lab, work, "/mnt/cpfs/corpus-1x", 1, "1x-1node"),
+            prepare(lab, work, "/mnt/cpfs/corpus-4x", 1, "4x-1node"),
+            prepare(lab, work, "/mnt/cpfs/corpus-4x", 2, "4x-2nodes"),
+        ]
     for row in rows:
         print(json.dumps(row))
     rss = rows[1]["peak_rss_kib"] / rows[0]["peak_rss_kib"]

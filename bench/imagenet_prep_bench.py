@@ -15,14 +15,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.integration.test_imagenet_prep import PLAY, archives_var, install_site, make_dataset
-from tests.lab_runner import lab_up, ok_results, run_on_first_nodes
+from tests.lab_runner import ok_results, run_on_first_nodes, temp_lab
 
 ADDRESSES = ("127.0.41.21", "127.0.41.22")
 TASK = "Convert this node's shards (every node at once; finished shards are kept)"
@@ -58,13 +57,11 @@ def main() -> int:
     parser.add_argument("--shards", type=int, default=16, help="train shards (2 val shards)")
     parser.add_argument("--workers", type=int, default=1, help="processes per node")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="imagenet-bench-") as tmp:
-        work = Path(tmp)
-        with lab_up(work / "lab", len(ADDRESSES), ADDRESSES[0]) as lab:
-            install_site(lab.shared / "imagenet-site")
-            paths = make_dataset(work / "ilsvrc", args.classes, args.per_class, args.val, size=(320, 240))[0]
-            archives = archives_var(paths)
-            rows = [convert(lab, work, archives, nodes, args.shards, args.workers) for nodes in (1, 2)]
+    with temp_lab("imagenet-bench-", ADDRESSES) as (work, lab):
+        install_site(lab.shared / "imagenet-site")
+        paths = make_dataset(work / "ilsvrc", args.classes, args.per_class, args.val, size=(320, 240))[0]
+        archives = archives_var(paths)
+        rows = [convert(lab, work, archives, nodes, args.shards, args.workers) for nodes in (1, 2)]
     for row in rows:
         print(json.dumps(row))
     ratio = rows[1]["images_per_second"] / rows[0]["images_per_second"]

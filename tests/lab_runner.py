@@ -40,6 +40,18 @@ def lab_up(directory, count: int, first_address: str):
         lab.down(log=_quiet)
 
 
+@contextlib.contextmanager
+def temp_lab(prefix: str, addresses):
+    """A fresh work directory and, in it, a lab of one host per address (consecutive from the first): (work, lab).
+
+    What a bench starts with; the lab is down and the directory gone afterwards.
+    """
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work = Path(tmp)
+        with lab_up(work / "lab", len(addresses), addresses[0]) as lab:
+            yield work, lab
+
+
 def lab_fixture(count: int, first_address: str, directory=None, name: str = "lab"):
     """A module-scoped pytest fixture yielding a Lab of `count` hosts from first_address.
 

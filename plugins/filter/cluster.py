@@ -13,35 +13,24 @@ Their documentation lives in the sidecar ``<filter name>.yml`` files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import cluster
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    require_list,
+    require_mapping,
     require_text,
 )
 
 
-def _list(value, filter_name, what):
-    """`value` as a list when it is one (or another iterable that is not text or a mapping)."""
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-        raise AnsibleFilterError("%s: %s must be a list, got %s" % (filter_name, what, type(value).__name__))
-    return list(value)
-
-
-def _mapping(value, filter_name, what):
-    if not isinstance(value, Mapping):
-        raise AnsibleFilterError("%s: %s must be a mapping, got %s" % (filter_name, what, type(value).__name__))
-    return value
-
-
 def cluster_addresses(hosts, hostvars, interface=""):
     """Inventory hosts -> ``[{host, address, names, peer_names}]`` (address null when the rule finds none)."""
-    hosts = [str(h) for h in _list(hosts, "cluster_addresses", "the input (inventory host names)")]
-    _mapping(hostvars, "cluster_addresses", "hostvars")
+    hosts = [
+        str(h) for h in require_list(hosts, "cluster_addresses", "the input (inventory host names) must be a list")
+    ]
+    require_mapping(hostvars, "cluster_addresses", "hostvars must be a mapping")
     if not isinstance(interface, str):
         raise AnsibleFilterError("cluster_addresses: interface must be a string, got %s" % type(interface).__name__)
     missing = [h for h in hosts if h not in hostvars]
@@ -52,20 +41,20 @@ def cluster_addresses(hosts, hostvars, interface=""):
 
 def cluster_hosts_block(nodes):
     """Nodes -> the /etc/hosts block (``address name [short]`` lines)."""
-    nodes = _list(nodes, "cluster_hosts_block", "the input (cluster_addresses' nodes)")
+    nodes = require_list(nodes, "cluster_hosts_block", "the input (cluster_addresses' nodes) must be a list")
     return filter_call("cluster_hosts_block", cluster.hosts_block, nodes)
 
 
 def cluster_stale_hosts_regex(nodes):
     """Nodes -> the regular expression of /etc/hosts lines mapping a cluster name to another address."""
-    nodes = _list(nodes, "cluster_stale_hosts_regex", "the input (cluster_addresses' nodes)")
+    nodes = require_list(nodes, "cluster_stale_hosts_regex", "the input (cluster_addresses' nodes) must be a list")
     return filter_call("cluster_stale_hosts_regex", cluster.stale_hosts_regex, nodes)
 
 
 def cluster_known_hosts(nodes, host_keys):
     """Nodes and ``{host: host key text or lines}`` -> the known_hosts block."""
-    nodes = _list(nodes, "cluster_known_hosts", "the input (cluster_addresses' nodes)")
-    _mapping(host_keys, "cluster_known_hosts", "host_keys (each node's host keys)")
+    nodes = require_list(nodes, "cluster_known_hosts", "the input (cluster_addresses' nodes) must be a list")
+    require_mapping(host_keys, "cluster_known_hosts", "host_keys (each node's host keys) must be a mapping")
     return filter_call("cluster_known_hosts", cluster.known_hosts_block, nodes, host_keys)
 
 
@@ -73,22 +62,22 @@ def cluster_authorized_key(public_key, from_addresses=None, options=None):
     """Public key -> one authorized_keys line restricted to ``from_addresses`` (none: unrestricted)."""
     if not isinstance(public_key, str) or not public_key.strip():
         raise AnsibleFilterError("cluster_authorized_key: input must be the public key text")
-    from_addresses = _list(from_addresses or [], "cluster_authorized_key", "from_addresses")
-    options = _list(options or [], "cluster_authorized_key", "options")
+    from_addresses = require_list(from_addresses or [], "cluster_authorized_key", "from_addresses must be a list")
+    options = require_list(options or [], "cluster_authorized_key", "options must be a list")
     return cluster.authorized_key_line(public_key, from_addresses, options)
 
 
 def cluster_resolution_problems(report, nodes):
     """One node's ``NAME<TAB>RC<TAB>getent line`` report -> the names that do not resolve to their node's address."""
     report = require_text(report, "cluster_resolution_problems", "the verify command's report as a string")
-    nodes = _list(nodes, "cluster_resolution_problems", "nodes (cluster_addresses' nodes)")
+    nodes = require_list(nodes, "cluster_resolution_problems", "nodes (cluster_addresses' nodes) must be a list")
     return filter_call("cluster_resolution_problems", cluster.resolution_problems, nodes, report, errors=(KeyError,))
 
 
 def cluster_ring_peers(hosts, host, scope="mesh"):
     """The peers ``host`` checks, in ring order: every other node (``mesh``), or with ``ring`` the first node
     every other and each other node its successor (cluster.verify_peers)."""
-    hosts = _list(hosts, "cluster_ring_peers", "the input (inventory host names)")
+    hosts = require_list(hosts, "cluster_ring_peers", "the input (inventory host names) must be a list")
     try:
         return cluster.verify_peers(hosts, str(host), scope)
     except ValueError as error:
@@ -98,8 +87,10 @@ def cluster_ring_peers(hosts, host, scope="mesh"):
 def cluster_mesh_problems(report, peers, nodenames=None):
     """One node's ``PEER<TAB>RC<TAB>STDOUT<TAB>STDERR`` report -> the peers that did not answer with their hostname."""
     report = require_text(report, "cluster_mesh_problems", "the verify command's report as a string")
-    peers = [str(p) for p in _list(peers, "cluster_mesh_problems", "peers (inventory host names)")]
-    nodenames = _mapping(nodenames or {}, "cluster_mesh_problems", "nodenames")
+    peers = [
+        str(p) for p in require_list(peers, "cluster_mesh_problems", "peers (inventory host names) must be a list")
+    ]
+    nodenames = require_mapping(nodenames or {}, "cluster_mesh_problems", "nodenames must be a mapping")
     return cluster.mesh_problems(report, peers, nodenames)
 
 
@@ -110,12 +101,14 @@ def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
 
 def cluster_host_name_problems(hosts):
     """The cluster's inventory names -> one line per name that is not an RFC 1123 host name."""
-    return cluster.host_name_problems(_list(hosts, "cluster_host_name_problems", "a list of inventory host names"))
+    return cluster.host_name_problems(
+        require_list(hosts, "cluster_host_name_problems", "the input must be a list of inventory host names")
+    )
 
 
 def _hosts_in(hosts, hostvars, filter_name):
-    hosts = [str(h) for h in _list(hosts, filter_name, "the input (inventory host names)")]
-    _mapping(hostvars, filter_name, "hostvars")
+    hosts = [str(h) for h in require_list(hosts, filter_name, "the input (inventory host names) must be a list")]
+    require_mapping(hostvars, filter_name, "hostvars must be a mapping")
     missing = [h for h in hosts if h not in hostvars]
     if missing:
         raise AnsibleFilterError("%s: not in the inventory: %s" % (filter_name, ", ".join(missing)))
@@ -135,7 +128,7 @@ def cluster_inventory_problems(hosts, hostvars, expected_size=None):
 
 def cluster_node_problems(nodes, rule, need_facts=False, need_host_keys=False):
     """cluster_addresses' nodes -> nodes without an address, sharing one, or (when needed) without facts."""
-    nodes = _list(nodes, "cluster_node_problems", "the input (cluster_addresses' nodes)")
+    nodes = require_list(nodes, "cluster_node_problems", "the input (cluster_addresses' nodes) must be a list")
     return filter_call(
         "cluster_node_problems",
         cluster.node_problems,

@@ -16,34 +16,26 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import fabric
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    input_problems_filter,
+    require_list,
+    require_mapping,
+)
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError)
-
-
-def _devices(devices, filter_name):
-    if not isinstance(devices, list):
-        raise AnsibleFilterError(
-            "%s: input must be rdma_info's devices list, got %s" % (filter_name, type(devices).__name__)
-        )
-    return devices
-
-
-def _mapping(value, filter_name, what):
-    if not isinstance(value, Mapping):
-        raise AnsibleFilterError("%s: %s, got %s" % (filter_name, what, type(value).__name__))
-    return value
+_DEVICES = "input must be rdma_info's devices list"
 
 
 def rdma_port_list(devices):
     """rdma_info's ``devices`` -> one ``{port, state, link_layer, rate_gbps}`` per port."""
-    devices = _devices(devices, "rdma_port_list")
+    devices = require_list(devices, "rdma_port_list", _DEVICES)
     return filter_call("rdma_port_list: malformed device", fabric.port_list, devices, errors=_MALFORMED)
 
 
 def rdma_measurement_ports(devices, device="", gid_index=None):
     """rdma_info's ``devices`` -> every active port to measure over (the rails), empty without one."""
-    devices = _devices(devices, "rdma_measurement_ports")
+    devices = require_list(devices, "rdma_measurement_ports", _DEVICES)
     if gid_index is not None and (isinstance(gid_index, bool) or not str(gid_index).isdigit()):
         raise AnsibleFilterError(
             "rdma_measurement_ports: gid_index must be an integer >= 0 or null, got %r" % (gid_index,)
@@ -61,7 +53,7 @@ def rdma_measurement_ports(devices, device="", gid_index=None):
 
 def bandwidth_shortfalls(result):
     """A ``bandwidth_matrix`` result -> one line per pair below the threshold, then the pairs not measured."""
-    result = _mapping(result, "bandwidth_shortfalls", "input must be a bandwidth_matrix result")
+    result = require_mapping(result, "bandwidth_shortfalls", "input must be a bandwidth_matrix result")
     return filter_call("bandwidth_shortfalls: malformed result", fabric.bandwidth_shortfalls, result, errors=_MALFORMED)
 
 
@@ -70,9 +62,8 @@ def fabric_samples(hosts, hostvars, register):
 
     Hosts without a slurped file (a failed or unreachable host) are left out.
     """
-    if isinstance(hosts, (str, Mapping)) or not hasattr(hosts, "__iter__"):
-        raise AnsibleFilterError("fabric_samples: input must be a list of host names, got %s" % type(hosts).__name__)
-    _mapping(hostvars, "fabric_samples", "hostvars must be the hostvars mapping")
+    hosts = require_list(hosts, "fabric_samples", "input must be a list of host names")
+    require_mapping(hostvars, "fabric_samples", "hostvars must be the hostvars mapping")
     out = {}
     for host in hosts:
         slurped = hostvars[host].get(register) if host in hostvars else None
@@ -88,7 +79,7 @@ def fabric_samples(hosts, hostvars, register):
 
 def fabric_traffic(samples):
     """``{node: [samples]}`` -> the rates over time per node and counter, with peak and mean."""
-    samples = _mapping(samples, "fabric_traffic", "input must map each node to its samples")
+    samples = require_mapping(samples, "fabric_traffic", "input must map each node to its samples")
     return filter_call("fabric_traffic: malformed sample", fabric.traffic_rates, dict(samples), errors=_MALFORMED)
 
 

@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter, and the GPU roles'
-``<role>_input_problems`` (module_utils/gpu_inputs.py).
+"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter, the GPU roles'
+``<role>_input_problems`` and ``verdict_problems`` (module_utils/gpu_inputs.py).
 
 Thin wrappers: the data and the logic live in the module_utils, used by every GPU role's validate.yml.
-Documentation: the sidecars gpu_stack_check.yml and <role>_input_problems.yml.
+Documentation: the sidecars gpu_stack_check.yml, verdict_problems.yml and <role>_input_problems.yml.
 """
 
 from __future__ import annotations
@@ -13,15 +13,14 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix, gpu_inputs
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, require_mapping
 
 
 def gpu_stack_check(stack, names=None):
     """Problems and resolved versions of a wanted GPU stack (see _gpu_matrix.check_stack)."""
-    if not isinstance(stack, dict):
-        raise AnsibleFilterError("gpu_stack_check: input must be a dict, got %s" % type(stack).__name__)
-    if names is not None and not isinstance(names, dict):
-        raise AnsibleFilterError("gpu_stack_check: names must be a dict, got %s" % type(names).__name__)
+    require_mapping(stack, "gpu_stack_check")
+    if names is not None:
+        require_mapping(names, "gpu_stack_check", "names must be a dict")
     unknown = sorted(set(stack) - set(_gpu_matrix.DEFAULT_NAMES))
     if unknown:
         raise AnsibleFilterError(
@@ -29,6 +28,11 @@ def gpu_stack_check(stack, names=None):
             % (", ".join(unknown), ", ".join(sorted(_gpu_matrix.DEFAULT_NAMES)))
         )
     return _gpu_matrix.check_stack(stack, names)
+
+
+def verdict_problems(verdict):
+    """A matrix verdict's problems as one sentence in a list (see gpu_inputs.verdict_problems)."""
+    return gpu_inputs.verdict_problems(require_mapping(verdict, "verdict_problems"))
 
 
 class FilterModule(object):
@@ -41,4 +45,8 @@ class FilterModule(object):
             gpu_inputs.cudnn_input_problems,
             gpu_inputs.nccl_input_problems,
         )
-        return {"gpu_stack_check": gpu_stack_check, **{f.__name__: input_problems_filter(f) for f in inputs}}
+        return {
+            "gpu_stack_check": gpu_stack_check,
+            "verdict_problems": verdict_problems,
+            **{f.__name__: input_problems_filter(f) for f in inputs},
+        }

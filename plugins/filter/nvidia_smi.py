@@ -9,10 +9,8 @@ Documentation: the sidecars parse_nvidia_smi.yml, parse_nvlink_status.yml, nvidi
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.scc.training.plugins.module_utils import nvidia_pci, nvidia_smi
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_list, require_text
 
 
 def parse_nvidia_smi(xml_text):
@@ -27,9 +25,7 @@ def parse_nvlink_status(text):
 
 def nvidia_pci_devices(lines):
     """``"<address> <vendor> <class>"`` lines -> {gpus: [...], nvswitches: [...]}."""
-    if not isinstance(lines, list):
-        raise AnsibleFilterError("nvidia_pci_devices: input must be a list of lines, got %s" % type(lines).__name__)
-    return nvidia_pci.nvidia_pci_devices(lines)
+    return nvidia_pci.nvidia_pci_devices(require_list(lines, "nvidia_pci_devices", "input must be a list of lines"))
 
 
 class FilterModule(object):

@@ -14,11 +14,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-from ansible.module_utils.six import string_types
 
 from ansible_collections.scc.training.plugins.module_utils import perftest
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_list, require_text
 
 
 def parse_perftest(text):
@@ -32,9 +30,7 @@ def parse_iperf3(data):
 
 
 def _nodes(nodes, filter_name):
-    if isinstance(nodes, (string_types, dict)) or not hasattr(nodes, "__iter__"):
-        raise AnsibleFilterError("%s: input must be a list of node names, got %s" % (filter_name, type(nodes).__name__))
-    return [str(n) for n in nodes]
+    return [str(n) for n in require_list(nodes, filter_name, "input must be a list of node names")]
 
 
 def all_pairs_rounds(nodes):

@@ -7,29 +7,21 @@ Documentation: the sidecars torch_build.yml and torch_gpu_problems.yml."""
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.scc.training.plugins.module_utils import torch_build as _torch_build
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
-
-
-def _require_dict(value, filter_name, what):
-    if not isinstance(value, dict):
-        raise AnsibleFilterError("%s: %s must be a dict, got %s" % (filter_name, what, type(value).__name__))
-    return value
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_mapping
 
 
 def torch_build(request, names=None):
     """The torch build (CUDA, index, pip arguments) python_env installs, and the matrix's refusals."""
-    _require_dict(request, "torch_build", "input")
+    require_mapping(request, "torch_build")
     if names is not None:
-        _require_dict(names, "torch_build", "names")
+        require_mapping(names, "torch_build", "names must be a dict")
     return filter_call("torch_build", _torch_build.resolve_torch_build, request, names)
 
 
 def torch_gpu_problems(probe, torch_cuda="", tolerance=1e-3):
     """What is wrong with torch on a GPU host, from torch_gpu_probe.py's report ([] when nothing)."""
-    _require_dict(probe, "torch_gpu_problems", "input (the probe's JSON)")
+    require_mapping(probe, "torch_gpu_problems", "input (the probe's JSON) must be a dict")
     return filter_call("torch_gpu_problems", _torch_build.torch_gpu_problems, probe, torch_cuda, float(tolerance))
 
 

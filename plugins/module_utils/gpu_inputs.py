@@ -95,3 +95,13 @@ def nvidia_driver_input_problems(settings):
             % (show(version), show(branch))
         )
     return problems
+
+
+def verdict_problems(verdict):
+    """A version-matrix verdict's refusals as one sentence in a list ([] when it has none).
+
+    Each role's validate.yml lists its input problems first and this only when they are none (the verdict
+    reads the inputs): ``__input_problems or _<role>_matrix | scc.training.verdict_problems``.
+    """
+    problems = verdict.get("problems") or []
+    return ["; ".join(problems)] if problems else []

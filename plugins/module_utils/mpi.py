@@ -28,9 +28,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import re
 
+from ansible_collections.scc.training.plugins.module_utils.input_checks import show
 from ansible_collections.scc.training.plugins.module_utils.rdma import nccl_ib_env
 
 _WHITESPACE = re.compile(r"\s")
@@ -342,13 +342,13 @@ def openmpi_input_problems(settings):
     problems = []
     if not re.match(r"^[0-9]+(\.[0-9]+){0,2}$", str(settings["openmpi_version_min"])):
         problems.append(
-            'openmpi_version_min (%s) must be a version such as "4.1".' % json.dumps(settings["openmpi_version_min"])
+            'openmpi_version_min (%s) must be a version such as "4.1".' % show(settings["openmpi_version_min"])
         )
     for variable in ("openmpi_packages", "openmpi_extra_packages"):
         wrong = [item for item in settings[variable] or [] if not _PACKAGE_NAME.match(str(item))]
         if wrong:
             problems.append(
                 "%s (%s) must list one package name per item, without spaces and not starting with '-'."
-                % (variable, json.dumps(wrong))
+                % (variable, show(wrong))
             )
     return problems

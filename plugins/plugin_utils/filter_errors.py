@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""What the collection's filters share: the check of a text input, and errors that name the
-filter. The filters are thin wrappers over plugins/module_utils, whose functions raise
+"""What the collection's filters share: the checks of an input's type (text, mapping, list), and errors that name
+the filter. The filters are thin wrappers over plugins/module_utils, whose functions raise
 ValueError (their parse errors are subclasses of it)."""
 
 from __future__ import annotations
@@ -13,11 +13,30 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 
 
+def _refuse(filter_name, what, value):
+    raise AnsibleFilterError("%s: %s, got %s" % (filter_name, what, type(value).__name__))
+
+
 def require_text(value, filter_name, what="the command's output as a string"):
-    """`value` when it is a string, else AnsibleFilterError('<filter_name>: input must be <what>, ...')."""
+    """`value` when it is a string, else AnsibleFilterError('<filter_name>: input must be <what>, got <type>')."""
     if not isinstance(value, string_types):
-        raise AnsibleFilterError("%s: input must be %s, got %s" % (filter_name, what, type(value).__name__))
+        _refuse(filter_name, "input must be " + what, value)
     return value
+
+
+def require_mapping(value, filter_name, what="input must be a dict"):
+    """`value` when it is a mapping, else AnsibleFilterError('<filter_name>: <what>, got <type>')."""
+    if not isinstance(value, Mapping):
+        _refuse(filter_name, what, value)
+    return value
+
+
+def require_list(value, filter_name, what="input must be a list"):
+    """`value` as a list when it is a list (or another iterable that is not text or a mapping), else
+    AnsibleFilterError('<filter_name>: <what>, got <type>')."""
+    if isinstance(value, (string_types, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        _refuse(filter_name, what, value)
+    return list(value)
 
 
 def filter_call(filter_name, function, *args, errors=(ValueError,)):

@@ -158,9 +158,21 @@ def test_the_filters_refuse_what_is_not_the_roles_variables():
 
     filters = gpu_matrix.FilterModule().filters()
     roles = ("nvidia_driver", "cuda", "cudnn", "nccl")
-    assert set(filters) == {"gpu_stack_check", *(role + "_input_problems" for role in roles)}
+    assert set(filters) == {"gpu_stack_check", "verdict_problems", *(role + "_input_problems" for role in roles)}
     assert filters["nccl_input_problems"](library("nccl")) == []
     with pytest.raises(AnsibleFilterError, match="nccl_input_problems: the input lacks the variable nccl_mirror"):
         filters["nccl_input_problems"]({k: v for k, v in library("nccl").items() if k != "nccl_mirror"})
     with pytest.raises(AnsibleFilterError, match="cuda_input_problems: input must be a dict"):
         filters["cuda_input_problems"](["cuda_version"])
+    with pytest.raises(AnsibleFilterError, match="verdict_problems: input must be a dict, got list"):
+        filters["verdict_problems"](["a problem"])
+
+
+def test_a_verdicts_refusals_become_one_sentence_and_none_become_no_problem():
+    from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix
+
+    refused = _gpu_matrix.check_stack({"cuda": "13.0", "compute_capability": "7.0", "driver": "535"})
+    assert len(refused["problems"]) == 2
+    assert gpu_inputs.verdict_problems(refused) == ["; ".join(refused["problems"])]
+    assert gpu_inputs.verdict_problems(_gpu_matrix.check_stack({"cuda": "12.8", "compute_capability": "7.0"})) == []
+    assert gpu_inputs.verdict_problems({"ok": True}) == []
