@@ -21,6 +21,23 @@ def load(path):
     return module
 
 
+RENDER = load(ROLES / "cluster_report" / "files" / "render_report.py")
+
+
+def report_of(nodes, **sections):
+    """What collect.yml writes for these nodes: every one reached, no bandwidth or traffic unless given."""
+    base = {"generated_at": "2026-12-02T00:00:00Z", "group": "scc_cluster", "not_reached": [], "bandwidth": {}}
+    return {**base, "nodes": nodes, "traffic": {}, **sections}
+
+
+def render(tmp_path, report=None):
+    """render_report.py on the report (written to r.json, which it completes; None: r.json as it is): the page."""
+    if report is not None:
+        (tmp_path / "r.json").write_text(json.dumps(report))
+    assert RENDER.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    return (tmp_path / "r.html").read_text()
+
+
 def matrix():
     pairs = [
         {"round": "1", "client": "n2", "server": "n3", "gbps": 23.1, "ok": True},
@@ -65,21 +82,11 @@ def node(host, mounted=True, ssh_ok=True):
 
 
 def test_heatmap_and_report_page(tmp_path):
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
     plots.bandwidth_heatmap(matrix(), str(tmp_path / "bandwidth-rdma.png"))
     assert (tmp_path / "bandwidth-rdma.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    report = {
-        "generated_at": "2026-12-02T00:00:00Z",
-        "group": "scc_cluster",
-        "not_reached": ["n4"],
-        "nodes": [node("n1"), node("n2", mounted=False, ssh_ok=False), node("n3")],
-        "bandwidth": {"rdma": matrix()},
-        "traffic": {},
-    }
-    (tmp_path / "r.json").write_text(json.dumps(report))
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
-    page = (tmp_path / "r.html").read_text()
+    nodes = [node("n1"), node("n2", mounted=False, ssh_ok=False), node("n3")]
+    page = render(tmp_path, report_of(nodes, not_reached=["n4"], bandwidth={"rdma": matrix()}))
     # The heatmap next to the JSON is embedded; the traffic section says it was not sampled.
     (png,) = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     assert base64.b64decode(png) == (tmp_path / "bandwidth-rdma.png").read_bytes()
@@ -118,7 +125,6 @@ def bert_results(run_id, nccl="absent"):
 
 
 def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
     # An older run (gloo, no NCCL) and the newest one (NCCL over RoCE); only the newest is reported.
     old, new = tmp_path / "bert-20261201T000000Z-aaaa.json", tmp_path / "bert-20261202T000000Z-bbbb.json"
     old.write_text(json.dumps(dict(bert_results("20261201T000000Z-aaaa", nccl=None), backend="gloo")))
@@ -163,16 +169,7 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
     Path(base + ".json").write_text(json.dumps(rates))
     plots.traffic(rates, base + ".png")
 
-    report = {
-        "generated_at": "2026-12-02T00:00:00Z",
-        "group": "scc_cluster",
-        "not_reached": [],
-        "nodes": [node("n1"), node("n2")],
-        "bandwidth": {},
-        "traffic": {},
-    }
-    (tmp_path / "r.json").write_text(json.dumps(report))
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    page = render(tmp_path, report_of([node("n1"), node("n2")]))
 
     # The JSON gains the summary of the newest run ...
     t = json.loads((tmp_path / "r.json").read_text())["training"]
@@ -184,7 +181,6 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
         and t["traffic_file"] == "traffic-bert-20261202T000000Z-bbbb.json"
     )
     # ... and the page shows it, with the training traffic plot embedded.
-    page = (tmp_path / "r.html").read_text()
     section = page[page.index("Training: BERT run 20261202T000000Z-bbbb") :]
     assert "20261201T000000Z-aaaa" not in page
     assert "<td>world size</td><td>4</td>" in section and "n1 &times;2, n2 &times;2" in section
@@ -207,37 +203,24 @@ def test_report_shows_the_newest_bert_run_with_its_traffic(tmp_path):
 
 
 def test_report_says_when_nccl_did_not_run_and_traffic_was_not_sampled(tmp_path):
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
-    report = {
-        "generated_at": "x",
-        "group": "g",
-        "not_reached": [],
-        "nodes": [node("n1")],
-        "bandwidth": {},
-        "traffic": {},
-    }
-    (tmp_path / "r.json").write_text(json.dumps(report))
     # No BERT results: the key is null and the page says so.
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    page = render(tmp_path, report_of([node("n1")]))
     assert json.loads((tmp_path / "r.json").read_text())["training"] is None
-    assert "no BERT results" in (tmp_path / "r.html").read_text()
+    assert "no BERT results" in page
     # A gloo run (nccl: null), no traffic file; then an older results file without the nccl key.
     run = tmp_path / "bert-r1.json"
     run.write_text(json.dumps(dict(bert_results("r1", nccl=None), backend="gloo")))
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
-    page = (tmp_path / "r.html").read_text()
+    page = render(tmp_path)
     assert "none: NCCL did not run (backend gloo)" in page and "on 4 ranks, NCCL none (gloo)" in page
     assert "not sampled during this run (traffic-bert-r1.json not found)" in page
     run.write_text(json.dumps(bert_results("r1")))
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
-    assert "not recorded in the results file" in (tmp_path / "r.html").read_text()
+    assert "not recorded in the results file" in render(tmp_path)
 
 
 def test_report_shows_a_verdict_card_per_node_and_the_nccl_check(tmp_path):
     """The cluster_health verdict (a card per node) and nccl_check's results, as the roles publish them."""
     from ansible_collections.scc.training.plugins.module_utils import health
 
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
     xid = {
         "status": "red",
         "problems": ["GPU 3 xid: Xid 79 (remedy: reboot)"],
@@ -265,19 +248,7 @@ def test_report_shows_a_verdict_card_per_node_and_the_nccl_check(tmp_path):
         },
     }
     plots.nccl_busbw(nccl, str(tmp_path / "nccl-busbw.png"))
-    report = {
-        "generated_at": "2026-12-03T00:00:00Z",
-        "group": "scc_cluster",
-        "not_reached": [],
-        "nodes": [node("n1"), node("n2"), node("n3")],
-        "bandwidth": {},
-        "traffic": {},
-        "health": verdict,
-        "nccl": nccl,
-    }
-    (tmp_path / "r.json").write_text(json.dumps(report))
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
-    page = (tmp_path / "r.html").read_text()
+    page = render(tmp_path, report_of([node("n1"), node("n2"), node("n3")], health=verdict, nccl=nccl))
     assert "1 of 3 node(s) healthy, 1 unjudged (judged by gpu_health)" in page
     cards = dict(re.findall(r"<div class='card (\w+)'><b>(n\d)</b>", page)[i][::-1] for i in range(3))
     assert cards == {"n1": "green", "n2": "red", "n3": "unjudged"}
@@ -294,7 +265,6 @@ def test_the_summary_read_at_a_glance(tmp_path, capsys):
     which the playbook shows and ``render_report.py --summary`` prints (make demo's last lines)."""
     from ansible_collections.scc.training.plugins.module_utils import health
 
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
     xid = {
         "status": "red",
         "problems": ["GPU 3 xid: Xid 79 (remedy: reboot)"],
@@ -305,17 +275,9 @@ def test_the_summary_read_at_a_glance(tmp_path, capsys):
         {"n1": {"gpu_health": {"status": "green", "problems": []}}, "n2": {"gpu_health": xid}},
         ["n1", "n2"],
     )
-    report = {
-        "generated_at": "x",
-        "group": "g",
-        "not_reached": [],
-        "nodes": [node("n1"), node("n2")],
-        "bandwidth": {},
-        "traffic": {},
-    }
-    (tmp_path / "r.json").write_text(json.dumps(dict(report, health=verdict)))
+    report = report_of([node("n1"), node("n2")])
     (tmp_path / "bert-r9.json").write_text(json.dumps(bert_results("r9", nccl=None)))
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    render(tmp_path, dict(report, health=verdict))
     summary = json.loads((tmp_path / "r.json").read_text())["summary"]
     assert summary == [
         "BERT base run r9: ok, 4 rank(s) on n1 (2 rank(s)), n2 (2 rank(s)); nccl on cuda",
@@ -323,12 +285,11 @@ def test_the_summary_read_at_a_glance(tmp_path, capsys):
         "nodes: n1 GREEN, n2 RED (reboot) (1 of 2 healthy)",
         "report: %s" % (tmp_path / "r.html"),
     ]
-    assert render.main(["x", "--summary", str(tmp_path / "r.json")]) == 0
+    assert RENDER.main(["x", "--summary", str(tmp_path / "r.json")]) == 0
     assert capsys.readouterr().out.splitlines() == summary
     # Before any training, and without a verdict: it says so.
     (tmp_path / "bert-r9.json").unlink()
-    (tmp_path / "r.json").write_text(json.dumps(report))
-    assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
+    render(tmp_path, report)
     assert json.loads((tmp_path / "r.json").read_text())["summary"][:2] == [
         "no training run in %s yet" % tmp_path,
         "nodes: n1, n2 (not judged in this run)",
