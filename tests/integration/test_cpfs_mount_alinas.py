@@ -11,7 +11,8 @@ the inventory pins (artifact_fetch_mirror_manifests), and a pinned manifest whos
 on the controller before any host sees the file; with the override the package is fetched once for
 both hosts, copied, installed with apt, the fstab line has type cpfs-nfs and the documented options,
 and mount(8) hands source, mount point and options to /sbin/mount.cpfs-nfs; a re-run and --check
-change nothing; verify refuses the stand-in's mount (not NFS).
+change nothing; verify refuses the stand-in's mount (not NFS); a mount /etc/fstab does not name as wanted (other
+options, or the user's own filesystem) is refused on every run with fstab left as it was, and mounted once unmounted.
 Not proven: Alibaba's package itself, its dependencies, a real CPFS mount, the rpm path (dnf,
 rpmkeys signature check), the sharing proof over CPFS.
 """
@@ -99,6 +100,12 @@ lab = lab_fixture(2, ADDRESS, name="cpfs-alinas")
 
 
 @pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """The controller's download cache of the tests that mount: later runs download nothing."""
+    return tmp_path_factory.mktemp("alinas-cache")
+
+
+@pytest.fixture(scope="module")
 def cleanup(lab):
     yield
     for host in lab.load():
@@ -176,9 +183,9 @@ def test_a_wrong_sha256_stops_on_the_controller_before_any_host_sees_the_file(la
         assert result.returncode == 0, address
 
 
-def test_the_package_is_fetched_once_installed_and_mounted_through_its_helper(lab, mirror, cleanup, tmp_path):
+def test_the_package_is_fetched_once_installed_and_mounted_through_its_helper(lab, mirror, cache, cleanup, tmp_path):
     root, url = mirror
-    extravars = settings(url, tmp_path / "cache", root / "manifest.json", cpfs_mount_alinas_allow_unverified_os=True)
+    extravars = settings(url, cache, root / "manifest.json", cpfs_mount_alinas_allow_unverified_os=True)
     CountingHandler.requests.clear()
     status, events = run(lab, tmp_path, extravars)
     assert status == "successful", failed(events)
@@ -223,3 +230,46 @@ def test_the_package_is_fetched_once_installed_and_mounted_through_its_helper(la
     for _host, task, msg in failed(events):
         assert task == "Check the filesystem is mounted with the expected type", task
         assert "expected nfs" in msg, msg
+
+
+def test_a_mount_fstab_does_not_name_is_refused_on_every_run_and_nothing_changes(lab, mirror, cache, cleanup, tmp_path):
+    """The user's data at the mount point (another filesystem, or this one with other options) is never unmounted
+    and /etc/fstab is left as it is, so the refusal holds on every run (a first run that rewrote fstab let the next
+    one pass with the other filesystem mounted)."""
+    root, url = mirror
+    extravars = settings(url, cache, root / "manifest.json", cpfs_mount_alinas_allow_unverified_os=True)
+    fstab_line = f"{SOURCE} {MOUNT_PATH} cpfs-nfs {OPTIONS} 0 0"
+    refusal = "Fail when a filesystem other than the wanted one is mounted at the mount point"
+
+    def refused(settings_, mounted=""):
+        status, events = run(lab, tmp_path, settings_)
+        assert status == "failed"
+        assert {host for host, _task, _msg in failed(events)} == {"node1", "node2"}
+        for _host, task, msg in failed(events):
+            assert task == refusal, task
+            assert f"already has {mounted}" in msg and "nothing was changed" in msg, msg
+        assert changed(events) == []
+
+    # CPFS mounted by the last test, wanted now with other options: fstab keeps the line of the mount it made.
+    refused(dict(extravars, cpfs_mount_options=["vers=3", "hard", "_netdev"]))
+    for address, result in on_hosts(lab, f"grep -E '^\\S+\\s+{MOUNT_PATH}\\s' /etc/fstab").items():
+        assert result.stdout.strip() == fstab_line, address
+
+    # The user's own filesystem there and no fstab line for it: refused on the first run and on the next.
+    on_hosts(lab, f"umount {MOUNT_PATH}; sed -i '\\#{MOUNT_PATH}#d' /etc/fstab; mount -t tmpfs userdata {MOUNT_PATH}")
+    for _run in range(2):
+        refused(extravars, "userdata tmpfs")
+        for address, result in on_hosts(
+            lab, f"grep -c -E '\\s{MOUNT_PATH}\\s' /etc/fstab; findmnt -no SOURCE {MOUNT_PATH}"
+        ).items():
+            assert result.stdout.split() == ["0", "userdata"], (address, result.stdout)
+
+    # Unmounted by the user: the role writes fstab and mounts.
+    on_hosts(lab, f"umount {MOUNT_PATH}")
+    status, events = run(lab, tmp_path, extravars)
+    assert status == "successful", failed(events)
+    checks = (
+        f"grep -E '^\\S+\\s+{MOUNT_PATH}\\s' /etc/fstab; findmnt --noheadings --output TARGET --mountpoint {MOUNT_PATH}"
+    )
+    for address, result in on_hosts(lab, checks).items():
+        assert result.stdout.splitlines() == [fstab_line, MOUNT_PATH], (address, result.stdout)
