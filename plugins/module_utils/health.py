@@ -14,9 +14,9 @@ Each gate role (gpu_health, nccl_check) publishes one report per node, the fact
     {"healthy": ["node1", ...],                    # judged green or amber; inventory order: rank 0's node first
      "unhealthy": {"node3": ["gpu_health: ...", ...]},
      "unjudged": ["node4", ...],                   # reached, but no gate reported on them
-     "job_nodes": ["node1", ...] | None,           # scc_healthy_nodes: the healthy ones; None when no gate judged
-                                                   # any node (the cluster was not judged: every node, as without
-                                                   # verify.yml)
+     "job_nodes": ["node1", ...] | None,           # scc_healthy_nodes: the healthy ones; when no gate judged any
+                                                   # node, the ones still reached, or None when that is every node
+                                                   # (the cluster was not judged: every node, as without verify.yml)
      "judged_by": ["gpu_health", ...],             # the gates that reported on at least one node
      "cards": [{"host", "status", "gates": {gate: status}, "problems": [...],
                 "remedy": "reboot" | None}, ...],
@@ -27,8 +27,9 @@ A node is unhealthy when a gate says red, or when it dropped out of the verify p
 check that stops the host, or was unreachable): a node nobody could judge is not trusted with a
 rank. A gate that did not run on a node (a tag left out, a condition that skipped it) reports nothing there;
 a node no gate judged is "unjudged": not healthy, and left out of the job while the gates judged other nodes.
-When no gate reported on any node the cluster was not judged at all: ``job_nodes`` is None, and the hostfile
-takes every node as after a run without verify.yml, the summary saying so.
+When no gate reported on any node the cluster was not judged at all: the job takes the nodes still reached (a node
+that dropped out of verify never gets a rank), ``job_nodes`` None when that is every node, so the hostfile takes
+every node as after a run without verify.yml; the summary says so.
 """
 
 from __future__ import annotations
@@ -109,11 +110,16 @@ def judge(nodes, reports, reached):
             unjudged.append(host)
         else:
             healthy.append(host)
+    if judged_by:
+        job_nodes = healthy
+    else:
+        # Not judged: every node still reached (all unjudged); None, "every node", when none dropped out.
+        job_nodes = unjudged if unhealthy else None
     verdict = {
         "healthy": healthy,
         "unhealthy": unhealthy,
         "unjudged": unjudged,
-        "job_nodes": healthy if judged_by else None,
+        "job_nodes": job_nodes,
         "judged_by": judged_by,
         "cards": cards,
     }
@@ -131,7 +137,8 @@ def _summary(verdict):
             len(verdict["cards"]),
             unjudged,
             ", ".join(verdict["judged_by"])
-            or "no gate: the cluster was not judged, the job takes every node as without verify.yml",
+            or "no gate: the cluster was not judged, the job takes every node %sas without verify.yml"
+            % ("still reached " if verdict["job_nodes"] is not None else ""),
         )
     ]
     for card in verdict["cards"]:

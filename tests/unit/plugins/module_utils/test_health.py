@@ -85,6 +85,20 @@ def test_a_cluster_no_gate_judged_is_reported_unjudged_not_healthy():
     ]
 
 
+def test_a_node_that_dropped_out_of_verify_gets_no_rank_when_no_gate_judged():
+    """No gate ran (e.g. --tags ib_check,cluster_health,mpi_hostfile) and ib_check stopped node2: node2 is red and
+    out of the job; the others, not judged, take the ranks as without verify.yml."""
+    verdict = health.judge(NODES, {}, ["node1", "node3", "node4"])
+    assert verdict["unhealthy"] == {"node2": [health.NOT_REACHED]} and verdict["judged_by"] == []
+    assert verdict["job_nodes"] == ["node1", "node3", "node4"]
+    assert mpi.hostfile_nodes(NODES, verdict["job_nodes"]) == ["node1", "node3", "node4"]
+    assert verdict["summary"] == [
+        "0 of 4 node(s) healthy, 3 unjudged (judged by no gate: the cluster was not judged, the job takes every node "
+        "still reached as without verify.yml)",
+        "node2 red: " + health.NOT_REACHED,
+    ]
+
+
 def test_a_node_no_gate_judged_beside_judged_ones_is_not_healthy_and_gets_no_rank():
     verdict = health.judge(NODES, {"node1": {"gpu_health": GREEN}, "node2": {"gpu_health": GREEN}}, NODES)
     assert verdict["healthy"] == ["node1", "node2"] and verdict["unjudged"] == ["node3", "node4"]
