@@ -77,6 +77,16 @@ def _decode_block(lines):
     return data
 
 
+_TRUNCATED = "a packet runs past the end of the key (truncated file)"
+
+
+def _within(data, end):
+    """``end`` when the key holds that many bytes, else the truncated-file error (never an IndexError)."""
+    if end > len(data):
+        raise ValueError(_TRUNCATED)
+    return end
+
+
 def packets(data):
     """Yield (tag, body) of each OpenPGP packet (old and new packet formats)."""
     pos = 0
@@ -86,13 +96,13 @@ def packets(data):
             raise ValueError("byte %d is not a packet header" % pos)
         if head & 0x40:  # new format
             tag = head & 0x3F
-            first = data[pos + 1]
+            first = data[_within(data, pos + 2) - 1]
             if first < 192:
                 length, pos = first, pos + 2
             elif first < 224:
-                length, pos = ((first - 192) << 8) + data[pos + 2] + 192, pos + 3
+                length, pos = ((first - 192) << 8) + data[_within(data, pos + 3) - 1] + 192, pos + 3
             elif first == 255:
-                length, pos = int.from_bytes(data[pos + 2 : pos + 6], "big"), pos + 6
+                length, pos = int.from_bytes(data[pos + 2 : _within(data, pos + 6)], "big"), pos + 6
             else:
                 raise ValueError("partial body lengths are not allowed in keys")
         else:  # old format
@@ -100,15 +110,15 @@ def packets(data):
             if kind == 3:
                 raise ValueError("indeterminate packet lengths are not allowed in keys")
             size = (1, 2, 4)[kind]
-            length, pos = int.from_bytes(data[pos + 1 : pos + 1 + size], "big"), pos + 1 + size
-        if pos + length > len(data):
-            raise ValueError("a packet runs past the end of the key (truncated file)")
-        yield tag, data[pos : pos + length]
+            length, pos = int.from_bytes(data[pos + 1 : _within(data, pos + 1 + size)], "big"), pos + 1 + size
+        yield tag, data[pos : _within(data, pos + length)]
         pos += length
 
 
 def fingerprint(body):
     """The fingerprint of one public-key packet body, upper-case hex."""
+    if not body:
+        raise ValueError("a public-key packet is empty")
     version = body[0]
     if version == 4:
         digest = hashlib.sha1(b"\x99" + len(body).to_bytes(2, "big") + body)  # nosec: RFC 9580 v4 fingerprints are SHA-1

@@ -83,6 +83,23 @@ def test_a_truncated_key_is_refused(keys):
         openpgp_fingerprints("\n".join(truncated))
 
 
+def test_a_key_cut_at_any_byte_is_refused_with_a_message_never_an_index_error(keys):
+    """Cut inside a packet's header too (the new format's length bytes): the truncated-file message, not a crash."""
+    from ansible_collections.scc.training.plugins.module_utils import openpgp
+
+    (data,) = openpgp.dearmor(keys["ed25519"]["armored"])
+    for end in range(1, len(data)):
+        try:
+            [openpgp.fingerprint(body) for tag, body in openpgp.packets(data[:end]) if tag == openpgp.PUBLIC_KEY_TAG]
+        except ValueError:
+            pass
+    for cut in (b"\xc6", b"\xc6\xc0", b"\xc6\xff\x00", b"\x99\x00"):
+        with pytest.raises(ValueError, match="truncated file"):
+            list(openpgp.packets(cut))
+    with pytest.raises(ValueError, match="a public-key packet is empty"):
+        openpgp.fingerprint(b"")
+
+
 @pytest.mark.parametrize("text", ["", "not a key", "-----BEGIN PGP SIGNATURE-----\nabc\n-----END PGP SIGNATURE-----"])
 def test_input_without_a_public_key_block_is_refused(text):
     with pytest.raises(AnsibleFilterError, match="no '-----BEGIN PGP PUBLIC KEY BLOCK-----'"):
