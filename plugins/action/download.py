@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.scc.training.plugins.module_utils import transfer_progress
+from ansible_collections.scc.training.plugins.module_utils.redact import redact_data
 from ansible_collections.scc.training.plugins.plugin_utils import progress
 
 _ARGUMENT_SPEC = transfer_progress.DOWNLOAD_ARGUMENT_SPEC
@@ -32,6 +33,11 @@ class ActionModule(progress.PollingAction):
         return self._execute_module(module_name=name, module_args=args, task_vars=task_vars)
 
     def poll_run(self, args, task_vars):
+        # A mirror's URL may carry its credentials (https://user:token@host/...): get_url uses them, but its result
+        # (url, msg, the invocation's module_args) and this action's messages show them masked as pip does.
+        return redact_data(self._download(args, task_vars))
+
+    def _download(self, args, task_vars):
         get_url_args = {k: args[k] for k in transfer_progress.GET_URL_OPTIONS if args[k] is not None}
         there = self._module("ansible.legacy.stat", {"path": args["dest"], "get_checksum": False}, task_vars)
         if self._task.check_mode or (there.get("stat", {}).get("exists") and not args["force"]):

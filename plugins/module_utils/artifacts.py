@@ -37,6 +37,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     show,
     text,
 )
+from ansible_collections.scc.training.plugins.module_utils.redact import redact_text
 
 LAYOUTS = ("flat", "wheelhouse")
 # The files a wheelhouse directory holds next to its wheels; the manifest goes last: it marks the
@@ -124,7 +125,7 @@ def mirror_files(manifest, prefixes, mirror):
         if len(matches) != 1:
             raise ValueError(
                 "The mirror %s lists %d files named %s* in its manifest.json (%s); exactly one is needed."
-                % (mirror, len(matches), prefix, ", ".join(e["name"] for e in matches))
+                % (redact_text(mirror), len(matches), prefix, ", ".join(e["name"] for e in matches))
             )
         entry = matches[0]
         chosen.append(

@@ -17,6 +17,8 @@ import json
 import posixpath
 import re
 
+from ansible_collections.scc.training.plugins.module_utils.redact import redact_text
+
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 # An absolute path without a '.' or '..' segment: the rules that compare paths by prefix ("inside the
 # wheelhouse", "under /opt") read the path as written, so /opt/../etc must not pass for a path under /opt.
@@ -125,8 +127,8 @@ def text(value):
 
 
 def show(value):
-    """``value`` as Ansible's ``to_json`` shows it."""
-    return json.dumps(value)
+    """``value`` as Ansible's ``to_json`` shows it, a URL's credentials masked (a mirror's, an index's)."""
+    return redact_text(json.dumps(value))
 
 
 def pattern(regex):

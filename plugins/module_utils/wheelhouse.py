@@ -12,6 +12,11 @@ Otherwise ``pip download --only-binary=:all:`` fills it; the manifest records ea
 resolution uses with its size and sha256, and the stats file what this fill fetched
 (``bytes_downloaded``, ``files``, ``wheelhouse``, ``seconds``).
 
+Extra pip arguments may hold an index's credentials (``--index-url=https://user:token@host/simple``):
+the key and the command pip runs use them as given, but what this returns and the manifest (which is
+copied to every host) carry them masked (module_utils/redact.py); a manifest written unmasked by an
+earlier release is rewritten masked when found complete.
+
 No Ansible imports: the module passes ``run(argv) -> (rc, output)``.
 """
 
@@ -25,6 +30,8 @@ import json
 import os
 import tempfile
 import time
+
+from ansible_collections.scc.training.plugins.module_utils.redact import redact_args, redact_text
 
 MANIFEST = "manifest.json"
 REQUIREMENTS = "requirements.txt"
@@ -147,7 +154,8 @@ def fill(params, run, check_mode=False):
     result = {"changed": False, "wheelhouse": directory, "key": key, "bytes_downloaded": 0, "files": [], "wheels": []}
     if check_mode:
         if is_complete(directory, key):
-            result["wheels"] = read_manifest(os.path.join(directory, MANIFEST))["wheels"]
+            manifest = read_manifest(os.path.join(directory, MANIFEST))
+            result.update(wheels=manifest["wheels"], changed=_unmasked(manifest))
         else:
             result["changed"] = True
         return result
@@ -158,9 +166,21 @@ def fill(params, run, check_mode=False):
     with open(os.path.join(root, "." + name + ".lock"), "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if is_complete(directory, key):
-            result["wheels"] = read_manifest(os.path.join(directory, MANIFEST))["wheels"]
+            manifest = read_manifest(os.path.join(directory, MANIFEST))
+            result["wheels"] = manifest["wheels"]
+            if _unmasked(manifest):
+                write_json(
+                    os.path.join(directory, MANIFEST), dict(manifest, pip_args=redact_args(manifest["pip_args"]))
+                )
+                result["changed"] = True
             return result
         return _download(params, run, key, directory, constraints_text, result)
+
+
+def _unmasked(manifest):
+    """True when a manifest (written before pip_args were masked) holds a credential in its pip_args."""
+    stored = manifest.get("pip_args") or []
+    return stored != redact_args(stored)
 
 
 def _download(params, run, key, directory, constraints_text, result):
@@ -181,7 +201,9 @@ def _download(params, run, key, directory, constraints_text, result):
     rc, output = run(cmd)
     seconds = round(time.time() - started, 1)
     if rc != 0:
-        result.update(failed=True, rc=rc, cmd=cmd, msg="pip download failed", output=output[-4000:])
+        result.update(
+            failed=True, rc=rc, cmd=redact_args(cmd), msg="pip download failed", output=redact_text(output[-4000:])
+        )
         return result
 
     after = list_wheels(directory)
@@ -196,7 +218,7 @@ def _download(params, run, key, directory, constraints_text, result):
         "implementation": params["implementation"],
         "platforms": params["platforms"],
         "requirements": params["requirements"],
-        "pip_args": params["pip_args"],
+        "pip_args": redact_args(params["pip_args"]),
         "no_deps": params["no_deps"],
         "wheels": wheels,
     }

@@ -53,7 +53,10 @@ options:
     elements: str
     required: true
   pip_args:
-    description: Extra C(pip download) arguments, one per item, e.g. C(--index-url=URL).
+    description:
+      - Extra C(pip download) arguments, one per item, e.g. C(--index-url=URL).
+      - Credentials in a URL here (C(https://user:token@host/simple)) are used as given, but masked as pip masks
+        them (C(user:****@host), C(****@host)) in the result, pip's output and the wheelhouse's C(manifest.json).
     type: list
     elements: str
     default: []
@@ -146,6 +149,7 @@ import sys
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.scc.training.plugins.module_utils.redact import url_secrets
 from ansible_collections.scc.training.plugins.module_utils.wheelhouse import fill
 
 
@@ -166,6 +170,9 @@ def main():
         },
         supports_check_mode=True,
     )
+    # Each URL's password or token: Ansible masks it wherever the result holds it, the invocation
+    # (module_args, shown at -vvv and kept in a registered variable) included.
+    module.no_log_values.update(url_secrets(module.params["pip_args"]))
     params = dict(module.params, python=module.params["python"] or sys.executable)
 
     def run(cmd):

@@ -152,3 +152,16 @@ def test_a_machine_readable_callback_gets_no_progress_line(server, tmp_path):
     assert fetched["progress_lines"]
     lines = stdout_lines(run.events)
     assert not [line for line in lines if line.startswith("artifact_fetch: big.bin")], lines
+
+
+def test_a_mirror_urls_credentials_are_used_but_never_shown(server, tmp_path):
+    url, sha256 = server
+    secret_url = url.replace("http://", "http://alice:S3cretT0ken@", 1)
+    run, dest = _run(tmp_path, secret_url, sha256, envvars={"ANSIBLE_VERBOSITY": "3"})
+    assert run.status == "successful", failed(run.events)
+    assert hashlib.sha256(dest.read_bytes()).hexdigest() == sha256
+    fetched = _result(run)
+    # get_url's result (url, the invocation's module_args) and every line of -vvv output: the host, no password.
+    shown = repr(fetched) + "\n".join(stdout_lines(run.events))
+    assert "S3cretT0ken" not in shown, shown
+    assert "alice:****@127.0.0.1" in repr(fetched), fetched

@@ -204,3 +204,16 @@ def test_path_is_shared_refuses_a_relative_path_or_a_string_of_paths():
         artifact_filters.path_is_shared("artifacts", ["/mnt/cpfs"])
     with pytest.raises(AnsibleFilterError, match=r"^path_is_shared: the shared paths must be a list"):
         artifact_filters.path_is_shared("/mnt/cpfs/a", "/mnt/cpfs")
+
+
+def test_mirror_messages_mask_the_mirrors_credentials_and_name_its_host():
+    mirror = "https://alice:S3cretT0ken@mirror.corp/scc/"
+    with pytest.raises(ValueError) as refused:
+        mirror_files(MANIFEST, ["nvidia_cudnn"], mirror)
+    assert "S3cretT0ken" not in str(refused.value) and "https://alice:****@mirror.corp/scc/" in str(refused.value)
+    with pytest.raises(ValueError) as unpinned:
+        mirror_manifest_sha256({}, mirror)
+    assert "S3cretT0ken" not in str(unpinned.value) and "https://alice:****@mirror.corp/scc" in str(unpinned.value)
+    # The download itself still gets the URL as given.
+    chosen = mirror_files(MANIFEST, ["nvidia_nccl_cu12-"], mirror)
+    assert chosen[0]["url"].startswith("https://alice:S3cretT0ken@mirror.corp/scc/nvidia_nccl_cu12-")

@@ -160,3 +160,59 @@ def test_failed_pip_fails_and_writes_no_manifest(tmp_path):
 def test_used_wheels_parses_pip_output():
     text = "Saved ./d/a-1-py3-none-any.whl\nFile was already downloaded /x/b-2-py3-none-any.whl\nCollecting c\n"
     assert wf.used_wheels(text) == {"a-1-py3-none-any.whl", "b-2-py3-none-any.whl"}
+
+
+# A private index's credentials in pip_args (python_env_pip_extra_args, artifact_fetch_pip_extra_args): pip gets them
+# as given, what is returned or written masks them (module_utils/redact.py) and still names the index.
+SECRET = "S3cretT0ken"
+INDEX_ARGS = [
+    "--index-url=https://alice:%s@pypi.corp/simple" % SECRET,
+    "--extra-index-url",
+    "https://%s@m.corp/s" % SECRET,
+]
+INDEX_SHOWN = ["--index-url=https://alice:****@pypi.corp/simple", "--extra-index-url", "https://****@m.corp/s"]
+
+
+def test_failed_download_result_carries_no_credentials(tmp_path):
+    bad = tmp_path / "badpython"
+    # pip masks its own output, but what the runner returns is not trusted to: this one echoes its argv.
+    bad.write_text('#!/bin/sh\necho "ERROR: could not fetch from $*"\nexit 1\n')
+    bad.chmod(0o755)
+    out = wf.fill(params(tmp_path, bad, pip_args=INDEX_ARGS), run_subprocess)
+    assert out["failed"] is True and SECRET not in json.dumps(out)
+    assert out["cmd"][-3:] == INDEX_SHOWN and "https://alice:****@pypi.corp/simple" in out["output"]
+
+
+def test_manifest_carries_no_credentials_and_the_key_and_pip_keep_them(tmp_path, fake_pip):
+    fake, calls = fake_pip
+    out = wf.fill(params(tmp_path, fake, pip_args=INDEX_ARGS), run_subprocess)
+    manifest_text = (Path(out["wheelhouse"]) / "manifest.json").read_text()
+    assert SECRET not in manifest_text and SECRET not in json.dumps(out)
+    assert json.loads(manifest_text)["pip_args"] == INDEX_SHOWN
+    # pip itself got the credentials, and the wheelhouse is named by the raw arguments as before.
+    assert calls.read_text().split()[-3:] == INDEX_ARGS
+    raw_key = wf.wheelhouse_key(
+        ["torch==2.13.0"], "torch==2.13.0\ntqdm==4.70.1\n", "3.11", "cp", ["manylinux_2_28_x86_64"], INDEX_ARGS, False
+    )
+    assert out["key"] == raw_key
+
+
+def test_manifest_written_with_credentials_is_rewritten_masked(tmp_path, fake_pip):
+    fake, calls = fake_pip
+    out = wf.fill(params(tmp_path, fake, pip_args=INDEX_ARGS), run_subprocess)
+    path = Path(out["wheelhouse"]) / "manifest.json"
+    # As an earlier release wrote it: the arguments as given.
+    path.write_text(json.dumps(dict(json.loads(path.read_text()), pip_args=INDEX_ARGS)))
+    checked = wf.fill(params(tmp_path, fake, pip_args=INDEX_ARGS), run_subprocess, check_mode=True)
+    assert checked["changed"] is True and SECRET in path.read_text()
+    again = wf.fill(params(tmp_path, fake, pip_args=INDEX_ARGS), run_subprocess)
+    assert again["changed"] is True and again["bytes_downloaded"] == 0 and len(calls.read_text().splitlines()) == 1
+    assert json.loads(path.read_text())["pip_args"] == INDEX_SHOWN and again["wheels"] == out["wheels"]
+    assert wf.fill(params(tmp_path, fake, pip_args=INDEX_ARGS), run_subprocess)["changed"] is False
+
+
+def test_pip_args_without_credentials_are_recorded_unchanged(tmp_path, fake_pip):
+    fake, _unused = fake_pip
+    plain = ["--index-url=https://download.pytorch.org/whl/cu126", "--extra-index-url=https://pypi.org/simple"]
+    out = wf.fill(params(tmp_path, fake, pip_args=plain), run_subprocess)
+    assert json.loads((Path(out["wheelhouse"]) / "manifest.json").read_text())["pip_args"] == plain
