@@ -27,7 +27,8 @@ AcsClient, credentials, endpoint rule, retry loop and masking as ``call`` (one c
 
 On top of it, what every module shares: a ``ResourceKind`` per kind of resource (how it is
 listed, created, deleted and shown), ``find_all`` / ``find_one`` (the one look-up: every page, by
-name, tags or id; ``find_one`` refuses to guess between several), and ``AlicloudModule``, whose
+name, tags or id, a list of ids in calls of as many as the API takes; ``find_one`` refuses to guess
+between several), and ``AlicloudModule``, whose
 ``for_state`` + ``run_state`` run a state module and ``run_info`` an info module.
 
 The layers, along amazon.aws's lines (botocore.py / retries.py / errors.py / waiters.py / tagging.py),
@@ -91,6 +92,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud_resources i
     VSWITCH,
     AmbiguousMatch,
     ResourceKind,
+    batches,
     find_all,
     find_one,
     rule_from_api,
@@ -140,6 +142,7 @@ __all__ = [
     "ResourceKind",
     "alicloud_argument_spec",
     "backoff_delay",
+    "batches",
     "client_token",
     "cs_call",
     "cs_cluster",
@@ -299,12 +302,12 @@ class AlicloudModule(AnsibleModule):
             result["diff"] = dict(before=shown(before), after=shown(after))
         self.exit_json(changed=changed, **result)
 
-    def run_info(self, kind, key, scope=None, where=None, tags=None, resource_id=None, view=None):
+    def run_info(self, kind, key, scope=None, where=None, tags=None, resource_id=None, view=None, ids=None):
         """Exit with every ``kind`` that ``find_all`` matches under ``key``, each as ``view`` (default
         ``kind.view``) shows it: how every info module's ``main()`` ends."""
         view = view or kind.view
         try:
-            found = [view(item) for item in find_all(self.api, kind, scope, where, tags, resource_id)]
+            found = [view(item) for item in find_all(self.api, kind, scope, where, tags, resource_id, ids)]
         except AlicloudApiError as exc:
             self.fail_api(exc)
         self.exit_json(changed=False, **{key: found})

@@ -70,7 +70,8 @@ class ResourceKind:
 
     ``items`` is the path to the list in a Describe reply; ``token_paged`` listings page with
     NextToken instead of PageNumber. ``id_param`` asks the server for one id (a name ending in
-    ``Ids`` takes a JSON list); without it the id is matched here. ``parent`` is the scope key the
+    ``Ids`` takes a JSON list, of at most ``ids_per_call`` ids where the API limits it); without it
+    the id is matched here. ``parent`` is the scope key the
     delete call needs as well (a NAS file system's children). ``gone`` is the part of an error
     code that means "already deleted". ``created_match`` marks a create that takes no ClientToken
     (``{listed field: create parameter}``): after a lost reply, the one listed whose fields equal
@@ -82,6 +83,7 @@ class ResourceKind:
         self.what, self.plural, self.product, self.describe = what, plural, product, describe
         self.items, self.id_field = items, id_field
         self.id_param = extra.pop("id_param", None)
+        self.ids_per_call = extra.pop("ids_per_call", None)
         self.token_paged = extra.pop("token_paged", False)
         self.server_tags = extra.pop("server_tags", False)
         self.fixed = extra.pop("fixed", {})
@@ -126,9 +128,12 @@ HPC_CLUSTER = ResourceKind(
     fields={"hpc_cluster_id": "HpcClusterId", "name": "Name", "description": "Description"},
 )  # fmt: skip
 # Instances are never one of a kind: ecs_instance keeps a count of them (find_all, RunInstances).
+# DescribeInstances takes at most 100 ids in its InstanceIds JSON array (ECS API reference,
+# https://help.aliyun.com/en/ecs/api-describeinstances, InstanceIds; research/aliyun_facts.md, section 2),
+# and an empty array finds nothing (as ``ids=[]`` here): find_all's ``ids`` asks 100 a call.
 INSTANCE = ResourceKind(
     "instance", "instances", "ecs", "DescribeInstances", ("Instances", "Instance"), "InstanceId",
-    id_param="InstanceIds", server_tags=True,
+    id_param="InstanceIds", ids_per_call=100, server_tags=True,
     fields={"instance_id": "InstanceId", "instance_name": "InstanceName", "host_name": "HostName",
             "status": "Status", "instance_type": "InstanceType", "instance_type_family": "InstanceTypeFamily",
             "zone_id": "ZoneId", "region_id": "RegionId", "image_id": "ImageId", "cpu": "Cpu", "memory": "Memory",
@@ -186,10 +191,34 @@ class AmbiguousMatch(Exception):
         )
 
 
-def find_all(api, kind, scope=None, where=None, tags=None, resource_id=None):
+def batches(items, size):
+    """``items`` in consecutive lists of at most ``size`` (all in one list when ``size`` is None)."""
+    size = size or max(len(items), 1)
+    return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+def _listed(api, kind, params):
+    if kind.token_paged:
+        return api.paginate_token(kind.product, kind.describe, params, kind.items[0])
+    return api.paginate(kind.product, kind.describe, params, kind.items)
+
+
+def _listed_by_ids(api, kind, params, ids):
+    """Every item listed for ``ids`` (each asked once, ``kind.ids_per_call`` a call), each item once."""
+    if not (kind.id_param or "").endswith("Ids"):
+        raise ValueError("%s are not listed by a list of ids" % kind.plural)
+    found = {}
+    for batch in batches(list(dict.fromkeys(ids)), kind.ids_per_call):
+        for item in _listed(api, kind, dict(params, **{kind.id_param: json.dumps(batch)})):
+            found.setdefault(item.get(kind.id_field), item)
+    return list(found.values())
+
+
+def find_all(api, kind, scope=None, where=None, tags=None, resource_id=None, ids=None):
     """Every ``kind`` in ``scope`` (server-side filters) whose fields equal ``where`` and which
-    carries all ``tags`` (and is ``resource_id``, when given), read over every page, oldest first.
-    None values in ``scope`` and ``where`` are no filter."""
+    carries all ``tags`` (and is ``resource_id``, when given; one of the list ``ids``, when given:
+    asked of the server in calls of at most ``kind.ids_per_call``), read over every page, oldest
+    first. None values in ``scope`` and ``where`` are no filter; ``ids=[]`` finds nothing."""
     params = {k: v for k, v in dict(kind.fixed, **(scope or {})).items() if v is not None}
     wanted = {k: v for k, v in (where or {}).items() if v is not None}
     if resource_id is not None:
@@ -198,10 +227,7 @@ def find_all(api, kind, scope=None, where=None, tags=None, resource_id=None):
             params[kind.id_param] = json.dumps([resource_id]) if kind.id_param.endswith("Ids") else resource_id
     if tags and kind.server_tags:
         params["Tag"] = dict(tags)
-    if kind.token_paged:
-        found = api.paginate_token(kind.product, kind.describe, params, kind.items[0])
-    else:
-        found = api.paginate(kind.product, kind.describe, params, kind.items)
+    found = _listed(api, kind, params) if ids is None else _listed_by_ids(api, kind, params, ids)
     matches = [
         item
         for item in found

@@ -112,8 +112,6 @@ removed:
   elements: str
 """
 
-import json
-
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     INSTANCE,
     AlicloudApiError,
@@ -149,7 +147,7 @@ def run(module):
         module.fail_json(msg="cluster_id: no ACK cluster %s in %s" % (p["cluster_id"], api.region))
     wanted = p["instance_ids"]
     if p["state"] == "present":
-        instances = find_all(api, INSTANCE, scope={"InstanceIds": json.dumps(list(wanted))})
+        instances = find_all(api, INSTANCE, ids=wanted)
         problems = vpc_problems(instances, wanted, cluster.get("vpc_id"))
         if problems:
             module.fail_json(msg="; ".join(problems))

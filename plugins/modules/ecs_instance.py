@@ -239,6 +239,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     VSWITCH,
     AlicloudApiError,
     AlicloudModule,
+    batches,
     find_all,
     wait_for,
 )
@@ -425,8 +426,7 @@ def delete(module, extra):
         lambda found: all(i.get("Status") != "Pending" for i in found),
         "instances %s still Pending" % ", ".join(extra),
     )
-    for start in range(0, len(extra), MAX_PER_CALL):
-        batch = extra[start : start + MAX_PER_CALL]
+    for batch in batches(extra, MAX_PER_CALL):
         try:
             module.api.call(
                 "ecs", "DeleteInstances", {"InstanceId": batch, "Force": True, **subscription_flag(found, batch)}

@@ -14,7 +14,9 @@ description:
 extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]
 options:
   instance_ids:
-    description: Only these instances (at most 100).
+    description:
+      - Only these instances, any number (asked in calls of 100, the most C(DescribeInstances) takes).
+      - Empty or unset, instances are not filtered by id.
     type: list
     elements: str
   name:
@@ -59,8 +61,6 @@ instances:
             rdma_ip_addresses: [10.10.0.5], gpu_amount: 8, tags: {managed-by: scc.training}}]
 """
 
-import json
-
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     INSTANCE,
     AlicloudModule,
@@ -80,17 +80,14 @@ def main():
         ),
     )
     p = module.params
-    if p["instance_ids"] is not None and len(p["instance_ids"]) > 100:
-        module.fail_json(msg="instance_ids: at most 100, got %d" % len(p["instance_ids"]))
     scope = {
-        "InstanceIds": json.dumps(p["instance_ids"]) if p["instance_ids"] else None,
         "InstanceName": p["name"],
         "InstanceType": p["instance_type"],
         "VpcId": p["vpc_id"],
         "HpcClusterId": p["hpc_cluster_id"],
         "Status": p["status"],
     }
-    module.run_info(INSTANCE, "instances", scope, {"InstanceName": p["name"]}, p["tags"])
+    module.run_info(INSTANCE, "instances", scope, {"InstanceName": p["name"]}, p["tags"], ids=p["instance_ids"] or None)
 
 
 if __name__ == "__main__":

@@ -283,6 +283,23 @@ def test_find_one_by_id_asks_the_server_and_refuses_two_of_one_name():
     assert err.value.ids == ["vpc-1", "vpc-2"]
 
 
+def test_find_all_by_ids_asks_each_id_once_in_calls_the_api_takes_and_lists_each_item_once():
+    ids = ["i-%03d" % n for n in range(205)]
+    old, new = {"InstanceId": "i-150", "CreationTime": "2024-01"}, {"InstanceId": "i-007", "CreationTime": "2024-02"}
+    api = _api([_page(1, ali.INSTANCE, new), _page(2, ali.INSTANCE, old, new), _page(0, ali.INSTANCE)])[0]
+    # Reversed, three asked twice: DescribeInstances takes 100 ids a call; an item listed twice is found once.
+    assert ali.find_all(api, ali.INSTANCE, ids=ids[::-1] + ids[:3]) == [old, new]
+    asked = [json.loads(r["InstanceIds"]) for r in api._client.requests]
+    assert [len(batch) for batch in asked] == [100, 100, 5] and sorted(i for batch in asked for i in batch) == ids
+    assert ali.find_all(api, ali.INSTANCE, ids=[]) == [] and len(api._client.requests) == 3  # none asked
+    # A kind without a known limit asks every id in one call; one listed by a single id takes no list.
+    api = _api([_page(0, ali.HPC_CLUSTER)])[0]
+    assert ali.find_all(api, ali.HPC_CLUSTER, ids=ids) == []
+    assert [json.loads(r["HpcClusterIds"]) for r in api._client.requests] == [ids]
+    with pytest.raises(ValueError, match="VPCs are not listed by a list of ids"):
+        ali.find_all(api, ali.VPC, ids=["vpc-1"])
+
+
 def test_find_all_filters_tags_here_and_sends_them_where_the_api_takes_them():
     group = {"SecurityGroupId": "sg-1", "Tags": {"Tag": [{"TagKey": "managed-by", "TagValue": "scc.training"}]}}
     api = _api([_page(1, ali.SECURITY_GROUP, group)] * 2)[0]
