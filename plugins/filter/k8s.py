@@ -4,7 +4,7 @@
 """The Kubernetes path's filters, thin wrappers over plugins/module_utils/k8s_jobs.py: ``scc_launcher_problems``
 (playbooks/validate.yml), ``k8s_cpfs_volume_input_problems`` and ``k8s_cpfs_volume_manifests`` (k8s_cpfs_volume),
 ``k8s_training_job_input_problems``, ``k8s_launcher_variables``, ``k8s_training_job``, ``mpijob_manifest``, ``arena_submit_command``,
-``mpijob_status`` and ``mpijob_results`` (k8s_training_job). Their documentation lives in the sidecar
+``mpijob_status``, ``mpijob_conflict`` and ``mpijob_results`` (k8s_training_job). Their documentation lives in the sidecar
 ``<filter name>.yml`` files."""
 
 from __future__ import absolute_import, division, print_function
@@ -12,7 +12,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.module_utils import k8s_jobs
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    require_mapping,
+    require_settings,
+)
 
 
 def scc_launcher_problems(launcher):
@@ -62,9 +66,18 @@ def mpijob_status(resource):
     return k8s_jobs.mpijob_status(resource)
 
 
-def mpijob_results(log_text, run_id, succeeded, transport=None):
-    """The launcher's log -> the run's results (rank 0's results.json and NCCL's transport, partial when it failed)."""
-    return k8s_jobs.mpijob_results(log_text, run_id, succeeded, transport)
+def mpijob_conflict(existing, manifest):
+    """The MPIJob of that name in the cluster (or None) and this run's -> why not to apply over it ("" when fine)."""
+    if existing is not None:
+        require_mapping(existing, "mpijob_conflict", "input must be a dict or none")
+    manifest = require_mapping(manifest, "mpijob_conflict", "the manifest must be a dict")
+    return filter_call("mpijob_conflict", k8s_jobs.mpijob_conflict, existing, manifest)
+
+
+def mpijob_results(log_text, run_id, succeeded, transport=None, job_name=None):
+    """The launcher's log -> the run's results (rank 0's results.json and NCCL's transport, partial when it failed);
+    an error when the log printed another run's results."""
+    return filter_call("mpijob_results", k8s_jobs.mpijob_results, log_text, run_id, succeeded, transport, job_name)
 
 
 class FilterModule(object):
@@ -83,6 +96,7 @@ class FilterModule(object):
                 mpijob_manifest,
                 arena_submit_command,
                 mpijob_status,
+                mpijob_conflict,
                 mpijob_results,
             )
         }

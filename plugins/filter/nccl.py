@@ -4,7 +4,7 @@
 """NCCL filters for scc.training, thin wrappers: ``parse_nccl_log`` over
 plugins/module_utils/nccl_log.py, ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py,
 ``nccl_thresholds``, ``nccl_run_verdict``, ``nccl_node_report``, ``nccl_cluster_verdict`` and
-``nccl_check_input_problems`` over plugins/module_utils/nccl_check.py, ``nccl_check_resolve`` over
+``nccl_check_input_problems`` and ``nccl_tests_build`` over plugins/module_utils/nccl_check.py, ``nccl_check_resolve`` over
 plugins/module_utils/hardware_defaults.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +17,7 @@ from ansible_collections.scc.training.plugins.module_utils.nccl_tests import par
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    require_mapping,
     require_settings,
     require_text,
 )
@@ -64,6 +65,12 @@ def nccl_check_resolve(hardware, settings, node_count=1):
     )
 
 
+def nccl_tests_build(values):
+    """make's variables for nccl-tests -> ``{make, key}``: the make arguments and the build directory's hash."""
+    values = require_mapping(values, "nccl_tests_build", "input must be a dict of make's variables")
+    return filter_call("nccl_tests_build", nccl_check.tests_build, values)
+
+
 nccl_check_input_problems = input_problems_filter(nccl_check.nccl_check_input_problems)
 
 
@@ -80,4 +87,5 @@ class FilterModule(object):
             "nccl_cluster_verdict": nccl_cluster_verdict,
             "nccl_check_input_problems": nccl_check_input_problems,
             "nccl_check_resolve": nccl_check_resolve,
+            "nccl_tests_build": nccl_tests_build,
         }

@@ -15,8 +15,10 @@ MPIJob, the equivalent Arena command line, and the problems of their inputs.
 - ``mpijob_manifest``: the training job -> the MPIJob (kubeflow.org/v2beta1).
 - ``arena_argv``: the training job -> ``arena submit mpijob ...``, the same job for users of Arena.
 - ``mpijob_status``: an MPIJob as the API returns it -> whether it finished and how.
+- ``mpijob_conflict``: an MPIJob of the same name already in the cluster and this run's -> why applying this one
+  would report another run's results (kubernetes.core.k8s patches it; mpi-operator never runs an MPIJob again).
 - ``mpijob_results``: the launcher's log -> the run's results (the results JSON rank 0 wrote), as the results
-  file of the bare-metal launcher holds them.
+  file of the bare-metal launcher holds them; refused when they are another run's.
 
 Sources of the facts used here (checked 2026-12-03):
 - CSI: kubernetes-sigs/alibaba-cloud-csi-driver (master, commit 8aacf9009bf9), driver name
@@ -56,6 +58,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 import posixpath
 import re
@@ -75,6 +78,9 @@ MPIJOB_API_VERSION = "kubeflow.org/v2beta1"
 # The RDMA device resources ACK documents: RDMA shared mode (ack-rdma-device-plugin) and the eRDMA controller.
 RDMA_SHARED_RESOURCE = "rdma/hca"
 ERDMA_RESOURCE = "aliyun/erdma"
+# The MPIJob's run (label) and a digest of its spec (annotation): what mpijob_conflict compares.
+RUN_ID_LABEL = "scc.training/run-id"
+SPEC_ANNOTATION = "scc.training/spec-sha256"
 # What the launcher prints around results.json after mpirun (mpijob_results reads it back from its log).
 RESULTS_BEGIN = "=== scc-training results.json begin ==="
 RESULTS_END = "=== scc-training results.json end ==="
@@ -474,7 +480,7 @@ def mpijob_manifest(job):
     labels = {
         "app.kubernetes.io/managed-by": "scc.training",
         "app.kubernetes.io/name": k8s["workload"],
-        "scc.training/run-id": job["run_id"],
+        RUN_ID_LABEL: job["run_id"],
     }
     launcher = {
         "name": "launcher",
@@ -489,28 +495,31 @@ def mpijob_manifest(job):
         worker["resources"] = resources
     if _hostnetwork(job):
         worker["securityContext"] = {"capabilities": {"add": ["IPC_LOCK", "SYS_RESOURCE"]}}
-    return {
-        "apiVersion": MPIJOB_API_VERSION,
-        "kind": "MPIJob",
-        "metadata": {"name": k8s["name"], "namespace": k8s["namespace"], "labels": dict(labels)},
-        "spec": {
-            "slotsPerWorker": k8s["slots_per_worker"],
-            "mpiImplementation": "OpenMPI",
-            "runPolicy": {
-                "cleanPodPolicy": "Running",
-                "backoffLimit": 0,
-                "activeDeadlineSeconds": _number(job["timeout"], "timeout"),
-            },
-            "mpiReplicaSpecs": {
-                "Launcher": {"replicas": 1, "restartPolicy": "Never", "template": _pod_template(job, launcher, labels)},
-                "Worker": {
-                    "replicas": k8s["workers"],
-                    "restartPolicy": "Never",
-                    "template": _pod_template(job, worker, labels),
-                },
+    spec = {
+        "slotsPerWorker": k8s["slots_per_worker"],
+        "mpiImplementation": "OpenMPI",
+        "runPolicy": {
+            "cleanPodPolicy": "Running",
+            "backoffLimit": 0,
+            "activeDeadlineSeconds": _number(job["timeout"], "timeout"),
+        },
+        "mpiReplicaSpecs": {
+            "Launcher": {"replicas": 1, "restartPolicy": "Never", "template": _pod_template(job, launcher, labels)},
+            "Worker": {
+                "replicas": k8s["workers"],
+                "restartPolicy": "Never",
+                "template": _pod_template(job, worker, labels),
             },
         },
     }
+    metadata = {"name": k8s["name"], "namespace": k8s["namespace"], "labels": dict(labels)}
+    metadata["annotations"] = {SPEC_ANNOTATION: _digest(spec)}
+    return {"apiVersion": MPIJOB_API_VERSION, "kind": "MPIJob", "metadata": metadata, "spec": spec}
+
+
+def _digest(value):
+    """sha256 of ``value`` as canonical JSON (sorted keys): equal specs, equal digests."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
 def arena_argv(job):
@@ -565,12 +574,64 @@ def mpijob_status(resource):
     return {"finished": False, "succeeded": False, "reason": None, "message": ""}
 
 
-def mpijob_results(log_text, run_id, succeeded, transport=None):
+# Why an MPIJob of the name must not be applied over: kubernetes.core.k8s (state present) patches it, and
+# mpi-operator runs an MPIJob once; a finished one stays finished, so the wait ends at once on its old launcher.
+_NOT_RUN_AGAIN = (
+    "kubernetes.core.k8s would patch it and mpi-operator does not run an MPIJob again, so its old launcher's "
+    "results would be read as this run's"
+)
+
+
+def mpijob_conflict(existing, manifest):
+    """The MPIJob of the same namespace/name already in the cluster (k8s_info's ``resources`` item, or None) and
+    this run's (mpijob_manifest's result) -> why this one must not be applied over it, "" when it may: none exists,
+    or it is this run's (same run-id label) built from the same spec (same spec-sha256 annotation), i.e. a re-run
+    of the play that waits for the same job or reads its results again."""
+    if not existing:
+        return ""
+    where = "%s/%s" % (manifest["metadata"]["namespace"], manifest["metadata"]["name"])
+    run_id = manifest["metadata"]["labels"][RUN_ID_LABEL]
+    metadata = existing.get("metadata") or {}
+    theirs = (metadata.get("labels") or {}).get(RUN_ID_LABEL)
+    advice = "Delete it (kubectl delete mpijob -n %s %s) or choose another %%s. Nothing was changed in the cluster." % (
+        manifest["metadata"]["namespace"],
+        manifest["metadata"]["name"],
+    )
+    if theirs is None:
+        return "MPIJob %s exists and was not made by scc.training (no %s label): %s. %s" % (
+            where,
+            RUN_ID_LABEL,
+            _NOT_RUN_AGAIN,
+            advice % "k8s_training_job_name",
+        )
+    if str(theirs) != str(run_id):
+        return "MPIJob %s already exists from run %s, not this run %s: %s. %s" % (
+            where,
+            theirs,
+            run_id,
+            _NOT_RUN_AGAIN,
+            advice % "k8s_training_job_name (or leave it empty: scc-<workload>-<run id>)",
+        )
+    digest = (metadata.get("annotations") or {}).get(SPEC_ANNOTATION)
+    if digest != manifest["metadata"]["annotations"][SPEC_ANNOTATION]:
+        return "MPIJob %s of run %s was submitted with other settings (its %s differs): %s. %s" % (
+            where,
+            run_id,
+            SPEC_ANNOTATION,
+            _NOT_RUN_AGAIN,
+            advice % "k8s_training_job_run_id for a run with these settings",
+        )
+    return ""
+
+
+def mpijob_results(log_text, run_id, succeeded, transport=None, job_name=None):
     """The launcher's log -> the run's results: rank 0's results.json (printed between the markers) with
     ``run_id``, ``status``, ``launcher`` (mpijob) and ``nccl`` (parse_nccl_log of the ranks' output, which mpirun
     forwards to the launcher; null without NCCL lines), as bert_launch's results file has them; partial (status
     failed, the log's last lines) when the job failed or printed no results, or when ``transport`` is rdma and
-    NCCL's log shows no channel over NET/IB (bert_launch's proof of the transport)."""
+    NCCL's log shows no channel over NET/IB (bert_launch's proof of the transport). ValueError when the printed
+    results carry another ``run_id``: the log is an earlier run's (an MPIJob named ``job_name`` patched, not rerun)
+    and is never reported as this run's."""
     text = log_text or ""
     results = None
     if RESULTS_BEGIN in text and RESULTS_END in text.split(RESULTS_BEGIN, 1)[1]:
@@ -579,6 +640,14 @@ def mpijob_results(log_text, run_id, succeeded, transport=None):
             results = json.loads(body) if body else None
         except ValueError:
             results = None
+    printed = results.get("run_id") if isinstance(results, dict) else None
+    if printed is not None and str(printed) != str(run_id):
+        raise ValueError(
+            "the launcher of MPIJob %s printed the results of run %s, not this run %s: an MPIJob of that name from an "
+            "earlier run was patched, not run again, so its log is that run's. Nothing of run %s is reported: delete "
+            "the MPIJob %s or choose another k8s_training_job_name (or leave it empty: scc-<workload>-<run id>)"
+            % (job_name or "(unnamed)", printed, run_id, run_id, job_name or "")
+        )
     before = text.split(RESULTS_BEGIN, 1)[0]
     plain = before.splitlines()
     nccl = parse_nccl_log(before)

@@ -20,6 +20,9 @@ Thresholds (declared fractions of declared link rates, never a measured figure t
   ~12 GB/s busbw per 100 Gb/s NIC, i.e. 0.96 of the line rate in GB/s; the sccgn6 figure
   (~6 GB/s) is derived by that rule, UNCONFIRMED by a measurement.
 
+The build: ``tests_build`` names the directory nccl-tests is built in after a hash of make's variables, so a
+changed gencode, CUDA, NCCL or MPI home builds anew instead of keeping a binary built for other inputs.
+
 A run's verdict: the out-of-place busbw at the largest message size against its threshold; any
 ``#wrong`` (nccl-tests >= 2.13, a count) or ``Out of bounds values`` above 0 fails it, and so does
 a run without rows or without its summary (it did not finish). The busbw-by-size curve is kept.
@@ -29,6 +32,8 @@ No Ansible imports: the filters in plugins/filter/nccl.py and the module nccl_bi
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import hashlib
 
 from ansible_collections.scc.training.plugins.module_utils import instance_families
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
@@ -91,6 +96,32 @@ def nccl_check_input_problems(settings):
     return problems + instance_families.declared_problems(
         settings.get("nccl_check_instance_type"), "nccl_check_instance_type (scc_instance_type)"
     )
+
+
+# The variables nccl_check gives nccl-tests' make besides MPI=1 (tasks/build.yml), in that order, each with the role
+# variable it comes from: the inputs a build depends on, beside the source release (its version names the tree).
+MAKE_VARIABLES = (
+    ("MPI_HOME", "nccl_check_mpi_home"),
+    ("CUDA_HOME", "nccl_check_cuda_home"),
+    ("NCCL_HOME", "nccl_check_nccl_home"),
+    ("NVCC_GENCODE", "nccl_check_nvcc_gencode"),
+)
+BUILD_KEY_LENGTH = 12
+
+
+def tests_build(values):
+    """``{MPI_HOME, CUDA_HOME, NCCL_HOME, NVCC_GENCODE}`` -> ``{make, key}``: make's variables (``MPI=1`` first)
+    and the first 12 hex digits of their sha256, which name the build directory: any change of a variable is
+    another directory, built anew; the same variables, the same directory, built once. ValueError naming the role
+    variable of a value that is missing, empty or holds a line break."""
+    make = ["MPI=1"]
+    for name, variable in MAKE_VARIABLES:
+        value = values.get(name)
+        if value is None or not str(value).strip() or "\n" in str(value):
+            raise ValueError("%s (make's %s) must be set, on one line, got %r" % (variable, name, value))
+        make.append("%s=%s" % (name, value))
+    key = hashlib.sha256("\n".join(make).encode("utf-8")).hexdigest()[:BUILD_KEY_LENGTH]
+    return {"make": make, "key": key}
 
 
 def _positive(name, value):

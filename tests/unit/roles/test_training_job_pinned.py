@@ -6,8 +6,10 @@ it names: bert_launch's mpirun argv (tcp, rdma, each framework, a placement, eve
 cluster without CPFS), resnet_launch's (tcp; rdma with horovod and every option), and the MPIJob and Arena line of
 BERT and ResNet over tcp and rdma and of BERT with its options set. Each is rebuilt here through the roles' own
 variables and the new builder, and must be equal, item for item. One change since the pin: bert_launch_batch_size's
-default became auto (issue 22), so the pinned BERT commands carry --batch-size auto."""
+default became auto (issue 22), so the pinned BERT commands carry --batch-size auto; and the MPIJob carries the
+scc.training/spec-sha256 annotation (mpijob_conflict's), the sha256 of its spec, which is compared to the pin's."""
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -52,5 +54,9 @@ def test_resnet_launch_renders_the_pinned_command(case):
 def test_the_mpijob_and_arena_line_are_the_pinned_ones(case):
     workload, transport, changes = K8S_CHANGES.get(case, (*case.split("_"), {}))
     job = k8s_jobs.training_job(job_settings(workload, transport, **changes))
-    assert k8s_jobs.mpijob_manifest(job) == PINNED["k8s"][case]["manifest"]
+    manifest = k8s_jobs.mpijob_manifest(job)
+    annotations = manifest["metadata"].pop("annotations")
+    assert manifest == PINNED["k8s"][case]["manifest"]
+    spec = json.dumps(PINNED["k8s"][case]["manifest"]["spec"], sort_keys=True, separators=(",", ":"))
+    assert annotations == {k8s_jobs.SPEC_ANNOTATION: hashlib.sha256(spec.encode()).hexdigest()}
     assert k8s_jobs.arena_command(job) == PINNED["k8s"][case]["arena"]

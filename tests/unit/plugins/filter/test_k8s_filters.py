@@ -25,6 +25,7 @@ def test_every_filter_is_registered_and_documented():
         "arena_submit_command",
         "mpijob_status",
         "mpijob_results",
+        "mpijob_conflict",
     }
     for name in filters:
         doc = yaml.safe_load((FILTER_DIR / ("%s.yml" % name)).read_text())
@@ -40,6 +41,11 @@ def test_errors_name_the_filter():
         k8s.k8s_launcher_variables("gpt")
     with pytest.raises(AnsibleFilterError, match="mpijob_manifest: input must be a dict"):
         k8s.mpijob_manifest("job")
+    old = "%s\n{\"run_id\": \"old\"}\n%s\n" % (k8s_jobs.RESULTS_BEGIN, k8s_jobs.RESULTS_END)
+    with pytest.raises(AnsibleFilterError, match=r"mpijob_results: .*run old, not this run new"):
+        k8s.mpijob_results(old, "new", True, "tcp", "scc-bert-x")
+    with pytest.raises(AnsibleFilterError, match="mpijob_conflict: input must be a dict or none"):
+        k8s.mpijob_conflict("job", {})
 
 
 def test_the_launcher_variables_are_the_launchers_public_ones():

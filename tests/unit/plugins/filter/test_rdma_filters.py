@@ -33,6 +33,7 @@ def test_registered_names():
         "nccl_cluster_verdict": nccl.nccl_cluster_verdict,
         "nccl_check_input_problems": nccl.nccl_check_input_problems,
         "nccl_check_resolve": nccl.nccl_check_resolve,
+        "nccl_tests_build": nccl.nccl_tests_build,
     }
 
 
@@ -60,6 +61,7 @@ def test_filters_on_fixtures():
         (rdma.rdma_stack_problems, {"devices": "mlx5_0"}, "rdma_stack_problems"),
         (nccl.parse_nccl_log, 42, "parse_nccl_log"),
         (nccl.parse_nccl_tests, b"# Avg bus bandwidth : 1", "parse_nccl_tests"),
+        (nccl.nccl_tests_build, ["MPI_HOME=/usr"], "nccl_tests_build"),
     ],
 )
 def test_wrong_input_type(func, arg, name):
@@ -87,3 +89,8 @@ def test_nccl_check_resolve_wraps_the_resolver_and_names_bad_input():
         nccl.nccl_check_resolve(resolved, ["nccl_check_gpus"])
     with pytest.raises(AnsibleFilterError, match=r"nccl_check_link_rate_gbps: "):
         nccl.nccl_check_resolve(hardware_defaults.resolve(None, {"a": {"gpus": [{"name": "NVIDIA L20"}]}}), {}, 2)
+
+
+def test_nccl_tests_build_names_the_variable_without_a_value():
+    with pytest.raises(AnsibleFilterError, match=r"^nccl_tests_build: nccl_check_nvcc_gencode"):
+        nccl.nccl_tests_build({"MPI_HOME": "/m", "CUDA_HOME": "/c", "NCCL_HOME": "/n", "NVCC_GENCODE": None})

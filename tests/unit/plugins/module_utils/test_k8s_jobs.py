@@ -429,6 +429,61 @@ def test_mpijob_results_read_rank_0s_json_from_the_launcher_log():
     assert missing["status"] == "failed" and "printed no results.json" in missing["message"]
 
 
+def printed(results):
+    """A launcher's log that printed ``results`` as its results.json."""
+    return "step 10 loss 7.1\n%s\n%s\n%s\n" % (k8s_jobs.RESULTS_BEGIN, json.dumps(results), k8s_jobs.RESULTS_END)
+
+
+def test_mpijob_results_refuse_the_results_of_another_run():
+    """An MPIJob of that name that finished in an earlier run is patched, not run again: its launcher's log holds the
+    old run's results, which must never be reported under this run's id (the reviewer's reproduction)."""
+    old = printed({"run_id": "20261201T000000Z-aaaa", "samples_per_second": 1234.5})
+    with pytest.raises(ValueError) as refused:
+        k8s_jobs.mpijob_results(old, "20261205T060000Z-bbbb", True, "tcp", "scc-bert-fixed")
+    message = str(refused.value)
+    for part in ("20261201T000000Z-aaaa", "20261205T060000Z-bbbb", "scc-bert-fixed", "delete", "k8s_training_job_name"):
+        assert part in message, message
+    # Also when the job failed: the old log is not this run's either.
+    with pytest.raises(ValueError, match="20261201T000000Z-aaaa"):
+        k8s_jobs.mpijob_results(old, "20261205T060000Z-bbbb", False)
+    # This run's own results pass as they are.
+    mine = k8s_jobs.mpijob_results(printed({"run_id": "r1", "samples_per_second": 1.0}), "r1", True, None, "j")
+    assert (mine["run_id"], mine["status"], mine["samples_per_second"]) == ("r1", "ok", 1.0)
+
+
+def test_an_existing_mpijob_of_another_run_or_other_settings_is_refused_before_apply():
+    manifest = k8s_jobs.mpijob_manifest(k8s_jobs.training_job(job_settings(k8s_training_job_name="scc-bert-fixed")))
+    assert k8s_jobs.mpijob_conflict(None, manifest) == ""
+    # The same run with the same settings (a re-run of the play, the job running or done): its results are this run's.
+    same = copy.deepcopy(manifest)
+    same["status"] = {"conditions": [{"type": "Succeeded", "status": "True"}]}
+    same["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = "{}"
+    assert k8s_jobs.mpijob_conflict(same, manifest) == ""
+
+    older = copy.deepcopy(same)
+    older["metadata"]["labels"]["scc.training/run-id"] = "20261201T000000Z-aaaa"
+    problem = k8s_jobs.mpijob_conflict(older, manifest)
+    for part in (
+        "default/scc-bert-fixed",
+        "20261201T000000Z-aaaa",
+        manifest["metadata"]["labels"]["scc.training/run-id"],
+    ):
+        assert part in problem, problem
+    assert "kubectl delete mpijob -n default scc-bert-fixed" in problem and "k8s_training_job_name" in problem
+
+    # The same run id reused with other settings: mpi-operator would not rerun the patched job.
+    changed = k8s_jobs.mpijob_manifest(
+        k8s_jobs.training_job(job_settings(k8s_training_job_name="scc-bert-fixed", bert_launch_batch_size=64))
+    )
+    assert changed["metadata"]["annotations"] != manifest["metadata"]["annotations"]
+    problem = k8s_jobs.mpijob_conflict(same, changed)
+    assert "other settings" in problem and "k8s_training_job_run_id" in problem, problem
+
+    # An MPIJob nothing of this collection made (no run-id label, no settings hash).
+    foreign = {"metadata": {"name": "scc-bert-fixed", "namespace": "default"}, "spec": {}}
+    assert "not made by scc.training" in k8s_jobs.mpijob_conflict(foreign, manifest)
+
+
 def test_the_launcher_of_a_workload_comes_from_the_job_builders_table(monkeypatch):
     """k8s_jobs.py names a workload's launcher variables from training_job.py's table (its ``role``), not a mapping of
     its own: a workload added to the table is checked under its own launcher's names."""

@@ -129,3 +129,49 @@ def test_cluster_verdict_is_the_cluster_run_from_two_nodes_and_ok_alone():
         "multi_node": None,
         "bisection": None,
     }
+
+
+BUILD = {
+    "MPI_HOME": "/usr/lib/x86_64-linux-gnu/openmpi",
+    "CUDA_HOME": "/usr/local/cuda",
+    "NCCL_HOME": "/usr",
+    "NVCC_GENCODE": "-gencode=arch=compute_70,code=sm_70",
+}
+
+
+def test_the_build_is_named_after_every_make_variable():
+    """nccl-tests is built in a directory named after its make variables: any change builds anew, none keeps it."""
+    build = nccl_check.tests_build(BUILD)
+    assert build["make"] == [
+        "MPI=1",
+        "MPI_HOME=/usr/lib/x86_64-linux-gnu/openmpi",
+        "CUDA_HOME=/usr/local/cuda",
+        "NCCL_HOME=/usr",
+        "NVCC_GENCODE=-gencode=arch=compute_70,code=sm_70",
+    ]
+    assert len(build["key"]) == 12 and int(build["key"], 16) >= 0
+    assert nccl_check.tests_build(dict(reversed(list(BUILD.items())))) == build
+    keys = {build["key"]}
+    for variable, value in (
+        ("MPI_HOME", "/usr/lib64/openmpi"),
+        ("CUDA_HOME", "/usr/local/cuda-12.4"),
+        ("NCCL_HOME", "/opt/nccl"),
+        ("NVCC_GENCODE", "-gencode=arch=compute_70,code=sm_70 -gencode=arch=compute_90,code=sm_90"),
+    ):
+        keys.add(nccl_check.tests_build({**BUILD, variable: value})["key"])
+    assert len(keys) == 5
+
+
+@pytest.mark.parametrize(
+    "variable, value, message",
+    [
+        ("NVCC_GENCODE", None, "nccl_check_nvcc_gencode"),
+        ("CUDA_HOME", " ", "nccl_check_cuda_home"),
+        ("MPI_HOME", "/opt/mpi\n", "nccl_check_mpi_home"),
+    ],
+)
+def test_a_make_variable_without_a_value_is_refused_naming_its_variable(variable, value, message):
+    with pytest.raises(ValueError, match=message):
+        nccl_check.tests_build({**BUILD, variable: value})
+    with pytest.raises(ValueError, match="nccl_check_nccl_home"):
+        nccl_check.tests_build({k: v for k, v in BUILD.items() if k != "NCCL_HOME"})
