@@ -13,7 +13,7 @@ variables fail before any API call.
 
 Without lab hosts (fast): a provision.yml stopped midway by a permanent error leaves only resources
 marked as ours, a re-run converges to one of each, and teardown.yml, retrying the dependencies the
-emulator releases with a lag, deletes them all; README.md's ansible-runner example, run as it is,
+emulator releases with a lag, deletes them all; docs/ansible-runner.md's example, run as it is,
 leaves neither the secret key nor the STS token in any file of its private directory.
 """
 
@@ -346,10 +346,9 @@ def test_a_provision_stopped_midway_leaves_only_our_resources_and_a_rerun_conver
 
 
 def readme_ansible_runner_example():
-    """The python block of README.md's ansible-runner section, as it is."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## From other tools: ansible-runner", 1)[1]
-    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    """The python block of docs/ansible-runner.md, as it is."""
+    text = (ROOT / "docs" / "ansible-runner.md").read_text()
+    return re.search(r"```python\n(.*?)```", text, re.S).group(1)
 
 
 class KeptTemporaryDirectory:
@@ -390,7 +389,7 @@ def test_the_readme_ansible_runner_example_leaves_no_secret_in_its_directory(tmp
         inventory = tmp_path / "hosts.ini"
         inventory.write_text("localhost ansible_connection=local\n")
         example = {"__name__": "readme_example"}
-        exec(compile(readme_ansible_runner_example(), "README.md", "exec"), example)
+        exec(compile(readme_ansible_runner_example(), "docs/ansible-runner.md", "exec"), example)
         status, rc, changed = example["run_playbook"](str(ROOT / "playbooks/provision.yml"), str(inventory), settings)
         stdout = b"".join(data for name, data in KeptTemporaryDirectory.kept.items() if name.endswith("/stdout"))
         assert (status, rc) == ("successful", 0), stdout.decode()[-3000:]

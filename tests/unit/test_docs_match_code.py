@@ -5,7 +5,7 @@ Read at test time (other changes add rows to both files all the time), never a f
   `unit/...` style paths from tests/, `module_utils/...` style paths from plugins/, and bare file names such as
   `mpi.py` anywhere in the repository); globs (`*`) and placeholders (`<role>`, `DIR/`) are not paths;
 - the house map's role column names every role under roles/, and nothing else;
-- README.md's "Tests per role" table names every role under roles/ and nothing else, each molecule scenario it
+- docs/testing.md's "Tests per role" table names every role under roles/ and nothing else, each molecule scenario it
   names is a directory under molecule/ and in the Makefile's SCENARIOS, and every test path it names exists;
 - a role is internal when its meta/main.yml has the galaxy tag `internal` (DEVELOPING.md, "Internal roles");
   then, and only then, its README's title line ends with "(internal)", its `main` entry point's short description
@@ -26,6 +26,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DEVELOPING = ROOT / "docs" / "DEVELOPING.md"
 README = ROOT / "README.md"
+TESTING = ROOT / "docs" / "testing.md"
 INTERNAL_TAG = "internal"
 COVERAGE_HEADING = "## Tests per role"
 # Directories that are not the repository's content: virtualenvs, lab state, caches, build output.
@@ -274,21 +275,21 @@ def test_developing_lists_the_internal_roles():
     assert set(_CODE_SPAN.findall(match.group(1))) == _internal_roles()
 
 
-def test_readme_coverage_table_names_every_role_once():
-    rows = coverage_rows(README.read_text(encoding="utf-8"))
+def test_testing_coverage_table_names_every_role_once():
+    rows = coverage_rows(TESTING.read_text(encoding="utf-8"))
     named = [name for row in rows for name in _CODE_SPAN.findall(row[0])]
     assert sorted(named) == sorted(_roles()), (
-        f"README.md's {COVERAGE_HEADING!r} table: missing {sorted(_roles() - set(named))}, "
+        f"docs/testing.md's {COVERAGE_HEADING!r} table: missing {sorted(_roles() - set(named))}, "
         f"not roles {sorted(set(named) - _roles())}, twice {sorted({n for n in named if named.count(n) > 1})}"
     )
 
 
-def test_readme_coverage_table_names_real_scenarios_and_tests():
-    text = README.read_text(encoding="utf-8")
+def test_testing_coverage_table_names_real_scenarios_and_tests():
+    text = TESTING.read_text(encoding="utf-8")
     rows = coverage_rows(text)
     scenarios = set(makefile_scenarios())
     for row in rows:
-        assert len(row) == 3, f"README.md coverage row without its 3 cells: {row}"
+        assert len(row) == 3, f"docs/testing.md coverage row without its 3 cells: {row}"
         for span in _CODE_SPAN.findall(row[1]):
             assert span.startswith("molecule/"), (
                 f"{row[0]}: the molecule column names {span!r}, not molecule/<scenario>"
@@ -298,12 +299,12 @@ def test_readme_coverage_table_names_real_scenarios_and_tests():
             assert scenario in scenarios, f"{row[0]}: {span} is not in the Makefile's SCENARIOS (make molecule)"
     assert sorted(scenarios) == sorted({p.name for p in (ROOT / "molecule").iterdir() if p.is_dir()})
     counts = [int(n) for n in re.findall(r"[Mm]olecule (?:scenarios of|has a scenario for) (\d+) roles", text)]
-    assert counts, "README.md no longer says how many roles molecule covers"
+    assert counts, "docs/testing.md no longer says how many roles molecule covers"
     assert set(counts) == {len(scenarios)}, (
-        f"README.md says molecule covers {counts} roles; SCENARIOS has {len(scenarios)}"
+        f"docs/testing.md says molecule covers {counts} roles; SCENARIOS has {len(scenarios)}"
     )
     missing = missing_paths("\n".join(_section(text, COVERAGE_HEADING)))
-    assert not missing, f"README.md's {COVERAGE_HEADING!r} names paths that do not exist: {missing}"
+    assert not missing, f"docs/testing.md's {COVERAGE_HEADING!r} names paths that do not exist: {missing}"
 
 
 @pytest.mark.parametrize("role", sorted(_roles()))
@@ -321,3 +322,18 @@ def test_internal_roles_are_marked_internal_everywhere(role):
     concerns = [row[1] for row in rows if role in _CODE_SPAN.findall(row[0])]
     assert len(concerns) == 1, f"README.md's role list has {len(concerns)} rows for {role}"
     assert concerns[0].startswith("internal:") == internal, f"README.md's role list: {role}: {concerns[0][:60]!r}"
+
+
+def test_readme_leads_and_its_links_resolve():
+    """README.md stays a front page (issue 38: at most 200 lines); every relative link it gives exists."""
+    text = README.read_text(encoding="utf-8")
+    lines = text.count("\n")
+    assert lines <= 200, f"README.md has {lines} lines; move detail to docs/ and link it"
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert "docs/testing.md" in local, "README.md no longer links the tests page"
+    missing = sorted(link for link in local if not (ROOT / link).exists())
+    assert not missing, f"README.md links files that do not exist: {missing}"
+    anchors = set(re.findall(r"\]\(#([^)]+)\)", text))
+    headings = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in re.findall(r"^#+ (.+)$", text, re.M)}
+    assert anchors <= headings, f"README.md links headings it does not have: {sorted(anchors - headings)}"
