@@ -25,7 +25,6 @@ GROUP = "scc_cluster"
 # Lab-only values for the roles (documented in docs/DEVELOPING.md); role defaults stay the
 # production ones.
 LAB_GROUP_VARS = {
-    "scc_lab": True,
     # No GPU in the lab: the GPU roles validate their variables and do nothing else.
     "scc_cpu_only": True,
     # No RDMA devices in the lab: ib_check skips, rdma_bandwidth uses iperf3, NCCL/gloo use sockets.

@@ -32,7 +32,6 @@ def inventory(tmp_path):
                 "all": {
                     "vars": {
                         # The lab's own declarations (docs/DEVELOPING.md): CPU only, tcp.
-                        "scc_lab": True,
                         "scc_cpu_only": True,
                         "scc_transport": "tcp",
                         "rdma_bandwidth_link_rate_gbps": 2,

@@ -1,0 +1,63 @@
+"""Issue 36: a misspelt variable, or group_vars of a group the inventory lacks, draw a warning from validate.yml.
+
+validate.yml runs on an inventory whose nodes are never contacted (nothing listens at their address); the warnings
+name the variable, its nodes and the declared name meant; a run whose names are all declared prints no warning.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[3]
+ENV = {
+    **os.environ,
+    "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+    "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
+    "ANSIBLE_NOCOLOR": "1",
+    "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+}
+LAB_LIKE = {"scc_cpu_only": True, "scc_transport": "tcp", "rdma_bandwidth_link_rate_gbps": 2}
+
+
+def validate(tmp_path, hosts, group_vars=None, *args):
+    inventory = tmp_path / "inventory"
+    (inventory / "group_vars").mkdir(parents=True)
+    (inventory / "hosts.yml").write_text(yaml.safe_dump({"scc_cluster": {"hosts": hosts, "vars": LAB_LIKE}}))
+    for group, values in (group_vars or {}).items():
+        (inventory / "group_vars" / f"{group}.yml").write_text(yaml.safe_dump(values))
+    env = dict(ENV, ANSIBLE_CACHE_PLUGIN_CONNECTION=str(tmp_path / "facts"))
+    argv = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory / "hosts.yml")]
+    argv += [str(ROOT / "playbooks" / "validate.yml"), *args]
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    return " ".join((proc.stdout + proc.stderr).split())
+
+
+def test_typos_and_skipped_group_vars_are_named_and_nothing_is_refused(tmp_path):
+    hosts = {
+        "node1": {"ansible_host": "127.0.13.71", "bert_launch_batchsize": 64},
+        "node2": {"ansible_host": "127.0.13.72", "scc_instance_typ": "ecs.ebmgn8v.48xlarge"},
+    }
+    out = validate(tmp_path, hosts, {"gpu_nodes": {"bert_launch_steps": 5}}, "-e", "nccl_check_min_bus_bw=1")
+    assert (
+        "bert_launch_batchsize (set for node1) is not a variable of scc.training; did you mean bert_launch_batch_size?"
+        in out
+    )
+    assert "scc_instance_typ (set for node2) is not a variable of scc.training; did you mean scc_instance_type?" in out
+    # An extra var is every host's (localhost's included).
+    assert "nccl_check_min_bus_bw (set for localhost, node1, node2) is not a variable of scc.training" in out
+    assert "group_vars/gpu_nodes.yml holds variables of group gpu_nodes, which the inventory does not have" in out
+
+
+def test_a_run_with_declared_names_only_warns_of_nothing(tmp_path):
+    hosts = {"node1": {"ansible_host": "127.0.13.71", "bert_launch_batch_size": 64}}
+    out = validate(tmp_path, hosts, {"scc_cluster": {"bert_launch_steps": 50}, "all": {"scc_transport": "tcp"}})
+    assert "is not a variable of scc.training" not in out and "which the inventory does not have" not in out
+    # TODO(lead): while plugins/strategy/linear.py ships, ansible-core 2.19 warns of its deprecation on every run.
+    warnings = [w for w in out.split("[")[1:] if w.startswith(("WARNING]", "DEPRECATION WARNING]"))]
+    assert all("strategy plugins" in w or "Deprecation warnings can be disabled" in w for w in warnings), warnings
