@@ -1,7 +1,10 @@
-"""Issue 36: a misspelt variable, or group_vars of a group the inventory lacks, draw a warning from validate.yml.
+"""validate.yml, issue 36: typos warned about (point 4), and no tag combination skips a check (point 3).
 
-validate.yml runs on an inventory whose nodes are never contacted (nothing listens at their address); the warnings
-name the variable, its nodes and the declared name meant; a run whose names are all declared prints no warning.
+Point 4: a misspelt variable, or group_vars of a group the inventory lacks, draw a warning from validate.yml
+naming the variable, its nodes and the declared name meant; a run whose names are all declared prints none.
+Point 3: the launcher check runs under any --tags, and only a run whose role checks ran is recorded as validated
+(a later stage's import of validate.yml would otherwise skip them).
+validate.yml runs on an inventory whose nodes are never contacted (nothing listens at their address).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -61,3 +65,46 @@ def test_a_run_with_declared_names_only_warns_of_nothing(tmp_path):
     # TODO(lead): while plugins/strategy/linear.py ships, ansible-core 2.19 warns of its deprecation on every run.
     warnings = [w for w in out.split("[")[1:] if w.startswith(("WARNING]", "DEPRECATION WARNING]"))]
     assert all("strategy plugins" in w or "Deprecation warnings can be disabled" in w for w in warnings), warnings
+
+
+# validate.yml, then what it recorded: the one line a later stage's import reads.
+PLAYBOOK = f"""
+- name: Validate
+  ansible.builtin.import_playbook: {ROOT / "playbooks" / "validate.yml"}
+- name: Report
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Report what validate.yml recorded
+      ansible.builtin.debug:
+        msg: "recorded={{{{ __scc_inputs_valid | default(false) }}}}"
+      tags: [always]
+"""
+
+
+def run(tmp_path, variables, *args):
+    inventory = tmp_path / "hosts.yml"
+    hosts = {"node1": {"ansible_host": "127.0.13.91"}}
+    inventory.write_text(yaml.safe_dump({"scc_cluster": {"hosts": hosts, "vars": {**LAB_LIKE, **variables}}}))
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(PLAYBOOK)
+    env = dict(ENV, ANSIBLE_CACHE_PLUGIN_CONNECTION=str(tmp_path / "facts"))
+    argv = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory), str(playbook), *args]
+    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    return proc.returncode, " ".join(proc.stdout.split())
+
+
+@pytest.mark.parametrize("tags", [["--tags", "bert_launch"], ["--tags", "cuda,ssh_trust"]])
+def test_an_unknown_launcher_is_refused_under_any_tags(tmp_path, tags):
+    rc, out = run(tmp_path, {"scc_launcher": "slurm"}, *tags)
+    assert rc == 2 and "UNREACHABLE" not in out, out[-3000:]
+    assert "scc_launcher" in out and "slurm" in out and "recorded=" not in out
+
+
+def test_only_a_run_whose_role_checks_ran_is_recorded_as_validated(tmp_path):
+    rc, out = run(tmp_path, {}, "--tags", "cuda")
+    assert rc == 0 and "recorded=False" in out, out[-3000:]
+    assert "Validating arguments against arg spec" not in out
+    rc, out = run(tmp_path, {})
+    assert rc == 0 and "recorded=True" in out, out[-3000:]
+    assert "Validating arguments against arg spec 'validate'" in out
