@@ -28,7 +28,7 @@ ENV = {
 LAB_LIKE = {"scc_cpu_only": True, "scc_transport": "tcp", "rdma_bandwidth_link_rate_gbps": 2}
 
 
-def validate(tmp_path, hosts, group_vars=None, *args):
+def validate(tmp_path, hosts, group_vars=None, *args, rc=0):
     inventory = tmp_path / "inventory"
     (inventory / "group_vars").mkdir(parents=True)
     (inventory / "hosts.yml").write_text(yaml.safe_dump({"scc_cluster": {"hosts": hosts, "vars": LAB_LIKE}}))
@@ -38,7 +38,7 @@ def validate(tmp_path, hosts, group_vars=None, *args):
     argv = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory / "hosts.yml")]
     argv += [str(ROOT / "playbooks" / "validate.yml"), *args]
     proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.returncode == rc and "UNREACHABLE" not in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
     return " ".join((proc.stdout + proc.stderr).split())
 
 
@@ -108,3 +108,29 @@ def test_only_a_run_whose_role_checks_ran_is_recorded_as_validated(tmp_path):
     rc, out = run(tmp_path, {})
     assert rc == 0 and "recorded=True" in out, out[-3000:]
     assert "Validating arguments against arg spec 'validate'" in out
+
+
+# Point 1: every node's own values are judged, once per distinct view.
+def test_a_host_vars_value_on_another_node_is_judged_and_refused_naming_it(tmp_path):
+    hosts = {
+        "node1": {"ansible_host": "127.0.13.71"},
+        "node2": {"ansible_host": "127.0.13.72"},
+        "node3": {"ansible_host": "127.0.13.73", "bert_launch_batch_size": 0},
+    }
+    out = validate(tmp_path, hosts, rc=2)
+    assert "fatal: [node3]" in out and "bert_launch_batch_size" in out, out[-3000:]
+    assert "fatal: [node1]" not in out and "fatal: [node2]" not in out
+    # node1 and node2 agree: node1 alone judged their view.
+    assert "ok: [node2]" not in out and "ok: [node1]" in out
+
+
+def test_a_cluster_of_two_instance_types_is_refused_naming_the_nodes(tmp_path):
+    hosts = {
+        "node1": {"ansible_host": "127.0.13.71", "ecs_instance_type": "ecs.ebmgn8v.48xlarge"},
+        "node2": {"ansible_host": "127.0.13.72", "ecs_instance_type": "ecs.ebmgn8is.32xlarge"},
+    }
+    out = validate(tmp_path, hosts, rc=2)
+    assert (
+        "scc_instance_type: the cluster mixes instance types: ecs.ebmgn8is.32xlarge (node2); "
+        "ecs.ebmgn8v.48xlarge (node1)" in out
+    ), out[-3000:]
