@@ -92,6 +92,12 @@ lint: venv collections
 	  { echo "CHANGELOG.md is not what changelogs/changelog.yaml generates: run make docs" >&2; exit 1; }
 	$(BIN)/python tools/role_readme.py --check
 	$(BIN)/python tools/instance_table.py --check
+	@# The docs of every module, plugin and role entry point against the schema of Ansible's docs site
+	@# (antsibull-docs: types, literal defaults, descriptions, resolvable O()/M()/P() references to this
+	@# collection, ansible.builtin and kubernetes.core). It calls ansible-doc and ansible-galaxy by name, hence
+	@# PATH. rstcheck of the generated RST is skipped: it triples the time and checks antsibull-docs' own output.
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/antsibull-docs lint-collection-docs --plugin-docs --skip-rstcheck \
+	  --validate-collection-refs dependent --disallow-unknown-collection-refs .
 
 # Rewrites the Python files as `make lint` wants them.
 format: venv

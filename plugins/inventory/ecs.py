@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: ecs
 short_description: ECS instances (SCC GPU servers) as inventory hosts
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Lists ECS instances with C(DescribeInstances) (every page) through the collection's one
     client factory, filtered by tags, instance types, VPC, HPC cluster and status.

@@ -7,7 +7,8 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: role_inputs
 short_description: A role's variables by name, the names taken from its argument spec
-version_added: 0.5.0
+version_added: 0.2.0
+author: scc.training developers (@scc-training)
 description:
   - Reads the options of one entry point of a role of this collection (its C(meta/argument_specs.yml)) and returns
     one mapping, option name -> the variable's templated value, for every option of that entry point.

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: bandwidth_round
 short_description: Run this node's side of one round of a pairwise bandwidth test (iperf3 or ib_write_bw)
-version_added: 0.4.0
+version_added: 0.2.0
 author: scc.training developers (@scc-training)
 description:
   - One task runs a whole round on every node at once. The server of each pair serves one client and exits, the

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: cs_cluster
 short_description: Create or delete an ACK managed Kubernetes cluster, found by name and tags
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - Keeps one Container Service for Kubernetes (ACK) managed cluster named O(name) that carries
     O(tags) (CS API 2015-12-15, a ROA API, with C(CreateCluster) C(POST /clusters), C(DescribeClustersV1)

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: cs_cluster_info
 short_description: Look up ACK clusters by name, tags or id
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - Lists the Container Service for Kubernetes (ACK) clusters of the region (CS API 2015-12-15,
     C(DescribeClustersV1) C(GET /api/v1/clusters), every page) named exactly O(name) (any name when

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: cs_cluster_nodes
 short_description: Add existing ECS instances to an ACK cluster as nodes, or remove them
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - Makes the ECS instances O(instance_ids) nodes of the ACK cluster O(cluster_id) (or of its node
     pool O(nodepool_id)), or with O(state=absent) removes them (CS API 2015-12-15, a ROA API, with

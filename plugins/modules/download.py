@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 ---
 module: download
 short_description: Download a file with get_url, showing its progress while it downloads
-version_added: 0.4.0
+version_added: 0.2.0
 description:
   - Runs M(ansible.builtin.get_url) with the same O(url), O(dest), O(checksum), O(mode), O(timeout), O(force),
     O(headers) and O(validate_certs); the result, the checksum check (a file whose checksum differs is refused

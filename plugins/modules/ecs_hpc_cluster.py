@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ecs_hpc_cluster
 short_description: Create or delete an ECS HPC cluster, found by name
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps one HPC cluster named O(name) (C(CreateHpcCluster), C(DescribeHpcClusters), C(DeleteHpcCluster)).
     SCC instances (M(scc.training.ecs_instance)) must be created in one.

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ecs_instance
 short_description: Keep an exact number of ECS instances (SCC bare-metal GPU servers) by name and tags
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps exactly O(count) instances whose name is O(name) and which carry every tag in O(tags).
     Missing ones are created with one C(RunInstances) call; extra ones are deleted, the most recently created first

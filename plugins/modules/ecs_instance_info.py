@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ecs_instance_info
 short_description: List ECS instances by name, tags, type, VPC or HPC cluster
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Read-only C(DescribeInstances), every page, filtered on the server and by every tag in O(tags).
 extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.info_attributes]

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ecs_security_group
 short_description: Create or delete a VPC security group and its ingress rules
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps one security group named O(name) in VPC O(vpc_id) carrying O(tags), with the ingress
     O(rules) (C(CreateSecurityGroup), C(AuthorizeSecurityGroup), C(RevokeSecurityGroup),

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ecs_vpc
 short_description: Create or delete a VPC, found by name
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps one VPC named O(name) (ECS API 2014-05-26 C(CreateVpc), C(DescribeVpcs), C(DeleteVpc)),
     and waits until a new one is C(Available).

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: ecs_vswitch
 short_description: Create or delete a VSwitch in a VPC, found by name
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps one VSwitch named O(name) in VPC O(vpc_id) (C(CreateVSwitch), C(DescribeVSwitches), C(DeleteVSwitch)),
     and waits until a new one is C(Available).

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: gpu_info
 short_description: Report the NVIDIA driver, CUDA version and GPUs of a host (nvidia-smi -q -x)
-version_added: 0.2.0
+version_added: 0.1.0
 author: scc.training developers (@scc-training)
 description:
   - Runs C(nvidia-smi -q -x) and returns the driver version, the CUDA version the driver supports and,

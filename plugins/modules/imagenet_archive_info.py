@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: imagenet_archive_info
 short_description: Read what the ILSVRC2012 (ImageNet) archives hold, before anything is converted
-version_added: 0.3.0
+version_added: 0.2.0
 author: scc.training developers (@scc-training)
 description:
   - Checks that each archive exists and computes its sha256; lists the class tars of the train tar (a tar of per-class

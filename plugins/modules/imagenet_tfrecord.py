@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: imagenet_tfrecord
 short_description: Convert this node's share of ILSVRC2012 (ImageNet) to TFRecord shards, resumably
-version_added: 0.3.0
+version_added: 0.2.0
 author: scc.training developers (@scc-training)
 description:
   - Lists the archives (on storage every node mounts, e.g. CPFS), plans the shards the same way on every node

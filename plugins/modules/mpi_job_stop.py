@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: mpi_job_stop
 short_description: Stop the processes an earlier mpi_job run recorded on this node, and only those
-version_added: 0.3.0
+version_added: 0.2.0
 author: scc.training developers (@scc-training)
 description:
   - Reads the records (C(<pid>.json), each with the pid and its start time from C(/proc/<pid>/stat)) that the

@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 ---
 module: mpi_job_wait
 short_description: Wait for an asynchronous mpi_job launch to end, showing its progress at every poll
-version_added: 0.4.0
+version_added: 0.2.0
 description:
   - Polls a job started with C(async) (its O(jid)) until it ends or O(timeout_s) passes, and at every poll
     reads the ranks' progress files (C(progress-rank<k>.json), written by the C(mpi_job) role's rank helper)

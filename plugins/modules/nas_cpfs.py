@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: nas_cpfs
 short_description: Create or delete a CPFS file system, found by name and tags
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps one CPFS file system whose description is O(name) and which carries O(tags)
     (NAS API 2017-06-26 C(CreateFileSystem) with C(FileSystemType=cpfs), C(DescribeFileSystems),

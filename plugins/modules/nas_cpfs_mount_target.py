@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: nas_cpfs_mount_target
 short_description: Create or delete the mount target of a CPFS file system in a VSwitch
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps one mount target of CPFS file system O(file_system_id) in VSwitch O(vswitch_id)
     (NAS API 2017-06-26 C(CreateMountTarget), C(DescribeMountTargets), C(DeleteMountTarget)).

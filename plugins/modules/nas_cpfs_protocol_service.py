@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 module: nas_cpfs_protocol_service
 short_description: Create or delete the CPFS-NFS protocol service of a CPFS file system and its NFS export
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Keeps the NFS protocol service of CPFS file system O(file_system_id) in VSwitch O(vswitch_id), and
     one export of directory O(export_path) on it, so that hosts can mount CPFS over NFSv3 without the

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 module: nic_firmware_info
 short_description: Query the firmware of NVIDIA/Mellanox NICs (mlxfwmanager, mstfwmanager or mstflint)
-version_added: 0.2.0
+version_added: 0.1.0
 author: scc.training developers (@scc-training)
 description:
   - Queries the firmware of the ConnectX NICs of a host and returns, per device, its PSID, part number,

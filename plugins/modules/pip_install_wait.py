@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 ---
 module: pip_install_wait
 short_description: Wait for an asynchronous pip install to end, showing the wheels installed at every poll
-version_added: 0.4.0
+version_added: 0.2.0
 description:
   - Polls a C(pip install) started with C(async) (its O(jid)) until it ends or O(timeout_s) passes, and at every
     poll counts the wheels of pip's dry run (O(report)) whose C(<name>-<version>.dist-info) directory is finished

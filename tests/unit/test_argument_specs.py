@@ -9,6 +9,13 @@ For each role under roles/ (parametrized, so a failure names the role):
 - every option with a default in the spec has that value in defaults/main.yml (compared
   after coercing both to the option's type), and every defaults/main.yml value passes the
   role's own spec (type, elements, choices), as ansible's role argument validation would;
+- a Jinja default of a str/path option is the same text in both files; on an option of another
+  type (bool, int, float, list, dict) the spec holds a literal instead, because the docs schema
+  (antsibull-docs lint-collection-docs, the collection's docs site) cannot read a template as a
+  bool or an int: that literal is what the template gives with nothing set but the role's own
+  defaults (no default in the spec when that is null), and the option's description names every
+  variable the template reads (the README and docs say what it follows);
+- every entry point has a short_description, a description, an author and a version_added;
 - README.md exists and mentions every option.
 """
 
@@ -17,10 +24,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import jinja2
+import jinja2.nodes
 import pytest
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import DEFAULT_TYPE_VALIDATORS
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar
+
+try:  # ansible-core 2.19+: only strings marked trusted are templated
+    from ansible.template import trust_as_template
+except ImportError:  # pragma: no cover - ansible-core < 2.19 templates every string
+
+    def trust_as_template(value):
+        return value
+
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES_DIR = ROOT / "roles"
@@ -99,6 +118,65 @@ def _is_template(value) -> bool:
     return isinstance(value, str) and ("{{" in value or "{%" in value)
 
 
+# Option types whose documented default must be a literal: the docs schema (antsibull-docs) coerces a
+# default to the option's type, and "{{ scc_cpu_only | default(false) }}" is no bool.
+LITERAL_DEFAULT_TYPES = {"bool", "int", "float", "list", "dict"}
+ENTRY_POINT_KEYS = ("short_description", "description", "author", "version_added")
+
+
+def _trusted(value):
+    if isinstance(value, str):
+        return trust_as_template(value)
+    if isinstance(value, dict):
+        return {k: _trusted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_trusted(v) for v in value]
+    return value
+
+
+def _unset_value(role: str, value):
+    """value (a template of defaults/main.yml) as the role sees it with nothing set: no inventory, no
+    facts, only the role's own defaults (which may be templates themselves)."""
+    templar = Templar(loader=DataLoader(), variables=_trusted(_defaults(role)))
+    return templar.template(_trusted(value))
+
+
+def _template_variables(value: str) -> set[str]:
+    """The variables a Jinja template reads (its names; jinja2.meta would need Ansible's filters)."""
+    tree = jinja2.Environment().parse(value)
+    stored = {n.name for n in tree.find_all(jinja2.nodes.Name) if n.ctx != "load"}
+    return {n.name for n in tree.find_all(jinja2.nodes.Name) if n.ctx == "load"} - stored
+
+
+def _mentions(text, name: str) -> bool:
+    text = " ".join(text) if isinstance(text, list) else str(text or "")
+    return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
+
+
+def _templated_literal_problems(role: str, name: str, spec: dict, have: str) -> list[str]:
+    """A bool/int/... option whose defaults/main.yml value is a template: the spec documents the literal
+    it gives when nothing is set, and its description names what it follows."""
+    problems = []
+    want = spec.get("default")
+    if _is_template(want):
+        return [
+            f"{name}: spec default {want!r} is a template on a {spec.get('type')} option, which the docs schema"
+            " cannot read: write the value it takes with nothing set, and name its variables in the description"
+        ]
+    try:
+        unset = _unset_value(role, have)
+        want_c, unset_c = _coerce(want, spec), _coerce(unset, spec)
+    except Exception as exc:  # any failure to render or coerce is reported, naming the option
+        return [f"{name}: defaults/main.yml {have!r} cannot be rendered with the role's defaults alone: {exc}"]
+    if want_c != unset_c:
+        shown = "no default" if want is None else f"default {want!r}"
+        problems.append(f"{name}: spec {shown}, but defaults/main.yml {have!r} gives {unset!r} with nothing set")
+    missing = sorted(v for v in _template_variables(have) if not _mentions(spec.get("description"), v))
+    if missing:
+        problems.append(f"{name}: its default follows {missing} ({have!r}); the description must name them")
+    return problems
+
+
 def _coerce(value, spec: dict):
     """Value as ansible's role argument validation would see it (type and list elements)."""
     typ = spec.get("type", "str")
@@ -163,6 +241,18 @@ def test_every_option_has_description_and_type(role):
 
 
 @pytest.mark.parametrize("role", ROLES)
+def test_every_entry_point_is_documented(role):
+    """What the docs schema and antsibull-changelog read from an entry point (version_added of `main`
+    lists a new role in the changelog of that release)."""
+    problems = []
+    for name, entry_point in _specs(role).items():
+        missing = [k for k in ENTRY_POINT_KEYS if not (entry_point or {}).get(k)]
+        if missing:
+            problems.append(f"{name}: no {', '.join(missing)}")
+    assert not problems, f"{role}: meta/argument_specs.yml entry points:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("role", ROLES)
 def test_public_variables_are_prefixed_with_role_name(role):
     prefix = f"{role}_"
     bad_options = sorted(k for k in _options(role) if not k.startswith(prefix))
@@ -186,6 +276,9 @@ def test_spec_defaults_match_defaults_file(role):
     problems = []
     for name, spec in options.items():
         if not isinstance(spec, dict):
+            continue
+        if _is_template(defaults.get(name)) and spec.get("type") in LITERAL_DEFAULT_TYPES:
+            problems += _templated_literal_problems(role, name, spec, defaults[name])
             continue
         if name in defaults and "default" not in spec and not spec.get("required"):
             problems.append(f"{name}: in defaults/main.yml ({defaults[name]!r}) but the spec lists no default")
