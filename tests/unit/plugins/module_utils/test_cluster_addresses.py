@@ -319,7 +319,10 @@ ONE_MACHINE = [
     ({"node1": {}, "NODE1": {}}, ["node1 and NODE1 are one machine", "node1's inventory name 'node1'"]),
     ({"gpu1.example.": {}, "GPU1.example": {}}, ["gpu1.example. and GPU1.example are one machine"]),
     ({"a": {"ansible_host": "10.0.0.1"}, "b": {"ansible_host": "Node-B"}, "node-b": {}}, ["b and node-b"]),
-    ({"a": {"ansible_host": "b"}, "b": {"ansible_host": "10.0.0.2"}}, ["a and b are one machine", "a's ansible_host 'b'"]),
+    (
+        {"a": {"ansible_host": "b"}, "b": {"ansible_host": "10.0.0.2"}},
+        ["a and b are one machine", "a's ansible_host 'b'"],
+    ),
     (
         {"a": {"ansible_host": "fd00::1"}, "b": {"ansible_host": "FD00:0:0:0::0001"}},
         ["a and b are one machine", "b's ansible_host 'FD00:0:0:0::0001'"],
