@@ -69,8 +69,7 @@ def env_value_problems(variable, env):
         return []
     return [
         "%s: the value of %s holds a control character or a line end (a newline, tab, U+0085, U+2028, ...): each "
-        "variable must be one line."
-        % (variable, ", ".join(bad))
+        "variable must be one line." % (variable, ", ".join(bad))
     ]
 
 
