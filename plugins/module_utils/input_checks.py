@@ -113,6 +113,18 @@ def number(value, kind=int):
             return None
 
 
+def whole_number(value):
+    """``value`` as an int when it is one as written (an int, or a string of digits with an optional sign), else
+    None: never a float (2.5 or 8.0, which an ``int`` command-line option refuses), a boolean or null."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.match(r"^\s*[+-]?[0-9]+\s*$", value):
+        return int(value)
+    return None
+
+
 def at_least(value, minimum, kind=int):
     """Whether ``value`` is a number >= ``minimum``."""
     value = number(value, kind)
