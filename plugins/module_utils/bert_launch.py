@@ -28,8 +28,8 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     number,
     positive,
     secret_env_problems,
-    whole_number,
     text,
+    whole_number,
 )
 from ansible_collections.scc.training.plugins.module_utils.mpi import framework_problems
 
