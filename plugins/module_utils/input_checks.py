@@ -113,6 +113,23 @@ def number(value, kind=int):
             return None
 
 
+# Ansible's booleans (ansible.module_utils.parsing.convert_bool BOOLEANS_TRUE / BOOLEANS_FALSE), which its argument
+# specs (type bool), its "bool" filter and a module's bool option read alike: the string "false" is false everywhere.
+_TRUE = frozenset(("y", "yes", "on", "1", "true", "t"))
+_FALSE = frozenset(("n", "no", "off", "0", "false", "f"))
+
+
+def boolean(value):
+    """``value`` as Ansible reads a boolean (True, False), or None when it is none of them (null, "maybe", 2)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    return None
+
+
 def whole_number(value):
     """``value`` as an int when it is one as written (an int, or a string of digits with an optional sign), else
     None: never a float (2.5 or 8.0, which an ``int`` command-line option refuses), a boolean or null."""

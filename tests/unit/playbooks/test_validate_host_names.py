@@ -77,6 +77,22 @@ def test_validate_playbook_refuses_one_machine_under_two_names_and_unreadable_na
         assert refusal in message, message
 
 
+# Issue 36: the cluster-wide types, refused by validate.yml before any role's vars read them (a number for the
+# instance type crashed them with a Python error; "maybe" for jumbo frames was true here and false there).
+def test_validate_playbook_refuses_an_instance_type_or_jumbo_frames_of_the_wrong_type(tmp_path):
+    inventory = tmp_path / "hosts.yml"
+    hosts = {"node1": {"ansible_host": "127.0.13.61"}}
+    group_vars = {"scc_instance_type": 8, "scc_jumbo_frames": "maybe"}
+    inventory.write_text(yaml.safe_dump({"scc_cluster": {"hosts": hosts, "vars": group_vars}}))
+    status, _rc, events = run_playbook(ROOT / "playbooks" / "validate.yml", inventory, tmp_path)
+    assert status == "failed" and not unreachable(events)
+    ((_host, task, lines),) = failed(events)
+    message = lines if isinstance(lines, str) else " ".join(lines)
+    assert task == "Check the types of scc_instance_type and scc_jumbo_frames", (task, message)
+    assert "scc_instance_type (8) must be a string" in message and "Traceback" not in message
+    assert "scc_jumbo_frames ('maybe') must be true or false." in message
+
+
 # Issue 27: the checks cannot be skipped. Each role that consumes the names judges them itself, once per run,
 # under any --tags (here the role's configure step alone, which skipped them before) or --limit; cluster.yml's
 # own check (validate.yml, tagged always) refuses them under --tags too. Nothing listens at the address: a

@@ -483,6 +483,11 @@ BAD = {
         "bert_launch_transport rdma needs NCCL on GPUs: bert_launch_backend nccl, or auto on GPUs (got gloo, "
         "bert_launch_cpu_only false, from scc_cpu_only)",
     ),
+    "nccl_check_instance_type_a_number": (
+        nccl_check.nccl_check_input_problems,
+        {**NCCL_CHECK, "nccl_check_instance_type": 8},
+        "nccl_check_instance_type (scc_instance_type) (8) must be a string",
+    ),
     "bert_interface": (
         bert_launch.bert_launch_input_problems,
         {**BERT, "bert_launch_tcp_interface": "a-very-long-interface"},
