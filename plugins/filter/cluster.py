@@ -13,7 +13,7 @@ Their documentation lives in the sidecar ``<filter name>.yml`` files.
 
 from __future__ import annotations
 
-from ansible.errors import AnsibleFilterError
+from ansible.errors import AnsibleError, AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.module_utils import cluster
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
@@ -123,7 +123,22 @@ def cluster_inventory_problems(hosts, hostvars, expected_size=None):
         raise AnsibleFilterError(
             "cluster_inventory_problems: scc_cluster_size must be an integer, got %r" % expected_size
         )
-    return cluster.inventory_problems(hosts, hostvars, expected_size)
+    # Only ansible_host is read, and never for a name refused as a host name: Ansible's hostvars read the fact cache,
+    # whose jsonfile entry (named "s1_" + the name) fails with "File name too long" past 252 characters.
+    plain, unreadable = {}, []
+    for host in hosts:
+        if cluster.host_name_problems([host]):
+            plain[host] = {}
+            continue
+        try:
+            plain[host] = {"ansible_host": hostvars[host].get("ansible_host")}
+        except (OSError, AnsibleError) as exc:
+            plain[host] = {}
+            unreadable.append(
+                "%r: its variables cannot be read (%s); with the jsonfile fact cache an inventory name may have at "
+                "most 252 characters" % (host, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            )
+    return cluster.inventory_problems(hosts, plain, expected_size) + unreadable
 
 
 def cluster_node_problems(nodes, rule, need_facts=False, need_host_keys=False):

@@ -2,8 +2,9 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """The aiacc role's filters for scc.training, thin wrappers: ``env_file`` over plugins/module_utils/envfile.py
-and ``aiacc_input_problems``/``aiacc_component`` over plugins/module_utils/aiacc.py (aiacc's validate.yml; the
-playbooks that install and validate it). Their documentation lives in the sidecars ``env_file.yml``,
+and ``secret_env_problems`` over plugins/module_utils/input_checks.py (mpi_job's validate.yml), ``aiacc_input_problems``/
+``aiacc_component`` over plugins/module_utils/aiacc.py (aiacc's validate.yml; the playbooks that install and validate
+it). Their documentation lives in the sidecars ``env_file.yml``, ``secret_env_problems.yml``,
 ``aiacc_input_problems.yml`` and ``aiacc_component.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -12,17 +13,25 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import aiacc
+from ansible_collections.scc.training.plugins.module_utils import aiacc, input_checks
 from ansible_collections.scc.training.plugins.module_utils.envfile import env_file as _env_file
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
 
 
-def env_file(env, style="plain", header=""):
+def env_file(env, style="plain", header="", secret=False):
     """{NAME: value} -> the text of a NAME=value file (plain) or a shell profile script (export)."""
     try:
-        return _env_file(env, style, header)
+        return _env_file(env, style, header, secret)
     except (ValueError, TypeError) as exc:
         raise AnsibleFilterError("env_file: %s" % exc) from exc
+
+
+def secret_env_problems(secret, variable):
+    """A secret environment (``variable``) -> [] or the sentences naming its bad names and values' names (never a
+    value): names that are not environment variable names, values that are not strings or span lines."""
+    if not isinstance(variable, str) or not variable:
+        raise AnsibleFilterError("secret_env_problems: the variable's name must be a non-empty string")
+    return input_checks.secret_env_problems(variable, secret, "", [])
 
 
 aiacc_input_problems = input_problems_filter(aiacc.aiacc_input_problems)
@@ -44,6 +53,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "env_file": env_file,
+            "secret_env_problems": secret_env_problems,
             "aiacc_input_problems": aiacc_input_problems,
             "aiacc_component": aiacc_component,
         }

@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""``instance_profile``: the supported-instance table (module_utils/instance_families.py) as a filter.
+"""``instance_profile``: the supported-instance table (module_utils/instance_families.py) as a filter;
+``hardware_defaults`` over module_utils/hardware_defaults.py; ``scc_cluster_input_problems``, the types of the
+cluster-wide scc_instance_type and scc_jumbo_frames (playbooks/validate.yml).
 
-A thin wrapper: the data, its sources and the lookup live in the module_util. Documentation:
-the sidecar instance_profile.yml.
+Thin wrappers: the data, its sources and the lookup live in the module_utils. Documentation: the sidecars
+instance_profile.yml, hardware_defaults.yml and scc_cluster_input_problems.yml.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,6 +29,12 @@ def instance_profile(value, name=None):
         )
     if name is not None and not isinstance(name, str):
         raise AnsibleFilterError("instance_profile: name must be a variable name, got %s" % type(name).__name__)
+    if value is not None and not isinstance(value, str):
+        # A number would be read as a compute capability (8 -> 8.0), a boolean as a family 'True': refused by name.
+        raise AnsibleFilterError(
+            "instance_profile: %s (%r) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or a compute "
+            "capability such as '7.0' (quoted), not a %s" % (name or "scc_instance_type", value, type(value).__name__)
+        )
     return filter_call("instance_profile", instance_families.profile, value, name)
 
 
@@ -44,8 +52,19 @@ def hardware_defaults(instance_type, nodes=None, jumbo_frames=False, fractions=N
     return filter_call("hardware_defaults", _hardware.resolve, instance_type, nodes, jumbo_frames, fractions)
 
 
+def scc_cluster_input_problems(settings):
+    """{scc_instance_type, scc_jumbo_frames} -> one sentence per value of the wrong type (validate.yml)."""
+    if not isinstance(settings, dict):
+        raise AnsibleFilterError("scc_cluster_input_problems: the input must be a mapping of variables")
+    return instance_families.cluster_input_problems(settings)
+
+
 class FilterModule(object):
     """scc.training supported-instance filters."""
 
     def filters(self):
-        return {"instance_profile": instance_profile, "hardware_defaults": hardware_defaults}
+        return {
+            "instance_profile": instance_profile,
+            "hardware_defaults": hardware_defaults,
+            "scc_cluster_input_problems": scc_cluster_input_problems,
+        }

@@ -29,6 +29,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     positive,
     secret_env_problems,
     text,
+    whole_number,
 )
 from ansible_collections.scc.training.plugins.module_utils.mpi import framework_problems
 
@@ -76,9 +77,11 @@ def _training_problems(settings):
         if not at_least(settings[name], minimum)
     ]
     batch = settings["bert_launch_batch_size"]
-    if str(batch) != "auto" and not at_least(batch, 1):
+    if str(batch) != "auto" and (whole_number(batch) is None or whole_number(batch) < 1):
+        # A float (2.5, 8.0) reached pretrain_bert.py's --batch-size (an int) after prepare, cluster and verify.
         problems.append(
-            "bert_launch_batch_size (%s) must be auto (from the GPU's memory and the model) or >= 1." % batch
+            "bert_launch_batch_size (%s) must be auto (from the GPU's memory and the model) or a whole number >= 1."
+            % (batch,)
         )
     warmup, steps = number(settings["bert_launch_warmup_steps"]), number(settings["bert_launch_steps"])
     if warmup is None or warmup < 0 or steps is None or warmup >= steps:

@@ -19,7 +19,7 @@ table (instance_families.py), never from a second one:
 
 from __future__ import annotations
 
-from ansible_collections.scc.training.plugins.module_utils import instance_families
+from ansible_collections.scc.training.plugins.module_utils import input_checks, instance_families
 
 AUTO = "auto"
 
@@ -68,7 +68,15 @@ def node_plan(settings):
     unconfirmed}``; with ``scc_cloud_instance_charge_type``, ``scc_cloud_period`` and ``scc_cloud_period_unit`` also
     their problems. ``problems`` (one sentence each, naming the variable) is empty when all is well."""
     instance_type = settings.get("scc_cloud_instance_type") or ""
-    jumbo = bool(settings.get("scc_cloud_jumbo_frames"))
+    not_text = []
+    if not isinstance(instance_type, str):
+        not_text.append(
+            "scc_cloud_instance_type (%r) must be a string naming an instance type such as 'ecs.sccgn6.24xlarge', "
+            "not a %s" % (instance_type, type(instance_type).__name__)
+        )
+        instance_type = ""
+    # As Ansible reads it (the module's bool option gets "false" as false): never Python's bool("false"), True.
+    jumbo = input_checks.boolean(settings.get("scc_cloud_jumbo_frames", False))
     requested = _eri_request(settings.get("scc_cloud_eri_count", AUTO))
     family = instance_families.family_of(instance_type)
     facts = instance_families.FAMILIES.get(family)
@@ -78,6 +86,11 @@ def node_plan(settings):
         settings.get("scc_cloud_period_unit", "Month"),
         "scc_cloud_",
     )
+    problems = not_text + problems
+    if jumbo is None:
+        problems.append(
+            "scc_cloud_jumbo_frames must be true or false (got %r)" % (settings.get("scc_cloud_jumbo_frames"),)
+        )
     unconfirmed = []
     plan = dict(family=family, hpc_cluster=needs_hpc_cluster(instance_type), eri_count=0, eri_limit=None)
     plan.update(require_uefi=False, mtu=None)

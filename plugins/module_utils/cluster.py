@@ -230,13 +230,19 @@ def _names_list(hosts):
 
 def inventory_problems(hosts, hostvars, expected_size=None):
     """The rules over the cluster group's inventory, judged once per run (no facts needed): every name an RFC
-    1123 host name, no two nodes reached at one ``ansible_host`` (one machine listed twice: twice in /etc/hosts
-    and in the MPI hostfile, twice the ranks on its GPUs), and, when ``expected_size`` (``scc_cluster_size``) is
-    set, as many nodes as it says: an AWX/AAP job slice's inventory holds only that slice's hosts (AWX
-    ``Inventory.get_script_data``), from which every cluster-wide file would be partial."""
+    1123 host name, no machine listed under two inventory names (one machine listed twice: twice in /etc/hosts
+    and in the MPI hostfile, twice the ranks on its GPUs; see ``machine_identity_problems``), and, when
+    ``expected_size`` (``scc_cluster_size``) is set, as many nodes as it says: an AWX/AAP job slice's inventory
+    holds only that slice's hosts (AWX ``Inventory.get_script_data``), from which every cluster-wide file would
+    be partial.
+
+    A name refused as a host name is not looked up in ``hostvars``: Ansible's hostvars read the fact cache,
+    whose jsonfile entry named after a 254-character name fails with "File name too long"."""
     hosts = list(hosts)
-    problems = host_name_problems(hosts) + _shared_address_problems(
-        [{"host": host, "address": (hostvars[host].get("ansible_host") or None)} for host in hosts], "ansible_host"
+    name_problems = host_name_problems(hosts)
+    named = [host for host in hosts if not host_name_problems([host])] if name_problems else hosts
+    problems = name_problems + machine_identity_problems(
+        [{"host": host, "ansible_host": hostvars[host].get("ansible_host")} for host in named]
     )
     if expected_size is not None and len(hosts) != int(expected_size):
         problems.append(
@@ -248,11 +254,74 @@ def inventory_problems(hosts, hostvars, expected_size=None):
     return problems
 
 
+def machine_identity(value):
+    """The form in which two spellings of one machine compare equal: an IP address parsed (IPv6 compressed and
+    lower-cased, an IPv4-mapped IPv6 address as its IPv4 address, a zone kept), a name lower-cased without a
+    trailing dot (DNS and /etc/hosts ignore case, RFC 4343). None for an empty value."""
+    if value is None:
+        return None
+    value = str(value).strip()
+    if not value:
+        return None
+    address, percent, zone = value.partition("%")
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return value.rstrip(".").lower()
+    if parsed.version == 6 and parsed.ipv4_mapped is not None:
+        parsed = parsed.ipv4_mapped
+    return str(parsed) + percent + zone
+
+
+def machine_identity_problems(entries):
+    """``[{host, ansible_host}]`` -> one sentence per machine listed under two or more inventory names.
+
+    Each entry is known by its inventory name and its ``ansible_host`` (``machine_identity``: addresses parsed,
+    names lower-cased), so two entries are one machine when their names differ only in case, when their
+    ``ansible_host`` values are one address however spelled, or when one's ``ansible_host`` is another's
+    inventory name (the address Ansible reaches it at is that node's). No DNS lookup: only the inventory's own
+    names and addresses are compared. Each sentence names every entry and what they share. Linear in nodes."""
+    seen = {}
+    order = []
+    for entry in entries:
+        host = str(entry["host"])
+        fields = [("inventory name", host), ("ansible_host", entry.get("ansible_host"))]
+        for field, value in fields:
+            key = machine_identity(value)
+            if key is None:
+                continue
+            if key not in seen:
+                seen[key] = []
+                order.append(key)
+            if not any(known == host for known, _f, _v in seen[key]):
+                seen[key].append((host, field, str(value)))
+    problems = []
+    reported = set()
+    for key in order:
+        found = seen[key]
+        group = frozenset(host for host, _f, _v in found)
+        if len(found) < 2 or group in reported:
+            continue
+        reported.add(group)
+        hosts = " and ".join(host for host, _f, _v in found)
+        if all(field == "ansible_host" and value == found[0][2] for _h, field, value in found):
+            what = "share ansible_host %s" % found[0][2]
+        else:
+            what = "are one machine (%s: the same once names are lower-cased and addresses compared as addresses)" % (
+                ", ".join("%s's %s %r" % (host, field, value) for host, field, value in found)
+            )
+        problems.append(
+            "%s %s: one machine would be listed twice (twice in /etc/hosts and the MPI hostfile); give each node its "
+            "own address or remove the duplicate" % (hosts, what)
+        )
+    return problems
+
+
 def _shared_address_problems(nodes, what):
     by_address = {}
     for node in nodes:
         if node.get("address"):
-            by_address.setdefault(str(node["address"]), []).append(node["host"])
+            by_address.setdefault(machine_identity(node["address"]), []).append(node["host"])
     return [
         "%s share %s %s: one machine would be listed twice (twice in /etc/hosts and the MPI hostfile); "
         "give each node its own address or remove the duplicate" % (" and ".join(hosts), what, address)

@@ -54,6 +54,7 @@ import re
 
 from ansible_collections.scc.training.plugins.module_utils import instance_families as table
 from ansible_collections.scc.training.plugins.module_utils import nccl_check, rdma
+from ansible_collections.scc.training.plugins.module_utils.input_checks import boolean
 
 HW_SOURCES = {
     "nv-v100": (
@@ -248,6 +249,11 @@ def _from_nodes(nodes):
 
 def _family_facts(instance_type):
     prof = table.profile(instance_type, "scc_instance_type")
+    if prof["family"] is None:
+        raise ValueError(
+            "scc_instance_type (%r) must name an instance type or family such as 'ecs.sccgn6.24xlarge' (supported: "
+            "%s), not a compute capability" % (instance_type, ", ".join(sorted(FAMILY_GPU)))
+        )
     model = _MODELS[FAMILY_GPU[prof["family"]]]
     rdma = dict(prof["rdma"])
     return prof, model, rdma
@@ -269,9 +275,17 @@ def _torch(ccs):
 def resolve(instance_type=None, nodes=None, jumbo_frames=False, fractions=None):
     """See the module docstring."""
     limits = dict(DEFAULT_FRACTIONS, **(fractions or {}))
+    jumbo = boolean(jumbo_frames)  # as Ansible reads it: the string "false" is false, never Python's bool("false")
+    if jumbo is None:
+        raise ValueError("jumbo_frames (scc_jumbo_frames) must be true or false, got %r" % (jumbo_frames,))
     unconfirmed, notes = [], []
     family = None
     declared = instance_type is not None and str(instance_type).strip() != ""
+    if declared and not isinstance(instance_type, str):
+        raise ValueError(
+            "scc_instance_type (%r) must be a string naming an instance type such as 'ecs.sccgn6.24xlarge', not a %s"
+            % (instance_type, type(instance_type).__name__)
+        )
     if declared:
         prof, model, rdma = _family_facts(instance_type)
         family, models, gpu_count = prof["family"], [model], prof["gpus_per_node"]
@@ -325,7 +339,7 @@ def resolve(instance_type=None, nodes=None, jumbo_frames=False, fractions=None):
         "nvlink_gbs_per_link": limits_in["nvlink_gbs_per_link"],
         "intra_node": intra,
         "rdma": rdma,
-        "mtu": ({True: 8500, False: 1400}[bool(jumbo_frames)] if rdma["kind"] == "erdma" else None),
+        "mtu": ({True: 8500, False: 1400}[jumbo] if rdma["kind"] == "erdma" else None),
         "nccl_env": _nccl_env(rdma["kind"], family_env),
         "nccl_min_version": nccl_min,
         "nccl_check": limits_in,

@@ -23,9 +23,12 @@ SHA256 = re.compile(r"^[0-9a-f]{64}$")
 # An absolute path without a '.' or '..' segment: the rules that compare paths by prefix ("inside the
 # wheelhouse", "under /opt") read the path as written, so /opt/../etc must not pass for a path under /opt.
 ABSOLUTE = re.compile(r"^/(?!(.*/)?\.\.?(/|$))")
-# Control characters (newline, carriage return, tab, NUL, DEL ...): an environment value holding one
-# would split the NAME=value line of an env file or smuggle a second variable into it.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Control characters (newline, carriage return, tab, NUL, DEL ...) and every other line end of str.splitlines
+# (\x85 NEL, \u2028 LINE SEPARATOR, \u2029 PARAGRAPH SEPARATOR; \v \f \x1c-\x1e are control characters already):
+# an environment value holding one would split the NAME=value line of an env file (the ranks read theirs with
+# splitlines, mpi_job_rank.load_secret_env) or smuggle a second variable into it.
+LINE_ENDS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 # An offline mirror: an http(s):// URL or an absolute directory on the controller.
 MIRROR = re.compile(r"^(https?://|/)")
 INTERFACE = re.compile(r"^[A-Za-z0-9_.:\-]+$")
@@ -65,9 +68,15 @@ def env_value_problems(variable, env):
     if not bad:
         return []
     return [
-        "%s: the value of %s holds a control character (a newline, tab, ...): each variable must be one line."
-        % (variable, ", ".join(bad))
+        "%s: the value of %s holds a control character or a line end (a newline, tab, U+0085, U+2028, ...): each "
+        "variable must be one line." % (variable, ", ".join(bad))
     ]
+
+
+def is_text(value):
+    """Whether ``value`` is a string: a str (Ansible's tagged and unsafe strings are str), or an Ansible Vault
+    string (ansible-core's EncryptedString, which is not a str but decrypts to one)."""
+    return isinstance(value, str) or type(value).__name__ == "EncryptedString"
 
 
 def secret_env_problems(variable, secret, public_variable, public_names):
@@ -77,6 +86,12 @@ def secret_env_problems(variable, secret, public_variable, public_names):
         return ["%s must be a mapping of environment variable names to values." % variable]
     bad = sorted(str(name) for name in secret if not ENV_NAME.match(str(name)))
     problems = ["%s's keys must be environment variable names (got %s)." % (variable, show(bad))] if bad else []
+    not_text = sorted(str(name) for name, value in secret.items() if not is_text(value))
+    if not_text:
+        problems.append(
+            "%s: the value of %s is not a string (quote it): a secret is written as it is, never as Python's "
+            "rendering of a number, a boolean, a list or null." % (variable, ", ".join(not_text))
+        )
     both = sorted(str(name) for name in secret if name in set(public_names))
     if both:
         problems.append(
@@ -96,6 +111,35 @@ def number(value, kind=int):
             return kind(float(value))
         except (TypeError, ValueError):
             return None
+
+
+# Ansible's booleans (ansible.module_utils.parsing.convert_bool BOOLEANS_TRUE / BOOLEANS_FALSE), which its argument
+# specs (type bool), its "bool" filter and a module's bool option read alike: the string "false" is false everywhere.
+_TRUE = frozenset(("y", "yes", "on", "1", "true", "t"))
+_FALSE = frozenset(("n", "no", "off", "0", "false", "f"))
+
+
+def boolean(value):
+    """``value`` as Ansible reads a boolean (True, False), or None when it is none of them (null, "maybe", 2)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    return None
+
+
+def whole_number(value):
+    """``value`` as an int when it is one as written (an int, or a string of digits with an optional sign), else
+    None: never a float (2.5 or 8.0, which an ``int`` command-line option refuses), a boolean or null."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.match(r"^\s*[+-]?[0-9]+\s*$", value):
+        return int(value)
+    return None
 
 
 def at_least(value, minimum, kind=int):

@@ -65,7 +65,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix
+from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix, input_checks
 from ansible_collections.scc.training.plugins.module_utils.torch_build import TORCH_INDEX
 
 # --- sources -------------------------------------------------------------------------------
@@ -558,10 +558,35 @@ def profile(value, name=None):
 def declared_problems(value, name):
     """A role's validate: ``[]`` when ``value`` (its copy of ``scc_instance_type``) is empty or in the table, else
     one sentence naming the variable ``name`` and the supported families."""
-    if value is None or not str(value).strip():
+    if value is None or (isinstance(value, str) and not value.strip()):
         return []
+    if not isinstance(value, str):
+        # A number would pass for a compute capability (8 -> 8.0), a boolean for a family 'True'.
+        return [
+            "%s (%r) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or a compute capability such "
+            "as '7.0' (quoted), not a %s." % (name, value, type(value).__name__)
+        ]
     try:
         profile(value, name)
     except ValueError as exc:
         return ["%s." % exc]
     return []
+
+
+def cluster_input_problems(settings):
+    """The cluster-wide ``scc_instance_type`` and ``scc_jumbo_frames`` (playbooks/validate.yml, before any host is
+    contacted) -> one sentence per value of the wrong type, naming the variable, the value and the rule: the
+    instance type a string (or null/empty: not declared), never a number (it would pass for a compute capability)
+    nor a boolean; jumbo frames a boolean as Ansible reads one ("false" is false). Whether the table knows the
+    instance type is each role's own check."""
+    problems = []
+    instance_type = settings.get("scc_instance_type")
+    if instance_type is not None and not isinstance(instance_type, str):
+        problems.append(
+            "scc_instance_type (%r) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or a compute "
+            "capability such as '7.0' (quoted), not a %s." % (instance_type, type(instance_type).__name__)
+        )
+    jumbo = settings.get("scc_jumbo_frames", False)
+    if input_checks.boolean(jumbo) is None:
+        problems.append("scc_jumbo_frames (%r) must be true or false." % (jumbo,))
+    return problems

@@ -241,24 +241,34 @@ def test_a_mount_fstab_does_not_name_is_refused_on_every_run_and_nothing_changes
     fstab_line = f"{SOURCE} {MOUNT_PATH} cpfs-nfs {OPTIONS} 0 0"
     refusal = "Fail when a filesystem other than the wanted one is mounted at the mount point"
 
-    def refused(settings_, mounted=""):
+    def refused(settings_):
+        """The run fails on both nodes at the refusal, naming what findmnt shows mounted there on each (never an
+        empty name: the check is about what is mounted), and changes nothing; -> what was mounted, per node."""
+        findmnt = f"findmnt --noheadings --output SOURCE,FSTYPE --mountpoint {MOUNT_PATH}"
+        mounted = {host.name: " ".join(lab.ssh(host.address, findmnt).stdout.split()) for host in lab.load()}
+        assert set(mounted) == {"node1", "node2"} and all(mounted.values()), mounted
         status, events = run(lab, tmp_path, settings_)
         assert status == "failed"
         assert {host for host, _task, _msg in failed(events)} == {"node1", "node2"}
-        for _host, task, msg in failed(events):
+        for host, task, msg in failed(events):
+            text = " ".join(str(msg).split())
             assert task == refusal, task
-            assert f"already has {mounted}" in msg and "nothing was changed" in msg, msg
+            assert f"already has {mounted[host]} mounted, which /etc/fstab does not name as wanted" in text, text
+            assert "nothing was changed" in text, text
         assert changed(events) == []
+        return mounted
 
     # CPFS mounted by the last test, wanted now with other options: fstab keeps the line of the mount it made.
-    refused(dict(extravars, cpfs_mount_options=["vers=3", "hard", "_netdev"]))
+    # What is mounted is the stand-in's bind mount of CPFS (the helper's mount --bind /mnt/cpfs), not the user's.
+    mounted = refused(dict(extravars, cpfs_mount_options=["vers=3", "hard", "_netdev"]))
+    assert not any(value.startswith("userdata") for value in mounted.values()), mounted
     for address, result in on_hosts(lab, f"grep -E '^\\S+\\s+{MOUNT_PATH}\\s' /etc/fstab").items():
         assert result.stdout.strip() == fstab_line, address
 
     # The user's own filesystem there and no fstab line for it: refused on the first run and on the next.
     on_hosts(lab, f"umount {MOUNT_PATH}; sed -i '\\#{MOUNT_PATH}#d' /etc/fstab; mount -t tmpfs userdata {MOUNT_PATH}")
     for _run in range(2):
-        refused(extravars, "userdata tmpfs")
+        assert refused(extravars) == {"node1": "userdata tmpfs", "node2": "userdata tmpfs"}
         for address, result in on_hosts(
             lab, f"grep -c -E '\\s{MOUNT_PATH}\\s' /etc/fstab; findmnt -no SOURCE {MOUNT_PATH}"
         ).items():

@@ -43,7 +43,9 @@ from __future__ import annotations
 
 import argparse
 import array
+import codecs
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -72,42 +74,128 @@ class PrepError(Exception):
 
 
 def corpus_files(corpus: str) -> list[str]:
-    """The corpus's files: itself, or every regular non-hidden file under the directory, sorted by relative path."""
+    """The corpus's files: itself, or every regular non-hidden file under the directory, sorted by relative path.
+
+    A subdirectory that is a symbolic link is followed like any other (os.walk alone would leave it out silently);
+    a directory reached twice, through a loop or a second link to it, is refused (PrepError): its files would be
+    read forever, or twice."""
     if os.path.isfile(corpus):
         return [corpus]
     found = []
-    for root, dirs, files in os.walk(corpus):
+    seen: dict[tuple[int, int], str] = {}
+    for root, dirs, files in os.walk(corpus, followlinks=True, onerror=_walk_error):
+        status = os.stat(root)
+        key = (status.st_dev, status.st_ino)
+        if key in seen:
+            raise PrepError(
+                f"{root} is {seen[key]} again (through a symbolic link: a loop, or a second path to the same "
+                "files); link each directory of the corpus once"
+            )
+        seen[key] = root
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         found.extend(os.path.join(root, f) for f in files if not f.startswith("."))
     return sorted(found, key=lambda path: os.path.relpath(path, corpus))
 
 
+def _walk_error(exc: OSError) -> None:
+    """os.walk's onerror: a directory that cannot be listed is refused, never left out."""
+    raise PrepError(f"{exc.filename} cannot be listed ({exc.strerror})")
+
+
+# A sentence a line: a longer line is no sentence (a file without line ends, or binary data); the readers take a
+# line at most this long, so that no corpus file is ever read whole into memory.
+MAX_LINE_BYTES = 1 << 20
+READ_BLOCK = 1 << 20
+
+
+def text_problem(path: str) -> tuple[str | None, bool]:
+    """(what is wrong with the file as corpus text, or None; whether it holds any text), every byte read once, a
+    block at a time (never the whole file): not UTF-8 (the offset of the first bad byte), or a line longer than
+    MAX_LINE_BYTES (its number). Linear in the file's size, the per-line work in C (bytes.split, len)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset = carry = 0  # bytes read before this block; bytes of the current line so far
+    line = 1
+    text = False
+    too_long = (
+        f"line %d is longer than {MAX_LINE_BYTES >> 20} MiB (one sentence a line, a blank line between documents)"
+    )
+    with open(path, "rb") as handle:
+        while True:
+            block = handle.read(READ_BLOCK)
+            pending = len(decoder.getstate()[0])
+            try:
+                chunk = decoder.decode(block, final=not block)
+            except UnicodeDecodeError as exc:
+                return f"{path} is not UTF-8 text (byte {offset - pending + exc.start})", text
+            if not block:
+                return None, text
+            text = text or bool(chunk.strip())
+            parts = block.split(b"\n")
+            if carry + len(parts[0]) > MAX_LINE_BYTES:
+                return f"{path}: {too_long % line}", text
+            if len(parts) > 1:
+                middle = parts[1:-1]
+                if middle and max(map(len, middle)) > MAX_LINE_BYTES:
+                    first = next(i for i, piece in enumerate(middle) if len(piece) > MAX_LINE_BYTES)
+                    return f"{path}: {too_long % (line + 1 + first)}", text
+                line += len(parts) - 1
+                carry = len(parts[-1])
+                if carry > MAX_LINE_BYTES:
+                    return f"{path}: {too_long % line}", text
+            else:
+                carry += len(block)
+            offset += len(block)
+
+
 def corpus_problems(corpus: str, corpus_var: str = "bert_launch_corpus") -> list[str]:
-    """What is wrong with the corpus: missing, no file, unreadable or not UTF-8 (its first 64 KiB), empty."""
+    """What is wrong with the corpus: missing, no file, a directory reached twice, unreadable, not UTF-8 (every byte
+    of every file, streamed), a line too long, empty."""
     if not corpus:
         return [f"{corpus_var} is empty: name a file or directory of text files"]
     if not os.path.exists(corpus):
         return [f"{corpus_var}: {corpus} does not exist"]
-    files = corpus_files(corpus)
+    try:
+        files = corpus_files(corpus)
+    except PrepError as exc:
+        return [f"{corpus_var}: {exc}"]
     if not files:
         return [f"{corpus_var}: {corpus} holds no file"]
     problems, text = [], False
     for path in files:
         try:
-            with open(path, "rb") as handle:
-                head = handle.read(1 << 16)
+            problem, has_text = text_problem(path)
         except OSError as exc:
             problems.append(f"{corpus_var}: {path} cannot be read ({exc.strerror})")
             continue
-        try:
-            head.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            if exc.start < len(head) - 4:  # not a character cut at the 64 KiB boundary
-                problems.append(f"{corpus_var}: {path} is not UTF-8 text (byte {exc.start})")
-        text = text or bool(head.strip())
+        if problem:
+            problems.append(f"{corpus_var}: {problem}")
+        text = text or has_text
     if not problems and not text:
         problems.append(f"{corpus_var}: {corpus} is empty (no text in {len(files)} file(s))")
     return problems
+
+
+def corpus_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, the line's bytes with its end) of a corpus file, one line at a time, each at most
+    MAX_LINE_BYTES: a longer one is refused (PrepError), never read whole."""
+    with open(path, "rb") as handle:
+        for number in itertools.count(1):
+            raw = handle.readline(MAX_LINE_BYTES + 2)
+            if not raw:
+                return
+            if len(raw) - raw.endswith(b"\n") > MAX_LINE_BYTES:
+                raise PrepError(
+                    f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB (one sentence a line)"
+                )
+            yield number, raw
+
+
+def decoded(path: str, number: int, raw: bytes) -> str:
+    """A corpus line as text; PrepError naming the file and the line when it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PrepError(f"{path}: line {number} is not UTF-8 ({exc.reason})") from exc
 
 
 def read_vocab(path: str) -> list[str]:
@@ -162,12 +250,11 @@ def vocab_sample(files: list[str], budget: int) -> Iterator[str]:
     share = max(1, budget // len(files))
     for path in files:
         taken = 0
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                taken += len(line)
-                yield line
-                if taken >= share:
-                    break
+        for number, raw in corpus_lines(path):
+            taken += len(raw)
+            yield decoded(path, number, raw)
+            if taken >= share:
+                break
 
 
 def ensure_vocab(corpus: str, out: str, vocab: str, vocab_size: int, sample_bytes: int) -> dict[str, Any]:
@@ -310,17 +397,13 @@ def encoded_lines(path: str, tokenizer, digest) -> Iterator[list[int] | None]:
                 yield encoded[position].ids
                 position += 1
 
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            digest.update(raw)
-            try:
-                line = raw.decode("utf-8").strip()
-            except UnicodeDecodeError as exc:
-                raise PrepError(f"{path}: line {number} is not UTF-8 ({exc.reason})") from exc
-            batch.append(line or None)
-            if len(batch) >= ENCODE_BATCH:
-                yield from flush()
-                batch = []
+    for number, raw in corpus_lines(path):
+        digest.update(raw)
+        line = decoded(path, number, raw).strip()
+        batch.append(line or None)
+        if len(batch) >= ENCODE_BATCH:
+            yield from flush()
+            batch = []
     batch.append(None)
     yield from flush()
 

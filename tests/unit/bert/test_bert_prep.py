@@ -77,6 +77,144 @@ def test_corpus_problems_name_the_variable(tmp_path):
     assert bert_prep.corpus_problems("", "v") == ["v is empty: name a file or directory of text files"]
 
 
+# Issue 36: a symlinked subdirectory was left out silently (os.walk does not follow links); bytes that are not UTF-8
+# after the 64 KiB the check sampled surfaced later as a bare UnicodeDecodeError.
+def test_a_symlinked_subdirectory_is_part_of_the_corpus(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus", files=1, documents=2)
+    other = write_corpus(tmp_path / "elsewhere" / "more", files=2, documents=2)
+    (corpus / "linked").symlink_to(other, target_is_directory=True)
+    assert bert_prep.corpus_files(str(corpus)) == [
+        str(corpus / "linked" / "part0.txt"),
+        str(corpus / "linked" / "part1.txt"),
+        str(corpus / "part0.txt"),
+    ]
+    assert bert_prep.corpus_problems(str(corpus), "v") == []
+
+
+@pytest.mark.parametrize("target", [".", "..", "sub"])
+def test_a_directory_reached_twice_is_refused_not_walked_forever(tmp_path, target):
+    corpus = write_corpus(tmp_path / "corpus", files=1, documents=2)
+    write_corpus(corpus / "sub", files=1, documents=2)
+    (corpus / "sub" / "again").symlink_to(target if target != "sub" else corpus / "sub", target_is_directory=True)
+    with pytest.raises(bert_prep.PrepError, match=r"again is .* again \(through a symbolic link"):
+        bert_prep.corpus_files(str(corpus))
+    (problem,) = bert_prep.corpus_problems(str(corpus), "v")
+    assert (
+        problem.startswith(f"v: {corpus / 'sub' / 'again'} is ") and "link each directory of the corpus once" in problem
+    )
+    assert bert_prep.main(["check", "--corpus", str(corpus), "--corpus-var", "v"]) == 0
+
+
+def test_every_byte_is_checked_and_the_first_bad_one_named(tmp_path, monkeypatch):
+    """Small blocks (7 bytes) put characters across block ends: the offset found is the one a whole-file decode finds,
+    for many random files of valid multi-byte text with a bad byte anywhere (or none)."""
+    monkeypatch.setattr(bert_prep, "READ_BLOCK", 7)
+    rng = random.Random(36)
+    path = tmp_path / "f.txt"
+    for _case in range(300):
+        data = bytearray("".join(rng.choice("ab é€𝄞\n") for _ in range(rng.randint(0, 40))).encode())
+        if rng.random() < 0.7:
+            data.insert(rng.randint(0, len(data)), rng.choice([0xFF, 0x80, 0xC3, 0xE2, 0xF0]))
+        path.write_bytes(bytes(data))
+        try:
+            bytes(data).decode("utf-8")
+            expected = None
+        except UnicodeDecodeError as exc:
+            expected = f"{path} is not UTF-8 text (byte {exc.start})"
+        assert bert_prep.text_problem(str(path))[0] == expected, bytes(data)
+
+
+def test_bad_bytes_far_past_the_start_are_refused_before_the_vocabulary(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "corpus", files=2, documents=2)
+    good = (corpus / "part1.txt").read_bytes()
+    (corpus / "part1.txt").write_bytes(good + b"x" * 100 + b"\n" * 70000 + b"caf\xe9\n")  # past 64 KiB
+    offset = len(good) + 100 + 70000 + 3
+    assert bert_prep.corpus_problems(str(corpus), "v") == [
+        f"v: {corpus / 'part1.txt'} is not UTF-8 text (byte {offset})"
+    ]
+    # The vocabulary step, run anyway, names the file and the line instead of raising UnicodeDecodeError.
+    out = tmp_path / "out"
+    argv = ["vocab", "--corpus", str(corpus), "--out", str(out), "--vocab-size", "200", "--sample-bytes", str(1 << 30)]
+    capsys.readouterr()
+    assert bert_prep.main(argv) == 1
+    failed = json.loads(capsys.readouterr().out)["failed"]
+    assert failed.startswith(f"{corpus / 'part1.txt'}: line ") and failed.endswith(
+        " is not UTF-8 (invalid continuation byte)"
+    )
+
+
+def test_a_line_longer_than_the_limit_is_refused_by_number(tmp_path, monkeypatch):
+    monkeypatch.setattr(bert_prep, "MAX_LINE_BYTES", 16)
+    monkeypatch.setattr(bert_prep, "READ_BLOCK", 5)
+    path = tmp_path / "f.txt"
+    for lines, bad in [
+        (["a" * 16, "b" * 3, "c" * 16], None),
+        (["a", "b" * 17], 2),
+        (["a" * 40], 1),
+        (["", "", "x" * 17, ""], 3),
+    ]:
+        path.write_text("\n".join(lines) + "\n")
+        problem, _text = bert_prep.text_problem(str(path))
+        assert problem == (
+            None
+            if bad is None
+            else f"{path}: line {bad} is longer than 0 MiB (one sentence a line, a blank line between documents)"
+        )
+        if bad is None:
+            assert [number for number, _raw in bert_prep.corpus_lines(str(path))] == [1, 2, 3]
+        else:
+            with pytest.raises(bert_prep.PrepError, match=f"line {bad} is longer"):
+                list(bert_prep.corpus_lines(str(path)))
+
+
+def test_a_corpus_file_is_streamed_never_read_whole(tmp_path, monkeypatch):
+    """Every read of a corpus file by the check, the vocabulary sample and the shards asks for a bounded size."""
+    corpus = write_corpus(tmp_path / "corpus", files=2, documents=20)
+    asked = []
+
+    class Bounded:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def __iter__(self):
+            raise AssertionError("a corpus file iterated by line (unbounded)")
+
+        def read(self, size=-1):
+            assert size is not None and 0 < size <= max(bert_prep.READ_BLOCK, bert_prep.MAX_LINE_BYTES + 2)
+            asked.append(size)
+            return self.handle.read(size)
+
+        def readline(self, size=-1):
+            assert 0 < size <= bert_prep.MAX_LINE_BYTES + 2
+            asked.append(size)
+            return self.handle.readline(size)
+
+    real_open = open
+
+    def bounded_open(path, mode="r", *args, **kwargs):
+        handle = real_open(path, mode, *args, **kwargs)
+        return Bounded(handle) if str(path).startswith(str(corpus)) else handle
+
+    monkeypatch.setattr(bert_prep, "open", bounded_open, raising=False)
+    assert bert_prep.corpus_problems(str(corpus), "v") == []
+    assert sum(1 for _line in bert_prep.vocab_sample(bert_prep.corpus_files(str(corpus)), 1 << 30)) > 40
+    assert len(list(bert_prep.encoded_lines(str(corpus / "part0.txt"), FakeTokenizer(), hashlib.sha256()))) > 20
+    assert asked
+
+
+class FakeTokenizer:
+    """STAND-IN for tokenizers' encode_batch: one id per character (the test is about reading, not tokenising)."""
+
+    def encode_batch(self, texts, add_special_tokens=False):
+        return [type("Encoding", (), {"ids": [ord(c) for c in text]})() for text in texts]
+
+
 def test_vocab_problems_need_every_special_token(tmp_path):
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("[PAD]\n[UNK]\n[CLS]\nthe\n")

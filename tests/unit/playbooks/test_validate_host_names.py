@@ -39,6 +39,60 @@ def test_validate_playbook_refuses_them_before_contacting_a_host(tmp_path):
     assert "'gpu_node2' is not" in message and "'node1'" not in message
 
 
+# Issue 36: one run, every way the inventory could name one machine twice, and names whose hostvars the fact cache
+# cannot read (254 characters: not a host name; 253: the jsonfile cache's "s1_" + name is past 255). Each is
+# refused by name on the controller, no Python error.
+NAME_254 = ".".join(["a" * 63] * 3 + ["b" * 62])
+NAME_253 = NAME_254[:-1]
+IDENTITY_CASES = {
+    "node1": {"ansible_host": "127.0.13.61"},
+    "NODE1": {"ansible_host": "127.0.13.62"},
+    "node2": {"ansible_host": "fd00::2"},
+    "node3": {"ansible_host": "FD00:0::0002"},
+    "node4": {"ansible_host": "node5"},
+    "node5": {"ansible_host": "127.0.13.65"},
+    NAME_254: {"ansible_host": "127.0.13.66"},
+    NAME_253: {"ansible_host": "127.0.13.67"},
+}
+IDENTITY_REFUSALS = [
+    "node1's inventory name 'node1'",
+    "NODE1's inventory name 'NODE1'",
+    "node2 and node3 are one machine",
+    "node3's ansible_host 'FD00:0::0002'",
+    "node4 and node5 are one machine",
+    f"'{NAME_254}' is not an RFC 1123 host name",
+    f"'{NAME_253}': its variables cannot be read",
+]
+
+
+def test_validate_playbook_refuses_one_machine_under_two_names_and_unreadable_names(tmp_path):
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(yaml.safe_dump({"scc_cluster": {"hosts": IDENTITY_CASES}}))
+    status, _rc, events = run_playbook(ROOT / "playbooks" / "validate.yml", inventory, tmp_path)
+    assert status == "failed" and not unreachable(events)
+    ((host, _task, lines),) = failed(events)
+    message = " ".join(" ".join(lines).split())
+    assert host == "localhost" and "Traceback" not in message
+    for refusal in IDENTITY_REFUSALS:
+        assert refusal in message, message
+
+
+# Issue 36: the cluster-wide types, refused by validate.yml before any role's vars read them (a number for the
+# instance type crashed them with a Python error; "maybe" for jumbo frames was true here and false there).
+def test_validate_playbook_refuses_an_instance_type_or_jumbo_frames_of_the_wrong_type(tmp_path):
+    inventory = tmp_path / "hosts.yml"
+    hosts = {"node1": {"ansible_host": "127.0.13.61"}}
+    group_vars = {"scc_instance_type": 8, "scc_jumbo_frames": "maybe"}
+    inventory.write_text(yaml.safe_dump({"scc_cluster": {"hosts": hosts, "vars": group_vars}}))
+    status, _rc, events = run_playbook(ROOT / "playbooks" / "validate.yml", inventory, tmp_path)
+    assert status == "failed" and not unreachable(events)
+    ((_host, task, lines),) = failed(events)
+    message = lines if isinstance(lines, str) else " ".join(lines)
+    assert task == "Check the types of scc_instance_type and scc_jumbo_frames", (task, message)
+    assert "scc_instance_type (8) must be a string" in message and "Traceback" not in message
+    assert "scc_jumbo_frames ('maybe') must be true or false." in message
+
+
 # Issue 27: the checks cannot be skipped. Each role that consumes the names judges them itself, once per run,
 # under any --tags (here the role's configure step alone, which skipped them before) or --limit; cluster.yml's
 # own check (validate.yml, tagged always) refuses them under --tags too. Nothing listens at the address: a

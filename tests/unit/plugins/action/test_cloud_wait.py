@@ -14,16 +14,35 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
 import pytest
 
 from ansible_collections.scc.training.plugins.plugin_utils import progress
-from lab.cloud.store import Timings
+from lab.cloud.store import Store, Timings
 from lab.cloud.testing import client, emulator, network
 from tests.lab_runner import changed, failed, local_play, ok_results, run_playbook, stdout_lines
 
-# Pending -> Starting -> Running in about 3 s: polls of a second fall inside the wait on a busy machine too.
-TIMINGS = Timings(instance_pending=1.5, instance_starting=1.5)
+# An explicit handshake, not a race against the clock (issue 36: on a loaded machine the module's 3 s wait ended
+# before the action's first poll read it, and no line was shown): a new instance stays Pending (for an hour) until
+# the action has read a progress file that shows it Pending; then it is Starting, and Running half a second later.
+TIMINGS = Timings(instance_pending=3600, instance_starting=0.5)
+# STAND-IN for ansible.builtin.slurp, found first as ansible.legacy.slurp (ANSIBLE_LIBRARY): the action reads the
+# module's progress file with it. It touches $SCC_TEST_SLURP_MARK when the file it reads shows a wait on Pending, then
+# is Ansible's own slurp.
+SLURP = """#!/usr/bin/python
+import os
+from ansible.module_utils.basic import _load_params
+from ansible.modules import slurp
+
+try:
+    with open(_load_params().get("src", ""), encoding="utf-8") as handle:
+        if "Pending" in handle.read():
+            open(os.environ["SCC_TEST_SLURP_MARK"], "a").close()
+except OSError:
+    pass
+slurp.main()
+"""
 LINE = re.compile(
     r"^ecs_instance: instances t-wait: (?:\S+(?: \d+)?(?:, \S+ \d+)*)(?: -> [^,]+(?:, \S+ \d+)*)*, "
     r"(?:\d+s elapsed|ready after \d+s)$"
@@ -58,11 +77,35 @@ def _instances(emu, ids, count, **task):
     return dict({"scc.training.ecs_instance": args, "poll": 1}, **task)
 
 
-def _run(tmp_path, tasks, envvars=None):
+def _release_when_read_pending(emu, mark, stop):
+    """The handshake's other side: once the action read a progress file showing Pending, the instances held Pending
+    are Starting (then Running). No sleep decides anything: the wait ends only after a line could show Pending."""
+    while not stop.wait(0.05):
+        if mark.exists():
+            with emu.store.lock:
+                for instance in emu.store.instances.values():
+                    if Store.status(instance) == "Pending":
+                        instance["_timeline"] = Store.timeline((0, "Starting"), (TIMINGS.instance_starting, "Running"))
+            mark.unlink()
+
+
+def _run(tmp_path, tasks, envvars=None, emu=None):
     playbook, inventory = local_play(tmp_path, "Instances, waiting until Running", tasks)
-    env = {"ANSIBLE_ASYNC_DIR": str(tmp_path / "async")}
-    env.update(envvars or {})
-    return run_playbook(playbook, inventory, tmp_path, envvars=env)
+    library, mark = tmp_path / "library", tmp_path / "read-pending"
+    library.mkdir(exist_ok=True)
+    (library / "slurp.py").write_text(SLURP)
+    env = {"ANSIBLE_ASYNC_DIR": str(tmp_path / "async"), "ANSIBLE_LIBRARY": str(library)}
+    env.update(envvars or {}, SCC_TEST_SLURP_MARK=str(mark))
+    stop = threading.Event()
+    releaser = threading.Thread(target=_release_when_read_pending, args=(emu, mark, stop), daemon=True)
+    if emu is not None:
+        releaser.start()
+    try:
+        return run_playbook(playbook, inventory, tmp_path, envvars=env)
+    finally:
+        stop.set()
+        if emu is not None:
+            releaser.join()
 
 
 def _progress(lines):
@@ -71,7 +114,7 @@ def _progress(lines):
 
 def test_a_wait_shows_its_states_per_poll_and_a_converged_run_none(cloud, tmp_path):
     emu, ids = cloud
-    run = _run(tmp_path, [dict(_instances(emu, ids, 1), name="Create")])
+    run = _run(tmp_path, [dict(_instances(emu, ids, 1), name="Create")], emu=emu)
     assert run.status == "successful", failed(run.events)
     lines = stdout_lines(run.events)
     assert not [line for line in lines if "FAILED - RETRYING" in line or "ASYNC POLL" in line], lines
@@ -79,9 +122,10 @@ def test_a_wait_shows_its_states_per_poll_and_a_converged_run_none(cloud, tmp_pa
     shown = _progress(lines)
     assert shown and shown == made["progress_lines"], (shown, made)
     assert all(LINE.match(line) for line in shown), shown
-    # The states the API reported on the way, in order, and the end.
+    # The states the API reported on the way, in order, and the end: the instance left Pending only after a poll of
+    # the action read it there (the handshake), so a line shows it Pending, then the later states.
     states = " -> ".join(shown)
-    assert "Pending 1" in states or "Starting 1" in states, shown
+    assert "Pending 1" in shown[0] and states.index("Pending 1") < states.index("Running 1"), shown
     assert re.search(r", ready after \d+s$", shown[-1]) and "Running 1" in shown[-1], shown
     # The module's own result, its waits included.
     assert made["changed"] and len(made["created"]) == 1 and made["instances"][0]["status"] == "Running", made
@@ -96,7 +140,7 @@ def test_a_wait_shows_its_states_per_poll_and_a_converged_run_none(cloud, tmp_pa
         dict(_instances(emu, ids, 1), name="Again"),
         dict(_instances(emu, ids, 0), name="Release, predicted", check_mode=True),
     ]
-    again = _run(tmp_path, tasks)
+    again = _run(tmp_path, tasks, emu=emu)
     assert again.status == "successful", failed(again.events)
     assert changed(again.events) == [("node1", "Release, predicted")]
     assert _progress(stdout_lines(again.events)) == []
@@ -106,7 +150,9 @@ def test_a_wait_shows_its_states_per_poll_and_a_converged_run_none(cloud, tmp_pa
 
 def test_a_machine_readable_callback_gets_no_progress_line(cloud, tmp_path):
     emu, ids = cloud
-    run = _run(tmp_path, [dict(_instances(emu, ids, 2), name="Grow")], envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"})
+    run = _run(
+        tmp_path, [dict(_instances(emu, ids, 2), name="Grow")], envvars={"ANSIBLE_STDOUT_CALLBACK": "minimal"}, emu=emu
+    )
     assert run.status == "successful", failed(run.events)
     grown = ok_results(run.events, "Grow")["node1"]
     assert grown["changed"] and grown["progress_lines"], grown

@@ -43,6 +43,28 @@ def test_jumbo_frames_mean_mtu_8500_on_erdma_only():
     assert plan("ecs.sccgn6.24xlarge", jumbo=True)["mtu"] is None
 
 
+# Issue 36: the string "false" (an inventory's quoted value) was True here (Python's bool) and false for the ECS
+# module's bool option: the plan's MTU said 8500 while the cloud got jumbo frames off.
+@pytest.mark.parametrize(
+    ("jumbo", "mtu"), [("false", 1400), ("no", 1400), ("False", 1400), ("true", 8500), ("yes", 8500)]
+)
+def test_jumbo_frames_read_as_ansible_reads_a_boolean(jumbo, mtu):
+    assert plan("ecs.ebmgn8v.48xlarge", jumbo=jumbo)["mtu"] == mtu
+
+
+@pytest.mark.parametrize("jumbo", ["maybe", None, 2, "8500"])
+def test_jumbo_frames_that_are_no_boolean_are_refused_by_name(jumbo):
+    (problem,) = plan("ecs.ebmgn8v.48xlarge", jumbo=jumbo)["problems"]
+    assert problem == "scc_cloud_jumbo_frames must be true or false (got %r)" % (jumbo,)
+
+
+@pytest.mark.parametrize("instance_type", [8, 8.0, True, ["ecs.ebmgn8v.48xlarge"]])
+def test_an_instance_type_that_is_not_a_string_is_refused_by_name(instance_type):
+    result = plan(instance_type)
+    assert result["problems"][0].startswith("scc_cloud_instance_type (%r) must be a string" % (instance_type,))
+    assert result["mtu"] is None and result["eri_count"] == 0
+
+
 def test_sccgn6_needs_an_hpc_cluster_and_has_no_eri():
     result = plan("ecs.sccgn6.24xlarge")
     assert (result["hpc_cluster"], result["eri_count"], result["require_uefi"]) == (True, 0, False)

@@ -313,6 +313,60 @@ def test_inventory_problems_name_both_nodes_of_one_address_once():
     assert cluster.inventory_problems(["node1", "node2"], hostvars) == []
 
 
+# Issue 36: one machine under two inventory names, spelled differently. Each row: the inventory, and the names the
+# one sentence must carry (every entry of the machine).
+ONE_MACHINE = [
+    ({"node1": {}, "NODE1": {}}, ["node1 and NODE1 are one machine", "node1's inventory name 'node1'"]),
+    ({"gpu1.example.": {}, "GPU1.example": {}}, ["gpu1.example. and GPU1.example are one machine"]),
+    ({"a": {"ansible_host": "10.0.0.1"}, "b": {"ansible_host": "Node-B"}, "node-b": {}}, ["b and node-b"]),
+    (
+        {"a": {"ansible_host": "b"}, "b": {"ansible_host": "10.0.0.2"}},
+        ["a and b are one machine", "a's ansible_host 'b'"],
+    ),
+    (
+        {"a": {"ansible_host": "fd00::1"}, "b": {"ansible_host": "FD00:0:0:0::0001"}},
+        ["a and b are one machine", "b's ansible_host 'FD00:0:0:0::0001'"],
+    ),
+    ({"a": {"ansible_host": "10.0.0.7"}, "b": {"ansible_host": "::ffff:10.0.0.7"}}, ["a and b are one machine"]),
+    ({"10.0.0.9": {}, "b": {"ansible_host": "10.0.0.9"}}, ["10.0.0.9 and b are one machine"]),
+]
+
+
+@pytest.mark.parametrize(("hostvars", "needles"), ONE_MACHINE)
+def test_inventory_problems_find_one_machine_under_two_spellings(hostvars, needles):
+    (problem,) = cluster.inventory_problems(list(hostvars), hostvars)
+    for needle in needles:
+        assert needle in problem, problem
+    assert "one machine would be listed twice" in problem
+
+
+def test_inventory_problems_tell_distinct_machines_apart():
+    hostvars = {
+        "node1": {"ansible_host": "fd00::1"},
+        "node2": {"ansible_host": "fd00::2"},
+        "node3": {"ansible_host": "node3.example"},
+        "node4": {},
+        "node5": {"ansible_host": "node5"},
+    }
+    assert cluster.inventory_problems(list(hostvars), hostvars) == []
+    assert cluster.machine_identity("FE80::0:1%eth0") == "fe80::1%eth0"
+    assert cluster.machine_identity("Node1.Example.") == "node1.example"
+    assert cluster.machine_identity("") is None and cluster.machine_identity(None) is None
+
+
+def test_inventory_problems_read_no_variables_of_a_refused_name():
+    class Hostvars(dict):
+        def __getitem__(self, host):
+            if len(host) > 253:
+                raise OSError("File name too long")
+            return dict.__getitem__(self, host)
+
+    long_name = ".".join(["a" * 63] * 3 + ["b" * 62])
+    hostvars = Hostvars({long_name: {}, "node1": {}})
+    (problem,) = cluster.inventory_problems(list(hostvars), hostvars)
+    assert problem.startswith(repr(long_name) + " is not an RFC 1123 host name")
+
+
 def node(host, address, facts=True, host_keys=("ssh-ed25519 AAAA",)):
     return {"host": host, "address": address, "facts": facts, "host_keys": list(host_keys)}
 

@@ -227,3 +227,30 @@ def test_pai_hca_prefix_matches_erdma_names_but_not_the_roce_names_of_compat_mod
     devices = [re.search(r"\[0\]([\w.-]+):\d+/", line).group(1) for line in text if "NET/IB" in line]
     prefix = hw.resolve("ebmgn8v")["nccl_env"]["NCCL_IB_HCA"]
     assert [d.startswith(prefix) for d in devices] == [True, False]
+
+
+# Issue 36: a string "false" for jumbo frames gave MTU 8500 (Python's bool("false")); a number for the instance type
+# or a compute capability crashed with a bare KeyError.
+@pytest.mark.parametrize(
+    ("jumbo", "mtu"), [("false", 1400), ("no", 1400), (False, 1400), ("true", 8500), ("yes", 8500)]
+)
+def test_jumbo_frames_read_as_ansible_reads_a_boolean(jumbo, mtu):
+    assert hw.resolve("ecs.ebmgn8v.48xlarge", jumbo_frames=jumbo)["mtu"] == mtu
+
+
+def test_jumbo_frames_that_are_no_boolean_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"jumbo_frames \(scc_jumbo_frames\) must be true or false, got 'maybe'"):
+        hw.resolve("ecs.ebmgn8v.48xlarge", jumbo_frames="maybe")
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "rule"),
+    [
+        (8, r"scc_instance_type \(8\) must be a string naming an instance type .*, not a int"),
+        (8.0, r"scc_instance_type \(8.0\) must be a string naming an instance type .*, not a float"),
+        ("8.0", r"scc_instance_type \('8.0'\) must name an instance type or family .*, not a compute capability"),
+    ],
+)
+def test_an_instance_type_that_is_no_instance_type_is_refused_by_name(instance_type, rule):
+    with pytest.raises(ValueError, match=rule):
+        hw.resolve(instance_type)

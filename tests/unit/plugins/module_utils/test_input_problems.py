@@ -215,6 +215,7 @@ GOOD = {
         {**BERT, "bert_launch_steps": "100", "bert_launch_learning_rate": "1e-4", "bert_launch_master_port": "29500"},
     ),
     "bert_batch_auto": (bert_launch.bert_launch_input_problems, {**BERT, "bert_launch_batch_size": "auto"}),
+    "bert_batch_string": (bert_launch.bert_launch_input_problems, {**BERT, "bert_launch_batch_size": "32"}),
     "bert_master_addr_ip": (bert_launch.bert_launch_input_problems, {**BERT, "bert_launch_master_addr": "10.0.0.5"}),
     "bert_master_addr_name": (bert_launch.bert_launch_input_problems, {**BERT, "bert_launch_master_addr": "node1.x"}),
     "bert_horovod_cpu_tcp": (
@@ -408,7 +409,27 @@ BAD = {
     "bert_batch": (
         bert_launch.bert_launch_input_problems,
         {**BERT, "bert_launch_batch_size": 0},
-        "bert_launch_batch_size (0) must be auto (from the GPU's memory and the model) or >= 1.",
+        "bert_launch_batch_size (0) must be auto (from the GPU's memory and the model) or a whole number >= 1.",
+    ),
+    "bert_batch_float": (
+        bert_launch.bert_launch_input_problems,
+        {**BERT, "bert_launch_batch_size": 2.5},
+        "bert_launch_batch_size (2.5) must be auto (from the GPU's memory and the model) or a whole number >= 1.",
+    ),
+    "bert_batch_whole_float": (
+        bert_launch.bert_launch_input_problems,
+        {**BERT, "bert_launch_batch_size": 8.0},
+        "bert_launch_batch_size (8.0) must be auto",
+    ),
+    "bert_batch_float_string": (
+        bert_launch.bert_launch_input_problems,
+        {**BERT, "bert_launch_batch_size": "16.5"},
+        "bert_launch_batch_size (16.5) must be auto",
+    ),
+    "bert_batch_bool": (
+        bert_launch.bert_launch_input_problems,
+        {**BERT, "bert_launch_batch_size": True},
+        "bert_launch_batch_size (True) must be auto",
     ),
     "bert_threads": (
         bert_launch.bert_launch_input_problems,
@@ -461,6 +482,11 @@ BAD = {
         {**BERT, "bert_launch_backend": "gloo"},
         "bert_launch_transport rdma needs NCCL on GPUs: bert_launch_backend nccl, or auto on GPUs (got gloo, "
         "bert_launch_cpu_only false, from scc_cpu_only)",
+    ),
+    "nccl_check_instance_type_a_number": (
+        nccl_check.nccl_check_input_problems,
+        {**NCCL_CHECK, "nccl_check_instance_type": 8},
+        "nccl_check_instance_type (scc_instance_type) (8) must be a string",
     ),
     "bert_interface": (
         bert_launch.bert_launch_input_problems,

@@ -192,7 +192,13 @@ def test_refusals_name_the_variable(value, name, words):
 
 
 def test_filter_is_registered():
-    assert FilterModule().filters() == {"instance_profile": instance_profile, "hardware_defaults": hardware_defaults}
+    filters = FilterModule().filters()
+    assert filters == {
+        "instance_profile": instance_profile,
+        "hardware_defaults": hardware_defaults,
+        "scc_cluster_input_problems": filters["scc_cluster_input_problems"],
+    }
+    assert filters["scc_cluster_input_problems"]({"scc_jumbo_frames": "false"}) == []
 
 
 def test_filter_returns_the_profile():
@@ -206,6 +212,13 @@ def test_filter_errors_name_the_filter():
         instance_profile({"family": "sccgn6"})
     with pytest.raises(AnsibleFilterError, match=r"^instance_profile: name must be a variable name, got int$"):
         instance_profile("sccgn6", 3)
+    # Issue 36: a number passed for a compute capability (8 -> 8.0) instead of being refused.
+    with pytest.raises(
+        AnsibleFilterError, match=r"^instance_profile: scc_instance_type \(8\) must be a string: .*not a int$"
+    ):
+        instance_profile(8)
+    with pytest.raises(AnsibleFilterError, match=r"^instance_profile: x_instance_type \(True\) must be a string"):
+        instance_profile(True, "x_instance_type")
 
 
 def test_declared_problems_names_the_variable_or_is_empty():
@@ -213,3 +226,26 @@ def test_declared_problems_names_the_variable_or_is_empty():
     assert m.declared_problems("ecs.ebmgn8v.48xlarge", "x_instance_type") == []
     (problem,) = m.declared_problems("ecs.gn6i-c4g1.xlarge", "x_instance_type (scc_instance_type)")
     assert problem.startswith("x_instance_type (scc_instance_type)='ecs.gn6i-c4g1.xlarge': instance family 'gn6i-c4g1'")
+    # Issue 36: a number or a boolean is refused for its type, naming the variable and the value.
+    (problem,) = m.declared_problems(8, "x_instance_type (scc_instance_type)")
+    assert problem == (
+        "x_instance_type (scc_instance_type) (8) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or "
+        "a compute capability such as '7.0' (quoted), not a int."
+    )
+
+
+@pytest.mark.parametrize(
+    ("settings", "problems"),
+    [
+        ({}, []),
+        ({"scc_instance_type": None, "scc_jumbo_frames": "false"}, []),
+        ({"scc_instance_type": "ecs.ebmgn8v.48xlarge", "scc_jumbo_frames": "yes"}, []),
+        ({"scc_instance_type": 8}, ["scc_instance_type (8) must be a string"]),
+        ({"scc_instance_type": False}, ["scc_instance_type (False) must be a string"]),
+        ({"scc_jumbo_frames": "maybe"}, ["scc_jumbo_frames ('maybe') must be true or false."]),
+        ({"scc_instance_type": 7.0, "scc_jumbo_frames": None}, ["scc_instance_type (7.0)", "scc_jumbo_frames (None)"]),
+    ],
+)
+def test_cluster_input_problems_name_the_variable_and_the_value(settings, problems):
+    found = m.cluster_input_problems(settings)
+    assert len(found) == len(problems) and all(found[i].startswith(p) for i, p in enumerate(problems)), found

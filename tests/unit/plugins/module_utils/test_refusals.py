@@ -122,6 +122,30 @@ REFUSED = {
         {"bert_launch_secret_env": {"HF_TOKEN": "hf_secret\nX=1"}},
         "bert_launch_secret_env: the value of HF_TOKEN holds a control character",
     ),
+    "bert_secret_env_line_separator": (
+        bert_launch.bert_launch_input_problems,
+        BERT,
+        {"bert_launch_secret_env": {"HF_TOKEN": "hf_secret\u2028X=1"}},
+        "bert_launch_secret_env: the value of HF_TOKEN holds a control character or a line end",
+    ),
+    "bert_secret_env_next_line": (
+        bert_launch.bert_launch_input_problems,
+        BERT,
+        {"bert_launch_secret_env": {"HF_TOKEN": "hf_secret\x85X=1"}},
+        "bert_launch_secret_env: the value of HF_TOKEN holds a control character or a line end",
+    ),
+    "bert_secret_env_a_number": (
+        bert_launch.bert_launch_input_problems,
+        BERT,
+        {"bert_launch_secret_env": {"HF_TOKEN": 12345, "HF_HOME": "/x"}},
+        "bert_launch_secret_env: the value of HF_TOKEN is not a string (quote it)",
+    ),
+    "resnet_secret_env_null": (
+        resnet_launch.resnet_launch_input_problems,
+        RESNET,
+        {"resnet_launch_secret_env": {"TOKEN": None}},
+        "resnet_launch_secret_env: the value of TOKEN is not a string (quote it)",
+    ),
     "bert_secret_env_key": (
         bert_launch.bert_launch_input_problems,
         BERT,
@@ -256,10 +280,26 @@ def test_inside_compares_the_directories_the_paths_name(path, inside):
     assert input_checks.is_inside(path, "/mnt/cpfs/wheelhouse/") is inside
 
 
-@pytest.mark.parametrize("value", ["a\nb", "a\rb", "a\x1bb", "a\x7fb", "a\tb"])
+@pytest.mark.parametrize(
+    "value", ["a\nb", "a\rb", "a\x1bb", "a\x7fb", "a\tb"] + ["a%sb" % c for c in input_checks.LINE_ENDS]
+)
 def test_an_env_file_refuses_a_control_character(value):
     with pytest.raises(ValueError, match="the value of X holds a control character"):
         env_file({"X": value})
+    with pytest.raises(ValueError, match="the value of X holds a control character"):
+        env_file({"X": value}, secret=True)
+
+
+def test_line_ends_are_every_character_splitlines_splits_at():
+    splitters = {chr(c) for c in range(0x110000) if len(("a%sb" % chr(c)).splitlines()) > 1}
+    assert splitters == set(input_checks.LINE_ENDS)
+
+
+@pytest.mark.parametrize("value", [12345, 1.5, True, None, ["a"], {"a": "b"}])
+def test_a_secret_env_file_refuses_a_value_that_is_not_a_string(value):
+    with pytest.raises(ValueError, match="the value of TOKEN is not a string"):
+        env_file({"TOKEN": value}, secret=True)
+    assert env_file({"TOKEN": "s3cret"}, secret=True) == "TOKEN=s3cret\n"
 
 
 def test_the_launcher_refuses_a_control_character_in_the_ranks_env():

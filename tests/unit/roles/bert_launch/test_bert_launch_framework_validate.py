@@ -39,6 +39,14 @@ CASES = {
     "ok_acspeed_gpus": ({**ACSPEED, "scc_cpu_only": False}, None),
     "bad_acspeed_cpu_only": ({**ACSPEED, "scc_cpu_only": True, **TCP}, "bert_launch_framework acspeed needs GPUs"),
     "bad_acspeed_backend": ({**ACSPEED, "bert_launch_backend": "gloo", **TCP}, "bert_launch_backend must be auto"),
+    # Issue 36: a float batch size passed validate and was refused by the trainer only, after prepare and cluster;
+    # a secret that is not a string was written as Python renders it.
+    "bad_float_batch_size": ({"bert_launch_batch_size": 2.5}, "bert_launch_batch_size (2.5) must be auto"),
+    "ok_batch_size_string": ({"bert_launch_batch_size": "32"}, None),
+    "bad_secret_not_a_string": (
+        {"bert_launch_secret_env": {"HF_TOKEN": 12345}},
+        "bert_launch_secret_env: the value of HF_TOKEN is not a string",
+    ),
     "bad_aiacc_env_file": (
         {"bert_launch_framework": "aiacc", "bert_launch_aiacc_env_file": "aiacc.env"},
         "bert_launch_aiacc_env_file",

@@ -33,6 +33,12 @@ CASES = {
         {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
         "gpu_health_instance_type (scc_instance_type)",
     ),
+    # Issue 36: a null instance type crashed the role's vars (None | length), a number passed for a compute capability.
+    "ok_instance_type_null": ({"scc_instance_type": None}, None),
+    "bad_instance_type_a_number": (
+        {"scc_instance_type": 8},
+        "gpu_health_instance_type (scc_instance_type) (8) must be",
+    ),
     "bad_declared_gpus": ({"scc_gpu_count": "eight"}, "gpu_health_declared_gpus"),
     "ok_declared_gpus": ({"scc_gpu_count": 4}, None),
     # Issue 27: a negative count is never above what a node shows (it passed every node).

@@ -12,7 +12,7 @@ import sys
 import pytest
 import yaml
 
-from tests.lab_runner import failed, localhost_inventory, run_playbook
+from tests.lab_runner import changed, failed, localhost_inventory, run_playbook
 
 SECRET = "hf_S3cretTokenValue-0123456789"
 # STAND-IN for Open MPI's mpirun (the unit tests have none): what the launcher runs, recording its argv.
@@ -54,7 +54,7 @@ def job(tmp_path_factory):
     (program / "rank.py").write_text(RANK)
     inventory = localhost_inventory(work)
 
-    def run(check=False):
+    def run(check=False, secret_env=None):
         play = [
             {
                 "name": "One rank with a secret",
@@ -78,7 +78,7 @@ def job(tmp_path_factory):
                             "mpi_job_results_file": str(work / "results" / "failed.json"),
                             "mpi_job_collect_files": ["results.json"],
                             "mpi_job_rank_env": {"NCCL_DEBUG": "INFO"},
-                            "mpi_job_secret_env": {"HF_TOKEN": SECRET},
+                            "mpi_job_secret_env": secret_env or {"HF_TOKEN": SECRET},
                         },
                     }
                 ],
@@ -113,3 +113,20 @@ def test_check_mode_prints_the_command_without_the_secret(job):
     text = json.dumps(outcome.events)
     assert "check mode: would launch secret_test run r1" in text and "SCC_MPI_JOB_SECRET_ENV_FILE=" in text
     assert SECRET not in text
+
+
+# Issue 36: a value with a line end of str.splitlines other than \n (U+2028, U+0085) split the rank's NAME=value line,
+# and a value that is not a string reached the file as Python rendered it. Both are refused by validate, naming the
+# variable and the names, before the node's state directory exists; no value is shown.
+def test_a_secret_of_two_lines_or_not_a_string_is_refused_before_anything_changes(job):
+    run, work = job
+    secrets = {"HF_TOKEN": SECRET + "\u2028INJECTED=1", "B_TOKEN": SECRET + "\x85X=1", "C_TOKEN": 12345}
+    outcome = run(secret_env=secrets)
+    assert outcome.rc != 0
+    ((_host, task, lines),) = failed(outcome.events)
+    message = lines if isinstance(lines, str) else " ".join(lines)
+    assert "mpi_job_secret_env: the value of B_TOKEN, HF_TOKEN holds a control character" in message, message
+    assert "mpi_job_secret_env: the value of C_TOKEN is not a string" in message, message
+    assert SECRET not in json.dumps(outcome.events) and "12345" not in json.dumps(outcome.events)
+    assert task == "Check mpi_job_secret_env's values (strings of one line)" and changed(outcome.events) == []
+    assert not (work / "state" / "secret_test" / "secret.env").exists()

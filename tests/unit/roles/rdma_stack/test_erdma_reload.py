@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
 
 TASKS = Path(__file__).resolve().parents[4] / "roles" / "rdma_stack" / "tasks" / "configure_erdma.yml"
 MODPROBE = """#!/bin/sh
@@ -44,10 +46,44 @@ def run(tmp_path, state, loaded, in_use=False):
     return proc.returncode, calls
 
 
-def test_the_state_argument_follows_the_parameters_file():
-    """'loaded' exactly when the slurp of /sys/module/erdma/parameters/compat_mode found the file."""
-    argv = load_task()["ansible.builtin.command"]["argv"]
-    assert argv[4] == "{{ 'loaded' if 'content' in __rdma_stack_erdma_compat else 'not-loaded' }}"
+# What slurp registers (ansible.builtin.slurp, failed_when false): the file's base64 content when the driver is loaded
+# (sysfs has its parameters file), a failure without content when it is not.
+SLURP_FOUND = {"content": "WQo=", "encoding": "base64", "source": "/sys/module/erdma/parameters/compat_mode"}
+SLURP_MISSING = {
+    "failed": False,
+    "failed_when_result": False,
+    "msg": "file not found: /sys/module/erdma/parameters/compat_mode",
+}
+
+
+def render(expression, compat, mode="Y"):
+    """The task's own expression rendered by Ansible's templar with the registered slurp result and the role's mode."""
+    variables = {"__rdma_stack_erdma_compat": compat, "_rdma_stack_erdma_compat_mode": mode}
+    return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(expression))
+
+
+@pytest.mark.parametrize(("compat", "loaded", "calls"), [(SLURP_FOUND, True, ["-r erdma", "erdma compat_mode=Y"]),
+                                                          (SLURP_MISSING, False, ["erdma compat_mode=Y"])])  # fmt: skip
+def test_the_state_argument_follows_the_parameters_file(tmp_path, compat, loaded, calls):
+    """'loaded' exactly when the slurp of /sys/module/erdma/parameters/compat_mode found the file: the state the task
+    renders, given to its script, removes the driver only when it is loaded (kmod refuses to remove one that is not)."""
+    state = render(load_task()["ansible.builtin.command"]["argv"][4], compat)
+    assert state == ("loaded" if loaded else "not-loaded")
+    assert run(tmp_path, state, loaded) == (0, calls)
+
+
+@pytest.mark.parametrize(
+    ("compat", "mode", "runs"),
+    [
+        (SLURP_FOUND, "Y", False),  # loaded in the wanted mode (sysfs "Y\n"): nothing to do
+        (SLURP_FOUND, "N", True),  # loaded in the other mode: reloaded
+        (SLURP_MISSING, "Y", True),  # not loaded: loaded
+        (SLURP_MISSING, "N", True),
+    ],
+)
+def test_the_load_runs_unless_the_driver_is_in_the_wanted_mode(compat, mode, runs):
+    when = load_task()["when"]
+    assert render("{{ %s }}" % when, compat, mode) is runs
 
 
 @pytest.mark.parametrize(

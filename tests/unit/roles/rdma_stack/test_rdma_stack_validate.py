@@ -63,6 +63,9 @@ CASES = {
         "rdma_stack_instance_type (scc_instance_type)",
     ),
     "bad_sysfs_path": ({"rdma_stack_sysfs_path": "sys/class/infiniband"}, "rdma_stack_sysfs_path"),
+    # Issue 36: a null instance type crashed the role's vars, a number passed for a compute capability.
+    "ok_instance_type_null": ({"scc_instance_type": None}, None),
+    "bad_instance_type_a_number": ({"scc_instance_type": 8.0}, "rdma_stack_instance_type (scc_instance_type) (8.0)"),
 }
 
 results, test_validate = validate_tests("rdma_stack", CASES)
