@@ -19,9 +19,9 @@ description:
     any name, so a misspelt setting silently leaves the default in force. And each C(group_vars) entry, next to
     the nodes' inventories or the playbook, of a group the inventory does not have (a cluster group renamed after
     its group_vars were written), since Ansible skips those variables without a word.
-  - C(judge), the nodes whose role variables validate.yml judges, the first node of each distinct view (the
-    templated values of the collection's variables set for it, and the inventory's C(ecs_instance_type)), so that
-    a host_vars value of any node is judged, and a cluster whose nodes agree is judged once.
+  - C(judge), the nodes whose role variables validate.yml judges, the first node of each distinct view (the values
+    of the collection's variables set for it, as written, not templated, and the inventory's C(ecs_instance_type)),
+    so that a host_vars value of any node is judged, and a cluster whose nodes agree is judged once.
   - C(problems), refusals, one when the nodes have more than one instance type (C(scc_instance_type), else the
     inventory's C(ecs_instance_type)), naming the nodes of each.
   - The declared names are read once per process from this collection's roles and playbooks (outside YAML
@@ -86,13 +86,13 @@ def declared(collection_root=COLLECTION_ROOT):
     return _DECLARED[collection_root]
 
 
-def _value(node_vars, name):
-    """A variable's templated value; a value that does not template stands for itself (its node is judged alone,
-    and the role's check then names the variable)."""
-    try:
-        return node_vars[name]
-    except Exception as exc:  # any templating error: the role's own check reports it
-        return "<%s does not template: %s>" % (name, exc)
+def _raw_vars(hostvars, node):
+    """A node's variables as written (inventory, group_vars, host_vars, extra vars, cached facts), not templated:
+    a view is what the user wrote for the node, so per-node paths such as "{{ inventory_hostname }}/hosts" are one
+    view, and no template is run (nor can fail) here. A template that reads another per-node variable is judged as
+    the first node of its view renders it; each role judges every node again when it runs."""
+    raw_get = getattr(hostvars, "raw_get", None)
+    return raw_get(node) if raw_get is not None else hostvars[node]
 
 
 class LookupModule(LookupBase):
@@ -109,15 +109,11 @@ class LookupModule(LookupBase):
         names_by_node, views, types = {}, {}, {}
         directories = {variables.get("playbook_dir")}
         for node in nodes:
-            node_vars = hostvars[node]
-            own = [name for name in node_vars.keys() if variable_names.in_namespace(name, prefixes)]
+            node_vars = _raw_vars(hostvars, node)
+            own = [name for name in node_vars if variable_names.in_namespace(name, prefixes)]
             names_by_node[node] = own
-            values = {name: _value(node_vars, name) for name in own}
-            reported = (
-                _value(node_vars, node_views.INVENTORY_INSTANCE_TYPE)
-                if node_views.INVENTORY_INSTANCE_TYPE in node_vars
-                else None
-            )
+            values = {name: node_vars[name] for name in own}
+            reported = node_vars.get(node_views.INVENTORY_INSTANCE_TYPE)
             values[node_views.INVENTORY_INSTANCE_TYPE] = reported
             views[node] = node_views.view_digest(values)
             types[node] = (values.get(node_views.DECLARED_INSTANCE_TYPE), reported)

@@ -6,8 +6,8 @@
 validate.yml judges every role's variables before anything changes. Judging them on every node would cost a
 role's checks N times; judging them on the first node only let a host_vars value of another node (a batch size of
 0 on node7) through. A node's view is the set of values it has for the collection's variables (the names that
-start with ``scc_`` or a role's name, set by the inventory, group_vars, host_vars or extra vars) and its instance
-type from the inventory plugin; nodes with the same view are judged once, on the first of them. One pass over
+start with ``scc_`` or a role's name, set by the inventory, group_vars, host_vars or extra vars, as written, not
+templated) and its instance type from the inventory plugin; nodes with the same view are judged once, on the first of them. One pass over
 the nodes: linear in their number.
 """
 
