@@ -31,7 +31,7 @@ help:
 
 # The controller's requirements from requirements.lock, every file held to its sha256 (--require-hashes); then
 # the test tools of requirements-dev.txt on top (the controller's pins already satisfied).
-$(BIN)/.installed: requirements.txt requirements.lock requirements-dev.txt
+$(BIN)/.installed: requirements.txt requirements.in requirements.lock requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -U pip
 	$(BIN)/pip install -q --require-hashes -r requirements.lock
@@ -218,11 +218,12 @@ clean:
 	-$(BIN)/python -m lab --dir $(LAB_DIR) down
 	rm -rf .cache results tests/output
 
-# requirements.lock: requirements.txt resolved, every file's sha256 (pip-tools, pinned in requirements-dev.txt).
-# Rerun after a change to requirements.txt (tests/unit/test_requirements_lock.py checks the two agree).
+# requirements.lock: requirements.in resolved (requirements.txt's ranges, the controller's ansible-core and
+# ansible-runner pins), every file's sha256 (pip-tools, pinned in requirements-dev.txt). Rerun after a change to
+# requirements.txt or requirements.in (tests/unit/test_requirements_lock.py checks that the lock satisfies both).
 lock: venv
 	$(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
-	  --no-emit-find-links --no-emit-trusted-host -o requirements.lock requirements.txt
+	  --no-emit-find-links --no-emit-trusted-host -o requirements.lock requirements.in
 
 # Mutation testing (tools/mutation.py, cosmic-ray): each mutant of the modules that judge and guard must fail their
 # unit tests; prints `mutation: killed K of N (P%)`, fails below 90%. Not in `make test`: about 850 mutants, one
