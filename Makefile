@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock release
+.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock release release-artifact
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -29,6 +29,7 @@ help:
 	@echo "make mutation  mutation testing (cosmic-ray) of the modules that judge and guard: 'mutation: killed K of N (P%)'"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
 	@echo "make release VERSION=x.y.z  cut a release: galaxy.yml, changelog, the artifact in .cache/release, galaxy-importer"
+	@echo "make release-artifact  the released version's artifact again, checked, and galaxy-importer on it"
 
 # The controller's requirements from requirements.lock, every file held to its sha256 (--require-hashes); then
 # the test tools of requirements-dev.txt on top (the controller's pins already satisfied).
@@ -245,22 +246,28 @@ $(IMPORTER_VENV)/.installed: tools/requirements-importer.txt
 # this one: modules and plugins by version_added, roles and playbooks by a fragment's add object.* section; one
 # release_summary), then galaxy.yml's version, antsibull-changelog release (changelogs/changelog.yaml, CHANGELOG.md,
 # fragments removed), the check that the changelog lists everything and every version_added is a released version,
-# the artifact in .cache/release, the same check on what it ships, and galaxy-importer on it (ansible-test off,
-# ansible-lint on: tools/galaxy-importer.cfg); any WARNING or ERROR line of its output fails the release. Commit
-# galaxy.yml, changelogs/ and CHANGELOG.md afterwards; the artifact is .cache/release/scc-training-x.y.z.tar.gz.
-RELEASE_DIR := .cache/release
+# then release-artifact. Commit galaxy.yml, changelogs/ and CHANGELOG.md afterwards.
 release: venv $(IMPORTER_VENV)/.installed
 	@[[ "$(VERSION)" =~ ^[0-9]+\.[0-9]+\.[0-9]+$$ ]] || { echo "usage: make release VERSION=x.y.z" >&2; exit 2; }
 	$(BIN)/python tools/release_check.py --next $(VERSION)
 	sed -i 's/^version: .*/version: $(VERSION)/' galaxy.yml
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/antsibull-changelog release --reload-plugins --version $(VERSION)
 	$(BIN)/python tools/release_check.py
+	$(MAKE) --no-print-directory release-artifact
+
+# The artifact of galaxy.yml's version in .cache/release, the same check on what it ships, and galaxy-importer on it
+# (ansible-test off, ansible-lint on: tools/galaxy-importer.cfg); any WARNING or ERROR line of its output fails. Alone
+# it reruns that part of a release (galaxy-importer gives ansible-lint 180 s: on a loaded machine it may time out).
+RELEASE_DIR := .cache/release
+RELEASED := $(shell sed -n 's/^version: //p' galaxy.yml)
+release-artifact: venv $(IMPORTER_VENV)/.installed
+	$(BIN)/python tools/release_check.py
 	rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
 	$(BIN)/ansible-galaxy collection build --output-path $(RELEASE_DIR) .
-	$(BIN)/python tools/release_check.py --artifact $(RELEASE_DIR)/scc-training-$(VERSION).tar.gz
+	$(BIN)/python tools/release_check.py --artifact $(RELEASE_DIR)/scc-training-$(RELEASED).tar.gz
 	set -o pipefail; cd $(RELEASE_DIR) && \
 	  GALAXY_IMPORTER_CONFIG=$(CURDIR)/tools/galaxy-importer.cfg PATH=$(CURDIR)/$(IMPORTER_VENV)/bin:$$PATH \
-	  $(CURDIR)/$(IMPORTER_VENV)/bin/python -m galaxy_importer.main scc-training-$(VERSION).tar.gz | tee importer.log
+	  $(CURDIR)/$(IMPORTER_VENV)/bin/python -m galaxy_importer.main scc-training-$(RELEASED).tar.gz | tee importer.log
 	@! grep -E '^(WARNING|ERROR|CRITICAL)' $(RELEASE_DIR)/importer.log || \
-	  { echo "galaxy-importer warned about the artifact (above): fix, then release again" >&2; exit 1; }
-	@echo "Released $(VERSION): $(RELEASE_DIR)/scc-training-$(VERSION).tar.gz; commit galaxy.yml, changelogs/ and CHANGELOG.md"
+	  { echo "galaxy-importer warned about the artifact (above): fix, then make release-artifact" >&2; exit 1; }
+	@echo "Released $(RELEASED): $(RELEASE_DIR)/scc-training-$(RELEASED).tar.gz; commit galaxy.yml, changelogs/ and CHANGELOG.md"

@@ -181,8 +181,9 @@ def released_problems(root: Path, galaxy_version: str) -> list:
     return problems
 
 
-def next_release_problems(root: Path, version: str) -> list:
-    """Before `antsibull-changelog release` of version: what no release lists yet will be listed by this one."""
+def next_release_problems(root: Path, version: str, require_summary: bool = True) -> list:
+    """Before `antsibull-changelog release` of version: what no release lists yet will be listed by this one (and,
+    with require_summary, one fragment holds the release_summary)."""
     changelog = root / "changelogs" / "changelog.yaml"
     releases = released_versions(changelog)
     listed = changelog_listing(changelog)
@@ -217,7 +218,7 @@ def next_release_problems(root: Path, version: str) -> list:
         for path in sorted((root / "changelogs" / "fragments").glob("*.y*ml"))
         if "release_summary" in (yaml.safe_load(path.read_text(encoding="utf-8")) or {})
     ]
-    if len(summaries) != 1:
+    if require_summary and len(summaries) != 1:
         problems.append(
             f"the fragments hold {len(summaries)} release_summary sections ({', '.join(summaries) or 'none'}): "
             "a release needs one, telling what it holds"
