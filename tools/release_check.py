@@ -1,4 +1,4 @@
-"""What a release of the collection must hold: every module, plugin, role and playbook listed in changelogs/changelog.yaml.
+"""What a release of the collection must hold: every module, plugin, role and playbook listed in its changelog.
 
 antsibull-changelog (`antsibull-changelog release`) lists a module or plugin under a release when its DOCUMENTATION's
 `version_added` is that release's version, and a role when its argument spec's `main` entry point has that
@@ -8,8 +8,8 @@ Whatever has neither is silently left out of every release. This tool reads the 
 
   python tools/release_check.py --next 0.2.0     before `antsibull-changelog release`: the release will list everything
                                                  that no earlier release lists (make release runs it first)
-  python tools/release_check.py                  after it: every version_added is a released version, none newer than
-                                                 galaxy.yml's, and the changelog lists everything (the unit test's check)
+  python tools/release_check.py                  after it: every version_added is a released version, none newer
+                                                 than galaxy.yml's, and the changelog lists everything (unit tests)
   python tools/release_check.py --artifact X.tar.gz   the same on a built artifact: what it ships (its own galaxy
                                                  version, its own changelogs/changelog.yaml)
 
