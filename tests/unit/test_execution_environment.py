@@ -7,7 +7,8 @@ requirements.in (= requirements.lock's), requirements.txt, the lock and bindep.t
 artifact `make ee` builds (a stand-in file here: the artifact itself is tested in
 test_collection_build.py). Then ansible-builder's own introspection, run on an installed copy of the
 collection, must find the collection's Python and system requirements (they ship in the artifact for
-EE users) as requirements.txt's ranges, never an exact pin, and bindep must select the controller's packages without the lab's.
+EE users) as requirements.txt's ranges, never an exact pin, and bindep must select the controller's
+packages without the lab's.
 """
 
 from __future__ import annotations
