@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
+.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock release release-artifact
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -28,10 +28,12 @@ help:
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
 	@echo "make mutation  mutation testing (cosmic-ray) of the modules that judge and guard: 'mutation: killed K of N (P%)'"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
+	@echo "make release VERSION=x.y.z  cut a release: galaxy.yml, changelog, the artifact in .cache/release, galaxy-importer"
+	@echo "make release-artifact  the released version's artifact again, checked, and galaxy-importer on it"
 
 # The controller's requirements from requirements.lock, every file held to its sha256 (--require-hashes); then
 # the test tools of requirements-dev.txt on top (the controller's pins already satisfied).
-$(BIN)/.installed: requirements.txt requirements.lock requirements-dev.txt
+$(BIN)/.installed: requirements.txt requirements.in requirements.lock requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -U pip
 	$(BIN)/pip install -q --require-hashes -r requirements.lock
@@ -224,14 +226,54 @@ clean:
 	-$(BIN)/python -m lab --dir $(LAB_DIR) down
 	rm -rf .cache results tests/output
 
-# requirements.lock: requirements.txt resolved, every file's sha256 (pip-tools, pinned in requirements-dev.txt).
-# Rerun after a change to requirements.txt (tests/unit/test_requirements_lock.py checks the two agree).
+# requirements.lock: requirements.in resolved (requirements.txt's ranges, the controller's ansible-core and
+# ansible-runner pins), every file's sha256 (pip-tools, pinned in requirements-dev.txt). Rerun after a change to
+# requirements.txt or requirements.in (tests/unit/test_requirements_lock.py checks that the lock satisfies both).
 lock: venv
 	$(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
-	  --no-emit-find-links --no-emit-trusted-host -o requirements.lock requirements.txt
+	  --no-emit-find-links --no-emit-trusted-host -o requirements.lock requirements.in
 
 # Mutation testing (tools/mutation.py, cosmic-ray): each mutant of the modules that judge and guard must fail their
 # unit tests; prints `mutation: killed K of N (P%)`, fails below 90%. Not in `make test`: about 850 mutants, one
 # pytest run each (MUTATION_ARGS="--only health" for one target).
 mutation: venv collections
 	nice -n 19 $(BIN)/python tools/mutation.py $(MUTATION_ARGS)
+
+# galaxy-importer (what Galaxy runs on an uploaded artifact) in its own venv: its attrs<24 does not fit the dev venv's.
+IMPORTER_VENV := .cache/importer-venv
+$(IMPORTER_VENV)/.installed: tools/requirements-importer.txt
+	rm -rf $(IMPORTER_VENV)
+	$(PYTHON) -m venv $(IMPORTER_VENV)
+	$(IMPORTER_VENV)/bin/pip install -q -U pip
+	$(IMPORTER_VENV)/bin/pip install -q -r tools/requirements-importer.txt
+	touch $@
+
+# make release VERSION=x.y.z: first tools/release_check.py --next (everything no release lists yet will be listed by
+# this one: modules and plugins by version_added, roles and playbooks by a fragment's add object.* section; one
+# release_summary), then galaxy.yml's version, antsibull-changelog release (changelogs/changelog.yaml, CHANGELOG.md,
+# fragments removed), the check that the changelog lists everything and every version_added is a released version,
+# then release-artifact. Commit galaxy.yml, changelogs/ and CHANGELOG.md afterwards.
+release: venv $(IMPORTER_VENV)/.installed
+	@[[ "$(VERSION)" =~ ^[0-9]+\.[0-9]+\.[0-9]+$$ ]] || { echo "usage: make release VERSION=x.y.z" >&2; exit 2; }
+	$(BIN)/python tools/release_check.py --next $(VERSION)
+	sed -i 's/^version: .*/version: $(VERSION)/' galaxy.yml
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/antsibull-changelog release --reload-plugins --version $(VERSION)
+	$(BIN)/python tools/release_check.py
+	$(MAKE) --no-print-directory release-artifact
+
+# The artifact of galaxy.yml's version in .cache/release, the same check on what it ships, and galaxy-importer on it
+# (ansible-test off, ansible-lint on: tools/galaxy-importer.cfg); any WARNING or ERROR line of its output fails. Alone
+# it reruns that part of a release (galaxy-importer gives ansible-lint 180 s: on a loaded machine it may time out).
+RELEASE_DIR := .cache/release
+RELEASED := $(shell sed -n 's/^version: //p' galaxy.yml)
+release-artifact: venv $(IMPORTER_VENV)/.installed
+	$(BIN)/python tools/release_check.py
+	rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
+	$(BIN)/ansible-galaxy collection build --output-path $(RELEASE_DIR) .
+	$(BIN)/python tools/release_check.py --artifact $(RELEASE_DIR)/scc-training-$(RELEASED).tar.gz
+	set -o pipefail; cd $(RELEASE_DIR) && \
+	  GALAXY_IMPORTER_CONFIG=$(CURDIR)/tools/galaxy-importer.cfg PATH=$(CURDIR)/$(IMPORTER_VENV)/bin:$$PATH \
+	  $(CURDIR)/$(IMPORTER_VENV)/bin/python -m galaxy_importer.main scc-training-$(RELEASED).tar.gz | tee importer.log
+	@! grep -E '^(WARNING|ERROR|CRITICAL)' $(RELEASE_DIR)/importer.log || \
+	  { echo "galaxy-importer warned about the artifact (above): fix, then make release-artifact" >&2; exit 1; }
+	@echo "Released $(RELEASED): $(RELEASE_DIR)/scc-training-$(RELEASED).tar.gz; commit galaxy.yml, changelogs/ and CHANGELOG.md"

@@ -45,6 +45,38 @@ MUST_NOT_SHIP = (
     "bench",
 )
 TIMEOUT = 300
+PLANTED_CACHES = (
+    "plugins/filter/.pytest_cache/v/cache/lastfailed",
+    "roles/cuda/.pytest_cache/README.md",
+    "plugins/module_utils/.ruff_cache/0.17.6/123",
+    "roles/nccl_check/files/.ruff_cache/CACHEDIR.TAG",
+    "plugins/modules/__pycache__/gpu_info.cpython-311.pyc",
+    "roles/cluster_report/files/__pycache__/render_report.cpython-311.pyc",
+    "plugins/filter/stale.pyc",
+    "roles/bert_launch/files/.mypy_cache/3.11/cache.db",
+    "roles/cuda/.ansible/roles/x.yml",
+    ".pytest_cache/v/cache/nodeids",
+    ".ruff_cache/CACHEDIR.TAG",
+)
+# Everything the artifact holds at its top level: a new entry is a decision (galaxy.yml build_ignore), not an accident.
+SHIPPED_TOP_LEVEL = {
+    "CHANGELOG.md",
+    "FILES.json",
+    "LICENSE",
+    "MANIFEST.json",
+    "README.md",
+    "ansible.cfg",
+    "bindep.txt",
+    "changelogs",
+    "docs",
+    "inventories",
+    "meta",
+    "playbooks",
+    "plugins",
+    "requirements.txt",
+    "requirements.yml",
+    "roles",
+}
 
 # ansible-galaxy's own always-ignored patterns and directory names
 # (ansible/galaxy/collection/__init__.py, _build_files_manifest_walk, ansible-core 2.19).
@@ -149,6 +181,12 @@ def artifact(env):
             os.symlink(os.readlink(ROOT / rel), dst)
         else:
             shutil.copy2(ROOT / rel, dst)
+    # Caches that tools leave inside the tree (pytest, ruff, mypy, Python, ansible-lint), planted in the staged copy:
+    # galaxy.yml's build_ignore must keep them out at any depth.
+    for rel in PLANTED_CACHES:
+        planted = src / rel
+        planted.parent.mkdir(parents=True, exist_ok=True)
+        planted.write_text("a cache, never shipped\n")
     dist = env["base"] / "dist"
     dist.mkdir()
     _run([_tool("ansible-galaxy"), "collection", "build", "--output-path", dist, src], cwd=env["cwd"], env=env["env"])
@@ -211,6 +249,33 @@ def test_artifact_holds_the_collection(members):
     for role in sorted(p.name for p in (ROOT / "roles").iterdir() if p.is_dir()):
         assert any(m.startswith(f"roles/{role}/") for m in members), f"roles/{role} missing from the artifact"
     assert not [m for m in members if m.endswith(".pyc") or "/__pycache__" in m], "bytecode in the artifact"
+
+
+def test_artifact_leaves_out_nested_caches(members):
+    """The caches planted in the staged tree at every depth (fixture artifact) are not in the artifact."""
+    cache_names = {".pytest_cache", ".ruff_cache", ".mypy_cache", "__pycache__", ".ansible"}
+    leaked = [m for m in members if cache_names & set(m.split("/")) or m.endswith((".pyc", ".pyo"))]
+    assert not leaked, f"galaxy.yml build_ignore lets caches into the artifact: {leaked}"
+
+
+def test_artifact_lists_what_it_ships(members):
+    """The artifact's listing: its top level exactly, every plugin, role, playbook and role file of the checkout
+    (nothing git tracks there is left out), and changelogs/ without its fragments."""
+    top = {m.split("/", 1)[0] for m in members if m}
+    assert top == SHIPPED_TOP_LEVEL, (
+        f"shipped, not expected: {sorted(top - SHIPPED_TOP_LEVEL)}; expected, not shipped: "
+        f"{sorted(SHIPPED_TOP_LEVEL - top)}"
+    )
+    files = set(members)
+    checkout = [rel for rel in _git_files() if rel.split("/", 1)[0] in ("plugins", "roles", "playbooks", "meta")]
+    missing = sorted(rel for rel in checkout if rel not in files and not _galaxy_skips(rel))
+    assert not missing, f"files of the checkout missing from the artifact: {missing[:20]}"
+    for kind in ("modules", "filter", "inventory", "lookup", "strategy", "action", "module_utils", "plugin_utils"):
+        assert any(m.startswith(f"plugins/{kind}/") and m.endswith(".py") for m in members), f"no plugins/{kind}"
+    assert {m for m in members if m.startswith("changelogs/") and m.count("/") == 1} == {
+        "changelogs/changelog.yaml",
+        "changelogs/config.yaml",
+    }
 
 
 def test_artifact_ships_what_ecosystem_tools_read(members):

@@ -2,12 +2,13 @@
 
 `ansible-builder create` (no container engine needed) writes the build context of the
 execution environment into a temp dir: the file must pass ansible-builder's schema 3, and the
-Containerfile and context must carry the base image, the pins of requirements.txt, its
-requirements.txt and bindep.txt, and the collection artifact `make ee` builds (a stand-in file
-here: the artifact itself is tested in test_collection_build.py). Then ansible-builder's own
-introspection, run on an installed copy of the collection, must find the collection's Python
-and system requirements (they ship in the artifact for EE users), and bindep must select the
-controller's packages without the lab's.
+Containerfile and context must carry the base image, the ansible-core and ansible-runner pins of
+requirements.in (= requirements.lock's), requirements.txt, the lock and bindep.txt, and the collection
+artifact `make ee` builds (a stand-in file here: the artifact itself is tested in
+test_collection_build.py). Then ansible-builder's own introspection, run on an installed copy of the
+collection, must find the collection's Python and system requirements (they ship in the artifact for
+EE users) as requirements.txt's ranges, never an exact pin, and bindep must select the controller's
+packages without the lab's.
 """
 
 from __future__ import annotations
@@ -83,10 +84,12 @@ def test_containerfile_starts_from_the_base_image_with_the_pinned_ansible(contex
     assert f'ARG PYCMD="{interpreter["python_path"]}"' in containerfile
     assert f'ARG PYPKG="{interpreter["package_system"]}"' in containerfile
     refs = re.search(r'ARG ANSIBLE_INSTALL_REFS="([^"]*)"', containerfile).group(1).split()
-    pins = _pins(ROOT / "requirements.txt")
+    pins = _pins(ROOT / "requirements.in")
     assert refs == [pins["ansible-core"], pins["ansible-runner"]], (
-        "execution-environment.yml and requirements.txt pin different versions"
+        "execution-environment.yml and requirements.in pin different versions"
     )
+    lock = (ROOT / "requirements.lock").read_text()
+    assert all(f"\n{pin} \\\n" in lock for pin in refs), "requirements.lock differs from requirements.in: make lock"
     # The collections and their requirements are installed, then the system packages from bindep.
     for step in ("ansible-galaxy collection install", "introspect.py introspect", "install-from-bindep"):
         assert step in containerfile
@@ -139,10 +142,25 @@ def test_ansible_builder_finds_the_installed_collections_requirements(context, t
         ]
     )
     pip = (tmp_path / "pip.txt").read_text()
-    for pin in ("aliyun-python-sdk-core", "aliyun-python-sdk-ecs", "aliyun-python-sdk-nas", "matplotlib"):
-        assert f"{_pins(ROOT / 'requirements.txt')[pin]}  # from collection scc.training" in pip, proc.stdout
-    # ansible-builder installs ansible-core itself (the pin above), never from a collection.
-    assert "ansible-core" not in pip
+    ours = [line for line in pip.splitlines() if line.endswith("# from collection scc.training")]
+    wanted = [
+        line.split("#", 1)[0].strip()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if line.split("#", 1)[0].strip()
+    ]
+    for name in (
+        "aliyun-python-sdk-core",
+        "aliyun-python-sdk-ecs",
+        "aliyun-python-sdk-nas",
+        "matplotlib",
+        "kubernetes",
+    ):
+        assert any(w.startswith(name + ">=") for w in wanted), f"{name} is not a range in requirements.txt"
+    assert sorted(line.split("#", 1)[0].strip() for line in ours) == sorted(wanted), proc.stdout
+    # Ranges only: an image that holds other collections too may resolve them together.
+    assert not [line for line in ours if "==" in line], ours
+    # ansible-builder installs ansible-core and ansible-runner itself (the pins above), never from a collection.
+    assert "ansible-core" not in pip and "ansible-runner" not in pip
     assert "openssh-client [platform:dpkg]  # from collection scc.training" in (tmp_path / "bindep.txt").read_text()
 
 

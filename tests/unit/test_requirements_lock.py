@@ -1,11 +1,20 @@
-"""requirements.lock (make lock: pip-compile --generate-hashes of requirements.txt) and its use: every pin of
-requirements.txt is locked at the same version, every locked requirement carries at least one sha256, and
-make venv installs the lock with --require-hashes before anything else."""
+"""requirements.txt, requirements.in and requirements.lock (make lock: pip-compile --generate-hashes of
+requirements.in) and their use.
+
+requirements.txt is the collection's own list, which ansible-builder introspect copies into any execution
+environment beside other collections' lists: compatible ranges only (no exact pin, no ansible-core or ansible-runner,
+which an image brings itself). requirements.in adds the controller's ansible-core and ansible-runner pins; the lock
+holds every requirement of both at one version that satisfies it, each file with its sha256, and make venv installs
+the lock with --require-hashes before anything else."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,20 +27,59 @@ def _entries(text: str) -> dict:
         if block:
             pin, *options = block.split()
             name, version = pin.split("==")
-            entries[name.lower()] = (version, [o.split(":", 1)[1] for o in options if o.startswith("--hash=sha256:")])
+            entries[canonicalize_name(name)] = (
+                version,
+                [o.split(":", 1)[1] for o in options if o.startswith("--hash=sha256:")],
+            )
     return entries
 
 
-def test_every_pin_is_locked_at_its_version_with_sha256s():
-    lock = _entries((ROOT / "requirements.lock").read_text(encoding="utf-8"))
-    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+def _requirements(path: Path) -> list[Requirement]:
+    """The requirements of a requirements file and of the files it includes with -r."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
-        if "==" in line:
-            name, version = line.split("==")
-            assert lock[name.lower()][0] == version, "make lock: %s differs from requirements.lock" % line
-    assert lock and all(
-        hashes and all(re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes) for _v, hashes in lock.values()
+        if line.startswith("-r "):
+            found += _requirements(path.parent / line[3:].strip())
+        elif line:
+            found.append(Requirement(line))
+    return found
+
+
+LOCK = _entries((ROOT / "requirements.lock").read_text(encoding="utf-8"))
+
+
+def test_every_locked_requirement_carries_sha256s():
+    assert LOCK and all(
+        hashes and all(re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes) for _v, hashes in LOCK.values()
     )
+
+
+@pytest.mark.parametrize("source", ["requirements.txt", "requirements.in"])
+def test_the_lock_satisfies_every_requirement(source):
+    for requirement in _requirements(ROOT / source):
+        name = canonicalize_name(requirement.name)
+        assert name in LOCK, f"make lock: {requirement} ({source}) is not in requirements.lock"
+        assert requirement.specifier.contains(LOCK[name][0], prereleases=True), (
+            f"make lock: requirements.lock holds {name}=={LOCK[name][0]}, outside {source}'s {requirement}"
+        )
+
+
+def test_the_collections_requirements_are_ranges_for_a_shared_image():
+    """No exact pin (it would force one version on every collection in an execution environment) and no unbounded
+    major version of an SDK: every requirement has a lower bound; ansible-core and ansible-runner are the image's."""
+    for requirement in _requirements(ROOT / "requirements.txt"):
+        operators = {spec.operator for spec in requirement.specifier}
+        assert "==" not in operators and "===" not in operators, f"{requirement}: an exact pin"
+        assert operators & {">=", ">", "~="}, f"{requirement}: no lower bound"
+        assert canonicalize_name(requirement.name) not in {"ansible-core", "ansible", "ansible-base", "ansible-runner"}
+
+
+def test_the_controller_pins_ansible_core_and_runner_exactly():
+    pins = {canonicalize_name(r.name): r for r in _requirements(ROOT / "requirements.in")}
+    for name in ("ansible-core", "ansible-runner"):
+        (spec,) = pins[name].specifier
+        assert spec.operator == "==" and LOCK[name][0] == spec.version
 
 
 def test_make_venv_installs_the_lock_by_sha256_first():
@@ -39,3 +87,6 @@ def test_make_venv_installs_the_lock_by_sha256_first():
     recipe = makefile[makefile.index("$(BIN)/.installed:") :].split("\n\n", 1)[0]
     lock = recipe.index("$(BIN)/pip install -q --require-hashes -r requirements.lock")
     assert lock < recipe.index("-r requirements-dev.txt")
+    assert "requirements.in" in recipe.split("\n", 1)[0], "make venv must rerun when requirements.in changes"
+    lock_recipe = makefile[makefile.index("\nlock:") :].split("\n\n", 1)[0]
+    assert "-o requirements.lock requirements.in" in lock_recipe
