@@ -94,4 +94,7 @@ def test_validation_has_no_host_once_it_ran():
     # Before: the first node of each distinct view of the variables (the cluster_variables lookup's judge).
     views = {"__scc_cluster_variables": {"judge": ["node1", "node7"]}}
     assert hosts.render(hostvars={"localhost": views}) == "['node1', 'node7']"
+    # Without the lookup's answer (--syntax-check, --skip-tags always): every node of the group.
+    assert hosts.render(hostvars={"localhost": {}}) == "scc_cluster"
+    assert hosts.render(hostvars={"localhost": {}}, scc_cluster_group="gpus") == "gpus"
     assert hosts.render(hostvars={"localhost": {"__scc_inputs_valid": True}}) == "[]"
