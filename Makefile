@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
+.PHONY: help venv collections core-venvs core-matrix core-lock lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -28,6 +28,7 @@ help:
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
 	@echo "make mutation  mutation testing (cosmic-ray) of the modules that judge and guard: 'mutation: killed K of N (P%)'"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
+	@echo "make core-matrix  sanity, the unit tests that drive Ansible and a lab converge on ansible-core 2.16, 2.17, 2.18"
 
 # The controller's requirements from requirements.lock, every file held to its sha256 (--require-hashes); then
 # the test tools of requirements-dev.txt on top (the controller's pins already satisfied).
@@ -133,6 +134,30 @@ molecule: venv lab-deps
 	  if [ -d molecule/$$s ]; then echo "== molecule $$s"; \
 	    SCC_LAB_DIR=$(MOLECULE_LAB_DIR) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/molecule --base-config $(CURDIR)/.config/molecule/config.yml test -s $$s; fi; \
 	done
+
+# The ansible-core matrix (docs/ansible-core.md): the main venv runs ansible-core 2.19; each older version of
+# requires_ansible's range has its venv .cache/core-<version>, from tests/ansible_core/requirements-<version>.lock (every
+# file held to its sha256), made anew only when its lock changes. `make core-matrix CORE_VERSIONS=2.16` runs one.
+CORE_VERSIONS ?= 2.16 2.17 2.18
+.cache/core-%/.installed: tests/ansible_core/requirements-%.lock
+	rm -rf .cache/core-$*
+	$(PYTHON) -m venv .cache/core-$*
+	.cache/core-$*/bin/pip install -q --require-hashes -r $<
+	touch $@
+
+core-venvs: $(foreach v,$(CORE_VERSIONS),.cache/core-$(v)/.installed)
+
+# Per version: ansible-test sanity, the unit tests that drive Ansible, validate.yml and hosts_file on a 2-host lab
+# (tests/ansible_core/run.sh); each part's wall and CPU seconds on a line of its own.
+core-matrix: core-venvs venv collections lab-deps
+	@status=0; for v in $(CORE_VERSIONS); do bash tests/ansible_core/run.sh $$v || status=1; done; exit $$status
+
+# The requirements-<version>.lock files (pip-tools): rerun after a change to a requirements-<version>.in.
+core-lock: venv
+	for v in $(CORE_VERSIONS); do \
+	  $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	    --no-emit-find-links --no-emit-trusted-host -o tests/ansible_core/requirements-$$v.lock \
+	    tests/ansible_core/requirements-$$v.in; done
 
 # Each chaos test records its figures (faults injected, runs that recovered, data lost) in CHAOS_FIGURES;
 # tests/chaos/summary.py prints their sum, even when a test failed, and fails when data was lost.
