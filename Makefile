@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections core-venvs core-matrix core-lock lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
+.PHONY: help venv collections core-venvs core-matrix core-lock molecule-core-matrix lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -192,11 +192,17 @@ checks-integration:
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory integration
 
+# Molecule's scenarios, then the ansible-core matrix: the stream that waits (on SSH) more than it computes.
+molecule-core-matrix:
+	$(MAKE) --no-print-directory molecule
+	$(MAKE) --no-print-directory core-matrix
+
 # Two streams on two cores: the static checks (CPU-bound) then the lab tests, beside molecule's lab
-# (mostly waiting on SSH); each stream's log printed in one piece when it ends. Every lab has its own
-# addresses, directory and fact cache, so the integration labs may start while molecule's still runs.
+# (mostly waiting on SSH) and the ansible-core matrix (docs/ansible-core.md); each stream's log printed in one piece
+# when it ends. Every lab has its own addresses, directory and fact cache, so the integration labs may start while
+# molecule's or the matrix's still runs.
 test: venv lab-deps test-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target checks-integration molecule
+	$(MAKE) --no-print-directory -j2 --output-sync=target checks-integration molecule-core-matrix
 
 bench: venv lab-deps
 	$(BIN)/python bench/nccl_bisect_bench.py

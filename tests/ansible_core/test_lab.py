@@ -45,7 +45,8 @@ def test_validate_in_check_mode(lab, tmp_path):
     roles = {
         e["event_data"].get("role")
         for e in run.events
-        if e["event"] == "runner_on_ok" and e["event_data"].get("task_action") == "ansible.builtin.validate_argument_spec"
+        if e["event"] == "runner_on_ok"
+        and e["event_data"].get("task_action") == "ansible.builtin.validate_argument_spec"
     }
     assert {"gpu_health", "hosts_file", "bert_launch", "nccl_check", "python_env"} <= roles, roles
 
