@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock release release-artifact
+.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock release release-artifact core-venvs core-matrix core-lock molecule-core-matrix
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -30,6 +30,7 @@ help:
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
 	@echo "make release VERSION=x.y.z  cut a release: galaxy.yml, changelog, the artifact in .cache/release, galaxy-importer"
 	@echo "make release-artifact  the released version's artifact again, checked, and galaxy-importer on it"
+	@echo "make core-matrix  sanity, the unit tests that drive Ansible and a lab converge on ansible-core 2.16, 2.17, 2.18"
 
 # The controller's requirements from requirements.lock, every file held to its sha256 (--require-hashes); then
 # the test tools of requirements-dev.txt on top (the controller's pins already satisfied).
@@ -142,6 +143,30 @@ molecule: venv lab-deps
 	    SCC_LAB_DIR=$(MOLECULE_LAB_DIR) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/molecule --base-config $(CURDIR)/.config/molecule/config.yml test -s $$s; fi; \
 	done
 
+# The ansible-core matrix (docs/ansible-core.md): the main venv runs ansible-core 2.19; each older version of
+# requires_ansible's range has its venv .cache/core-<version>, from tests/ansible_core/requirements-<version>.lock (every
+# file held to its sha256), made anew only when its lock changes. `make core-matrix CORE_VERSIONS=2.16` runs one.
+CORE_VERSIONS ?= 2.16 2.17 2.18
+.cache/core-%/.installed: tests/ansible_core/requirements-%.lock
+	rm -rf .cache/core-$*
+	$(PYTHON) -m venv .cache/core-$*
+	.cache/core-$*/bin/pip install -q --require-hashes -r $<
+	touch $@
+
+core-venvs: $(foreach v,$(CORE_VERSIONS),.cache/core-$(v)/.installed)
+
+# Per version: ansible-test sanity, the unit tests that drive Ansible, validate.yml and hosts_file on a 2-host lab
+# (tests/ansible_core/run.sh); each part's wall and CPU seconds on a line of its own.
+core-matrix: core-venvs venv collections lab-deps
+	@status=0; for v in $(CORE_VERSIONS); do bash tests/ansible_core/run.sh $$v || status=1; done; exit $$status
+
+# The requirements-<version>.lock files (pip-tools): rerun after a change to a requirements-<version>.in.
+core-lock: venv
+	for v in $(CORE_VERSIONS); do \
+	  $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	    --no-emit-find-links --no-emit-trusted-host -o tests/ansible_core/requirements-$$v.lock \
+	    tests/ansible_core/requirements-$$v.in; done
+
 # Each chaos test records its figures (faults injected, runs that recovered, data lost) in CHAOS_FIGURES;
 # tests/chaos/summary.py prints their sum, even when a test failed, and fails when data was lost.
 CHAOS_FIGURES := $(CURDIR)/.cache/chaos
@@ -175,11 +200,17 @@ checks-integration:
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory integration
 
+# Molecule's scenarios, then the ansible-core matrix: the stream that waits (on SSH) more than it computes.
+molecule-core-matrix:
+	$(MAKE) --no-print-directory molecule
+	$(MAKE) --no-print-directory core-matrix
+
 # Two streams on two cores: the static checks (CPU-bound) then the lab tests, beside molecule's lab
-# (mostly waiting on SSH); each stream's log printed in one piece when it ends. Every lab has its own
-# addresses, directory and fact cache, so the integration labs may start while molecule's still runs.
+# (mostly waiting on SSH) and the ansible-core matrix (docs/ansible-core.md); each stream's log printed in one piece
+# when it ends. Every lab has its own addresses, directory and fact cache, so the integration labs may start while
+# molecule's or the matrix's still runs.
 test: venv lab-deps test-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target checks-integration molecule
+	$(MAKE) --no-print-directory -j2 --output-sync=target checks-integration molecule-core-matrix
 
 bench: venv lab-deps
 	$(BIN)/python bench/nccl_bisect_bench.py

@@ -90,3 +90,48 @@ def test_make_venv_installs_the_lock_by_sha256_first():
     assert "requirements.in" in recipe.split("\n", 1)[0], "make venv must rerun when requirements.in changes"
     lock_recipe = makefile[makefile.index("\nlock:") :].split("\n\n", 1)[0]
     assert "-o requirements.lock requirements.in" in lock_recipe
+
+
+def _pins(path: Path) -> dict:
+    """{name: version} of the == pins of a requirements file."""
+    pins = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line:
+            name, version = line.split("==")
+            pins[canonicalize_name(name)] = version
+    return pins
+
+
+def test_the_ansible_core_matrix_locks_its_version_and_requirements_txt_pins():
+    """Each older ansible-core of the matrix (docs/ansible-core.md): its lock holds that version, every pin of its .in,
+    each file's sha256; a package requirements.txt pins too is at requirements.txt's version; make core-venvs installs
+    it with --require-hashes; and meta/runtime.yml's floor is the matrix's oldest version. The main venv's versions
+    are requirements.lock's (requirements.txt holds ranges)."""
+    main = {name: version for name, (version, _hashes) in _entries((ROOT / "requirements.lock").read_text()).items()}
+    versions = sorted(
+        p.name[len("requirements-") : -len(".in")] for p in (ROOT / "tests" / "ansible_core").glob("*.in")
+    )
+    assert versions, "tests/ansible_core: no requirements-<version>.in"
+    for version in versions:
+        pins = _pins(ROOT / "tests" / "ansible_core" / f"requirements-{version}.in")
+        lock = _entries((ROOT / "tests" / "ansible_core" / f"requirements-{version}.lock").read_text(encoding="utf-8"))
+        assert pins["ansible-core"].startswith(version + "."), pins["ansible-core"]
+        for name, pinned in pins.items():
+            assert lock[name][0] == pinned, "make core-lock: %s==%s differs from its lock" % (name, pinned)
+            if name in main and name != "ansible-core":
+                assert pinned == main[name], "%s: %s==%s, requirements.lock pins %s" % (
+                    version,
+                    name,
+                    pinned,
+                    main[name],
+                )
+        assert all(hashes and all(re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes) for _v, hashes in lock.values())
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^CORE_VERSIONS \?= %s$" % " ".join(versions), makefile, re.M)
+    assert "pip install -q --require-hashes -r $<" in makefile
+    # The proven range: the matrix's oldest version up to the main venv's (requirements.lock), no further.
+    major, minor = (int(part) for part in main["ansible-core"].split(".")[:2])
+    runtime = (ROOT / "meta" / "runtime.yml").read_text(encoding="utf-8")
+    expected = 'requires_ansible: ">=%s.0,<%d.%d"' % (versions[0], major, minor + 1)
+    assert expected in runtime.splitlines(), runtime
