@@ -123,8 +123,9 @@ def create_cluster(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
     ctype = body.get("cluster_type")
     if ctype not in CLUSTER_TYPES:
         raise bad("cluster_type", "valid values: " + ", ".join(CLUSTER_TYPES) + ".")
-    if body.get("region_id") not in (None, ctx.region):
-        raise bad("region_id", "it must be the region of the endpoint.")
+    # region_id: "This parameter is required." (alibabacloud_cs20151215 CreateClusterRequest).
+    if body.get("region_id") != ctx.region:
+        raise bad("region_id", "it is required and must be the region of the endpoint.")
     vpc = s.vpcs.get(body.get("vpcid") or "")
     if vpc is None or vpc["_region"] != ctx.region:
         raise bad("vpcid", "the VPC does not exist in the region.")
