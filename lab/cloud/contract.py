@@ -267,11 +267,22 @@ def actions(version: str) -> dict[str, Action]:
     return out
 
 
-def warm() -> None:
-    """Every API version's actions loaded (once per process; a few seconds)."""
+def warm(served: dict[str, list[str]] | None = None) -> None:
+    """Every API version's actions loaded (once per process; a few seconds), and the request and reply models
+    of the ``served`` actions (version -> names) parsed, so that no timed request pays for it."""
     for version in PACKAGES:
         actions(version)
     roa_routes("2015-12-15")
+    for version, names in (served or {}).items():
+        package = PACKAGES[version]
+        for name in names:
+            act = actions(version).get(name)
+            todo = [act.request] if act is not None and act.request else []
+            todo.append(name + "ResponseBody")
+            while todo:
+                m = model(package, todo.pop())
+                if m is not None:
+                    todo.extend(f.nested for f in m.fields.values() if f.nested)
 
 
 @functools.lru_cache(maxsize=None)
