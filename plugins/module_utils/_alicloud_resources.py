@@ -104,13 +104,13 @@ class ResourceKind:
 
 
 VPC = ResourceKind(
-    "VPC", "VPCs", "ecs", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
+    "VPC", "VPCs", "vpc", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
     create="CreateVpc", delete="DeleteVpc", gone="InvalidVpcId.NotFound",
     fields={"vpc_id": "VpcId", "vpc_name": "VpcName", "cidr_block": "CidrBlock", "status": "Status",
             "description": "Description", "vswitch_ids": _list_at("VSwitchIds.VSwitchId")},
 )  # fmt: skip
 VSWITCH = ResourceKind(
-    "VSwitch", "VSwitches", "ecs", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
+    "VSwitch", "VSwitches", "vpc", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
     create="CreateVSwitch", delete="DeleteVSwitch", gone="InvalidVSwitchId.NotFound",
     fields={"vswitch_id": "VSwitchId", "vswitch_name": "VSwitchName", "vpc_id": "VpcId", "zone_id": "ZoneId",
             "cidr_block": "CidrBlock", "status": "Status", "description": "Description"},

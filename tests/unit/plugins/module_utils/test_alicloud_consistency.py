@@ -28,6 +28,7 @@ def api_for(emu, retries=12, listing_timeout=ali.LISTING_TIMEOUT):
         REGION,
         ecs_endpoint=emu.endpoint,
         nas_endpoint=emu.endpoint,
+        vpc_endpoint=emu.endpoint,
         api_retries=retries,
         sleep=lambda seconds: time.sleep(min(seconds, 0.01)),
         listing_timeout=listing_timeout,
