@@ -88,7 +88,7 @@ def test_two_resources_of_one_name_are_refused_not_guessed(emu):
     assert writes(emu, mark) == []
     assert sorted(v["vpc_id"] for v in run_module(emu, "ecs_vpc_info", name="t-twin")["vpcs"]) == ids
     for vpc_id in ids:
-        api.call("ecs", "DeleteVpc", {"VpcId": vpc_id})
+        api.call("vpc", "DeleteVpc", {"VpcId": vpc_id})
 
 
 @pytest.mark.parametrize(

@@ -235,7 +235,7 @@ def test_teardown_refuses_what_is_not_ours(cloud):
     assert rc != 0 and "is not marked as made by scc.training" in out
     assert writes(emu, mark) == []
     assert [v["VpcName"] for v in ours(emu, "vpcs")] == ["pbt-vpc"]
-    api.call("ecs", "DeleteVpc", {"VpcId": ours(emu, "vpcs")[0]["VpcId"]})
+    api.call("vpc", "DeleteVpc", {"VpcId": ours(emu, "vpcs")[0]["VpcId"]})
 
 
 @pytest.mark.parametrize(
