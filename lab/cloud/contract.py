@@ -137,10 +137,10 @@ _VALUE = re.compile(r"^`?([A-Za-z0-9_.\-/]+)`?(?:\s*\(default\))?\s*(?::|$)")
 
 def _enum(comment: list[str]) -> tuple[str, ...] | None:
     """The values of a ``Valid values:`` bullet list, or None where there is none or a bullet is prose."""
-    for start, line in enumerate(comment):
-        if re.search(r"valid values\s*:?\s*$", line, re.IGNORECASE):
-            break
-    else:
+    start = next(
+        (i for i, line in enumerate(comment) if re.search(r"valid values\s*:?\s*$", line, re.IGNORECASE)), None
+    )
+    if start is None:
         return None
     values = []
     for line in comment[start + 1 :]:
@@ -423,10 +423,8 @@ def check_roa(version: str, method: str, path: str, query: dict[str, str], body:
     """Findings of one ROA request: the route, its query and JSON body."""
     if version not in PACKAGES:
         return [f"{version} {method} {path}: no API model for version {version!r}"]
-    for route_method, pattern, act in roa_routes(version):
-        if route_method == method and pattern.match(path):
-            break
-    else:
+    act = next((a for m, pattern, a in roa_routes(version) if m == method and pattern.match(path)), None)
+    if act is None:
         return [f"{version} {method} {path}: no such action in the model"]
     where = f"{version} {act.name}"
     package = PACKAGES[version]

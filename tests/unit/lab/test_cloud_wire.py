@@ -14,10 +14,10 @@ from aliyunsdkcore.auth.credentials import StsTokenCredential
 from aliyunsdkcore.client import AcsClient
 from aliyunsdkecs.request.v20140526 import (
     CreateSecurityGroupRequest,
-    DescribeSecurityGroupsRequest,
     CreateVpcRequest,
     CreateVSwitchRequest,
     DescribeInstancesRequest,
+    DescribeSecurityGroupsRequest,
     DescribeVpcsRequest,
     RunInstancesRequest,
 )
