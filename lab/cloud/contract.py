@@ -463,4 +463,6 @@ def _reply(package: str, version: str, action: str, path: str, m: Model, data) -
             continue
         if f.nested is not None and f.kind != "map":
             out.extend(_reply(package, version, action, dotted, model(package, f.nested), value))
+        elif f.enum and isinstance(value, str) and value and not _in_enum(value, f):
+            out.append(f"{version} {action} reply: {dotted}={value!r} is not one of the model's values {list(f.enum)}")
     return out
