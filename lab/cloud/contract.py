@@ -230,7 +230,11 @@ def model(package: str, name: str) -> Model | None:
             kind=kind,
             nested=nested,
             required="This parameter is required." in text,
-            deprecated="[Deprecated]" in text or bool(re.match(r"\W*deprecated\b", text, re.IGNORECASE)),
+            deprecated="[Deprecated]" in text
+            or bool(
+                re.match(r"\W*deprecated\b", text, re.IGNORECASE)
+                or re.search(r"this parameter is deprecated", text, re.I)
+            ),
             enum=_enum(comment) if kind == "scalar" else None,
             nocase=bool(re.search(r"case-insensitive|not case-sensitive", text, re.IGNORECASE)),
         )

@@ -328,7 +328,12 @@ def describe_security_groups(s: Store, p: Params, ctx) -> dict:
     if ids is not None:
         items = [g for g in items if g["SecurityGroupId"] in ids]
     items = [g for g in items if s.tags_match(g, p.tags())]
-    chunk, meta = page(items, p, max_size=50)
+    if p.get("NextToken") is not None or p.get("MaxResults") is not None:
+        # NextToken/MaxResults (at most 100: DescribeSecurityGroups reference, MaxResults "Maximum value: 100")
+        chunk, meta = token_page(items, p, max_size=100)
+    else:
+        chunk, meta = page(items, p, max_size=50)
+        meta["NextToken"] = ""
     return {"RegionId": ctx.region, **meta, "SecurityGroups": {"SecurityGroup": [_sg_out(s, g) for g in chunk]}}
 
 

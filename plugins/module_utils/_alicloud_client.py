@@ -338,7 +338,9 @@ class AlicloudApi:
             page += 1
 
     def paginate_token(self, product, action, params, list_key):
-        """All items of a NextToken/MaxResults listing (the NAS protocol service actions)."""
+        """All items of a NextToken/MaxResults listing: where the API offers it (DescribeInstances,
+        DescribeSecurityGroups, the NAS protocol service actions; PageNumber/PageSize is "about to be deprecated"
+        in DescribeInstances, research/aliyun_facts.md). ``list_key``: the reply's list, flat or RPC-wrapped."""
         items = []
         token = None
         while True:

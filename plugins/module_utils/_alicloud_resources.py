@@ -117,7 +117,7 @@ VSWITCH = ResourceKind(
 )  # fmt: skip
 SECURITY_GROUP = ResourceKind(
     "security group", "security groups", "ecs", "DescribeSecurityGroups", ("SecurityGroups", "SecurityGroup"),
-    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True,
+    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True, token_paged=True,
     create="CreateSecurityGroup", delete="DeleteSecurityGroup",
     fields={"security_group_id": "SecurityGroupId", "security_group_name": "SecurityGroupName", "vpc_id": "VpcId",
             "description": "Description", "tags": _tags, "rules": _ingress_rules},
@@ -133,7 +133,7 @@ HPC_CLUSTER = ResourceKind(
 # and an empty array finds nothing (as ``ids=[]`` here): find_all's ``ids`` asks 100 a call.
 INSTANCE = ResourceKind(
     "instance", "instances", "ecs", "DescribeInstances", ("Instances", "Instance"), "InstanceId",
-    id_param="InstanceIds", ids_per_call=100, server_tags=True,
+    id_param="InstanceIds", ids_per_call=100, server_tags=True, token_paged=True,
     fields={"instance_id": "InstanceId", "instance_name": "InstanceName", "host_name": "HostName",
             "status": "Status", "instance_type": "InstanceType", "instance_type_family": "InstanceTypeFamily",
             "zone_id": "ZoneId", "region_id": "RegionId", "image_id": "ImageId", "cpu": "Cpu", "memory": "Memory",
