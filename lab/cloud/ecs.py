@@ -64,7 +64,13 @@ def _vpc_out(s: Store, vpc: dict) -> dict:
 
 def create_vpc(s: Store, p: Params, ctx) -> dict:
     cidr = p.cidr("CidrBlock", "172.16.0.0/12")
-    if not any(cidr.subnet_of(n) for n in _PRIVATE) or not 8 <= cidr.prefixlen <= 24:
+    # VPC 2016-04-28 CreateVpc: an RFC 1918 block with a 16- to 28-bit mask (CreateVpcRequest "CidrBlock"); the ECS
+    # 2014-05-26 copy: /8 to /24 (its API reference; unconfirmed in its model, which has no comment). The VPC API's
+    # default block when none is given: 172.16.0.0/12 (UNCONFIRMED for the VPC API; ECS's reference).
+    shortest, longest = (16, 28) if ctx.service.VERSION == "2016-04-28" else (8, 24)
+    if cidr.prefixlen < shortest and p.get("CidrBlock") is None:
+        shortest = cidr.prefixlen
+    if not any(cidr.subnet_of(n) for n in _PRIVATE) or not shortest <= cidr.prefixlen <= longest:
         raise ApiError(400, "InvalidCidrBlock.Malformed", "Specified CIDR block is not valid.")
     name = p.get("VpcName", "")
     ctx.dry_run_check()
