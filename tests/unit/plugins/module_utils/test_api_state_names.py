@@ -3,7 +3,6 @@ values" lists, lab/cloud/contract.py): a misnamed failure state would let a wait
 
 from ansible_collections.scc.training.plugins.module_utils import ack
 from ansible_collections.scc.training.plugins.modules import nas_cpfs_protocol_service
-
 from lab.cloud import contract
 
 
