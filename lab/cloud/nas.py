@@ -6,7 +6,7 @@ Reply shapes follow alibabacloud_nas20170626's response models (facts file, sect
 from __future__ import annotations
 
 from .errors import ApiError, dependency, invalid, missing
-from .store import Store, now_iso, page, public, token_page
+from .store import NOT_FOUND, Store, now_iso, page, public, token_page
 from .wire import Params
 
 VERSION = "2017-06-26"
@@ -303,6 +303,12 @@ def describe_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
+    # FileSystemId, ProtocolServiceId and ExportId: "This parameter is required." (alibabacloud_nas20170626
+    # DeleteProtocolMountTargetRequest); the export must be one of that service's.
+    fs = _fs(s, ctx, p.req("FileSystemId"))
+    export = s.find_part("exports", p.req("ExportId"), fs)
+    if export["ProtocolServiceId"] != p.req("ProtocolServiceId"):
+        raise ApiError(404, *NOT_FOUND["exports"])
     return _delete_part(s, p, ctx, "exports")
 
 

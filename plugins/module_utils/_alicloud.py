@@ -396,6 +396,8 @@ class AlicloudModule(AnsibleModule):
         params = {kind.id_field: resource_id}
         if kind.parent:
             params[kind.parent] = scope[kind.parent]
+        for field in kind.delete_with:
+            params[field] = resource[field]
         try:
             self.api.delete(kind.product, kind.delete, params)
         except AlicloudApiError as exc:

@@ -91,6 +91,8 @@ class ResourceKind:
         self.delete = extra.pop("delete", None)
         self.gone = extra.pop("gone", "NotFound")
         self.parent = extra.pop("parent", None)
+        # Fields of a listed resource its delete request also needs (besides its id and the parent).
+        self.delete_with = extra.pop("delete_with", ())
         self.created_match = extra.pop("created_match", None)
         self.fields = extra.pop("fields", {})
         if extra:
@@ -172,6 +174,9 @@ PROTOCOL_SERVICE = ResourceKind(
 EXPORT = ResourceKind(
     "export", "exports", "nas", "DescribeProtocolMountTarget", ("ProtocolMountTargets",), "ExportId",
     token_paged=True, parent="FileSystemId", create="CreateProtocolMountTarget", delete="DeleteProtocolMountTarget",
+    # DeleteProtocolMountTarget: FileSystemId, ProtocolServiceId and ExportId are all required (alibabacloud_nas20170626
+    # DeleteProtocolMountTargetRequest); without ProtocolServiceId the real API refuses the teardown's delete.
+    delete_with=("ProtocolServiceId",),
 )  # fmt: skip
 
 
