@@ -394,10 +394,26 @@ def _instance(s: Store, ctx, instance_id: str | None) -> dict:
     return s.find("instances", instance_id, ctx.region)
 
 
-def instance_out(s: Store, inst: dict) -> dict:
+# What the emulator keeps of an instance that DescribeInstances does not report (its response model,
+# DescribeInstancesResponseBodyInstancesInstance, has no such field): shown by emu.instances() for the tests, left
+# out of the wire reply. AutoRenew: DescribeInstanceAutoRenewAttribute's; a NIC's NetworkInterfaceTrafficMode and
+# NetworkCardIndex: DescribeNetworkInterfaces'.
+INSPECTION_ONLY = ("AutoRenew",)
+NIC_INSPECTION_ONLY = ("NetworkInterfaceTrafficMode", "NetworkCardIndex")
+
+
+def instance_out(s: Store, inst: dict, wire: bool = False) -> dict:
+    """An instance as emu.instances() shows it; ``wire``: as DescribeInstances reports it."""
     out = public(inst)
     out["Status"] = s.status(inst)
     out["Tags"] = _tags_out(inst)
+    if wire:
+        for key in INSPECTION_ONLY:
+            out.pop(key, None)
+        nics = out.get("NetworkInterfaces", {}).get("NetworkInterface", [])
+        out["NetworkInterfaces"] = {
+            "NetworkInterface": [{k: v for k, v in nic.items() if k not in NIC_INSPECTION_ONLY} for nic in nics]
+        }
     return out
 
 
@@ -621,7 +637,7 @@ def describe_instances(s: Store, p: Params, ctx) -> dict:
     else:
         chunk, meta = page(items, p)
         meta["NextToken"] = ""
-    return {**meta, "Instances": {"Instance": [instance_out(s, i) for i in chunk]}}
+    return {**meta, "Instances": {"Instance": [instance_out(s, i, wire=True) for i in chunk]}}
 
 
 def _check_deletable(s: Store, inst: dict, force: bool, terminate_subscription: bool = False) -> None:
