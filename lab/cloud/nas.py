@@ -69,11 +69,20 @@ def _mt_out(s: Store, mt: dict) -> dict:
     return out
 
 
+def _fs_mt_out(s: Store, mt: dict) -> dict:
+    """A mount target as DescribeFileSystems embeds it: its model (DescribeFileSystemsResponseBodyFileSystems-
+    FileSystemMountTargetsMountTarget) names the access group AccessGroupName and has no IPVersion, unlike
+    DescribeMountTargets' (AccessGroup, IPVersion)."""
+    out = {k: v for k, v in _mt_out(s, mt).items() if k not in ("AccessGroup", "IPVersion")}
+    out["AccessGroupName"] = mt["AccessGroup"]
+    return out
+
+
 def _fs_out(s: Store, fs: dict) -> dict:
     out = public(fs)
     out["Status"] = s.status(fs)
     listed = [m for m in _mount_targets_of(s, fs["FileSystemId"]) if s.listed(m)]
-    out["MountTargets"] = {"MountTarget": [_mt_out(s, m) for m in listed]}
+    out["MountTargets"] = {"MountTarget": [_fs_mt_out(s, m) for m in listed]}
     out["Tags"] = {"Tag": [{"Key": k, "Value": v} for k, v in fs["_tags"].items()]}
     return out
 
