@@ -70,6 +70,7 @@ def run_module(emu, module_name, check=False, diff=True, **args):
         "ecs_endpoint": emu.endpoint,
         "nas_endpoint": emu.endpoint,
         "cs_endpoint": emu.endpoint,
+        "vpc_endpoint": emu.endpoint,
         "listing_timeout": EMULATOR_LISTING_TIMEOUT,
         "_ansible_check_mode": check,
         "_ansible_diff": diff,
@@ -90,7 +91,10 @@ def cloud_vars(emu, path, **settings):
     """inventories/cloud/cloud.example.yml aimed at ``emu``, ``settings`` on top, written to ``path``."""
     values = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
     values.update(
-        scc_cloud_ecs_endpoint=emu.endpoint, scc_cloud_nas_endpoint=emu.endpoint, scc_cloud_cs_endpoint=emu.endpoint
+        scc_cloud_ecs_endpoint=emu.endpoint,
+        scc_cloud_nas_endpoint=emu.endpoint,
+        scc_cloud_cs_endpoint=emu.endpoint,
+        scc_cloud_vpc_endpoint=emu.endpoint,
     )
     values.update(settings)
     path.write_text(yaml.safe_dump(values))

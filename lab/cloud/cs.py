@@ -10,7 +10,7 @@ DeleteCluster, AttachInstances, DescribeClusterNodes, DeleteClusterNodes.
 The cluster state machine (DescribeClusterDetail ``state``): initial -> running after
 ``Timings.cluster``; DeleteCluster: deleting -> deleted after ``Timings.cluster_delete``, then the
 cluster is gone (404 ErrorClusterNotFound). States as the API reference lists them (initial,
-running, updating, failed, deleting, deleted). Attached nodes: initial -> running after
+running, updating, failed, deleting, deleted). Attached nodes: pending -> running after
 ``Timings.node``; each is an emulator ECS instance, so a lab host backing that instance backs the node.
 """
 
@@ -123,8 +123,9 @@ def create_cluster(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
     ctype = body.get("cluster_type")
     if ctype not in CLUSTER_TYPES:
         raise bad("cluster_type", "valid values: " + ", ".join(CLUSTER_TYPES) + ".")
-    if body.get("region_id") not in (None, ctx.region):
-        raise bad("region_id", "it must be the region of the endpoint.")
+    # region_id: "This parameter is required." (alibabacloud_cs20151215 CreateClusterRequest).
+    if body.get("region_id") != ctx.region:
+        raise bad("region_id", "it is required and must be the region of the endpoint.")
     vpc = s.vpcs.get(body.get("vpcid") or "")
     if vpc is None or vpc["_region"] != ctx.region:
         raise bad("vpcid", "the VPC does not exist in the region.")
@@ -247,7 +248,8 @@ def attach_instances(s: Store, ctx, path: dict, query: dict, body: dict) -> dict
             "nodepool_id": nodepool,
             "ip": ip,
             "creation_time": now_iso(seconds=True),
-            "_timeline": s.timeline((0.0, "initial"), (s.timings.node, "running")),
+            # DescribeClusterNodes "state": pending, running, starting, stopping, stopped (the model's list).
+            "_timeline": s.timeline((0.0, "pending"), (s.timings.node, "running")),
         }
         listed.append({"code": "200", "instanceId": instance_id, "message": "successful"})
     return {"list": listed, "task_id": "T-" + s.new_id("", 24)}

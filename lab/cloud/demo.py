@@ -37,6 +37,7 @@ def write_files(lab: Lab, endpoint: str, directory: Path, name: str = NAME) -> t
         scc_cloud_name=name,
         scc_cloud_ecs_endpoint=endpoint,
         scc_cloud_nas_endpoint=endpoint,
+        scc_cloud_vpc_endpoint=endpoint,
         # The lab's hosts stand in for the nodes: they have RoCE stand-ins, not eRDMA, so the demo provisions the
         # family they imitate (sccgn6: HPC cluster, a BIOS image), not the example's ebmgn8v (UEFI images, ERIs:
         # tests/integration/test_cloud_modules.py provisions that one on the emulator alone).

@@ -64,7 +64,13 @@ def _vpc_out(s: Store, vpc: dict) -> dict:
 
 def create_vpc(s: Store, p: Params, ctx) -> dict:
     cidr = p.cidr("CidrBlock", "172.16.0.0/12")
-    if not any(cidr.subnet_of(n) for n in _PRIVATE) or not 8 <= cidr.prefixlen <= 24:
+    # VPC 2016-04-28 CreateVpc: an RFC 1918 block with a 16- to 28-bit mask (CreateVpcRequest "CidrBlock"); the ECS
+    # 2014-05-26 copy: /8 to /24 (its API reference; unconfirmed in its model, which has no comment). The VPC API's
+    # default block when none is given: 172.16.0.0/12 (UNCONFIRMED for the VPC API; ECS's reference).
+    shortest, longest = (16, 28) if ctx.service.VERSION == "2016-04-28" else (8, 24)
+    if cidr.prefixlen < shortest and p.get("CidrBlock") is None:
+        shortest = cidr.prefixlen
+    if not any(cidr.subnet_of(n) for n in _PRIVATE) or not shortest <= cidr.prefixlen <= longest:
         raise ApiError(400, "InvalidCidrBlock.Malformed", "Specified CIDR block is not valid.")
     name = p.get("VpcName", "")
     ctx.dry_run_check()
@@ -328,7 +334,12 @@ def describe_security_groups(s: Store, p: Params, ctx) -> dict:
     if ids is not None:
         items = [g for g in items if g["SecurityGroupId"] in ids]
     items = [g for g in items if s.tags_match(g, p.tags())]
-    chunk, meta = page(items, p, max_size=50)
+    if p.get("NextToken") is not None or p.get("MaxResults") is not None:
+        # NextToken/MaxResults (at most 100: DescribeSecurityGroups reference, MaxResults "Maximum value: 100")
+        chunk, meta = token_page(items, p, max_size=100)
+    else:
+        chunk, meta = page(items, p, max_size=50)
+        meta["NextToken"] = ""
     return {"RegionId": ctx.region, **meta, "SecurityGroups": {"SecurityGroup": [_sg_out(s, g) for g in chunk]}}
 
 
@@ -383,10 +394,26 @@ def _instance(s: Store, ctx, instance_id: str | None) -> dict:
     return s.find("instances", instance_id, ctx.region)
 
 
-def instance_out(s: Store, inst: dict) -> dict:
+# What the emulator keeps of an instance that DescribeInstances does not report (its response model,
+# DescribeInstancesResponseBodyInstancesInstance, has no such field): shown by emu.instances() for the tests, left
+# out of the wire reply. AutoRenew: DescribeInstanceAutoRenewAttribute's; a NIC's NetworkInterfaceTrafficMode and
+# NetworkCardIndex: DescribeNetworkInterfaces'.
+INSPECTION_ONLY = ("AutoRenew",)
+NIC_INSPECTION_ONLY = ("NetworkInterfaceTrafficMode", "NetworkCardIndex")
+
+
+def instance_out(s: Store, inst: dict, wire: bool = False) -> dict:
+    """An instance as emu.instances() shows it; ``wire``: as DescribeInstances reports it."""
     out = public(inst)
     out["Status"] = s.status(inst)
     out["Tags"] = _tags_out(inst)
+    if wire:
+        for key in INSPECTION_ONLY:
+            out.pop(key, None)
+        nics = out.get("NetworkInterfaces", {}).get("NetworkInterface", [])
+        out["NetworkInterfaces"] = {
+            "NetworkInterface": [{k: v for k, v in nic.items() if k not in NIC_INSPECTION_ONLY} for nic in nics]
+        }
     return out
 
 
@@ -610,7 +637,7 @@ def describe_instances(s: Store, p: Params, ctx) -> dict:
     else:
         chunk, meta = page(items, p)
         meta["NextToken"] = ""
-    return {**meta, "Instances": {"Instance": [instance_out(s, i) for i in chunk]}}
+    return {**meta, "Instances": {"Instance": [instance_out(s, i, wire=True) for i in chunk]}}
 
 
 def _check_deletable(s: Store, inst: dict, force: bool, terminate_subscription: bool = False) -> None:

@@ -6,7 +6,7 @@ Reply shapes follow alibabacloud_nas20170626's response models (facts file, sect
 from __future__ import annotations
 
 from .errors import ApiError, dependency, invalid, missing
-from .store import Store, now_iso, page, public, token_page
+from .store import NOT_FOUND, Store, now_iso, page, public, token_page
 from .wire import Params
 
 VERSION = "2017-06-26"
@@ -69,11 +69,20 @@ def _mt_out(s: Store, mt: dict) -> dict:
     return out
 
 
+def _fs_mt_out(s: Store, mt: dict) -> dict:
+    """A mount target as DescribeFileSystems embeds it: its model (DescribeFileSystemsResponseBodyFileSystems-
+    FileSystemMountTargetsMountTarget) names the access group AccessGroupName and has no IPVersion, unlike
+    DescribeMountTargets' (AccessGroup, IPVersion)."""
+    out = {k: v for k, v in _mt_out(s, mt).items() if k not in ("AccessGroup", "IPVersion")}
+    out["AccessGroupName"] = mt["AccessGroup"]
+    return out
+
+
 def _fs_out(s: Store, fs: dict) -> dict:
     out = public(fs)
     out["Status"] = s.status(fs)
     listed = [m for m in _mount_targets_of(s, fs["FileSystemId"]) if s.listed(m)]
-    out["MountTargets"] = {"MountTarget": [_mt_out(s, m) for m in listed]}
+    out["MountTargets"] = {"MountTarget": [_fs_mt_out(s, m) for m in listed]}
     out["Tags"] = {"Tag": [{"Key": k, "Value": v} for k, v in fs["_tags"].items()]}
     return out
 
@@ -303,6 +312,12 @@ def describe_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_protocol_mount_target(s: Store, p: Params, ctx) -> dict:
+    # FileSystemId, ProtocolServiceId and ExportId: "This parameter is required." (alibabacloud_nas20170626
+    # DeleteProtocolMountTargetRequest); the export must be one of that service's.
+    fs = _fs(s, ctx, p.req("FileSystemId"))
+    export = s.find_part("exports", p.req("ExportId"), fs)
+    if export["ProtocolServiceId"] != p.req("ProtocolServiceId"):
+        raise ApiError(404, *NOT_FOUND["exports"])
     return _delete_part(s, p, ctx, "exports")
 
 

@@ -19,7 +19,7 @@ import time
 import traceback
 import urllib.parse
 
-from . import cs, ecs, nas
+from . import contract, cs, ecs, nas, vpc
 from .errors import INTERNAL_ERROR, ApiError, access_key_not_found, invalid, signature_mismatch
 from .faults import ERRORS, PERMANENT, Faults, RandomFaults
 from .store import Store, Timings, public
@@ -36,7 +36,7 @@ from .wire import (
     string_to_sign,
 )
 
-SERVICES = {ecs.VERSION: ecs, nas.VERSION: nas}
+SERVICES = {ecs.VERSION: ecs, nas.VERSION: nas, vpc.VERSION: vpc}
 REGIONS = ("cn-hangzhou", "cn-shanghai", "cn-beijing", "cn-zhangjiakou", "cn-shenzhen", "cn-huhehaote")
 # Parameters that differ between two sends of the same request (signing, retries).
 _VOLATILE = {
@@ -137,6 +137,9 @@ class CloudEmulator:
         self.faults = Faults(faults)
         self.internal_errors: list[str] = []  # tracebacks of emulator bugs (each answered 500)
         self.calls: list[dict] = []  # one entry per request: action, params (no signature), status, code
+        # What the contract check (lab/cloud/contract.py) found in the requests and replies, also recorded in
+        # contract.FINDINGS for tests/conftest.py.
+        self.contract_findings: list[str] = []
         self._tokens: dict[tuple, tuple[dict, dict]] = {}  # (version, action, token) -> (params, reply)
         self._nonces: dict[str, float] = {}
         self._server: http.server.ThreadingHTTPServer | None = None
@@ -144,6 +147,8 @@ class CloudEmulator:
 
     # ---- lifecycle ------------------------------------------------------------------------
     def start(self) -> CloudEmulator:
+        # the API models parsed before the first request, not during a timed test
+        contract.warm({**{v: list(m.ACTIONS) for v, m in SERVICES.items()}, cs.VERSION: [r[2] for r in cs.ROUTES]})
         emulator = self
 
         class Handler(_Handler):
@@ -269,6 +274,7 @@ class CloudEmulator:
             "code": None,
         }
         self.calls.append(entry)
+        self._contract(contract.check_rpc, params)
         after = None
         try:
             self._authenticate(method, params)
@@ -294,7 +300,15 @@ class CloudEmulator:
         entry.update(status=status, code=body.get("Code") if status != 200 else None)
         if status == 200:
             body = {"RequestId": req_id, **body}
+            self._contract(contract.check_reply, version, action, body)
         return status, body, after
+
+    def _contract(self, check, *args) -> None:
+        try:
+            findings = check(*args)
+        except Exception:  # pylint: disable=broad-exception-caught
+            findings = ["contract check failed: " + traceback.format_exc()]
+        contract.record(findings, self.contract_findings)
 
     def _inject_fault(self, action: str, entry: dict) -> str | None:
         """The next scripted or random fault of ``action``, recorded in ``entry``: an error reply raised, a dropped
@@ -324,6 +338,7 @@ class CloudEmulator:
         entry = {"action": action, "version": lower.get("x-acs-version", ""), "params": dict(query),
                  "path": path, "fault": None, "status": None, "code": None}  # fmt: skip
         self.calls.append(entry)
+        self._contract(_roa_contract, lower.get("x-acs-version", ""), method, path, query, body)
         after = None
         gateway = True  # errors of the API gateway (auth, routing) have the POP body; the CS service's its own
         try:
@@ -349,6 +364,8 @@ class CloudEmulator:
             if "request_id" in reply:
                 reply["request_id"] = req_id
             body_out = reply
+            if status < 300:
+                self._contract(contract.check_reply, cs.VERSION, action, body_out)
         except ApiError as err:
             status = err.status
             if gateway:
@@ -421,6 +438,16 @@ class CloudEmulator:
             if token is not None:
                 self._tokens[(service.VERSION, action, token)] = (fingerprint, copy.deepcopy(reply))
             return reply
+
+
+def _roa_contract(version: str, method: str, path: str, query: dict[str, str], body: bytes) -> list[str]:
+    try:
+        payload = json.loads(body) if body else {}
+    except ValueError:
+        payload = None
+    if not isinstance(payload, dict):
+        return [f"{version} {method} {path}: the body is not a JSON object"]
+    return contract.check_roa(version, method, path, query, payload)
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):

@@ -8,6 +8,7 @@ import os
 import secrets
 
 from aliyunsdkcore.client import AcsClient
+from aliyunsdkcore.request import CommonRequest
 from aliyunsdkecs.request.v20140526 import (
     CreateHpcClusterRequest,
     CreateSecurityGroupRequest,
@@ -39,19 +40,41 @@ def emulator(**kwargs):
 def client(
     emu, region: str = "cn-shanghai", key_id: str | None = None, secret: str | None = None, **kwargs
 ) -> AcsClient:
-    """An AcsClient with the emulator's credentials whose ECS and NAS endpoints are the emulator."""
+    """An AcsClient with the emulator's credentials whose ECS, VPC and NAS endpoints are the emulator."""
     acs = AcsClient(key_id or emu.access_key_id, secret or emu.access_key_secret, region, **kwargs)
     acs.add_endpoint(region, "Ecs", emu.endpoint)
+    acs.add_endpoint(region, "Vpc", emu.endpoint)
     acs.add_endpoint(region, "NAS", emu.endpoint)
     return acs
 
 
+# The VPC and vSwitch actions go through the VPC API (2016-04-28), as the modules send them: aliyunsdkecs's
+# classes for them are ECS 2014-05-26's copies, which the VPC API replaced (lab/cloud/contract.py).
+VPC_ACTIONS = ("CreateVpc", "DescribeVpcs", "DeleteVpc", "CreateVSwitch", "DescribeVSwitches", "DeleteVSwitch")
+
+
+def vpc_request(request):
+    """The VPC API (2016-04-28) form of an aliyunsdkecs request for one of VPC_ACTIONS: its parameters, the
+    endpoint and timeouts it has; any other request as it is."""
+    if request.get_action_name() not in VPC_ACTIONS or request.get_version() != "2014-05-26":
+        return request
+    out = CommonRequest(version="2016-04-28", action_name=request.get_action_name(), product="Vpc")
+    out.set_method("POST")
+    out.set_accept_format("json")
+    if request.endpoint:
+        out.set_endpoint(request.endpoint)
+    for key, value in request.get_query_params().items():
+        out.add_query_param(key, value)
+    return out
+
+
 def call(acs: AcsClient, request_class, **params) -> dict:
-    """Build `request_class()`, call set_<Name>(value) for each param, send, decode the JSON."""
+    """Build `request_class()`, call set_<Name>(value) for each param, send (VPC_ACTIONS through the VPC API),
+    decode the JSON."""
     request = request_class()
     for name, value in params.items():
         getattr(request, "set_" + name)(value)
-    return json.loads(acs.do_action_with_exception(request))
+    return json.loads(acs.do_action_with_exception(vpc_request(request)))
 
 
 def network(acs: AcsClient, vswitch_cidr: str = "10.0.1.0/24", cluster: bool = True, tags=None) -> dict:

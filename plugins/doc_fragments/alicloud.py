@@ -53,6 +53,12 @@ options:
         Defaults to C(cs.<region>.aliyuncs.com). Only the C(cs_*) modules call it.
       - Falls back to E(ALIBABA_CLOUD_CS_ENDPOINT).
     type: str
+  vpc_endpoint:
+    description:
+      - VPC API (2016-04-28) endpoint, as O(ecs_endpoint). Defaults to C(vpc.<region>.aliyuncs.com). The VPC and
+        vSwitch calls go to it (C(CreateVpc), C(DescribeVSwitches), ...).
+      - Falls back to E(ALIBABA_CLOUD_VPC_ENDPOINT).
+    type: str
   listing_timeout:
     description:
       - Seconds a create waits for what it made to appear in the C(Describe*) listing, which may lag

@@ -198,6 +198,7 @@ def alicloud_argument_spec():
         ecs_endpoint=dict(type="str", fallback=(env_fallback, ["ALIBABA_CLOUD_ECS_ENDPOINT"])),
         nas_endpoint=dict(type="str", fallback=(env_fallback, ["ALIBABA_CLOUD_NAS_ENDPOINT"])),
         cs_endpoint=dict(type="str", fallback=(env_fallback, ["ALIBABA_CLOUD_CS_ENDPOINT"])),
+        vpc_endpoint=dict(type="str", fallback=(env_fallback, ["ALIBABA_CLOUD_VPC_ENDPOINT"])),
         connect_timeout=dict(type="int", default=5),
         read_timeout=dict(type="int", default=30),
         api_retries=dict(type="int", default=6),
@@ -267,6 +268,7 @@ class AlicloudModule(AnsibleModule):
                     ecs_endpoint=p["ecs_endpoint"],
                     nas_endpoint=p["nas_endpoint"],
                     cs_endpoint=p.get("cs_endpoint"),
+                    vpc_endpoint=p.get("vpc_endpoint"),
                     connect_timeout=p["connect_timeout"],
                     read_timeout=p["read_timeout"],
                     api_retries=p["api_retries"],
@@ -320,14 +322,14 @@ class AlicloudModule(AnsibleModule):
             self.fail_json(msg="%s: %s" % (option, exc), matches=exc.ids)
         return None  # not reached: fail_json exits
 
-    def create_unless_found(self, kind, found, params, scope=None, ready=None):
+    def create_unless_found(self, kind, found, params, scope=None, ready=None, failed=()):
         """``present`` of a one-resource module: ``found`` as it is, else created from ``params``
         (``create``), or in check mode predicted by them. Returns ``(changed, before, after)``."""
         if found:
             return False, found, found
         if self.check_mode:
             return True, None, params
-        return True, None, self.create(kind, params, scope, ready)
+        return True, None, self.create(kind, params, scope, ready, failed)
 
     def delete_if_found(self, kind, found, scope=None, wait_gone=False):
         """``absent`` of a one-resource module: ``found``, if any, deleted (``remove``).
@@ -336,9 +338,10 @@ class AlicloudModule(AnsibleModule):
             self.remove(kind, found, scope, wait_gone)
         return bool(found), found, None
 
-    def create(self, kind, params, scope=None, ready=None):
+    def create(self, kind, params, scope=None, ready=None, failed=()):
         """Create one ``kind`` with a request-derived ClientToken and return it as listed in ``scope``:
-        with ``ready`` (a Status) and the module's ``wait`` (true where it has none), once it has it."""
+        with ``ready`` (a Status) and the module's ``wait`` (true where it has none), once it has it. A Status in
+        ``failed`` (states it cannot reach ``ready`` from) ends the wait at once and fails the module."""
 
         def fetch(resource_id):
             return self.find_one(kind, scope=scope, resource_id=resource_id)
@@ -352,11 +355,17 @@ class AlicloudModule(AnsibleModule):
             resource_id = self.create_without_token(kind, params, scope)
             self.api.wait_listed(resource_id, listed)
         if ready and self.params.get("wait", True):
-            return self.wait(
+            what = "%s %s" % (kind.what, resource_id)
+            found = self.wait(
                 lambda: fetch(resource_id),
-                lambda found: found and found.get("Status") == ready,
-                "%s %s" % (kind.what, resource_id),
+                lambda found: found and (found.get("Status") == ready or found.get("Status") in failed),
+                what,
             )
+            if found.get("Status") != ready:
+                self.fail_json(
+                    msg="%s is %s, not %s" % (what, found.get("Status"), ready), **{kind.id_field: resource_id}
+                )
+            return found
         return fetch(resource_id)
 
     def create_without_token(self, kind, params, scope):
@@ -387,6 +396,8 @@ class AlicloudModule(AnsibleModule):
         params = {kind.id_field: resource_id}
         if kind.parent:
             params[kind.parent] = scope[kind.parent]
+        for field in kind.delete_with:
+            params[field] = resource[field]
         try:
             self.api.delete(kind.product, kind.delete, params)
         except AlicloudApiError as exc:

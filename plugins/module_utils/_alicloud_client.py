@@ -51,6 +51,9 @@ except ImportError as exc:  # pragma: no cover - exercised only without the SDK
 PRODUCTS = {
     "ecs": ("Ecs", "2014-05-26", "ecs.{region}.aliyuncs.com"),
     "nas": ("NAS", "2017-06-26", "nas.{region}.aliyuncs.com"),
+    # VPCs and vSwitches: the VPC API (2016-04-28; alibabacloud_vpc20160428), not ECS 2014-05-26's older copies of
+    # its actions. Endpoint vpc.<region>.aliyuncs.com (VPC API reference, "Endpoints").
+    "vpc": ("Vpc", "2016-04-28", "vpc.{region}.aliyuncs.com"),
     # ROA: aliyun-python-sdk-cs 4.8.1, aliyunsdkcs/request/v20151215/*Request.py
     # (RoaRequest.__init__(self, 'CS', '2015-12-15', ...)); endpoint cs.<region>.aliyuncs.com.
     "cs": ("CS", "2015-12-15", "cs.{region}.aliyuncs.com"),
@@ -175,6 +178,7 @@ class AlicloudApi:
         ecs_endpoint=None,
         nas_endpoint=None,
         cs_endpoint=None,
+        vpc_endpoint=None,
         connect_timeout=5,
         read_timeout=30,
         api_retries=6,
@@ -201,6 +205,7 @@ class AlicloudApi:
             "ecs": endpoint_protocol("ecs_endpoint", ecs_endpoint or PRODUCTS["ecs"][2].format(region=region)),
             "nas": endpoint_protocol("nas_endpoint", nas_endpoint or PRODUCTS["nas"][2].format(region=region)),
             "cs": endpoint_protocol("cs_endpoint", cs_endpoint or PRODUCTS["cs"][2].format(region=region)),
+            "vpc": endpoint_protocol("vpc_endpoint", vpc_endpoint or PRODUCTS["vpc"][2].format(region=region)),
         }
         if security_token:
             credential = StsTokenCredential(access_key, secret_key, security_token)
@@ -333,7 +338,9 @@ class AlicloudApi:
             page += 1
 
     def paginate_token(self, product, action, params, list_key):
-        """All items of a NextToken/MaxResults listing (the NAS protocol service actions)."""
+        """All items of a NextToken/MaxResults listing: where the API offers it (DescribeInstances,
+        DescribeSecurityGroups, the NAS protocol service actions; PageNumber/PageSize is "about to be deprecated"
+        in DescribeInstances, research/aliyun_facts.md). ``list_key``: the reply's list, flat or RPC-wrapped."""
         items = []
         token = None
         while True:

@@ -91,6 +91,8 @@ class ResourceKind:
         self.delete = extra.pop("delete", None)
         self.gone = extra.pop("gone", "NotFound")
         self.parent = extra.pop("parent", None)
+        # Fields of a listed resource its delete request also needs (besides its id and the parent).
+        self.delete_with = extra.pop("delete_with", ())
         self.created_match = extra.pop("created_match", None)
         self.fields = extra.pop("fields", {})
         if extra:
@@ -104,20 +106,20 @@ class ResourceKind:
 
 
 VPC = ResourceKind(
-    "VPC", "VPCs", "ecs", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
+    "VPC", "VPCs", "vpc", "DescribeVpcs", ("Vpcs", "Vpc"), "VpcId", id_param="VpcId",
     create="CreateVpc", delete="DeleteVpc", gone="InvalidVpcId.NotFound",
     fields={"vpc_id": "VpcId", "vpc_name": "VpcName", "cidr_block": "CidrBlock", "status": "Status",
             "description": "Description", "vswitch_ids": _list_at("VSwitchIds.VSwitchId")},
 )  # fmt: skip
 VSWITCH = ResourceKind(
-    "VSwitch", "VSwitches", "ecs", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
+    "VSwitch", "VSwitches", "vpc", "DescribeVSwitches", ("VSwitches", "VSwitch"), "VSwitchId", id_param="VSwitchId",
     create="CreateVSwitch", delete="DeleteVSwitch", gone="InvalidVSwitchId.NotFound",
     fields={"vswitch_id": "VSwitchId", "vswitch_name": "VSwitchName", "vpc_id": "VpcId", "zone_id": "ZoneId",
             "cidr_block": "CidrBlock", "status": "Status", "description": "Description"},
 )  # fmt: skip
 SECURITY_GROUP = ResourceKind(
     "security group", "security groups", "ecs", "DescribeSecurityGroups", ("SecurityGroups", "SecurityGroup"),
-    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True,
+    "SecurityGroupId", id_param="SecurityGroupId", server_tags=True, token_paged=True,
     create="CreateSecurityGroup", delete="DeleteSecurityGroup",
     fields={"security_group_id": "SecurityGroupId", "security_group_name": "SecurityGroupName", "vpc_id": "VpcId",
             "description": "Description", "tags": _tags, "rules": _ingress_rules},
@@ -133,7 +135,7 @@ HPC_CLUSTER = ResourceKind(
 # and an empty array finds nothing (as ``ids=[]`` here): find_all's ``ids`` asks 100 a call.
 INSTANCE = ResourceKind(
     "instance", "instances", "ecs", "DescribeInstances", ("Instances", "Instance"), "InstanceId",
-    id_param="InstanceIds", ids_per_call=100, server_tags=True,
+    id_param="InstanceIds", ids_per_call=100, server_tags=True, token_paged=True,
     fields={"instance_id": "InstanceId", "instance_name": "InstanceName", "host_name": "HostName",
             "status": "Status", "instance_type": "InstanceType", "instance_type_family": "InstanceTypeFamily",
             "zone_id": "ZoneId", "region_id": "RegionId", "image_id": "ImageId", "cpu": "Cpu", "memory": "Memory",
@@ -172,6 +174,9 @@ PROTOCOL_SERVICE = ResourceKind(
 EXPORT = ResourceKind(
     "export", "exports", "nas", "DescribeProtocolMountTarget", ("ProtocolMountTargets",), "ExportId",
     token_paged=True, parent="FileSystemId", create="CreateProtocolMountTarget", delete="DeleteProtocolMountTarget",
+    # DeleteProtocolMountTarget: FileSystemId, ProtocolServiceId and ExportId are all required (alibabacloud_nas20170626
+    # DeleteProtocolMountTargetRequest); without ProtocolServiceId the real API refuses the teardown's delete.
+    delete_with=("ProtocolServiceId",),
 )  # fmt: skip
 
 

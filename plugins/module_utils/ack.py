@@ -15,11 +15,13 @@ from __future__ import annotations
 import ipaddress
 import re
 
-# DescribeClusterDetail "state": initial, failed, running, updating, updating_failed, scaling,
-# waiting, disconnected, inactive, unavailable, deleting, deleted, deleted_failed (API reference).
+# DescribeClusterDetail "state" (alibabacloud_cs20151215 7.2.3 DescribeClusterDetailResponseBody, "Valid values"):
+# initial, failed, running, updating, upgrading, removing, draining, scaling, inactive, unavailable, deleting,
+# deleted, delete_failed, waiting, disconnected. The failures: "failed" (creation failed) and "delete_failed"
+# (this list said "deleted_failed" and "updating_failed", names the API does not use: a wait ran to its timeout).
 READY = "running"
 GONE = "deleted"
-FAILED = ("failed", "deleted_failed", "updating_failed")
+FAILED = ("failed", "delete_failed")
 CLUSTER_TYPES = ("ManagedKubernetes",)
 # CreateCluster "name": 1 to 63 characters, digits, letters and hyphens, not starting with a hyphen.
 NAME = re.compile(r"^[0-9A-Za-z_][0-9A-Za-z_-]{0,62}$")

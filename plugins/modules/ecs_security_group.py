@@ -156,8 +156,10 @@ def validate(params):
 
 
 def rule_params(group_id, rule):
-    return {
-        "SecurityGroupId": group_id,
+    """One rule in the current form, ``Permissions.1.*``: the top-level IpProtocol, PortRange, SourceCidrIp, Policy,
+    Priority and Description are marked **[Deprecated]** in the ECS 2014-05-26 model (alibabacloud_ecs20140526
+    AuthorizeSecurityGroupRequest / RevokeSecurityGroupRequest: "Use Permissions.N.IpProtocol ...")."""
+    permission = {
         "IpProtocol": rule["ip_protocol"],
         "PortRange": rule["port_range"],
         "SourceCidrIp": rule["source_cidr_ip"],
@@ -165,6 +167,7 @@ def rule_params(group_id, rule):
         "Priority": rule["priority"],
         "Description": rule.get("description"),
     }
+    return {"SecurityGroupId": group_id, "Permissions": [{k: v for k, v in permission.items() if v is not None}]}
 
 
 def find(module):

@@ -99,10 +99,12 @@ def validate(params):
         except ValueError as exc:
             errors.append("cidr_block %r is not an IPv4 network: %s" % (cidr, exc))
         else:
-            if net.version != 4 or not any(net.subnet_of(r) for r in PRIVATE_RANGES) or not 8 <= net.prefixlen <= 24:
+            # VPC API CreateVpc "CidrBlock" (alibabacloud_vpc20160428 CreateVpcRequest): an RFC 1918 block's "subnet
+            # mask must be 16 to 28 bits in length" (this module said 8 to 24, ECS 2014-05-26's old rule).
+            if net.version != 4 or not any(net.subnet_of(r) for r in PRIVATE_RANGES) or not 16 <= net.prefixlen <= 28:
                 errors.append(
                     "cidr_block %s must lie inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16 "
-                    "with a prefix length of 8 to 24" % cidr
+                    "with a prefix length of 16 to 28" % cidr
                 )
     elif params["state"] == "present":
         errors.append("cidr_block is required with state=present")

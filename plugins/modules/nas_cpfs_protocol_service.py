@@ -146,6 +146,10 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud import (
 # Export path rules of CreateProtocolMountTarget: 1 to 1024 characters, starts and ends with "/".
 EXPORT_PATH = re.compile(r"^/(\S*/)?$")
 SERVICE_UP = "Running"
+# DescribeProtocolService "Status" (alibabacloud_nas20170626 3.7.5 DescribeProtocolServiceResponseBody, "Valid
+# values"): Creating, Starting, Running, Updating, Deleting, Stopping, Stopped. A new service that is stopping,
+# stopped or being deleted will not come up: the wait fails at once instead of running to its timeout.
+SERVICE_FAILED = ("Deleting", "Stopping", "Stopped")
 EXPORT_UP = "ACTIVE"
 
 
@@ -216,7 +220,7 @@ def ensure_service(module):
         "VSwitchId": p["vswitch_id"],
     }
     changed, _before, service = module.create_unless_found(
-        PROTOCOL_SERVICE, find_service(module), params, scope(module), ready=SERVICE_UP
+        PROTOCOL_SERVICE, find_service(module), params, scope(module), ready=SERVICE_UP, failed=SERVICE_FAILED
     )
     return changed, service
 

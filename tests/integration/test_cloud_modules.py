@@ -77,9 +77,9 @@ def test_recreate_after_delete_gets_a_new_resource(emu):
 def test_two_resources_of_one_name_are_refused_not_guessed(emu):
     from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
 
-    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", ecs_endpoint=emu.endpoint)
+    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", vpc_endpoint=emu.endpoint)
     twin = {"VpcName": "t-twin", "CidrBlock": "10.3.0.0/16"}
-    ids = sorted([api.call("ecs", "CreateVpc", twin)["VpcId"], api.call("ecs", "CreateVpc", twin)["VpcId"]])
+    ids = sorted([api.call("vpc", "CreateVpc", twin)["VpcId"], api.call("vpc", "CreateVpc", twin)["VpcId"]])
     mark = len(emu.calls)
     for state in ("present", "absent"):
         result = run_module(emu, "ecs_vpc", name="t-twin", cidr_block="10.3.0.0/16", state=state)
@@ -88,7 +88,7 @@ def test_two_resources_of_one_name_are_refused_not_guessed(emu):
     assert writes(emu, mark) == []
     assert sorted(v["vpc_id"] for v in run_module(emu, "ecs_vpc_info", name="t-twin")["vpcs"]) == ids
     for vpc_id in ids:
-        api.call("ecs", "DeleteVpc", {"VpcId": vpc_id})
+        api.call("vpc", "DeleteVpc", {"VpcId": vpc_id})
 
 
 @pytest.mark.parametrize(

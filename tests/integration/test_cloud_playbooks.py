@@ -228,14 +228,14 @@ def test_teardown_refuses_what_is_not_ours(cloud):
     # A VPC with our name but made by someone else (no scc.training description).
     from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
 
-    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", ecs_endpoint=emu.endpoint)
-    api.call("ecs", "CreateVpc", {"VpcName": "pbt-vpc", "CidrBlock": "192.168.0.0/16", "Description": "production"})
+    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", vpc_endpoint=emu.endpoint)
+    api.call("vpc", "CreateVpc", {"VpcName": "pbt-vpc", "CidrBlock": "192.168.0.0/16", "Description": "production"})
     mark = len(emu.calls)
     rc, out = playbook(cloud, "teardown.yml")
     assert rc != 0 and "is not marked as made by scc.training" in out
     assert writes(emu, mark) == []
     assert [v["VpcName"] for v in ours(emu, "vpcs")] == ["pbt-vpc"]
-    api.call("ecs", "DeleteVpc", {"VpcId": ours(emu, "vpcs")[0]["VpcId"]})
+    api.call("vpc", "DeleteVpc", {"VpcId": ours(emu, "vpcs")[0]["VpcId"]})
 
 
 @pytest.mark.parametrize(

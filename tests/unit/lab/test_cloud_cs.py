@@ -149,13 +149,14 @@ def test_unknown_cluster_is_error_cluster_not_found(emu):
     assert exc.get_http_status() == 404 and body["code"] == "ErrorClusterNotFound" and body["requestId"]
 
 
-def test_unknown_route_is_invalid_action(emu):
+def test_unknown_route_is_invalid_action(emu, contract_findings):
     exc = sdk_error(lambda: send(sdk(emu), emu, roa("PUT", "/clusters/c1")))
     assert (exc.get_http_status(), exc.get_error_code()) == (404, "InvalidAction.NotFound")
+    assert contract_findings() == ["2015-12-15 PUT /clusters/c1: no such action in the model"]
 
 
 def create(emu, client, ids, **extra):
-    body = dict(name="t", cluster_type="ManagedKubernetes", vpcid=ids["vpc"], vswitch_ids=[ids["vsw"]],
+    body = dict(name="t", region_id="cn-shanghai", cluster_type="ManagedKubernetes", vpcid=ids["vpc"], vswitch_ids=[ids["vsw"]],
                 tags=[{"key": "k", "value": "v"}], **extra)  # fmt: skip
     return send(client, emu, roa("POST", "/clusters", body, "CreateCluster"))
 
@@ -171,7 +172,7 @@ def test_cluster_state_machine_initial_running_deleting_gone(emu, acs):
     time.sleep(0.35)
     assert send(client, emu, detail(cluster_id))["state"] == "running"
     listed = DescribeClustersV1Request.DescribeClustersV1Request()
-    listed.set_Name("t")
+    listed.add_query_param("name", "t")  # the model's wire name (the 4.8.1 class's set_Name sends "Name")
     reply = send(client, emu, listed)
     assert [c["cluster_id"] for c in reply["clusters"]] == [cluster_id] and reply["page_info"]["total_count"] == 1
 

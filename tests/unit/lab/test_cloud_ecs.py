@@ -35,7 +35,7 @@ from aliyunsdkecs.request.v20140526 import (
     UntagResourcesRequest,
 )
 
-from lab.cloud import CloudEmulator, Timings, ecs
+from lab.cloud import CloudEmulator, Timings, ecs, vpc
 from lab.cloud.testing import call, client, network
 
 SCC = "ecs.sccgn6.24xlarge"
@@ -116,16 +116,17 @@ def test_vswitch_overlap_and_public_vpc_cidr_refused(acs, net):
 
 
 def test_security_group_rules_authorize_idempotent_and_revoke(acs, emu, net):
-    rule = dict(SecurityGroupId=net["sg"], IpProtocol="tcp", PortRange="22/22", SourceCidrIp="10.0.0.0/16")
+    # The current form, Permissions.N.* (the top-level rule fields are [Deprecated] in the ECS model).
+    rule = dict(
+        SecurityGroupId=net["sg"], Permissions=[dict(IpProtocol="tcp", PortRange="22/22", SourceCidrIp="10.0.0.0/16")]
+    )
     call(acs, AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest, **rule)
     call(acs, AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest, **rule)  # same rule: not added twice
     call(
         acs,
         AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest,
         SecurityGroupId=net["sg"],
-        IpProtocol="all",
-        PortRange="-1/-1",
-        SourceGroupId=net["sg"],
+        Permissions=[dict(IpProtocol="all", PortRange="-1/-1", SourceGroupId=net["sg"])],
     )
     attr = call(
         acs, DescribeSecurityGroupAttributeRequest.DescribeSecurityGroupAttributeRequest, SecurityGroupId=net["sg"]
@@ -142,9 +143,7 @@ def test_security_group_rules_authorize_idempotent_and_revoke(acs, emu, net):
         acs,
         AuthorizeSecurityGroupRequest.AuthorizeSecurityGroupRequest,
         SecurityGroupId=net["sg"],
-        IpProtocol="tcp",
-        PortRange="0/70000",
-        SourceCidrIp="0.0.0.0/0",
+        Permissions=[dict(IpProtocol="tcp", PortRange="0/70000", SourceCidrIp="0.0.0.0/0")],
     )
     assert bad.get_error_code() == "InvalidPortRange.Malformed"
     tagged = call(
@@ -378,7 +377,7 @@ def test_an_emulator_bug_is_a_500_with_its_traceback_kept(acs, emu, monkeypatch)
     def broken(*args):
         raise KeyError("bug")
 
-    monkeypatch.setitem(ecs.ACTIONS, "DescribeVpcs", broken)
+    monkeypatch.setitem(vpc.ACTIONS, "DescribeVpcs", broken)  # the VPC API's, which call() sends
     err = error(call, acs, DescribeVpcsRequest.DescribeVpcsRequest)
     assert (err.get_http_status(), err.get_error_code()) == (500, "InternalError")
     assert "KeyError: 'bug'" in emu.internal_errors[0]
@@ -489,7 +488,7 @@ def test_erdma_instances_get_their_elastic_rdma_interfaces(acs, emu, net):
     assert len({n["PrimaryIpAddress"] for n in nics}) == 3
 
 
-def test_more_erdma_interfaces_than_the_type_takes_are_refused(acs, emu, net):
+def test_more_erdma_interfaces_than_the_type_takes_are_refused(acs, emu, net, contract_findings):
     err = error(ebm, acs, net, NetworkInterfaces=eris(net, 3))
     assert (err.get_http_status(), err.get_error_code()) == (400, "InvalidParameter")
     assert "exceeds the limit of the instance family (2)" in err.get_error_msg()
@@ -497,6 +496,11 @@ def test_more_erdma_interfaces_than_the_type_takes_are_refused(acs, emu, net):
     assert err.get_error_code() == "InvalidParameter" and emu.instances() == []
     bad_mode = error(ebm, acs, net, NetworkInterfaces=eris(net, 1, NetworkInterfaceTrafficMode="Fast"))
     assert bad_mode.get_error_code() == "InvalidParameter" and emu.instances() == []
+    # Sent on purpose: the contract check names the value the model does not list.
+    assert contract_findings() == [
+        "2014-05-26 RunInstances NetworkInterface.1: NetworkInterfaceTrafficMode='Fast' is not one of the model's"
+        " values ['Standard', 'HighPerformance']"
+    ]
 
 
 def test_describe_instance_types_reports_eri_quantity(acs):

@@ -63,6 +63,7 @@ def _instances(emu, ids, count, **task):
         "region": "cn-shanghai",
         "ecs_endpoint": emu.endpoint,
         "nas_endpoint": emu.endpoint,
+        "vpc_endpoint": emu.endpoint,
         "listing_timeout": 1,
         "name": "t-wait",
         "count": count,

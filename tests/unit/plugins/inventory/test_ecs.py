@@ -21,7 +21,7 @@ def reply():
 
 
 class FakeSdkClient:
-    """Stands in for AcsClient: answers DescribeInstances with the fixture, page by page."""
+    """Stands in for AcsClient: answers DescribeInstances with the fixture, page by page (NextToken/MaxResults)."""
 
     def __init__(self, data):
         self.items = data["Instances"]["Instance"]
@@ -30,13 +30,13 @@ class FakeSdkClient:
     def do_action_with_exception(self, request):
         params = dict(request.get_query_params())
         self.requests.append(params)
-        size, number = int(params["PageSize"]), int(params["PageNumber"])
-        page = self.items[(number - 1) * size : number * size]
+        size, start = int(params["MaxResults"]), int(params.get("NextToken") or 0)
+        page = self.items[start : start + size]
+        more = start + size < len(self.items)
         return json.dumps(
             {
                 "TotalCount": len(self.items),
-                "PageNumber": number,
-                "PageSize": size,
+                "NextToken": str(start + size) if more else "",
                 "RequestId": "R",
                 "Instances": {"Instance": page},
             }
@@ -96,7 +96,7 @@ def test_running_instances_become_hosts_with_addresses_and_gpus(monkeypatch):
     data = reply()["Instances"]["Instance"]
     running = {i["InstanceId"]: i for i in data if i["Status"] == "Running"}
     assert set(plugin.inventory.hosts) == set(running) and len(running) == 15
-    assert len(fake.requests) == 1 and fake.requests[0]["PageSize"] == 50  # 24 items: one page
+    assert len(fake.requests) == 1 and fake.requests[0]["MaxResults"] == 100  # 24 items: one page
     host = plugin.inventory.get_host("i-bp18ncx6mrfqom5acq8s")  # the running ecs.gn6i-c4g1.xlarge (1x T4)
     hv = host.vars
     assert hv["ecs_gpu_count"] == 1 and hv["ecs_gpu_spec"] == "NVIDIA T4"

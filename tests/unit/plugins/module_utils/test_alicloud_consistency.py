@@ -28,6 +28,7 @@ def api_for(emu, retries=12, listing_timeout=ali.LISTING_TIMEOUT):
         REGION,
         ecs_endpoint=emu.endpoint,
         nas_endpoint=emu.endpoint,
+        vpc_endpoint=emu.endpoint,
         api_retries=retries,
         sleep=lambda seconds: time.sleep(min(seconds, 0.01)),
         listing_timeout=listing_timeout,
@@ -89,7 +90,7 @@ def test_moving_to_a_new_token_while_the_lag_lasts_makes_duplicates():
 def test_describe_lags_a_create_by_the_configured_time():
     with emulator(timings=Timings(listing_lag=LONG_LAG)) as emu:
         api = api_for(emu)
-        vpc_id = api.call("ecs", "CreateVpc", {"CidrBlock": "10.0.0.0/16", "VpcName": "scc"})["VpcId"]
+        vpc_id = api.call("vpc", "CreateVpc", {"CidrBlock": "10.0.0.0/16", "VpcName": "scc"})["VpcId"]
         assert ali.find_all(api, ali.VPC) == []  # not listed yet
         time.sleep(LONG_LAG)
         assert [v["VpcId"] for v in ali.find_all(api, ali.VPC)] == [vpc_id]

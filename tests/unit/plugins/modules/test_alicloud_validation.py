@@ -79,8 +79,10 @@ def test_hpc_cluster_only_required_for_scc_types():
     assert ecs_instance.validate(dict(GOOD_INSTANCE, instance_type="ecs.gn6v-c8g1.16xlarge", hpc_cluster_id=None)) == []
 
 
-@pytest.mark.parametrize("cidr", ["8.8.8.0/24", "192.168.0.0/28", "192.168.0.1/16", "not-a-cidr", "fd00::/8"])
-def test_vpc_cidr_must_be_private_ipv4_8_to_24(cidr):
+@pytest.mark.parametrize(
+    "cidr", ["8.8.8.0/24", "192.168.0.0/29", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.1/16", "not-a-cidr", "fd00::/8"]
+)
+def test_vpc_cidr_must_be_private_ipv4_16_to_28(cidr):
     errors = ecs_vpc.validate(dict(name="bert-vpc", cidr_block=cidr, state="present"))
     assert errors and "cidr_block" in errors[0]
 

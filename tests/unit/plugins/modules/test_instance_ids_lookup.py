@@ -46,15 +46,15 @@ def cloud(emu):
 
 
 def _asked(emu, since):
-    """``(page number, InstanceIds)`` of each DescribeInstances call since ``since`` that named ids."""
+    """``(NextToken, InstanceIds)`` of each DescribeInstances call since ``since`` that named ids."""
     calls = [c["params"] for c in emu.calls[since:] if c["action"] == "DescribeInstances"]
-    return [(p.get("PageNumber"), json.loads(p["InstanceIds"])) for p in calls if "InstanceIds" in p]
+    return [(p.get("NextToken"), json.loads(p["InstanceIds"])) for p in calls if "InstanceIds" in p]
 
 
 def _listings(asked):
-    """The ids of each listing: a call of no more than 100 ids, its first page (it reads 50 a page)."""
-    assert asked and all(len(batch) <= 100 for page, batch in asked), [len(batch) for page, batch in asked]
-    return [batch for page, batch in asked if page == "1"]
+    """The ids of each listing: a call of no more than 100 ids, its first page (no NextToken; NextToken paging)."""
+    assert asked and all(len(batch) <= 100 for token, batch in asked), [len(batch) for token, batch in asked]
+    return [batch for token, batch in asked if token is None]
 
 
 def _each_id_once_in_calls_of_at_most_100(asked, ids):

@@ -1,0 +1,29 @@
+"""Every state name a module waits for or fails on is one the API documents (the Tea SDK response models' "Valid
+values" lists, lab/cloud/contract.py): a misnamed failure state would let a wait run to its timeout."""
+
+from ansible_collections.scc.training.plugins.module_utils import ack
+from ansible_collections.scc.training.plugins.modules import nas_cpfs_protocol_service
+from lab.cloud import contract
+
+
+def documented(package, body, *path):
+    m = contract.model(package, body)
+    for key in path[:-1]:
+        m = contract.model(package, m.fields[key].nested)
+    return set(m.fields[path[-1]].enum)
+
+
+def test_ack_cluster_states_are_the_models():
+    states = documented("alibabacloud_cs20151215", "DescribeClusterDetailResponseBody", "state")
+    assert {ack.READY, ack.GONE, *ack.FAILED} <= states
+    assert "delete_failed" in ack.FAILED
+
+
+def test_ack_node_ready_state_is_the_models():
+    states = documented("alibabacloud_cs20151215", "DescribeClusterNodesResponseBody", "nodes", "state")
+    assert ack.READY in states
+
+
+def test_protocol_service_states_are_the_models():
+    states = documented("alibabacloud_nas20170626", "DescribeProtocolServiceResponseBody", "ProtocolServices", "Status")
+    assert {nas_cpfs_protocol_service.SERVICE_UP, *nas_cpfs_protocol_service.SERVICE_FAILED} <= states
