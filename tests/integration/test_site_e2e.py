@@ -116,7 +116,7 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir, c
     assert (status, rc) == ("successful", 0), failed(events)
     # Not one warning or deprecation from ansible-core in the converge (issue 37): e.g. a strategy plugin outside
     # ansible.builtin, deprecated in 2.19, warns on every run.
-    assert warnings(events) == []
+    assert warnings(events) == [], "\n".join(warnings(events))
     # The hosts site.yml configured are the provisioned instances, named by the inventory plugin.
     assert {e["event_data"]["host"] for e in events if e["event"] == "runner_on_ok"} - {"localhost"} == cloud[
         "instance_ids"
@@ -140,7 +140,7 @@ def test_site_trains_bert_across_two_hosts_then_reruns_unchanged(lab, workdir, c
         status, rc, events = run(lab, workdir, playbook)
         assert (status, rc) == ("successful", 0), failed(events)
         assert changed(events) == [], f"{playbook} re-run changed tasks"
-        assert warnings(events) == [], playbook
+        assert warnings(events) == [], playbook + ":\n" + "\n".join(warnings(events))
     # ... and --check on the converged cluster predicts no change and reports no error.
     status, rc, events = run(lab, workdir, "site.yml", check=True)
     assert (status, rc) == ("successful", 0), failed(events)
