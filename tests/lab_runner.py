@@ -220,6 +220,14 @@ def stdout_lines(events) -> list[str]:
     return [line for e in events for line in (e.get("stdout") or "").splitlines()]
 
 
+WARNING_MARKS = ("[WARNING]", "[DEPRECATION WARNING]")
+
+
+def warnings(events) -> list[str]:
+    """What ansible-playbook printed as a warning or a deprecation warning: each such event's whole text."""
+    return [e["stdout"] for e in events if any(mark in (e.get("stdout") or "") for mark in WARNING_MARKS)]
+
+
 def assert_outcomes(cases, events, min_refused: int) -> None:
     """cases: (id, role, vars, words the refusal must contain, or None = must be accepted).
     The playbook publishes {id: "accepted" | refusal message} as `__outcomes`; the last one counts."""

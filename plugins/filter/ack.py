@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
-from ansible_collections.scc.training.plugins.module_utils import ack
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, lazy_module_utils
 
-ack_input_problems = input_problems_filter(ack.ack_input_problems)
+ack = lazy_module_utils("ack")
+
+ack_input_problems = input_problems_filter(ack, "ack_input_problems")
 
 
 class FilterModule(object):

@@ -10,8 +10,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import artifacts as _artifacts
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    input_problems_filter,
+    lazy_module_utils,
+)
+
+_artifacts = lazy_module_utils("artifacts")
 
 
 def _call(name, function, *args):
@@ -28,7 +33,7 @@ def artifact_mirror_manifest_sha256(pins, mirror):
     return _call("artifact_mirror_manifest_sha256", _artifacts.mirror_manifest_sha256, pins, mirror)
 
 
-artifact_fetch_input_problems = input_problems_filter(_artifacts.artifact_fetch_input_problems)
+artifact_fetch_input_problems = input_problems_filter(_artifacts, "artifact_fetch_input_problems")
 
 
 def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):

@@ -10,14 +10,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import bert_prep
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_settings,
 )
 
-bert_prep_input_problems = input_problems_filter(bert_prep.bert_prep_input_problems)
+bert_prep = lazy_module_utils("bert_prep")
+
+bert_prep_input_problems = input_problems_filter(bert_prep, "bert_prep_input_problems")
 
 
 def bert_prepared_dir(settings):

@@ -15,8 +15,9 @@ import ipaddress
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import data_prep
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, lazy_module_utils
+
+data_prep = lazy_module_utils("data_prep")
 
 
 def cidr_within(inner, outer):
@@ -29,7 +30,7 @@ def cidr_within(inner, outer):
     return inner_net.version == outer_net.version and inner_net.subnet_of(outer_net)
 
 
-data_prep_input_problems = input_problems_filter(data_prep.data_prep_input_problems)
+data_prep_input_problems = input_problems_filter(data_prep, "data_prep_input_problems")
 
 
 class FilterModule(object):

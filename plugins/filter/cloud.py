@@ -8,8 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import cloud_nodes
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import lazy_module_utils, require_settings
+
+cloud_nodes = lazy_module_utils("cloud_nodes")
 
 
 def cloud_node_plan(settings):

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleError, AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import cluster
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_list,
     require_mapping,
     require_text,
 )
+
+cluster = lazy_module_utils("cluster")
 
 
 def cluster_addresses(hosts, hostvars, interface=""):
@@ -168,10 +170,10 @@ def mpi_hostfile_check_problems(report, content, path):
     return cluster.hostfile_check_problems(report, content, str(path))
 
 
-hosts_file_input_problems = input_problems_filter(cluster.hosts_file_input_problems)
+hosts_file_input_problems = input_problems_filter(cluster, "hosts_file_input_problems")
 
 
-ssh_trust_input_problems = input_problems_filter(cluster.ssh_trust_input_problems)
+ssh_trust_input_problems = input_problems_filter(cluster, "ssh_trust_input_problems")
 
 
 class FilterModule(object):

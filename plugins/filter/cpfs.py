@@ -8,10 +8,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import cpfs
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, lazy_module_utils
 
-cpfs_mount_input_problems = input_problems_filter(cpfs.cpfs_mount_input_problems)
+cpfs = lazy_module_utils("cpfs")
+
+cpfs_mount_input_problems = input_problems_filter(cpfs, "cpfs_mount_input_problems")
 
 
 class FilterModule(object):

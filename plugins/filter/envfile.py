@@ -13,15 +13,17 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import aiacc, input_checks
-from ansible_collections.scc.training.plugins.module_utils.envfile import env_file as _env_file
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, lazy_module_utils
+
+aiacc = lazy_module_utils("aiacc")
+envfile = lazy_module_utils("envfile")
+input_checks = lazy_module_utils("input_checks")
 
 
 def env_file(env, style="plain", header="", secret=False):
     """{NAME: value} -> the text of a NAME=value file (plain) or a shell profile script (export)."""
     try:
-        return _env_file(env, style, header, secret)
+        return envfile.env_file(env, style, header, secret)
     except (ValueError, TypeError) as exc:
         raise AnsibleFilterError("env_file: %s" % exc) from exc
 
@@ -34,7 +36,7 @@ def secret_env_problems(secret, variable):
     return input_checks.secret_env_problems(variable, secret, "", [])
 
 
-aiacc_input_problems = input_problems_filter(aiacc.aiacc_input_problems)
+aiacc_input_problems = input_problems_filter(aiacc, "aiacc_input_problems")
 
 
 def aiacc_component(frameworks):

@@ -15,13 +15,15 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import fabric
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_list,
     require_mapping,
 )
+
+fabric = lazy_module_utils("fabric")
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError)
 _DEVICES = "input must be rdma_info's devices list"
@@ -83,10 +85,10 @@ def fabric_traffic(samples):
     return filter_call("fabric_traffic: malformed sample", fabric.traffic_rates, dict(samples), errors=_MALFORMED)
 
 
-rdma_bandwidth_input_problems = input_problems_filter(fabric.rdma_bandwidth_input_problems)
+rdma_bandwidth_input_problems = input_problems_filter(fabric, "rdma_bandwidth_input_problems")
 
 
-fabric_monitor_input_problems = input_problems_filter(fabric.fabric_monitor_input_problems)
+fabric_monitor_input_problems = input_problems_filter(fabric, "fabric_monitor_input_problems")
 
 
 class FilterModule(object):

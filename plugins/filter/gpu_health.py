@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import dcgm, gpu_health, xid
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    lazy_module_utils,
+    require_text,
+)
+
+dcgm = lazy_module_utils("dcgm")
+gpu_health = lazy_module_utils("gpu_health")
+xid = lazy_module_utils("xid")
 
 
 def gpu_health_verdicts(smi, **options):

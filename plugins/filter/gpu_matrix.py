@@ -12,8 +12,14 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix, gpu_inputs
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, require_mapping
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    input_problems_filter,
+    lazy_module_utils,
+    require_mapping,
+)
+
+_gpu_matrix = lazy_module_utils("_gpu_matrix")
+gpu_inputs = lazy_module_utils("gpu_inputs")
 
 
 def gpu_stack_check(stack, names=None):
@@ -40,13 +46,13 @@ class FilterModule(object):
 
     def filters(self):
         inputs = (
-            gpu_inputs.nvidia_driver_input_problems,
-            gpu_inputs.cuda_input_problems,
-            gpu_inputs.cudnn_input_problems,
-            gpu_inputs.nccl_input_problems,
+            "nvidia_driver_input_problems",
+            "cuda_input_problems",
+            "cudnn_input_problems",
+            "nccl_input_problems",
         )
         return {
             "gpu_stack_check": gpu_stack_check,
             "verdict_problems": verdict_problems,
-            **{f.__name__: input_problems_filter(f) for f in inputs},
+            **{name: input_problems_filter(gpu_inputs, name) for name in inputs},
         }

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import health
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, lazy_module_utils
+
+health = lazy_module_utils("health")
 
 
 def cluster_health(nodes, hostvars, gates, reached):

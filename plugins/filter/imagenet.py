@@ -10,14 +10,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import imagenet
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_settings,
 )
 
-imagenet_prep_input_problems = input_problems_filter(imagenet.imagenet_prep_input_problems)
+imagenet = lazy_module_utils("imagenet")
+
+imagenet_prep_input_problems = input_problems_filter(imagenet, "imagenet_prep_input_problems")
 
 
 def imagenet_content_problems(found, archives):

@@ -15,9 +15,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import hardware_defaults as _hardware
-from ansible_collections.scc.training.plugins.module_utils import instance_families
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, lazy_module_utils
+
+_hardware = lazy_module_utils("hardware_defaults")
+instance_families = lazy_module_utils("instance_families")
 
 
 def instance_profile(value, name=None):

@@ -11,12 +11,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import k8s_jobs
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
+    lazy_module_utils,
     require_mapping,
     require_settings,
 )
+
+k8s_jobs = lazy_module_utils("k8s_jobs")
 
 
 def scc_launcher_problems(launcher):

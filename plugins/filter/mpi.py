@@ -13,14 +13,18 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import bert_launch, mpi, nvidia_topo
-from ansible_collections.scc.training.plugins.module_utils import bert_levers as levers
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_settings,
     require_text,
 )
+
+bert_launch = lazy_module_utils("bert_launch")
+levers = lazy_module_utils("bert_levers")
+mpi = lazy_module_utils("mpi")
+nvidia_topo = lazy_module_utils("nvidia_topo")
 
 
 def mpi_hostfile(entries):
@@ -76,10 +80,10 @@ def bert_levers(settings):
     return filter_call("bert_levers", levers.bert_levers, require_settings(settings, "bert_levers"))
 
 
-bert_launch_input_problems = input_problems_filter(bert_launch.bert_launch_input_problems)
+bert_launch_input_problems = input_problems_filter(bert_launch, "bert_launch_input_problems")
 
 
-openmpi_input_problems = input_problems_filter(mpi.openmpi_input_problems)
+openmpi_input_problems = input_problems_filter(mpi, "openmpi_input_problems")
 
 
 class FilterModule(object):

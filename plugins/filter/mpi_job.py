@@ -9,8 +9,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import mpi_job
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, lazy_module_utils
+
+mpi_job = lazy_module_utils("mpi_job")
 
 
 def mpi_job_argv(job):

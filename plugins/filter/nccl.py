@@ -11,26 +11,29 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import hardware_defaults, nccl_check
-from ansible_collections.scc.training.plugins.module_utils.nccl_log import parse_nccl_log as _parse
-from ansible_collections.scc.training.plugins.module_utils.nccl_tests import parse_nccl_tests as _parse_tests
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_mapping,
     require_settings,
     require_text,
 )
 
+hardware_defaults = lazy_module_utils("hardware_defaults")
+nccl_check = lazy_module_utils("nccl_check")
+nccl_log = lazy_module_utils("nccl_log")
+nccl_tests = lazy_module_utils("nccl_tests")
+
 
 def parse_nccl_log(text):
     """An NCCL_DEBUG=INFO log -> which transport NCCL used, its devices and channels."""
-    return _parse(require_text(text, "parse_nccl_log", "the log as a string"))
+    return nccl_log.parse_nccl_log(require_text(text, "parse_nccl_log", "the log as a string"))
 
 
 def parse_nccl_tests(text):
     """nccl-tests output (all_reduce_perf, ...) -> rows, avg_busbw_gbs, out_of_bounds, passed."""
-    return _parse_tests(require_text(text, "parse_nccl_tests", "the output as a string"))
+    return nccl_tests.parse_nccl_tests(require_text(text, "parse_nccl_tests", "the output as a string"))
 
 
 def nccl_thresholds(limits):
@@ -71,7 +74,7 @@ def nccl_tests_build(values):
     return filter_call("nccl_tests_build", nccl_check.tests_build, values)
 
 
-nccl_check_input_problems = input_problems_filter(nccl_check.nccl_check_input_problems)
+nccl_check_input_problems = input_problems_filter(nccl_check, "nccl_check_input_problems")
 
 
 class FilterModule(object):

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import mellanox_fw
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_text,
 )
+
+mellanox_fw = lazy_module_utils("mellanox_fw")
 
 
 def parse_nic_firmware(text, tool="mlxfwmanager"):
@@ -51,7 +53,7 @@ def nic_firmware_differences(plan):
     return mellanox_fw.differences(plan)
 
 
-nic_firmware_input_problems = input_problems_filter(mellanox_fw.nic_firmware_input_problems)
+nic_firmware_input_problems = input_problems_filter(mellanox_fw, "nic_firmware_input_problems")
 
 
 class FilterModule(object):

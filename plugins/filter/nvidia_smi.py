@@ -9,8 +9,15 @@ Documentation: the sidecars parse_nvidia_smi.yml, parse_nvlink_status.yml, nvidi
 
 from __future__ import annotations
 
-from ansible_collections.scc.training.plugins.module_utils import nvidia_pci, nvidia_smi
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_list, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    lazy_module_utils,
+    require_list,
+    require_text,
+)
+
+nvidia_pci = lazy_module_utils("nvidia_pci")
+nvidia_smi = lazy_module_utils("nvidia_smi")
 
 
 def parse_nvidia_smi(xml_text):

@@ -8,8 +8,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import openpgp
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    lazy_module_utils,
+    require_text,
+)
+
+openpgp = lazy_module_utils("openpgp")
 
 
 def openpgp_fingerprints(text):

@@ -15,8 +15,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
-from ansible_collections.scc.training.plugins.module_utils import perftest
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_list, require_text
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    lazy_module_utils,
+    require_list,
+    require_text,
+)
+
+perftest = lazy_module_utils("perftest")
 
 
 def parse_perftest(text):

@@ -14,12 +14,14 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.module_utils import rdma
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_text,
 )
+
+rdma = lazy_module_utils("rdma")
 
 
 def _devices(devices, filter_name):
@@ -55,7 +57,7 @@ def rdma_stack_problems(result, mtu=None, netdev_mtu=None, erdma_mode=None):
     return rdma.stack_problems(result, mtu, netdev_mtu, erdma_mode)
 
 
-rdma_stack_input_problems = input_problems_filter(rdma.rdma_stack_input_problems)
+rdma_stack_input_problems = input_problems_filter(rdma, "rdma_stack_input_problems")
 
 
 def rdma_cluster_differences(results):

@@ -6,12 +6,14 @@ plugins/module_utils/redact.py. Documentation: the sidecar redact_urls.yml."""
 
 from __future__ import annotations
 
-from ansible_collections.scc.training.plugins.module_utils.redact import redact_data
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import lazy_module_utils
+
+redact = lazy_module_utils("redact")
 
 
 def redact_urls(value):
     """``value`` (a string, or lists and dicts of them) with each URL's ``user:password@`` shown ``user:****@``."""
-    return redact_data(value)
+    return redact.redact_data(value)
 
 
 class FilterModule(object):

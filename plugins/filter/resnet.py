@@ -10,10 +10,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import resnet_launch, transports
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, input_problems_filter
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    input_problems_filter,
+    lazy_module_utils,
+)
 
-resnet_launch_input_problems = input_problems_filter(resnet_launch.resnet_launch_input_problems)
+resnet_launch = lazy_module_utils("resnet_launch")
+transports = lazy_module_utils("transports")
+
+resnet_launch_input_problems = input_problems_filter(resnet_launch, "resnet_launch_input_problems")
 
 
 def transport_legs_problems(legs, declared):

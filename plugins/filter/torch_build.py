@@ -7,8 +7,13 @@ Documentation: the sidecars torch_build.yml and torch_gpu_problems.yml."""
 
 from __future__ import annotations
 
-from ansible_collections.scc.training.plugins.module_utils import torch_build as _torch_build
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_mapping
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    lazy_module_utils,
+    require_mapping,
+)
+
+_torch_build = lazy_module_utils("torch_build")
 
 
 def torch_build(request, names=None):

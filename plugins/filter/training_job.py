@@ -10,8 +10,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import training_job as job_builder
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import filter_call, require_settings
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
+    lazy_module_utils,
+    require_settings,
+)
+
+job_builder = lazy_module_utils("training_job")
 
 
 def training_job_variables(workload):

@@ -9,12 +9,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.scc.training.plugins.module_utils import wheels
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     input_problems_filter,
+    lazy_module_utils,
     require_text,
 )
+
+wheels = lazy_module_utils("wheels")
 
 
 def wheel_platforms(arch, glibc):
@@ -32,7 +34,7 @@ def pip_hash_mismatches(output):
     return wheels.pip_hash_mismatches(require_text(output, "pip_hash_mismatches"))
 
 
-python_env_input_problems = input_problems_filter(wheels.python_env_input_problems)
+python_env_input_problems = input_problems_filter(wheels, "python_env_input_problems")
 
 
 class FilterModule(object):

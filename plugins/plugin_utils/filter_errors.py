@@ -3,10 +3,18 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """What the collection's filters share: the checks of an input's type (text, mapping, list), and errors that name
 the filter. The filters are thin wrappers over plugins/module_utils, whose functions raise
-ValueError (their parse errors are subclasses of it)."""
+ValueError (their parse errors are subclasses of it).
+
+``lazy_module_utils``: the filter files reach their module_utils through it, imported at the first call of a filter
+that needs one. Ansible's Jinja2 loader imports every filter file of a collection to find one filter of it
+(ansible/plugins/loader.py, Jinja2Loader.get_with_context), in each forked worker whose task uses one, and a
+collection's Python files are compiled from source on each import (its loader keeps no bytecode): a filter file
+that imported its module_utils at load time made every such worker compile most of plugins/module_utils.
+"""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
@@ -61,14 +69,41 @@ class _Settings(dict):
         raise AnsibleFilterError("%s: the input lacks the variable %s" % (self.filter_name, key))
 
 
-def input_problems_filter(problems):
-    """The thin filter of a role's ``<role>_input_problems`` (a module_utils function of the role's variables -> one
-    sentence per problem, empty when all is well), under the same name: a non-dict input or a missing variable is
-    the filter's error, naming it (``require_settings``)."""
-    name = problems.__name__
+MODULE_UTILS = "ansible_collections.scc.training.plugins.module_utils"
+
+
+class _LazyModule(object):
+    """plugins/module_utils/<name>.py, imported at the first read of one of its attributes."""
+
+    __slots__ = ("_module", "_name")
+
+    def __init__(self, name):
+        self._name = name
+        self._module = None
+
+    def __getattr__(self, attribute):
+        if self._module is None:
+            self._module = importlib.import_module("%s.%s" % (MODULE_UTILS, self._name))
+        return getattr(self._module, attribute)
+
+    def __repr__(self):
+        return "<lazy %s.%s>" % (MODULE_UTILS, self._name)
+
+
+def lazy_module_utils(name):
+    """plugins/module_utils/``name``.py as an object whose attributes are the module's, imported at the first read
+    of one (a filter's call), not when the filter file loads (see the module's docstring)."""
+    return _LazyModule(name)
+
+
+def input_problems_filter(module, name):
+    """The thin filter of a role's ``<role>_input_problems`` (``module``'s function ``name`` of the role's variables
+    -> one sentence per problem, empty when all is well), under the same name: a non-dict input or a missing
+    variable is the filter's error, naming it (``require_settings``). ``module`` (a ``lazy_module_utils``) is read
+    at the filter's first call."""
 
     def input_problems(settings):
-        return problems(require_settings(settings, name))
+        return getattr(module, name)(require_settings(settings, name))
 
     input_problems.__name__ = input_problems.__qualname__ = name
     input_problems.__doc__ = (
