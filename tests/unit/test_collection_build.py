@@ -270,7 +270,7 @@ def test_artifact_lists_what_it_ships(members):
     checkout = [rel for rel in _git_files() if rel.split("/", 1)[0] in ("plugins", "roles", "playbooks", "meta")]
     missing = sorted(rel for rel in checkout if rel not in files and not _galaxy_skips(rel))
     assert not missing, f"files of the checkout missing from the artifact: {missing[:20]}"
-    for kind in ("modules", "filter", "inventory", "lookup", "strategy", "action", "module_utils", "plugin_utils"):
+    for kind in ("modules", "filter", "inventory", "lookup", "action", "module_utils", "plugin_utils"):
         assert any(m.startswith(f"plugins/{kind}/") and m.endswith(".py") for m in members), f"no plugins/{kind}"
     assert {m for m in members if m.startswith("changelogs/") and m.count("/") == 1} == {
         "changelogs/changelog.yaml",

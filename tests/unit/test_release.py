@@ -67,7 +67,7 @@ def test_the_collection_has_every_kind_the_checks_read():
     plugins = release_check.collection_plugins(ROOT)
     objects = release_check.collection_objects(ROOT)
     kinds = {kind for kind, _name in plugins} | {kind for kind, _name in objects}
-    assert {"module", "filter", "inventory", "lookup", "strategy", "role", "playbook"} <= kinds
+    assert {"module", "filter", "inventory", "lookup", "role", "playbook"} <= kinds
     assert ("filter", "mpi_hostfile") in plugins and ("module", "gpu_info") in plugins
     assert len([k for k in objects if k[0] == "role"]) == len([p for p in (ROOT / "roles").iterdir() if p.is_dir()])
 
