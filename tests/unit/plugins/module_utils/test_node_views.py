@@ -22,14 +22,14 @@ def test_the_first_node_of_each_view_is_judged_in_inventory_order():
 
 def test_one_type_or_none_is_no_problem():
     order = ["n1", "n2", "n3"]
-    assert nv.instance_type_problems({n: ("ecs.ebmgn8v.48xlarge", None) for n in order}, order) == []
+    assert nv.instance_type_problems(dict.fromkeys(order, ("ecs.ebmgn8v.48xlarge", None)), order) == []
     assert nv.instance_type_problems({"n1": (None, "ecs.ebmgn8v.48xlarge")}, order) == []
     assert nv.instance_type_problems({}, order) == []
 
 
 def test_several_types_are_refused_naming_the_nodes_of_each():
     order = ["n%d" % i for i in range(1, 7)]
-    types = {n: (None, "ecs.ebmgn8v.48xlarge") for n in order}
+    types = dict.fromkeys(order, (None, "ecs.ebmgn8v.48xlarge"))
     types["n2"] = ("ecs.gn8is.8xlarge", "ecs.ebmgn8v.48xlarge")  # the declared type wins over the inventory's
     (problem,) = nv.instance_type_problems(types, order)
     assert problem.startswith("scc_instance_type: the cluster mixes instance types: ")
