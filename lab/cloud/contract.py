@@ -339,7 +339,7 @@ def _walk_flat(package: str, where: str, m: Model, keys: dict[str, str], json_ke
                 continue
             out.append(f"{where}: {key} is a {f.kind} in the model, sent as one value")
             continue
-        head, _, rest = key.partition(".")
+        head, _sep, rest = key.partition(".")
         f = m.fields.get(head)
         if f is None or not rest:
             out.append(f"{where}: unknown parameter {key!r} (not in {m.name})")
@@ -357,7 +357,7 @@ def _walk_flat(package: str, where: str, m: Model, keys: dict[str, str], json_ke
             continue
         by_index: dict[str, dict[str, str]] = {}
         for rest, value in rests.items():
-            index, _, sub = rest.partition(".")
+            index, _sep, sub = rest.partition(".")
             if not index.isdigit() or int(index) < 1:
                 out.append(f"{where}: {head}.{rest}: {head} is a list, its keys are {head}.N (N from 1)")
                 continue

@@ -31,16 +31,15 @@ if [[ "$version" == 2.16 ]]; then
   skips+=(--skip-test future-import-boilerplate --skip-test metaclass-boilerplate)
 fi
 
-# The unit tests that drive ansible-core (its templating, argument specs, plugin loader, strategy, action and
+# The unit tests that drive ansible-core (its templating, argument specs, plugin loader, action and
 # lookup APIs): every role's validate entry point and argument spec (tests/unit/roles/*/*validate*, the cluster
-# roles' table), validate.yml's refusals, the plugins that import ansible (action, lookup, strategy, filters) and
+# roles' table), validate.yml's refusals, the plugins that import ansible (action, lookup, filters) and
 # the collection loader. The rest of tests/unit tests pure Python (module_utils) or reads files, the same on every
 # version: make unit runs it on the main venv.
 UNIT_TESTS=(
   tests/unit/test_collection_loader.py
   tests/unit/plugins/action
   tests/unit/plugins/lookup
-  tests/unit/plugins/strategy
   tests/unit/plugins/filter
   tests/unit/plugins/plugin_utils
   tests/unit/roles/test_cluster_roles_validate.py

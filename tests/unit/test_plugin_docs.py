@@ -90,11 +90,11 @@ def _version_problem(kind: str, name: str, version_added) -> str | None:
 
 
 def test_documented_plugins_found():
-    kinds = {kind for kind, _, _ in PLUGINS}
+    kinds = {plugin[0] for plugin in PLUGINS}
     assert {"module", "filter", "lookup", "inventory"} <= kinds, kinds
 
 
-@pytest.mark.parametrize(("kind", "name", "path"), PLUGINS, ids=[f"{k}:{n}" for k, n, _ in PLUGINS])
+@pytest.mark.parametrize(("kind", "name", "path"), PLUGINS, ids=[f"{plugin[0]}:{plugin[1]}" for plugin in PLUGINS])
 def test_plugin_has_author_and_version_added(kind, name, path):
     docs = _docs(path)
     author = docs.get("author")

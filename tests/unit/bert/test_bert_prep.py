@@ -111,8 +111,8 @@ def test_every_byte_is_checked_and_the_first_bad_one_named(tmp_path, monkeypatch
     monkeypatch.setattr(bert_prep, "READ_BLOCK", 7)
     rng = random.Random(36)
     path = tmp_path / "f.txt"
-    for _case in range(300):
-        data = bytearray("".join(rng.choice("ab é€𝄞\n") for _ in range(rng.randint(0, 40))).encode())
+    for _case_number in range(300):
+        data = bytearray("".join(rng.choice("ab é€𝄞\n") for _char_number in range(rng.randint(0, 40))).encode())
         if rng.random() < 0.7:
             data.insert(rng.randint(0, len(data)), rng.choice([0xFF, 0x80, 0xC3, 0xE2, 0xF0]))
         path.write_bytes(bytes(data))

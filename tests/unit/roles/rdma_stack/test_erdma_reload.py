@@ -62,8 +62,10 @@ def render(expression, compat, mode="Y"):
     return Templar(loader=DataLoader(), variables=variables).template(trust_as_template(expression))
 
 
-@pytest.mark.parametrize(("compat", "loaded", "calls"), [(SLURP_FOUND, True, ["-r erdma", "erdma compat_mode=Y"]),
-                                                          (SLURP_MISSING, False, ["erdma compat_mode=Y"])])  # fmt: skip
+CASES = [(SLURP_FOUND, True, ["-r erdma", "erdma compat_mode=Y"]), (SLURP_MISSING, False, ["erdma compat_mode=Y"])]
+
+
+@pytest.mark.parametrize(("compat", "loaded", "calls"), CASES)
 def test_the_state_argument_follows_the_parameters_file(tmp_path, compat, loaded, calls):
     """'loaded' exactly when the slurp of /sys/module/erdma/parameters/compat_mode found the file: the state the task
     renders, given to its script, removes the driver only when it is loaded (kmod refuses to remove one that is not)."""
