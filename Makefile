@@ -210,7 +210,7 @@ molecule-core-matrix:
 # when it ends. Every lab has its own addresses, directory and fact cache, so the integration labs may start while
 # molecule's or the matrix's still runs.
 test: venv lab-deps test-deps
-	$(MAKE) --no-print-directory -j2 --output-sync=target checks-integration molecule-core-matrix
+	$(MAKE) --no-print-directory -j2 --output-sync=target checks-integration molecule
 
 bench: venv lab-deps
 	$(BIN)/python bench/nccl_bisect_bench.py
