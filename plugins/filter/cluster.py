@@ -7,7 +7,7 @@
 ``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``,
 the verify checks ``cluster_resolution_problems``, ``cluster_ring_peers``, ``cluster_mesh_problems``,
 ``mpi_hostfile_check_problems``, the cluster-wide rules ``cluster_inventory_problems`` and ``cluster_node_problems``,
-``mpi_slots``, ``mpi_hostfile_slots``, ``hosts_file_input_problems`` and ``ssh_trust_input_problems``.
+``mpi_hostfile_slots``, ``hosts_file_input_problems`` and ``ssh_trust_input_problems``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -96,18 +96,6 @@ def cluster_mesh_problems(report, peers, nodenames=None):
     return cluster.mesh_problems(report, peers, nodenames)
 
 
-def mpi_slots(slots, gpu_count=None, gpu_devices=0, vcpus=None):
-    """A node's slots: ``slots`` when set, else its GPUs (declared, then devices found), else its vCPUs."""
-    return filter_call("mpi_slots", cluster.mpi_slots, slots, gpu_count, gpu_devices, vcpus)
-
-
-def cluster_host_name_problems(hosts):
-    """The cluster's inventory names -> one line per name that is not an RFC 1123 host name."""
-    return cluster.host_name_problems(
-        require_list(hosts, "cluster_host_name_problems", "the input must be a list of inventory host names")
-    )
-
-
 def _hosts_in(hosts, hostvars, filter_name):
     hosts = [str(h) for h in require_list(hosts, filter_name, "the input (inventory host names) must be a list")]
     require_mapping(hostvars, filter_name, "hostvars must be a mapping")
@@ -186,7 +174,6 @@ class FilterModule(object):
             cluster_stale_hosts_regex,
             cluster_known_hosts,
             cluster_authorized_key,
-            cluster_host_name_problems,
             cluster_inventory_problems,
             cluster_node_problems,
             hosts_file_input_problems,
@@ -195,7 +182,6 @@ class FilterModule(object):
             cluster_resolution_problems,
             cluster_ring_peers,
             cluster_mesh_problems,
-            mpi_slots,
             ssh_trust_input_problems,
         )
         return {f.__name__: f for f in filters}

@@ -22,11 +22,11 @@ xid = lazy_module_utils("xid")
 
 
 def gpu_health_verdicts(smi, **options):
-    """parse_nvidia_smi's output (None when nvidia-smi failed) -> [{gpu, check, ok, detail, remedy}];
+    """gpu_info's result (None when nvidia-smi failed) -> [{gpu, check, ok, detail, remedy}];
     ``options``: the keyword arguments of module_utils/gpu_health.py's verdicts()."""
     if smi is not None and not isinstance(smi, dict):
         raise AnsibleFilterError(
-            "gpu_health_verdicts: input must be parse_nvidia_smi's dict or None, got %s" % type(smi).__name__
+            "gpu_health_verdicts: input must be gpu_info's result (a dict) or None, got %s" % type(smi).__name__
         )
     return filter_call(
         "gpu_health_verdicts",

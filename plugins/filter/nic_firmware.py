@@ -2,7 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NIC firmware filters, thin wrappers over module_utils/mellanox_fw.py (the parsers the
-``nic_firmware_info`` module uses). Documentation: the sidecars parse_nic_firmware.yml,
+``nic_firmware_info`` module uses). Documentation: the sidecars
 nic_firmware_compare.yml, nic_firmware_differences.yml and nic_firmware_input_problems.yml.
 """
 
@@ -11,25 +11,11 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
-    filter_call,
     input_problems_filter,
     lazy_module_utils,
-    require_text,
 )
 
 mellanox_fw = lazy_module_utils("mellanox_fw")
-
-
-def parse_nic_firmware(text, tool="mlxfwmanager"):
-    """Query text -> list of devices (fwmanager tools) or one device in a list (mstflint)."""
-    require_text(text, "parse_nic_firmware", "the query text")
-    if tool in ("mlxfwmanager", "mstfwmanager", "mlxup"):
-        return filter_call("parse_nic_firmware", mellanox_fw.parse_fwmanager, text)
-    if tool == "mstflint":
-        return [filter_call("parse_nic_firmware", mellanox_fw.parse_flint_query, text)]
-    raise AnsibleFilterError(
-        "parse_nic_firmware: tool must be mlxfwmanager, mstfwmanager, mlxup or mstflint, got %r" % (tool,)
-    )
 
 
 def nic_firmware_compare(devices, targets):
@@ -60,7 +46,4 @@ class FilterModule(object):
     """scc.training NIC firmware filters."""
 
     def filters(self):
-        return {
-            f.__name__: f
-            for f in (parse_nic_firmware, nic_firmware_compare, nic_firmware_differences, nic_firmware_input_problems)
-        }
+        return {f.__name__: f for f in (nic_firmware_compare, nic_firmware_differences, nic_firmware_input_problems)}

@@ -1,16 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""``parse_nvidia_smi``: ``nvidia-smi -q -x`` XML -> dict, over module_utils/nvidia_smi.py,
-the same parser the ``gpu_info`` module uses; ``parse_nvlink_status``: ``nvidia-smi nvlink -s`` -> list;
+"""``parse_nvlink_status``: ``nvidia-smi nvlink -s`` -> list (module_utils/nvidia_smi.py);
 ``nvidia_pci_devices``: sysfs PCI lines -> NVIDIA GPUs and NVSwitches (module_utils/nvidia_pci.py).
-Documentation: the sidecars parse_nvidia_smi.yml, parse_nvlink_status.yml, nvidia_pci_devices.yml.
+Documentation: the sidecars parse_nvlink_status.yml and nvidia_pci_devices.yml.
 """
 
 from __future__ import annotations
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
-    filter_call,
     lazy_module_utils,
     require_list,
     require_text,
@@ -18,11 +16,6 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
 
 nvidia_pci = lazy_module_utils("nvidia_pci")
 nvidia_smi = lazy_module_utils("nvidia_smi")
-
-
-def parse_nvidia_smi(xml_text):
-    """``nvidia-smi -q -x`` output -> dict (see module_utils/nvidia_smi.py)."""
-    return filter_call("parse_nvidia_smi", nvidia_smi.parse, require_text(xml_text, "parse_nvidia_smi", "the XML text"))
 
 
 def parse_nvlink_status(text):
@@ -40,7 +33,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "parse_nvidia_smi": parse_nvidia_smi,
             "parse_nvlink_status": parse_nvlink_status,
             "nvidia_pci_devices": nvidia_pci_devices,
         }

@@ -2,7 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """OpenPGP filters for scc.training, thin wrappers over plugins/module_utils/openpgp.py:
-``openpgp_fingerprints`` and ``openpgp_key_problems`` (documented in their sidecar .yml files)."""
+``openpgp_key_problems`` (documented in its sidecar .yml file)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,11 +17,6 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
 openpgp = lazy_module_utils("openpgp")
 
 
-def openpgp_fingerprints(text):
-    """Fingerprints of the primary keys in an ASCII-armored public key file."""
-    return filter_call("openpgp_fingerprints", openpgp.openpgp_fingerprints, require_text(text, "openpgp_fingerprints"))
-
-
 def openpgp_key_problems(text, pinned):
     """[] when the key file holds exactly the pinned primary keys, else the sentence that says what differs."""
     return filter_call("openpgp_key_problems", openpgp.key_problems, require_text(text, "openpgp_key_problems"), pinned)
@@ -31,4 +26,4 @@ class FilterModule(object):
     """scc.training OpenPGP filters."""
 
     def filters(self):
-        return {"openpgp_fingerprints": openpgp_fingerprints, "openpgp_key_problems": openpgp_key_problems}
+        return {"openpgp_key_problems": openpgp_key_problems}

@@ -3,7 +3,6 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Bandwidth filters for scc.training: thin wrappers over plugins/module_utils/perftest.py.
 
-``parse_perftest`` (ib_write_bw and the other perftest BW tests), ``parse_iperf3`` (iperf3 -J),
 ``all_pairs_rounds`` (the round-robin schedule), ``bandwidth_rounds`` (rdma_bandwidth's: both
 directions, every rail), ``bandwidth_round_count`` and ``bandwidth_round_side`` (one node's side of
 one round, O(1)) and ``bandwidth_matrix``.
@@ -19,20 +18,9 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
     filter_call,
     lazy_module_utils,
     require_list,
-    require_text,
 )
 
 perftest = lazy_module_utils("perftest")
-
-
-def parse_perftest(text):
-    """perftest BW output -> {test, device, link_type, gid_index, connection_type, unit, rows}."""
-    return filter_call("parse_perftest", perftest.parse_perftest, require_text(text, "parse_perftest"))
-
-
-def parse_iperf3(data):
-    """iperf3 -J output (text or dict) -> sent/received Gb/s, retransmits, intervals."""
-    return filter_call("parse_iperf3", perftest.parse_iperf3, data)
 
 
 def _nodes(nodes, filter_name):
@@ -86,8 +74,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "parse_perftest": parse_perftest,
-            "parse_iperf3": parse_iperf3,
             "all_pairs_rounds": all_pairs_rounds,
             "bandwidth_rounds": bandwidth_rounds,
             "bandwidth_round_count": bandwidth_round_count,

@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
 
-``parse_ibv_devinfo``, ``parse_ibstat``, ``rdma_port_problems`` and ``rdma_cluster_differences``
+``rdma_port_problems`` and ``rdma_cluster_differences``
 (ib_check), ``rdma_stack_problems`` and ``rdma_stack_input_problems`` (rdma_stack) and ``nccl_ib_env``
 (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
@@ -18,7 +18,6 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
     filter_call,
     input_problems_filter,
     lazy_module_utils,
-    require_text,
 )
 
 rdma = lazy_module_utils("rdma")
@@ -30,16 +29,6 @@ def _devices(devices, filter_name):
             "%s: input must be rdma_info's devices list, got %s" % (filter_name, type(devices).__name__)
         )
     return devices
-
-
-def parse_ibv_devinfo(text):
-    """``ibv_devinfo`` / ``ibv_devinfo -v`` output -> list of devices."""
-    return rdma.parse_ibv_devinfo(require_text(text, "parse_ibv_devinfo"))
-
-
-def parse_ibstat(text):
-    """``ibstat`` output -> dict keyed by CA name."""
-    return rdma.parse_ibstat(require_text(text, "parse_ibstat"))
 
 
 def rdma_port_problems(devices, expected_links=None, link_layer=None, rate_gbps=None, state="PORT_ACTIVE"):
@@ -80,8 +69,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "parse_ibv_devinfo": parse_ibv_devinfo,
-            "parse_ibstat": parse_ibstat,
             "rdma_port_problems": rdma_port_problems,
             "rdma_cluster_differences": rdma_cluster_differences,
             "rdma_stack_problems": rdma_stack_problems,

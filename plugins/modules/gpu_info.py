@@ -16,8 +16,6 @@ description:
     per GPU, its index, name, UUID, PCI bus id, memory, ECC mode, uncorrected volatile ECC errors,
     temperature, power limit, persistence mode and compute capability.
   - Read-only; it changes nothing, also outside check mode.
-  - The filter C(scc.training.parse_nvidia_smi) uses the same parser and returns the same structure
-    (without the RV(nvidia_smi_found), RV(driver_loaded) and RV(nvidia_smi_path) keys) from saved output.
 options:
   nvidia_smi_path:
     description:

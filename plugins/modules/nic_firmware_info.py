@@ -37,7 +37,6 @@ options:
 extends_documentation_fragment:
   - scc.training.read_only
 notes:
-  - The filter C(scc.training.parse_nic_firmware) uses the same parsers on saved output.
 """
 
 EXAMPLES = r"""

@@ -44,13 +44,8 @@ options:
 extends_documentation_fragment:
   - scc.training.read_only
 notes:
-  - The shape of RV(devices) is the one of the filter P(scc.training.parse_ibv_devinfo#filter),
-    plus C(rate_gbps), C(netdev) and C(roce_v2_gid_index) per port.
-seealso:
-  - plugin: scc.training.parse_ibv_devinfo
-    plugin_type: filter
-  - plugin: scc.training.parse_ibstat
-    plugin_type: filter
+  - The parsers of C(ibv_devinfo) and C(ibstat) live in C(plugins/module_utils/rdma.py); RV(devices) holds what
+    C(ibv_devinfo) reports per device, plus C(rate_gbps), C(netdev) and C(roce_v2_gid_index) per port.
 """
 
 EXAMPLES = r"""

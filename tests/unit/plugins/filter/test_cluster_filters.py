@@ -7,6 +7,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import cluster
+from ansible_collections.scc.training.plugins.module_utils import cluster as cluster_rules
 
 HOSTVARS = {
     "node1": {
@@ -24,7 +25,6 @@ def test_registered_names():
         "cluster_stale_hosts_regex": cluster.cluster_stale_hosts_regex,
         "cluster_known_hosts": cluster.cluster_known_hosts,
         "cluster_authorized_key": cluster.cluster_authorized_key,
-        "cluster_host_name_problems": cluster.cluster_host_name_problems,
         "cluster_inventory_problems": cluster.cluster_inventory_problems,
         "cluster_node_problems": cluster.cluster_node_problems,
         "hosts_file_input_problems": cluster.hosts_file_input_problems,
@@ -33,7 +33,6 @@ def test_registered_names():
         "cluster_resolution_problems": cluster.cluster_resolution_problems,
         "cluster_ring_peers": cluster.cluster_ring_peers,
         "cluster_mesh_problems": cluster.cluster_mesh_problems,
-        "mpi_slots": cluster.mpi_slots,
         "ssh_trust_input_problems": cluster.ssh_trust_input_problems,
     }
 
@@ -84,8 +83,6 @@ def test_the_filters_chain_into_the_files():
             lambda: cluster.cluster_authorized_key("k", "10.0.0.1"),
             r"^cluster_authorized_key: from_addresses must be a list",
         ),
-        (lambda: cluster.mpi_slots(None, 0, 0, 0), r"^mpi_slots: no slot count"),
-        (lambda: cluster.mpi_slots("eight"), r"^mpi_slots: invalid literal"),
     ],
 )
 def test_bad_input_is_refused_naming_the_filter(call, message):
@@ -105,7 +102,14 @@ def test_bad_input_is_refused_naming_the_filter(call, message):
     ],
 )
 def test_mpi_slots(args, slots):
-    assert cluster.mpi_slots(*args) == slots
+    assert cluster_rules.mpi_slots(*args) == slots
+
+
+def test_mpi_slots_refuses_a_node_without_any_count():
+    with pytest.raises(ValueError, match="^no slot count"):
+        cluster_rules.mpi_slots(None, 0, 0, 0)
+    with pytest.raises(ValueError, match="invalid literal"):
+        cluster_rules.mpi_slots("eight")
 
 
 def test_the_verify_filters_judge_the_reports():

@@ -1,4 +1,4 @@
-"""openpgp_fingerprints and openpgp_key_problems against gpg itself: keys that gpg generates here (RSA and Ed25519, with
+"""module_utils/openpgp.py's openpgp_fingerprints and the openpgp_key_problems filter against gpg itself: keys that gpg generates here (RSA and Ed25519, with
 subkeys), gpg's own fingerprints as the expected values; several keys in one file; damaged,
 truncated and non-armored input refused with a message."""
 
@@ -9,7 +9,8 @@ import subprocess
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.openpgp import openpgp_fingerprints, openpgp_key_problems
+from ansible_collections.scc.training.plugins.filter.openpgp import openpgp_key_problems
+from ansible_collections.scc.training.plugins.module_utils.openpgp import openpgp_fingerprints
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def test_a_damaged_key_fails_the_armor_checksum(keys):
     lines = keys["rsa2048"]["armored"].splitlines()
     body = next(i for i, line in enumerate(lines) if len(line) == 64)
     lines[body] = lines[body][:10] + ("A" if lines[body][10] != "A" else "B") + lines[body][11:]
-    with pytest.raises(AnsibleFilterError, match="checksum does not match"):
+    with pytest.raises(ValueError, match="checksum does not match"):
         openpgp_fingerprints("\n".join(lines))
 
 
@@ -79,7 +80,7 @@ def test_a_truncated_key_is_refused(keys):
     end = lines.index("-----END PGP PUBLIC KEY BLOCK-----")
     # Drop body lines in the middle (keeping valid base64): a packet now runs past the end.
     truncated = lines[:3] + lines[end - 1 :]
-    with pytest.raises(AnsibleFilterError, match=r"truncated|not a packet header|not supported"):
+    with pytest.raises(ValueError, match=r"truncated|not a packet header|not supported"):
         openpgp_fingerprints("\n".join(truncated))
 
 
@@ -102,7 +103,7 @@ def test_a_key_cut_at_any_byte_is_refused_with_a_message_never_an_index_error(ke
 
 @pytest.mark.parametrize("text", ["", "not a key", "-----BEGIN PGP SIGNATURE-----\nabc\n-----END PGP SIGNATURE-----"])
 def test_input_without_a_public_key_block_is_refused(text):
-    with pytest.raises(AnsibleFilterError, match="no '-----BEGIN PGP PUBLIC KEY BLOCK-----'"):
+    with pytest.raises(ValueError, match="no '-----BEGIN PGP PUBLIC KEY BLOCK-----'"):
         openpgp_fingerprints(text)
 
 

@@ -10,14 +10,13 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import nccl, rdma
+from ansible_collections.scc.training.plugins.module_utils import rdma as rdma_parsers
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures"
 
 
 def test_registered_names():
     assert rdma.FilterModule().filters() == {
-        "parse_ibv_devinfo": rdma.parse_ibv_devinfo,
-        "parse_ibstat": rdma.parse_ibstat,
         "rdma_port_problems": rdma.rdma_port_problems,
         "rdma_cluster_differences": rdma.rdma_cluster_differences,
         "rdma_stack_problems": rdma.rdma_stack_problems,
@@ -38,9 +37,9 @@ def test_registered_names():
 
 
 def test_filters_on_fixtures():
-    devices = rdma.parse_ibv_devinfo((FIXTURES / "rdma" / "ibv_devinfo_mlx5_roce_azure.txt").read_text())
+    devices = rdma_parsers.parse_ibv_devinfo((FIXTURES / "rdma" / "ibv_devinfo_mlx5_roce_azure.txt").read_text())
     assert devices[0]["ports"][0]["link_layer"] == "Ethernet"
-    cas = rdma.parse_ibstat((FIXTURES / "rdma" / "ibstat_roce_active_ib_down.txt").read_text())
+    cas = rdma_parsers.parse_ibstat((FIXTURES / "rdma" / "ibstat_roce_active_ib_down.txt").read_text())
     assert cas["mlx5_1"]["ports"][1]["state"] == "Down"
     log = nccl.parse_nccl_log((FIXTURES / "nccl" / "nccl_socket_fallback_p2p_952.log").read_text())
     assert log["transport"] == "Socket"
@@ -53,8 +52,6 @@ def test_filters_on_fixtures():
 @pytest.mark.parametrize(
     "func, arg, name",
     [
-        (rdma.parse_ibv_devinfo, ["hca_id: x"], "parse_ibv_devinfo"),
-        (rdma.parse_ibstat, None, "parse_ibstat"),
         (rdma.rdma_port_problems, {"devices": []}, "rdma_port_problems"),
         (rdma.rdma_cluster_differences, [{"devices": []}], "rdma_cluster_differences"),
         (rdma.rdma_stack_problems, [{"devices": []}], "rdma_stack_problems"),

@@ -15,7 +15,6 @@ from ansible_collections.scc.training.plugins.filter.nic_firmware import (
     FilterModule,
     nic_firmware_compare,
     nic_firmware_differences,
-    parse_nic_firmware,
 )
 from ansible_collections.scc.training.plugins.module_utils import mellanox_fw as m
 from ansible_collections.scc.training.plugins.modules import nic_firmware_info
@@ -107,15 +106,11 @@ def test_compare_carries_the_image_and_differences_name_what_to_burn():
 def test_filters_wrap_the_same_parsers():
     filters = FilterModule().filters()
     assert (
-        filters["parse_nic_firmware"] is parse_nic_firmware
-        and filters["nic_firmware_compare"] is nic_firmware_compare
+        filters["nic_firmware_compare"] is nic_firmware_compare
         and filters["nic_firmware_differences"] is nic_firmware_differences
     )
-    text = _read("mlxup-connectx5-no-matching-image.txt")
-    assert parse_nic_firmware(text) == m.parse_fwmanager(text)
-    assert parse_nic_firmware(_read("mstflint-query-connectx5.txt"), "mstflint")[0]["fw_current"] == "16.28.2006"
-    with pytest.raises(AnsibleFilterError, match="tool must be"):
-        parse_nic_firmware(text, "ethtool")
+    assert "parse_nic_firmware" not in filters
+    assert m.parse_flint_query(_read("mstflint-query-connectx5.txt"))["fw_current"] == "16.28.2006"
     with pytest.raises(AnsibleFilterError, match="needs 'psid' and 'version'"):
         nic_firmware_compare([], [{"psid": "MT_0000000359"}])
 

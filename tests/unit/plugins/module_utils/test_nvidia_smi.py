@@ -8,9 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.nvidia_smi import FilterModule, parse_nvidia_smi
 from ansible_collections.scc.training.plugins.module_utils import nvidia_smi
 from ansible_collections.scc.training.plugins.modules import gpu_info
 from tests.unit.plugins.modules.module_runner import run_module
@@ -115,16 +113,6 @@ def test_rtx3080_driver_595_na_fields_become_none():
 def test_bad_output_is_an_error(text, match):
     with pytest.raises(nvidia_smi.NvidiaSmiParseError, match=match):
         nvidia_smi.parse(text)
-
-
-def test_filter_wraps_the_same_parser():
-    assert FilterModule().filters()["parse_nvidia_smi"] is parse_nvidia_smi
-    text = _read("tesla-t4-515.xml")
-    assert parse_nvidia_smi(text) == nvidia_smi.parse(text)
-    with pytest.raises(AnsibleFilterError, match="not XML"):
-        parse_nvidia_smi("garbage")
-    with pytest.raises(AnsibleFilterError, match="must be the XML text"):
-        parse_nvidia_smi(None)
 
 
 def _run_module(args):
