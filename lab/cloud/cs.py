@@ -16,6 +16,7 @@ running, updating, failed, deleting, deleted). Attached nodes: pending -> runnin
 
 from __future__ import annotations
 
+import json
 import re
 
 from .errors import ApiError
@@ -112,7 +113,44 @@ def _int(query: dict, name: str, default: int, lo: int, hi: int) -> int:
 
 
 # ---- clusters -----------------------------------------------------------------------------------
+# CreateCluster "addons": "Network component: Required ... Flannel: [{"name":"flannel","config":""}], Terway:
+# [{"name": "terway-eniip","config": ""}]"; container_cidr: "This parameter is required for Flannel clusters."
+# (alibabacloud_cs20151215 7.2.3 CreateClusterRequest). The error code and text are the emulator's (UNCONFIRMED).
+NETWORK_ADDONS = ("flannel", "terway-eniip")
+
+
+def _network_addon(body: dict) -> str:
+    addons = body.get("addons")
+    if addons is None:
+        addons = []
+    if not isinstance(addons, list) or not all(isinstance(a, dict) and isinstance(a.get("name"), str) for a in addons):
+        raise bad("addons", 'a JSON array of {"name": ..., "config": ...}.')
+    network = [a["name"] for a in addons if a["name"] in NETWORK_ADDONS]
+    if len(network) != 1:
+        raise bad("addons", "exactly one network component is required: flannel or terway-eniip.")
+    if network[0] == "flannel" and not body.get("container_cidr"):
+        raise bad("container_cidr", "it is required for Flannel clusters.")
+    return network[0]
+
+
 def create_cluster(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
+    # client_token (CreateClusterRequest "The client token."): the same token with the same body returns the first
+    # create's reply; with another body it is refused (ECS's idempotence rule, applied here too: UNCONFIRMED for CS).
+    token = body.get("client_token")
+    if token:
+        seen = s.cs_tokens.get(token)
+        rest = json.dumps({k: v for k, v in body.items() if k != "client_token"}, sort_keys=True)
+        if seen is not None:
+            if seen[0] != rest:
+                raise ApiError(400, "IdempotentParameterMismatch", "The specified client_token is used.")
+            return dict(seen[1])
+        reply = _create_cluster(s, ctx, body)
+        s.cs_tokens[token] = (rest, dict(reply))
+        return reply
+    return _create_cluster(s, ctx, body)
+
+
+def _create_cluster(s: Store, ctx, body: dict) -> dict:
     name = body.get("name")
     if not isinstance(name, str) or not re.fullmatch(
         r"[0-9A-Za-z\u4e00-\u9fa5_][0-9A-Za-z\u4e00-\u9fa5_-]{0,62}", name
@@ -139,6 +177,7 @@ def create_cluster(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
     tags = body.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, dict) and t.get("key") for t in tags):
         raise bad("tags", 'a list of {"key": ..., "value": ...}.')
+    network = _network_addon(body)
     cluster_id = "c" + s.new_id("", 32)
     nodepool_id = "np" + s.new_id("", 32)
     s.clusters[cluster_id] = {
@@ -158,6 +197,7 @@ def create_cluster(s: Store, ctx, path: dict, query: dict, body: dict) -> dict:
         "network_mode": "vpc",
         "service_cidr": body.get("service_cidr") or "172.16.0.0/16",
         "container_cidr": body.get("container_cidr") or "",
+        "_network": network,
         "deletion_protection": bool(body.get("deletion_protection", False)),
         "created": now_iso(seconds=True),
         "updated": now_iso(seconds=True),

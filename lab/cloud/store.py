@@ -77,6 +77,7 @@ class Store:
         self.protocol_services: dict[str, dict] = {}
         self.exports: dict[str, dict] = {}
         self.clusters: dict[str, dict] = {}  # ACK (CS API) clusters, their nodes inside under "_nodes"
+        self.cs_tokens: dict[str, tuple[str, dict]] = {}  # CreateCluster client_token -> (its body, its reply)
         # (until, {kind: ids}) of deleted resources whose dependencies are still being released.
         self.releasing: list[tuple[float, dict[str, tuple]]] = []
         # Lab hosts that back new instances: address -> instance id (None while free).

@@ -30,6 +30,16 @@ CLUSTER_ID = re.compile(r"^c[0-9a-z]+$")
 VPC_ID = re.compile(r"^vpc-[0-9a-z]+$")
 VSWITCH_ID = re.compile(r"^vsw-[0-9a-z]+$")
 
+# CreateCluster "addons" (alibabacloud_cs20151215 7.2.3 CreateClusterRequest): "Network component: Required. Two
+# network types are available: Flannel and Terway ... Flannel: [{"name":"flannel","config":""}], Terway:
+# [{"name": "terway-eniip","config": ""}]". container_cidr: "This parameter is required for Flannel clusters."
+# pod_vswitch_ids (Terway's pod vSwitches) is marked [Deprecated] there with no replacement named: it is not sent.
+NETWORK_PLUGINS = ("flannel", "terway-eniip")
+# container_cidr: "10.0.0.0/8, 172.16-31.0.0/12-16, and 192.168.0.0/16" and their subnets; service_cidr:
+# "10.0.0.0/16-24, 172.16-31.0.0/16-24, and 192.168.0.0/16-24" (the same model's field comments).
+_PRIVATE = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
+POD_PREFIXES = {"10.0.0.0/8": 8, "172.16.0.0/12": 12, "192.168.0.0/16": 16}
+
 
 def tags_from_cs(tags):
     """CS tags ``[{"key": k, "value": v}]`` -> ``{k: v}``."""
@@ -82,7 +92,8 @@ def cluster_body(params, region):
         "vpcid": params["vpc_id"],
         "vswitch_ids": list(params["vswitch_ids"] or []),
         "service_cidr": params["service_cidr"],
-        "container_cidr": params.get("pod_cidr"),
+        "container_cidr": params.get("pod_cidr") if params.get("network_plugin", "flannel") == "flannel" else None,
+        "addons": addons(params),
         "snat_entry": params["snat_entry"],
         "endpoint_public_access": params["endpoint_public_access"],
         "deletion_protection": params["deletion_protection"],
@@ -90,6 +101,61 @@ def cluster_body(params, region):
         "tags": tags_to_cs(params["tags"]),
     }
     return {k: v for k, v in body.items() if v is not None}
+
+
+def addons(params):
+    """CreateCluster's ``addons``: the network add-on of ``network_plugin`` first, then the user's ``addons``."""
+    listed = [{"name": params.get("network_plugin") or "flannel", "config": ""}]
+    for addon in params.get("addons") or []:
+        listed.append({k: addon[k] for k in ("name", "config", "version", "disabled") if addon.get(k) is not None})
+    return listed
+
+
+def _cidr_problems(option, value, ranges, prefixes):
+    """Why ``value`` is not a network inside one of ``ranges`` with a prefix length in ``prefixes``, or None."""
+    network = _network(value)
+    if network is None or network.version != 4:
+        return "%s (%r) must be an IPv4 network in CIDR form, e.g. 172.20.0.0/16" % (option, value)
+    if not any(network.subnet_of(r) for r in ranges):
+        return "%s (%s) must lie in 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16 (CreateCluster)" % (option, network)
+    if network.prefixlen not in prefixes:
+        return "%s (%s) must have a prefix length from /%d to /%d (CreateCluster)" % (
+            option,
+            network,
+            min(prefixes),
+            max(prefixes),
+        )
+    return None
+
+
+def network_problems(params, pod_option="pod_cidr", service_option="service_cidr", plugin_option="network_plugin"):
+    """The cluster network's problems, each naming its option (the module's or provision.yml's names)."""
+    plugin = params.get(plugin_option) or "flannel"
+    if plugin not in NETWORK_PLUGINS:
+        return ["%s (%r) must be one of %s" % (plugin_option, plugin, ", ".join(NETWORK_PLUGINS))]
+    problems = []
+    service_cidr = params.get(service_option)
+    problem = _cidr_problems(service_option, service_cidr, _PRIVATE, range(16, 25))
+    if problem:
+        problems.append(problem)
+    if plugin != "flannel":
+        return problems
+    pod_cidr = params.get(pod_option)
+    if not pod_cidr:
+        return problems + [
+            "%s is required with %s=flannel (CreateCluster container_cidr)" % (pod_option, plugin_option)
+        ]
+    pod = _network(pod_cidr)
+    ranges = [r for r in _PRIVATE if pod is not None and pod.version == 4 and pod.subnet_of(r)]
+    low = POD_PREFIXES[str(ranges[0])] if ranges else 8
+    problem = _cidr_problems(pod_option, pod_cidr, _PRIVATE, range(low, 33))
+    if problem:
+        problems.append(problem)
+    elif not _cidr_problems(service_option, service_cidr, _PRIVATE, range(16, 25)) and pod.overlaps(
+        _network(service_cidr)
+    ):
+        problems.append("%s (%s) overlaps %s (%s)" % (pod_option, pod, service_option, service_cidr))
+    return problems
 
 
 def validate_cluster(params):
@@ -109,6 +175,13 @@ def validate_cluster(params):
     if not vswitches:
         errors.append("vswitch_ids is required with state=present (one or more vsw-...)")
     errors.extend("vswitch_ids: %r is not a vSwitch id (vsw-...)" % v for v in vswitches if not VSWITCH_ID.match(v))
+    errors.extend(network_problems(params))
+    for index, addon in enumerate(params.get("addons") or []):
+        name = addon.get("name") if isinstance(addon, dict) else None
+        if not name:
+            errors.append("addons[%d] needs a name" % index)
+        elif name in NETWORK_PLUGINS or name.startswith("terway"):
+            errors.append("addons[%d] (%s): the network add-on comes from network_plugin" % (index, name))
     return errors
 
 
@@ -209,16 +282,23 @@ def ack_input_problems(settings):
             "scc_cloud_ack_kubernetes_version (%r) must look like 1.32.1-aliyun.1, or be empty for the API's default."
             % (version,)
         )
-    service = _network(settings.get("scc_cloud_ack_service_cidr"))
+    network = network_problems(
+        dict(settings, scc_cloud_ack_network_plugin=settings.get("scc_cloud_ack_network_plugin") or "flannel"),
+        pod_option="scc_cloud_ack_pod_cidr",
+        service_option="scc_cloud_ack_service_cidr",
+        plugin_option="scc_cloud_ack_network_plugin",
+    )
+    problems.extend(network)
     vpc = _network(settings.get("scc_cloud_vpc_cidr"))
-    if service is None or service.version != 4:
-        problems.append(
-            "scc_cloud_ack_service_cidr (%r) must be an IPv4 network (e.g. 172.21.0.0/20)."
-            % (settings.get("scc_cloud_ack_service_cidr"),)
-        )
-    elif vpc is not None and service.overlaps(vpc):
-        # CreateCluster service_cidr: "cannot overlap with the CIDR block of the VPC".
-        problems.append("scc_cloud_ack_service_cidr (%s) overlaps scc_cloud_vpc_cidr (%s)." % (service, vpc))
+    for option in ("scc_cloud_ack_service_cidr", "scc_cloud_ack_pod_cidr"):
+        block = _network(settings.get(option))
+        if vpc is None or block is None or any(option in problem for problem in network):
+            continue
+        if option == "scc_cloud_ack_pod_cidr" and settings.get("scc_cloud_ack_network_plugin") == "terway-eniip":
+            continue  # Terway gives pods addresses of the VPC: no pod CIDR is sent
+        if block.version == vpc.version and block.overlaps(vpc):
+            # CreateCluster service_cidr and container_cidr: "cannot overlap with the CIDR block(s) used by the VPC".
+            problems.append("%s (%s) overlaps scc_cloud_vpc_cidr (%s)." % (option, block, vpc))
     if not settings.get("scc_cloud_ack_node_password") and not settings.get("scc_cloud_key_pair_name"):
         problems.append(
             "scc_cloud_ack_node_password (or scc_cloud_key_pair_name) must be set: AttachInstances needs the nodes'"

@@ -19,8 +19,13 @@ description:
   - A cluster's VPC cannot change; a different O(vpc_id) for an existing cluster fails.
   - O(state=absent) needs O(tags) or O(cluster_id), as a name alone may match a cluster someone else made.
   - Two clusters of that name and tags fail the task rather than guessing.
-  - CreateCluster takes no ClientToken here; a create retried after a lost reply first looks for the
-    cluster by name and tags, so a retry never makes a second one.
+  - CreateCluster carries a C(client_token) derived from the request (the same request gives the same token, so the
+    API returns the first create's cluster), and a create retried after a lost reply first looks for the cluster by
+    name and tags, so a retry never makes a second one.
+  - The network add-on the API requires (CreateCluster C(addons), "Network component - Required" with Flannel or
+    Terway in alibabacloud_cs20151215 7.2.3) comes from O(network_plugin). The API installs what O(addons) names at
+    creation; the training path's own components (the ACK eRDMA Controller, an MPI operator, Arena) are installed
+    afterwards, as docs/cloud.md says.
 extends_documentation_fragment: [scc.training.alicloud, scc.training.alicloud.api, scc.training.alicloud.state, scc.training.alicloud.wait]
 options:
   name:
@@ -50,12 +55,33 @@ options:
     description: Kubernetes version (for example C(1.32.1-aliyun.1)); the API's default when omitted.
     type: str
   service_cidr:
-    description: Service CIDR block; must not overlap the VPC or O(pod_cidr).
+    description:
+      - Service CIDR block; inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16 with a prefix of /16 to /24
+        (CreateCluster); must not overlap the VPC or O(pod_cidr).
     type: str
     default: 172.21.0.0/20
-  pod_cidr:
-    description: Pod CIDR block (Flannel, C(container_cidr) in the API); omitted leaves the API's choice.
+  network_plugin:
+    description:
+      - The cluster's network add-on. V(flannel) gives pods addresses from O(pod_cidr); V(terway-eniip) gives
+        them addresses of the VPC's vSwitches (the pod vSwitch parameter is marked deprecated in the API model
+        and is not sent; which vSwitches Terway then uses is UNCONFIRMED).
     type: str
+    choices: [flannel, terway-eniip]
+    default: flannel
+  pod_cidr:
+    description:
+      - Pod CIDR block (C(container_cidr) in the API), required with O(network_plugin=flannel), ignored with
+        Terway. Inside 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16; it must not overlap the VPC or
+        O(service_cidr).
+    type: str
+  addons:
+    description:
+      - More components to install at creation (CreateCluster C(addons)), after the network add-on, for example
+        two entries named V(csi-plugin) and V(csi-provisioner). Each entry has C(name) and optionally C(config),
+        C(version) and C(disabled), as the API's C(Addon). The network add-on itself is refused here.
+    type: list
+    elements: dict
+    default: []
   snat_entry:
     description: Create a NAT gateway SNAT entry for the VPC.
     type: bool
@@ -79,6 +105,8 @@ EXAMPLES = r"""
     name: scc-ack
     vpc_id: "{{ vpc.vpc.vpc_id }}"
     vswitch_ids: ["{{ vswitch.vswitch.vswitch_id }}"]
+    network_plugin: flannel
+    pod_cidr: 172.20.0.0/16
     tags: {managed-by: scc.training}
   register: ack
 
@@ -140,8 +168,10 @@ cluster:
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import (
     CS_CLUSTER_GONE,
+    TOKEN_GENERATIONS,
     AlicloudApiError,
     AlicloudModule,
+    client_token,
     cs_call,
     cs_cluster,
     cs_clusters,
@@ -215,14 +245,26 @@ def present(module):
         return True, None, dict(body, state=None)
 
     def made(error):
-        # No ClientToken: a failed attempt that may have created the cluster is looked up first.
+        # Belt and braces beside the token: a failed attempt that may have created the cluster is looked up first.
         if not may_have_applied(error.http_status):
             return None
         again = find(module)
         return {"cluster_id": again["cluster_id"]} if again else None
 
-    reply = cs_call(module.api, "CreateCluster", body=body, before_retry=made)
-    cluster_id = reply["cluster_id"]
+    def alive(cluster_id):
+        found = cs_cluster(module.api, cluster_id)
+        return found is not None and found.get("state") not in (GONE, "deleting")
+
+    # A token keeps naming what it made, even once that was deleted (a teardown, then the same provision again):
+    # then the next generation of token, as AlicloudApi.create does for the RPC APIs.
+    for generation in range(TOKEN_GENERATIONS):
+        token = client_token("CreateCluster", body, generation)
+        reply = cs_call(module.api, "CreateCluster", body=dict(body, client_token=token), before_retry=made)
+        cluster_id = reply["cluster_id"]
+        if module.api.wait_listed(cluster_id, alive):
+            break
+    else:
+        module.fail_json(msg="CreateCluster: every derived client_token names a deleted cluster (last %s)" % cluster_id)
     if p["wait"]:
         return True, None, wait_running(module, cluster_id)
     return True, None, cs_cluster(module.api, cluster_id) or dict(body, cluster_id=cluster_id, state="initial")
@@ -260,7 +302,9 @@ def main():
         cluster_spec=dict(type="str", default="ack.pro.small", choices=["ack.pro.small", "ack.standard"]),
         kubernetes_version=dict(type="str"),
         service_cidr=dict(type="str", default="172.21.0.0/20"),
+        network_plugin=dict(type="str", default="flannel", choices=["flannel", "terway-eniip"]),
         pod_cidr=dict(type="str"),
+        addons=dict(type="list", elements="dict", default=[]),
         snat_entry=dict(type="bool", default=False),
         endpoint_public_access=dict(type="bool", default=False),
         deletion_protection=dict(type="bool", default=False),

@@ -55,6 +55,7 @@ def cluster_args(net, **extra):
         "name": "ack-t",
         "vpc_id": net["a"]["vpc_id"],
         "vswitch_ids": [net["a"]["vswitch_id"]],
+        "pod_cidr": "172.20.0.0/16",
         "tags": OURS,
         **extra,
     }
@@ -72,6 +73,8 @@ def test_cluster_cycle_waits_for_running_and_for_deletion(emu, net):
     cluster = first["cluster"]
     assert cluster["state"] == "running" and cluster["cluster_id"].startswith("c")
     assert cluster["vpc_id"] == net["a"]["vpc_id"] and cluster["vswitch_ids"] == [net["a"]["vswitch_id"]]
+    stored = emu.store.clusters[cluster["cluster_id"]]
+    assert (stored["_network"], stored["container_cidr"]) == ("flannel", "172.20.0.0/16")
     # It waited: DescribeClusterDetail was read while the cluster was still initial.
     assert sum(1 for c in emu.calls[mark:] if c["action"] == "DescribeClusterDetail") >= 2
 
@@ -111,6 +114,15 @@ def test_absent_by_name_alone_is_refused_before_any_call(emu):
     result = run_module(emu, "cs_cluster", name="ack-t", state="absent")
     assert result["failed"] is True and "tags or cluster_id" in result["msg"]
     assert emu.calls[mark:] == []
+
+
+def test_terway_sends_its_add_on_and_no_pod_cidr(emu, net):
+    args = cluster_args(net, name="ack-terway", network_plugin="terway-eniip", pod_cidr=None, wait=False)
+    made = run_module(emu, "cs_cluster", **args)
+    assert made["changed"] is True and not made.get("failed"), made
+    stored = emu.store.clusters[made["cluster"]["cluster_id"]]
+    assert (stored["_network"], stored["container_cidr"]) == ("terway-eniip", "")
+    assert run_module(emu, "cs_cluster", state="absent", name="ack-terway", tags=OURS)["changed"] is True
 
 
 def test_other_tags_are_another_cluster(emu, net):
@@ -231,10 +243,29 @@ def test_bad_node_input_fails_before_any_api_call(emu, args, option):
 @pytest.mark.parametrize(
     "args,option",
     [
-        (dict(name="-bad", vpc_id="vpc-a", vswitch_ids=["vsw-a"]), "name"),
-        (dict(name="ok", vswitch_ids=["vsw-a"]), "vpc_id"),
-        (dict(name="ok", vpc_id="vpc-a"), "vswitch_ids"),
-        (dict(name="ok", vpc_id="vpc-a", vswitch_ids=["sw-1"]), "vswitch_ids"),
+        (dict(name="-bad", vpc_id="vpc-a", vswitch_ids=["vsw-a"], pod_cidr="172.20.0.0/16"), "name"),
+        (dict(name="ok", vswitch_ids=["vsw-a"], pod_cidr="172.20.0.0/16"), "vpc_id"),
+        (dict(name="ok", vpc_id="vpc-a", pod_cidr="172.20.0.0/16"), "vswitch_ids"),
+        (dict(name="ok", vpc_id="vpc-a", vswitch_ids=["sw-1"], pod_cidr="172.20.0.0/16"), "vswitch_ids"),
+        (dict(name="ok", vpc_id="vpc-a", vswitch_ids=["vsw-a"]), "pod_cidr is required"),
+        (dict(name="ok", vpc_id="vpc-a", vswitch_ids=["vsw-a"], pod_cidr="8.8.0.0/16"), "pod_cidr"),
+        (dict(name="ok", vpc_id="vpc-a", vswitch_ids=["vsw-a"], pod_cidr="172.21.0.0/16"), "overlaps service_cidr"),
+        (
+            dict(
+                name="ok", vpc_id="vpc-a", vswitch_ids=["vsw-a"], pod_cidr="172.20.0.0/16", service_cidr="10.0.0.0/12"
+            ),
+            "service_cidr",
+        ),
+        (
+            dict(
+                name="ok",
+                vpc_id="vpc-a",
+                vswitch_ids=["vsw-a"],
+                pod_cidr="172.20.0.0/16",
+                addons=[{"name": "terway-eniip"}],
+            ),
+            "network_plugin",
+        ),
     ],
 )
 def test_bad_cluster_input_fails_before_any_api_call(emu, args, option):

@@ -155,10 +155,40 @@ def test_unknown_route_is_invalid_action(emu, contract_findings):
     assert contract_findings() == ["2015-12-15 PUT /clusters/c1: no such action in the model"]
 
 
+FLANNEL = {"addons": [{"name": "flannel", "config": ""}], "container_cidr": "172.20.0.0/16"}
+
+
 def create(emu, client, ids, **extra):
-    body = dict(name="t", region_id="cn-shanghai", cluster_type="ManagedKubernetes", vpcid=ids["vpc"], vswitch_ids=[ids["vsw"]],
-                tags=[{"key": "k", "value": "v"}], **extra)  # fmt: skip
-    return send(client, emu, roa("POST", "/clusters", body, "CreateCluster"))
+    body = {"name": "t", "region_id": "cn-shanghai", "cluster_type": "ManagedKubernetes", "vpcid": ids["vpc"],
+            "vswitch_ids": [ids["vsw"]], "tags": [{"key": "k", "value": "v"}], **FLANNEL, **extra}  # fmt: skip
+    return send(
+        client, emu, roa("POST", "/clusters", {k: v for k, v in body.items() if v is not None}, "CreateCluster")
+    )
+
+
+@pytest.mark.parametrize(
+    "extra,field",
+    [
+        ({"addons": None}, "addons"),  # no network component at all
+        ({"addons": [{"name": "csi-plugin", "config": ""}]}, "addons"),
+        ({"addons": [{"name": "flannel"}, {"name": "terway-eniip"}]}, "addons"),  # two
+        ({"container_cidr": None}, "container_cidr"),  # flannel without its pod CIDR
+    ],
+)
+def test_create_needs_one_network_component_and_flannels_pod_cidr(emu, acs, extra, field):
+    exc = sdk_error(lambda: create(emu, sdk(emu), network(acs, cluster=False), **extra))
+    assert exc.get_http_status() == 400 and cs_error(exc)["code"] == "InvalidParameter"
+    assert field in cs_error(exc)["message"]
+
+
+def test_terway_needs_no_pod_cidr_and_a_client_token_returns_the_first_create(emu, acs):
+    client, ids = sdk(emu), network(acs, cluster=False)
+    terway = {"addons": [{"name": "terway-eniip", "config": ""}], "container_cidr": None}
+    first = create(emu, client, ids, client_token="scc-t1", **terway)
+    assert create(emu, client, ids, client_token="scc-t1", **terway)["cluster_id"] == first["cluster_id"]
+    assert [c["cluster_id"] for c in emu.clusters()].count(first["cluster_id"]) == 1
+    reused = sdk_error(lambda: create(emu, client, ids, client_token="scc-t1", name="other", **terway))
+    assert cs_error(reused)["code"] == "IdempotentParameterMismatch"
 
 
 def test_cluster_state_machine_initial_running_deleting_gone(emu, acs):

@@ -106,7 +106,7 @@ def test_mpi_slots(args, slots):
 
 
 def test_mpi_slots_refuses_a_node_without_any_count():
-    with pytest.raises(ValueError, match="^no slot count"):
+    with pytest.raises(ValueError, match=r"^no slot count"):
         cluster_rules.mpi_slots(None, 0, 0, 0)
     with pytest.raises(ValueError, match="invalid literal"):
         cluster_rules.mpi_slots("eight")

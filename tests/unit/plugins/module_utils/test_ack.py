@@ -148,7 +148,8 @@ def test_listings_read_every_page():
 # ---- ack.py -------------------------------------------------------------------------------------
 PARAMS = dict(
     name="scc-ack", tags={"b": "2", "a": 1}, vpc_id="vpc-1", vswitch_ids=["vsw-1"], cluster_spec="ack.pro.small",
-    service_cidr="172.21.0.0/20", pod_cidr=None, snat_entry=False, endpoint_public_access=False,
+    service_cidr="172.21.0.0/20", pod_cidr="172.20.0.0/16", network_plugin="flannel", addons=[], snat_entry=False,
+    endpoint_public_access=False,
     deletion_protection=False, kubernetes_version=None, state="present", cluster_id=None,
 )  # fmt: skip
 
@@ -158,11 +159,44 @@ def test_cluster_body_is_the_create_cluster_request():
     assert body == {
         "name": "scc-ack", "region_id": "cn-shanghai", "cluster_type": "ManagedKubernetes",
         "cluster_spec": "ack.pro.small", "vpcid": "vpc-1", "vswitch_ids": ["vsw-1"], "service_cidr": "172.21.0.0/20",
-        "snat_entry": False, "endpoint_public_access": False, "deletion_protection": False,
+        "container_cidr": "172.20.0.0/16", "addons": [{"name": "flannel", "config": ""}], "snat_entry": False, "endpoint_public_access": False, "deletion_protection": False,
         "tags": [{"key": "a", "value": "1"}, {"key": "b", "value": "2"}],
     }  # fmt: skip
     view = ack.cluster_view(dict(body, state=None))
     assert view["vpc_id"] == "vpc-1" and view["tags"] == {"a": "1", "b": "2"} and view["vswitch_ids"] == ["vsw-1"]
+
+
+def test_terway_sends_its_add_on_no_pod_cidr_and_the_users_add_ons_after_it():
+    body = ack.cluster_body(
+        dict(PARAMS, network_plugin="terway-eniip", addons=[{"name": "csi-plugin", "config": None, "disabled": False}]),
+        "cn-shanghai",
+    )
+    assert "container_cidr" not in body
+    assert body["addons"] == [{"name": "terway-eniip", "config": ""}, {"name": "csi-plugin", "disabled": False}]
+
+
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (dict(pod_cidr=None), "pod_cidr is required with network_plugin=flannel"),
+        (dict(pod_cidr="8.8.0.0/16"), "pod_cidr (8.8.0.0/16) must lie in 10.0.0.0/8"),
+        (dict(pod_cidr="172.20.0.1/16"), "pod_cidr ('172.20.0.1/16') must be an IPv4 network"),
+        (dict(pod_cidr="172.0.0.0/11"), "pod_cidr (172.0.0.0/11) must lie in"),
+        (dict(pod_cidr="172.21.0.0/16"), "pod_cidr (172.21.0.0/16) overlaps service_cidr"),
+        (dict(service_cidr="10.0.0.0/12"), "service_cidr (10.0.0.0/12) must have a prefix length from /16 to /24"),
+        (dict(service_cidr="10.0.0.0/25"), "service_cidr (10.0.0.0/25) must have a prefix length"),
+        (dict(network_plugin="calico"), "network_plugin ('calico') must be one of flannel, terway-eniip"),
+        (dict(addons=[{"name": "flannel"}]), "addons[0] (flannel): the network add-on comes from network_plugin"),
+        (dict(addons=[{"config": "x"}]), "addons[0] needs a name"),
+    ],
+)
+def test_validate_cluster_judges_the_network_naming_the_option(change, words):
+    errors = ack.validate_cluster(dict(PARAMS, **change))
+    assert errors == [errors[0]] and words in errors[0], errors
+
+
+def test_terway_needs_no_pod_cidr():
+    assert ack.validate_cluster(dict(PARAMS, network_plugin="terway-eniip", pod_cidr=None)) == []
 
 
 def test_cluster_matches_name_exactly_and_every_tag():
@@ -241,6 +275,8 @@ ACK_SETTINGS = {
     "scc_cloud_ack_cluster_spec": "ack.pro.small",
     "scc_cloud_ack_kubernetes_version": "",
     "scc_cloud_ack_service_cidr": "172.21.0.0/20",
+    "scc_cloud_ack_network_plugin": "flannel",
+    "scc_cloud_ack_pod_cidr": "172.20.0.0/16",
     "scc_cloud_ack_node_password": "pw",
     "scc_cloud_vpc_cidr": "192.168.0.0/16",
     "scc_cloud_key_pair_name": "",
@@ -255,6 +291,19 @@ ACK_SETTINGS = {
         (dict(scc_cloud_ack_service_cidr="192.168.16.0/20"), "overlaps scc_cloud_vpc_cidr"),
         (dict(scc_cloud_ack_service_cidr="172.21.0.1/20"), "scc_cloud_ack_service_cidr"),
         (dict(scc_cloud_ack_node_password=""), "scc_cloud_ack_node_password"),
+        (
+            dict(scc_cloud_ack_pod_cidr=""),
+            "scc_cloud_ack_pod_cidr is required with scc_cloud_ack_network_plugin=flannel",
+        ),
+        (
+            dict(scc_cloud_ack_pod_cidr="192.168.128.0/17"),
+            "scc_cloud_ack_pod_cidr (192.168.128.0/17) overlaps scc_cloud_vpc_cidr",
+        ),
+        (
+            dict(scc_cloud_ack_pod_cidr="172.21.0.0/16"),
+            "scc_cloud_ack_pod_cidr (172.21.0.0/16) overlaps scc_cloud_ack_service_cidr",
+        ),
+        (dict(scc_cloud_ack_network_plugin="weave"), "scc_cloud_ack_network_plugin ('weave') must be one of"),
     ],
 )
 def test_ack_input_problems_name_the_variable(change, variable):
@@ -268,3 +317,6 @@ def test_ack_input_problems_accept_good_input_and_nothing_when_disabled():
     assert ack.ack_input_problems(dict(ACK_SETTINGS, scc_cloud_ack_node_password="", scc_cloud_key_pair_name="k")) == []
     assert ack.ack_input_problems({"scc_cloud_ack_enabled": False, "scc_cloud_ack_cluster_spec": "bad"}) == []
     assert ack.ack_input_problems({"scc_cloud_ack_enabled": "false"}) == []
+    # Terway: pods take VPC addresses, so no pod CIDR is needed or judged.
+    terway = dict(ACK_SETTINGS, scc_cloud_ack_network_plugin="terway-eniip", scc_cloud_ack_pod_cidr="192.168.0.0/16")
+    assert ack.ack_input_problems(terway) == []
