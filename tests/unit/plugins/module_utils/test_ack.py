@@ -159,7 +159,8 @@ def test_cluster_body_is_the_create_cluster_request():
     assert body == {
         "name": "scc-ack", "region_id": "cn-shanghai", "cluster_type": "ManagedKubernetes",
         "cluster_spec": "ack.pro.small", "vpcid": "vpc-1", "vswitch_ids": ["vsw-1"], "service_cidr": "172.21.0.0/20",
-        "container_cidr": "172.20.0.0/16", "addons": [{"name": "flannel", "config": ""}], "snat_entry": False, "endpoint_public_access": False, "deletion_protection": False,
+        "container_cidr": "172.20.0.0/16", "addons": [{"name": "flannel", "config": ""}], "snat_entry": False,
+        "endpoint_public_access": False, "deletion_protection": False,
         "tags": [{"key": "a", "value": "1"}, {"key": "b", "value": "2"}],
     }  # fmt: skip
     view = ack.cluster_view(dict(body, state=None))
