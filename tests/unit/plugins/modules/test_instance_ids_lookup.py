@@ -40,7 +40,13 @@ def cloud(emu):
     ids = _instances(emu, net, "a", COUNT)
     outsider = _instances(emu, _network(emu, "b", "10.50"), "b", 1)[0]
     cluster = run_module(
-        emu, "cs_cluster", name="ids", vpc_id=net["vpc_id"], vswitch_ids=[net["vswitch_id"]], tags=OURS
+        emu,
+        "cs_cluster",
+        name="ids",
+        vpc_id=net["vpc_id"],
+        vswitch_ids=[net["vswitch_id"]],
+        pod_cidr="172.20.0.0/16",
+        tags=OURS,
     )["cluster"]
     return dict(ids=ids, outsider=outsider, cluster_id=cluster["cluster_id"])
 
