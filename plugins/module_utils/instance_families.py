@@ -17,10 +17,12 @@ Interface
     ValueError naming the variable and the supported choices.
 
     Returns ``{family, instance_type, gpu, compute_capability, gpus_per_node, nvlink, rdma,
-    driver_branch, driver_branch_max, torch_cuda_builds, rdma_stack, nccl_env, nccl_min_version,
+    driver_branch, driver_branch_max, kernel_modules, torch_cuda_builds, rdma_stack, nccl_env, nccl_min_version,
     status, uefi_only, unconfirmed, sources}``. From a compute capability only the GPU-level
-    keys are filled (``compute_capability``, ``driver_branch``, ``driver_branch_max``,
-    ``torch_cuda_builds``); the family keys are None, ``nccl_env`` is empty.
+    keys are filled (``compute_capability``, ``driver_branch``, ``driver_branch_max``, ``kernel_modules``,
+    ``torch_cuda_builds``); the family keys are None, ``nccl_env`` is empty. ``gpus_per_node`` of a GPU VM
+    family (gn8is, gn8v: sizes of 1 to 8 GPUs, ``ecs.gn8is-4x.16xlarge``) is the size's, the family alone reads
+    as its 8-GPU size.
 
     - ``rdma``: ``{kind: roce_v2 | erdma, provider: mlx5 | erdma, ports, rate_gbps (per port),
       total_gbps, link_layer, gid_index, mtu}``; ``gid_index`` None means "discover it on the
@@ -32,7 +34,8 @@ Interface
       are discovered on the hosts: rdma_info -> scc.training.nccl_ib_env).
     - ``unconfirmed``: the keys (dotted) no vendor source confirms; README shows them as UNCONFIRMED.
 
-``family_of(instance_type) -> str``: ``"ecs.sccgn6.24xlarge"`` -> ``"sccgn6"``.
+``family_of(instance_type) -> str``: ``"ecs.sccgn6.24xlarge"`` -> ``"sccgn6"``, ``"ecs.gn8is-4x.16xlarge"`` -> ``"gn8is"``.
+``kernel_modules(ccs) -> str``: "open" or "proprietary" for one compute capability or a cluster's list.
 ``torch_cuda_builds(cc)``, ``driver_branch(cc)``: the GPU-level facts for one compute capability.
 
 Sources (checked 2026-12; each row names its keys in ``SOURCES``, cite them when you change a row)
@@ -45,6 +48,11 @@ Sources (checked 2026-12; each row names its keys in ``SOURCES``, cite them when
   document 25378 (ECS Bare Metal GPU families, zh) and the English "GPU-accelerated
   compute-optimized instance families" page; ebmgn7ex's GPU model from Alibaba's Deep-NCCL
   README (PyPI aiacc-nccl).
+- gn8is, gn8v (GPU VMs with ERIs, sizes of 1 to 8 GPUs): the same English page ("gn8v and gn8v-tee", "gn8is":
+  sizes, GPUs, NVLink 900 GB/s on gn8v, L20 on PCIe Gen4 x16, "Supports ERIs", available in specific regions
+  through sales); PAI's eRDMA guide: 1 eRDMA NIC on gn8is.*. No ERI rate, nor gn8v's ERI count, is published.
+- Kernel modules: NVIDIA Driver Installation Guide, "Kernel Modules", and NVIDIA's blog "Transitions Fully Towards
+  Open-Source GPU Kernel Modules" (Blackwell must use the open modules).
 - eRDMA: "Enable eRDMA on GPU-accelerated instances" (MTU 8500 with jumbo frames for NCCL's
   LL128, else 1400), PAI "eRDMA: distributed training" (preset NCCL variables, NCCL >= 2.19, two
   eRDMA NICs on ebmgn8v and ebmgn8is), ACK "enable eRDMA acceleration" (driver mode ofed for
