@@ -535,14 +535,16 @@ def driver_branch(cc):
 
 
 def kernel_modules(ccs):
-    """The NVIDIA kernel-module flavour for a cluster's compute capabilities (one, or a list): "proprietary" when any
-    GPU is older than Turing (7.5: the open modules do not run there, nor in a mixed system, NVIDIA says), else
-    "open": required on Blackwell (10.0 and newer), NVIDIA's default and suggested flavour on Turing to Hopper from
-    the 560 branch on, and RECOMMENDED_DRIVER_BRANCH (580) is later [nv-kernel-modules, nv-open-modules]. The limits
-    are _gpu_matrix's, which refuses the other flavour where it cannot run."""
-    values = [ccs] if isinstance(ccs, str) else list(ccs)
-    oldest = min((_version(cc) for cc in values), default=None)
-    if oldest is not None and oldest < _version(_gpu_matrix.OPEN_KERNEL_MODULES_CC_MIN):
+    """The NVIDIA kernel-module flavour for a cluster's compute capabilities (one, or a list; any spelling
+    ``compute_capability`` reads): "proprietary" when any GPU is older than Turing (7.5: the open modules do not run
+    there, nor in a mixed system, NVIDIA says), else "open": required on Blackwell (10.0 and newer), NVIDIA's default
+    and suggested flavour on Turing to Hopper from the 560 branch on, and RECOMMENDED_DRIVER_BRANCH (580) is later
+    [nv-kernel-modules, nv-open-modules]. A value that reads as no compute capability is left out (the version
+    matrix refuses it by name); with none left, "proprietary". The limits are _gpu_matrix's, which refuses the other
+    flavour where it cannot run."""
+    values = [ccs] if isinstance(ccs, (str, int, float)) else list(ccs or [])
+    parsed = [cc for cc in map(compute_capability, values) if cc is not None]
+    if not parsed or min(map(_version, parsed)) < _version(_gpu_matrix.OPEN_KERNEL_MODULES_CC_MIN):
         return "proprietary"
     return "open"
 

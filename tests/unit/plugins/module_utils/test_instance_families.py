@@ -196,6 +196,7 @@ def test_filter_is_registered():
     filters = FilterModule().filters()
     assert filters == {
         "instance_profile": instance_profile,
+        "nvidia_kernel_modules": filters["nvidia_kernel_modules"],
         "hardware_defaults": hardware_defaults,
         "scc_cluster_input_problems": filters["scc_cluster_input_problems"],
     }
@@ -313,3 +314,23 @@ def test_gpu_vms_are_erdma_with_what_the_sources_give():
 def test_a_size_of_another_family_is_refused():
     with pytest.raises(ValueError, match="not an instance type of family gn8is"):
         m.profile("ecs.gn8is-3x.12xlarge")
+
+
+@pytest.mark.parametrize(
+    ("value", "flavour"),
+    [("sm_90", "open"), (9.0, "open"), ("3.5", "proprietary"), ("not a cc", "proprietary"), ([], "proprietary")],
+)
+def test_kernel_modules_never_fail_on_a_bad_compute_capability(value, flavour):
+    # The default of nvidia_driver_kernel_modules: a bad compute capability is the version matrix's to refuse by
+    # name, so this one must not fail first (3.5 is Kepler: proprietary; garbage reads as no GPU).
+    assert m.kernel_modules(value) == flavour
+
+
+def test_nvidia_kernel_modules_filter():
+    from ansible_collections.scc.training.plugins.filter.instances import nvidia_kernel_modules
+
+    assert FilterModule().filters()["nvidia_kernel_modules"] is nvidia_kernel_modules
+    assert nvidia_kernel_modules("7.0") == "proprietary" and nvidia_kernel_modules("12.0") == "open"
+    assert nvidia_kernel_modules(["8.9", "9.0"]) == "open"
+    with pytest.raises(AnsibleFilterError, match="nvidia_kernel_modules"):
+        nvidia_kernel_modules({"cc": "7.0"})
