@@ -391,7 +391,8 @@ def _vm_erdma(gpus_by_type, gpu, ports, status, unconfirmed=()):
 
 
 # gn8is: NVIDIA L20 48 GB (Ada Lovelace, PCIe Gen4 x16), ERIs; PAI: 1 eRDMA NIC on gn8is.*; ACK's eRDMA controller
-# names gn8is among its node types.
+# names gn8is among its node types. Its page does not say it supports jumbo frames (gn8v's does): MTU 8500 with
+# scc_jumbo_frames is UNCONFIRMED there (1400, the default, is not).
 FAMILIES["gn8is"] = _vm_erdma(
     {
         "ecs.gn8is.2xlarge": 1,
@@ -408,6 +409,7 @@ FAMILIES["gn8is"] = _vm_erdma(
     },
     1,
     _SPECIFIC_REGIONS,
+    unconfirmed=("rdma.mtu",),
 )
 # gn8v: the ebmgn8v GPU (96 GB HBM3 at 4 TB/s, NVLink 900 GB/s, FP8; model not named: Hopper, "H20" in Alibaba's
 # solution documents) as a VM; the ERI count per size is not published.
