@@ -54,7 +54,9 @@ def served(tmp_path_factory):
     listing = subprocess.run(
         [*gpg, "--with-colons", "--list-keys"], env=env, check=True, capture_output=True, text=True
     )
-    fingerprint = next(line.split(":")[9] for line in listing.stdout.splitlines() if line.startswith("fpr:"))
+    fingerprints = [line.split(":")[9] for line in listing.stdout.splitlines() if line.startswith("fpr:")]
+    assert fingerprints, listing.stdout
+    fingerprint = fingerprints[0]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
