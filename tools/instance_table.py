@@ -98,8 +98,10 @@ def _unconfirmed(profile, keys):
     return " (UNCONFIRMED: %s)" % ", ".join(words) if words else ""
 
 
-def _gpus(profile):
-    text = "%d x %s (%s)" % (profile["gpus_per_node"], profile["gpu"], profile["compute_capability"])
+def _gpus(profile, facts):
+    sizes = sorted(set(facts.get("gpus_by_type", {}).values()))
+    count = "/".join(map(str, sizes)) if len(sizes) > 1 else "%d" % profile["gpus_per_node"]
+    text = "%s x %s (%s)" % (count, profile["gpu"], profile["compute_capability"])
     return text + _unconfirmed(profile, ("gpu", "compute_capability"))
 
 
@@ -108,17 +110,22 @@ def _rdma(profile):
     kind = "RoCE v2" if rdma["kind"] == "roce_v2" else "eRDMA (iWARP)"
     if rdma["ports"] and rdma["rate_gbps"]:
         text = "%s, `%s`: %d x %d Gb/s" % (kind, rdma["provider"], rdma["ports"], rdma["rate_gbps"])
-    else:
+    elif rdma["total_gbps"]:
         text = "%s, `%s`: %d Gb/s in all" % (kind, rdma["provider"], rdma["total_gbps"])
+    else:  # a VM family: its ERIs' rate is not published
+        ports = "%d ERI" % rdma["ports"] if rdma["ports"] else "ERIs"
+        text = "%s, `%s`: %s, rate not published" % (kind, rdma["provider"], ports)
     if rdma["mtu"]:
         text += "; MTU %(jumbo_frames)d with jumbo frames, else %(standard)d" % rdma["mtu"]
     return text + _unconfirmed(profile, ("rdma.ports", "rdma.rate_gbps", "rdma.mtu", "rdma.link_layer"))
 
 
 def _driver(profile):
-    if profile["driver_branch_max"]:
-        return "R%s (the last for this GPU)" % profile["driver_branch"]
-    return "R%s (long-term branch)" % profile["driver_branch"]
+    branch = "R%s (%s)" % (
+        profile["driver_branch"],
+        "the last for this GPU" if profile["driver_branch_max"] else "long-term branch",
+    )
+    return "%s, %s kernel modules" % (branch, profile["kernel_modules"])
 
 
 def _torch(profile):
@@ -160,9 +167,10 @@ def _does(family):
         else "`rdma_stack` DOCA-OFED or rdma-core, a RoCE v2 GID on every port"
     )
     text = (
-        "validates `scc_instance_type`; builds nccl-tests `%s`; `gpu_health` %d GPUs, %s; `nccl_check` alone >= %s GB/s "
-        "(%s of %s, %s GB/s), across nodes >= %s GB/s (%s of %s Gb/s / 8); %s"
+        "validates `scc_instance_type`; `nvidia_driver` %s kernel modules; builds nccl-tests `%s`; `gpu_health` %d GPUs, %s; `nccl_check` alone >= %s GB/s "
+        "(%s of %s, %s GB/s), across nodes %s; %s"
         % (
+            resolved["kernel_modules"],
             resolved["nccl_tests_gencode"].rsplit("code=", maxsplit=1)[-1],
             resolved["gpu_count"],
             nvlinks,
@@ -170,9 +178,12 @@ def _does(family):
             hardware.DEFAULT_FRACTIONS["single_fraction" if links else "pcie_fraction"],
             intra["detail"],
             intra["gbs"],
-            limits["multi_node_gbps"],
-            hardware.DEFAULT_FRACTIONS["multi_fraction"],
-            rdma["total_gbps"],
+            (
+                ">= %s GB/s (%s of %s Gb/s / 8)"
+                % (limits["multi_node_gbps"], hardware.DEFAULT_FRACTIONS["multi_fraction"], rdma["total_gbps"])
+                if rdma["total_gbps"]
+                else "no threshold (no published rate: set `nccl_check_link_rate_gbps`)"
+            ),
             stack,
         )
     )
@@ -198,7 +209,7 @@ def render_section():
         nvlink = ("yes: " if facts["nvlink"] else "") + facts["nvlink_detail"]
         cells = [
             "`%s` (%s)" % (family, ", ".join("`%s`" % t for t in facts["instance_types"])),
-            _gpus(profile) + notes.mark(sources["gpu"]),
+            _gpus(profile, facts) + notes.mark(sources["gpu"]),
             nvlink + notes.mark(sources["gpu"][:1]),
             _rdma(profile) + notes.mark(sources["rdma"]),
             _driver(profile),

@@ -2,11 +2,12 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """``instance_profile``: the supported-instance table (module_utils/instance_families.py) as a filter;
+``nvidia_kernel_modules``: the NVIDIA kernel-module flavour for a compute capability (instance_families.py);
 ``hardware_defaults`` over module_utils/hardware_defaults.py; ``scc_cluster_input_problems``, the types of the
 cluster-wide scc_instance_type and scc_jumbo_frames (playbooks/validate.yml).
 
 Thin wrappers: the data, its sources and the lookup live in the module_utils. Documentation: the sidecars
-instance_profile.yml, hardware_defaults.yml and scc_cluster_input_problems.yml.
+instance_profile.yml, nvidia_kernel_modules.yml, hardware_defaults.yml and scc_cluster_input_problems.yml.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -39,6 +40,14 @@ def instance_profile(value, name=None):
     return filter_call("instance_profile", instance_families.profile, value, name)
 
 
+def nvidia_kernel_modules(value):
+    """Compute capability (or a list of them) -> "open" or "proprietary"; never fails on a bad one (the version
+    matrix refuses it by name)."""
+    if isinstance(value, dict):
+        raise AnsibleFilterError("nvidia_kernel_modules: input must be a compute capability or a list, got dict")
+    return filter_call("nvidia_kernel_modules", instance_families.kernel_modules, value)
+
+
 def hardware_defaults(instance_type, nodes=None, jumbo_frames=False, fractions=None):
     """scc_instance_type (or, when empty, the nodes' gpu_info and rdma_info) -> every hardware default."""
     if isinstance(instance_type, (dict, list)):
@@ -66,6 +75,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "instance_profile": instance_profile,
+            "nvidia_kernel_modules": nvidia_kernel_modules,
             "hardware_defaults": hardware_defaults,
             "scc_cluster_input_problems": scc_cluster_input_problems,
         }

@@ -20,7 +20,7 @@ Interface
     - ``gpu_name``: a GPU product name ("Tesla V100-SXM2-32GB"); used for the compute
       capability when ``compute_capability`` is empty.
     - ``kernel_modules``: "proprietary" or "open" (NVIDIA's open GPU kernel modules need
-      compute capability >= 7.5, so not on V100).
+      compute capability >= 7.5, so not on V100; Blackwell, 10.0 and newer, needs open).
     - ``torch``: PyTorch version ("2.13.0"). Its builds are rows of ``TORCH_BUILDS``; with
       ``torch_cuda`` empty the check is that SOME build of it has kernels for every GPU.
     - ``torch_cuda``: the CUDA of the torch build ("12.6", "12.8", "13.0", ...) or "cpu": the
@@ -89,7 +89,17 @@ Sources (checked 2026-12-02; cite them when you change a row)
 - NCCL on eRDMA: Alibaba Cloud PAI, "eRDMA: distributed training with high-performance networks" -- "NCCL 2.19
   or later is required" (https://www.alibabacloud.com/help/en/pai/user-guide/erdma-distributed-training-with-high-performance-networks).
 - Open GPU kernel modules support Turing and later only:
-  https://github.com/NVIDIA/open-gpu-kernel-modules (README, "Compatible GPUs").
+  https://github.com/NVIDIA/open-gpu-kernel-modules (README, "Compatible GPUs"); NVIDIA Driver Installation Guide,
+  "Kernel Modules" (https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html): the
+  proprietary flavour "is required for older GPUs from the Maxwell, Pascal, or Volta architectures", the open one
+  is "what you should use" on Turing and newer, and "Starting in the 560 driver release series, the open kernel
+  module flavor is the default and suggested installation".
+- Blackwell needs the open modules: NVIDIA, "NVIDIA Transitions Fully Towards Open-Source GPU Kernel Modules"
+  (https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/): "For
+  cutting-edge platforms such as NVIDIA Grace Hopper or NVIDIA Blackwell, you must use the open-source GPU kernel
+  modules. The proprietary drivers are unsupported on these platforms." Blackwell is compute capability 10.0 and
+  newer on https://developer.nvidia.com/cuda-gpus (B200 10.0, B300 10.3, Jetson T5000 11.0, RTX PRO Blackwell 12.0,
+  GB10 12.1).
 - PyTorch CUDA builds per release (TORCH_BUILDS), stable and experimental: pytorch/pytorch
   RELEASE.md "Release Compatibility Matrix" (2.8 to 2.14) and the issues it links: pt#157517
   (2.8), pt#159980 (2.9), pt#164471 (2.10), pt#172351/pt#172352 and PR pt#177975 (2.11: CUDA 13.0
@@ -217,6 +227,8 @@ NCCL_CUDA_MAJORS = {
 
 # NVIDIA's open GPU kernel modules run on this compute capability and newer (Turing+).
 OPEN_KERNEL_MODULES_CC_MIN = "7.5"
+# From this compute capability on (Blackwell) the proprietary modules are unsupported: open only.
+OPEN_KERNEL_MODULES_REQUIRED_CC_MIN = "10.0"
 
 # --- PyTorch builds and the frameworks built on them (sources: module docstring) ------------
 
@@ -730,12 +742,14 @@ def _check_cudnn_gpus(ctx, cudnn, gpus):
 
 
 def _check_kernel_modules(ctx, gpus):
-    """The kernel module flavour: open needs OPEN_KERNEL_MODULES_CC_MIN. Its choices (proprietary, open) are
-    nvidia_driver's argument spec's, the one caller that passes it: not judged again here."""
+    """The kernel module flavour: open needs OPEN_KERNEL_MODULES_CC_MIN, Blackwell (OPEN_KERNEL_MODULES_REQUIRED_CC_MIN
+    and newer) needs open. Its choices (proprietary, open) are nvidia_driver's argument spec's, the one caller that
+    passes it: not judged again here."""
     flavour = ctx.stack.get("kernel_modules")
     if _blank(flavour):
         return
     old = [c for c in gpus.ccs if _cmp(version_tuple(c), version_tuple(OPEN_KERNEL_MODULES_CC_MIN)) < 0]
+    new = [c for c in gpus.ccs if _cmp(version_tuple(c), version_tuple(OPEN_KERNEL_MODULES_REQUIRED_CC_MIN)) >= 0]
     if flavour == "open" and old:
         ctx.refuse(
             "%s=open does not support compute capability %s (%s): the open kernel modules need >= %s; choose proprietary",
@@ -743,6 +757,15 @@ def _check_kernel_modules(ctx, gpus):
             ", ".join(old),
             ctx.names["compute_capability"],
             OPEN_KERNEL_MODULES_CC_MIN,
+        )
+    if flavour == "proprietary" and new:
+        ctx.refuse(
+            "%s=proprietary does not support compute capability %s (%s): NVIDIA Blackwell GPUs (compute capability %s "
+            "and newer) must use the open GPU kernel modules, the proprietary ones are unsupported on them; choose open",
+            ctx.names["kernel_modules"],
+            ", ".join(new),
+            ctx.names["compute_capability"],
+            OPEN_KERNEL_MODULES_REQUIRED_CC_MIN,
         )
 
 

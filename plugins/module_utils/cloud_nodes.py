@@ -116,6 +116,18 @@ def node_plan(settings):
     if erdma:
         plan["mtu"] = rdma["mtu"]["jumbo_frames" if jumbo else "standard"]
         unconfirmed.extend(key for key in facts["unconfirmed"] if key == "rdma.ports")
+    if erdma and rdma["ports"] is None:
+        # An eRDMA family whose ERI count per size no source gives (gn8v): the user's count, unchecked.
+        plan["eri_limit"] = None
+        if requested == AUTO:
+            problems.append(
+                "scc_cloud_eri_count: the ERI count of instance family %s (scc_cloud_instance_type %s) is not published "
+                "(UNCONFIRMED in plugins/module_utils/instance_families.py); set scc_cloud_eri_count to the EriQuantity "
+                "DescribeInstanceTypes reports for the type" % (family, instance_type)
+            )
+        elif requested is not None:
+            plan["eri_count"] = requested
+        return dict(plan, problems=problems, unconfirmed=unconfirmed)
     if requested == AUTO:
         plan["eri_count"] = limit
     elif requested is not None:

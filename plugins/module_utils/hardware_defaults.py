@@ -10,7 +10,8 @@
 
     - ``gpu_models`` (the GPU_MODELS keys of the cluster), ``gpu_count`` (per node; from nodes the
       smallest they show), ``compute_capabilities`` (all of a mixed cluster's, computed once);
-    - ``driver_branch`` (the oldest "last branch" of the cluster's GPUs, else R580),
+    - ``driver_branch`` (the oldest "last branch" of the cluster's GPUs, else R580), ``kernel_modules`` (open, or
+      proprietary where a GPU is older than Turing: ``instance_families.kernel_modules``),
       ``torch_cuda_builds`` (the stable wheels with kernels for every GPU) and ``torch_cuda`` (the newest);
     - ``nccl_tests_gencode``: nvcc's ``-gencode`` for every compute capability of the cluster;
     - ``nvlink_links`` and ``nvlink_gbs_per_link`` per GPU (0 and None on a PCIe-only GPU),
@@ -162,6 +163,8 @@ FAMILY_GPU = {
     "ebmgn8v": "H20",
     "ebmgn8is": "L20",
     "ebmgn8ia": "L20",
+    "gn8is": "L20",
+    "gn8v": "H20",
     "ebmgn9g": "Blackwell professional",
     "ebmgn9ge": "Blackwell professional",
     "ebmgn9gc": "Blackwell professional",
@@ -255,6 +258,20 @@ def _family_facts(instance_type):
             "%s), not a compute capability" % (instance_type, ", ".join(sorted(FAMILY_GPU)))
         )
     model = _MODELS[FAMILY_GPU[prof["family"]]]
+    if prof["gpus_per_node"] == 1 and model.links:
+        # A one-GPU size of a VM family (gn8v.4xlarge): no peer to link to, its basis is the PCIe link.
+        model = _Model(model.key, model.pattern.pattern, model.cc, 0, model.pcie_gen, model.sources, model.unconfirmed)
+    elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:
+        # A 2- or 4-GPU size of a VM family: how many of the GPU's NVLinks reach its peers is not published.
+        model = _Model(
+            model.key,
+            model.pattern.pattern,
+            model.cc,
+            model.links,
+            model.pcie_gen,
+            model.sources,
+            tuple(model.unconfirmed) + ("nvlink_links",),
+        )
     rdma = dict(prof["rdma"])
     return prof, model, rdma
 
@@ -332,6 +349,7 @@ def resolve(instance_type=None, nodes=None, jumbo_frames=False, fractions=None):
         "gpu_count": gpu_count,
         "compute_capabilities": ccs,
         "driver_branch": min((b[0] for b in branches), key=int),
+        "kernel_modules": table.kernel_modules(ccs),
         "torch_cuda_builds": builds,
         "torch_cuda": builds[-1]["tag"] if builds else None,
         "nccl_tests_gencode": gencode(ccs),

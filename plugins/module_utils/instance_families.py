@@ -17,10 +17,12 @@ Interface
     ValueError naming the variable and the supported choices.
 
     Returns ``{family, instance_type, gpu, compute_capability, gpus_per_node, nvlink, rdma,
-    driver_branch, driver_branch_max, torch_cuda_builds, rdma_stack, nccl_env, nccl_min_version,
+    driver_branch, driver_branch_max, kernel_modules, torch_cuda_builds, rdma_stack, nccl_env, nccl_min_version,
     status, uefi_only, unconfirmed, sources}``. From a compute capability only the GPU-level
-    keys are filled (``compute_capability``, ``driver_branch``, ``driver_branch_max``,
-    ``torch_cuda_builds``); the family keys are None, ``nccl_env`` is empty.
+    keys are filled (``compute_capability``, ``driver_branch``, ``driver_branch_max``, ``kernel_modules``,
+    ``torch_cuda_builds``); the family keys are None, ``nccl_env`` is empty. ``gpus_per_node`` of a GPU VM
+    family (gn8is, gn8v: sizes of 1 to 8 GPUs, ``ecs.gn8is-4x.16xlarge``) is the size's, the family alone reads
+    as its 8-GPU size.
 
     - ``rdma``: ``{kind: roce_v2 | erdma, provider: mlx5 | erdma, ports, rate_gbps (per port),
       total_gbps, link_layer, gid_index, mtu}``; ``gid_index`` None means "discover it on the
@@ -32,7 +34,8 @@ Interface
       are discovered on the hosts: rdma_info -> scc.training.nccl_ib_env).
     - ``unconfirmed``: the keys (dotted) no vendor source confirms; README shows them as UNCONFIRMED.
 
-``family_of(instance_type) -> str``: ``"ecs.sccgn6.24xlarge"`` -> ``"sccgn6"``.
+``family_of(instance_type) -> str``: ``"ecs.sccgn6.24xlarge"`` -> ``"sccgn6"``, ``"ecs.gn8is-4x.16xlarge"`` -> ``"gn8is"``.
+``kernel_modules(ccs) -> str``: "open" or "proprietary" for one compute capability or a cluster's list.
 ``torch_cuda_builds(cc)``, ``driver_branch(cc)``: the GPU-level facts for one compute capability.
 
 Sources (checked 2026-12; each row names its keys in ``SOURCES``, cite them when you change a row)
@@ -45,6 +48,11 @@ Sources (checked 2026-12; each row names its keys in ``SOURCES``, cite them when
   document 25378 (ECS Bare Metal GPU families, zh) and the English "GPU-accelerated
   compute-optimized instance families" page; ebmgn7ex's GPU model from Alibaba's Deep-NCCL
   README (PyPI aiacc-nccl).
+- gn8is, gn8v (GPU VMs with ERIs, sizes of 1 to 8 GPUs): the same English page ("gn8v and gn8v-tee", "gn8is":
+  sizes, GPUs, NVLink 900 GB/s on gn8v, L20 on PCIe Gen4 x16, "Supports ERIs", available in specific regions
+  through sales); PAI's eRDMA guide: 1 eRDMA NIC on gn8is.*. No ERI rate, nor gn8v's ERI count, is published.
+- Kernel modules: NVIDIA Driver Installation Guide, "Kernel Modules", and NVIDIA's blog "Transitions Fully Towards
+  Open-Source GPU Kernel Modules" (Blackwell must use the open modules).
 - eRDMA: "Enable eRDMA on GPU-accelerated instances" (MTU 8500 with jumbo frames for NCCL's
   LL128, else 1400), PAI "eRDMA: distributed training" (preset NCCL variables, NCCL >= 2.19, two
   eRDMA NICs on ebmgn8v and ebmgn8is), ACK "enable eRDMA acceleration" (driver mode ofed for
@@ -133,6 +141,16 @@ SOURCES = {
         "https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html",
     ),
     "nv-cuda-gpus": ("NVIDIA, CUDA GPUs: compute capability per GPU", "https://developer.nvidia.com/cuda-gpus"),
+    "nv-kernel-modules": (
+        "NVIDIA Driver Installation Guide, Kernel Modules: proprietary required for Maxwell, Pascal and Volta; open "
+        "for Turing and newer, the default and suggested flavour from the 560 branch on",
+        "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html",
+    ),
+    "nv-open-modules": (
+        "NVIDIA, Transitions Fully Towards Open-Source GPU Kernel Modules: Grace Hopper and Blackwell must use the "
+        "open modules (the proprietary ones are unsupported there); recommended for Turing, Ampere, Ada, Hopper",
+        "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/",
+    ),
     "nv-binary-compat": (
         "CUDA C++ Programming Guide, Binary Compatibility: a cubin for compute capability X.y runs on X.z, z >= y",
         "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility",
@@ -184,7 +202,7 @@ RECOMMENDED_DRIVER_BRANCH = 580
 # (_gpu_matrix.TORCH_BUILDS, arch_covers, wheel_min_driver: one copy of those facts); this table
 # lists the stable builds [pt-release, pt-172352, pt-wheels, nv-binary-compat, nv-cuda-compat].
 TORCH_SOURCES = ("pt-release", "pt-172352", "pt-wheels", "nv-binary-compat", "nv-cuda-compat")
-DRIVER_SOURCES = ("nv-arch-matrix", "nv-drivers")
+DRIVER_SOURCES = ("nv-arch-matrix", "nv-drivers", "nv-kernel-modules", "nv-open-modules")
 
 # --- the families --------------------------------------------------------------------------
 
@@ -351,6 +369,72 @@ FAMILIES = {
     ),
 }
 
+
+# The eRDMA GPU VMs (not bare metal): one family, sizes of 1 to 8 GPUs. What that changes against the ebm
+# families: the GPU count is the size's (``gpus_by_type``; the family alone reads as its 8-GPU size), the ERIs are
+# a VM's (PAI's eRDMA guide: 1 eRDMA NIC on gn8is.*; none given for gn8v, UNCONFIRMED), no ERI rate is published
+# (the page gives each size's network baseline: gn8is 8 to 100, gn8v 12 to 100 Gbit/s), NVLink exists only
+# between the GPUs of one VM, and the family pages state no UEFI-only rule (they do for the ebm families)
+# [ali-gpu-en, ali-pai-erdma, ali-ack-erdma].
+def _vm_erdma(gpus_by_type, gpu, ports, status, unconfirmed=()):
+    facts = _ebm_erdma(
+        dict(gpu, instance_types=tuple(gpus_by_type), count=max(gpus_by_type.values())),
+        {"ports": ports, "rate_gbps": None, "total_gbps": None},
+        status,
+        unconfirmed=unconfirmed + ("rdma.rate_gbps",) + (() if ports else ("rdma.ports",)),
+        gpu_sources=("ali-gpu-en",),
+    )
+    facts["gpus_by_type"] = dict(gpus_by_type)
+    facts["uefi_only"] = False
+    facts["sources"]["rdma"] = ("ali-gpu-en", "ali-pai-erdma", "ali-erdma-gpu")
+    return facts
+
+
+# gn8is: NVIDIA L20 48 GB (Ada Lovelace, PCIe Gen4 x16), ERIs; PAI: 1 eRDMA NIC on gn8is.*; ACK's eRDMA controller
+# names gn8is among its node types. Its page does not say it supports jumbo frames (gn8v's does): MTU 8500 with
+# scc_jumbo_frames is UNCONFIRMED there (1400, the default, is not).
+FAMILIES["gn8is"] = _vm_erdma(
+    {
+        "ecs.gn8is.2xlarge": 1,
+        "ecs.gn8is.4xlarge": 1,
+        "ecs.gn8is-2x.8xlarge": 2,
+        "ecs.gn8is-4x.16xlarge": 4,
+        "ecs.gn8is-8x.32xlarge": 8,
+    },
+    {
+        "name": "NVIDIA L20 48 GB",
+        "compute_capability": "8.9",
+        "nvlink": False,
+        "nvlink_detail": "none: PCIe Gen4 x16",
+    },
+    1,
+    _SPECIFIC_REGIONS,
+    unconfirmed=("rdma.mtu",),
+)
+# gn8v: the ebmgn8v GPU (96 GB HBM3 at 4 TB/s, NVLink 900 GB/s, FP8; model not named: Hopper, "H20" in Alibaba's
+# solution documents) as a VM; the ERI count per size is not published.
+FAMILIES["gn8v"] = _vm_erdma(
+    {
+        "ecs.gn8v.4xlarge": 1,
+        "ecs.gn8v.6xlarge": 1,
+        "ecs.gn8v-2x.8xlarge": 2,
+        "ecs.gn8v-4x.8xlarge": 4,
+        "ecs.gn8v-2x.12xlarge": 2,
+        "ecs.gn8v-8x.16xlarge": 8,
+        "ecs.gn8v-4x.24xlarge": 4,
+        "ecs.gn8v-8x.48xlarge": 8,
+    },
+    {
+        "name": "NVIDIA Hopper 96 GB HBM3, H20",
+        "compute_capability": "9.0",
+        "nvlink": True,
+        "nvlink_detail": "NVLink 900 GB/s between the GPUs of one instance",
+    },
+    None,
+    _SPECIFIC_REGIONS,
+    unconfirmed=("gpu", "compute_capability"),
+)
+
 # ebmgn9g / ebmgn9ge / ebmgn9gc: the same GPU board with 48 or 72 GB and more or less host
 # memory. The pages name a "Blackwell professional GPU" with graphics (RT cores, OpenGL, video
 # engines) and CUDA 12.8, not the model: the Blackwell GPUs with graphics are compute
@@ -396,11 +480,19 @@ def compute_capability(value):
     return "%d.%s" % (int(digits[:-1] or "0"), digits[-1])
 
 
+# A multi-GPU size of a VM family carries its GPU count: ecs.gn8is-4x.16xlarge is family gn8is.
+_GPU_COUNT_SUFFIX = re.compile(r"^(?P<family>.+)-\d+x$")
+
+
 def _split_type(value):
-    """'ecs.sccgn6.24xlarge' -> ('sccgn6', 'ecs.sccgn6.24xlarge'); 'sccgn6' or 'ecs.sccgn6' -> ('sccgn6', None)."""
+    """'ecs.sccgn6.24xlarge' -> ('sccgn6', 'ecs.sccgn6.24xlarge'); 'sccgn6' or 'ecs.sccgn6' -> ('sccgn6', None);
+    'ecs.gn8is-4x.16xlarge' -> ('gn8is', 'ecs.gn8is-4x.16xlarge')."""
     text = str(value).strip()
     body = text[len("ecs.") :] if text.startswith("ecs.") else text
     family, dot, size = body.partition(".")
+    suffix = _GPU_COUNT_SUFFIX.match(family)
+    if suffix and dot and size:
+        family = suffix.group("family")
     return family, ("ecs." + body if dot and size else None)
 
 
@@ -444,6 +536,21 @@ def driver_branch(cc):
     return str(branch), None if last is None else str(last)
 
 
+def kernel_modules(ccs):
+    """The NVIDIA kernel-module flavour for a cluster's compute capabilities (one, or a list; any spelling
+    ``compute_capability`` reads): "proprietary" when any GPU is older than Turing (7.5: the open modules do not run
+    there, nor in a mixed system, NVIDIA says), else "open": required on Blackwell (10.0 and newer), NVIDIA's default
+    and suggested flavour on Turing to Hopper from the 560 branch on, and RECOMMENDED_DRIVER_BRANCH (580) is later
+    [nv-kernel-modules, nv-open-modules]. A value that reads as no compute capability is left out (the version
+    matrix refuses it by name); with none left, "proprietary". The limits are _gpu_matrix's, which refuses the other
+    flavour where it cannot run."""
+    values = [ccs] if isinstance(ccs, (str, int, float)) else list(ccs or [])
+    parsed = [cc for cc in map(compute_capability, values) if cc is not None]
+    if not parsed or min(map(_version, parsed)) < _version(_gpu_matrix.OPEN_KERNEL_MODULES_CC_MIN):
+        return "proprietary"
+    return "open"
+
+
 def _known_cc(cc, name, value):
     if cc not in _gpu_matrix.ARCH_CUDA_RANGE:
         raise ValueError(
@@ -458,6 +565,7 @@ def _gpu_profile(cc):
         "compute_capability": cc,
         "driver_branch": branch,
         "driver_branch_max": last,
+        "kernel_modules": kernel_modules(cc),
         "torch_cuda_builds": torch_cuda_builds(cc),
     }
 
@@ -473,6 +581,7 @@ PROFILE_KEYS = (
     "rdma",
     "driver_branch",
     "driver_branch_max",
+    "kernel_modules",
     "torch_cuda_builds",
     "rdma_stack",
     "nccl_env",
@@ -540,7 +649,7 @@ def profile(value, name=None):
             "family": family,
             "instance_type": instance_type,
             "gpu": facts["gpu"],
-            "gpus_per_node": facts["gpus_per_node"],
+            "gpus_per_node": facts.get("gpus_by_type", {}).get(instance_type, facts["gpus_per_node"]),
             "nvlink": facts["nvlink"],
             "rdma": dict(facts["rdma"], mtu=dict(facts["rdma"]["mtu"]) if facts["rdma"]["mtu"] else None),
             "rdma_stack": dict(facts["rdma_stack"]),

@@ -21,6 +21,7 @@ def plan(instance_type, eri="auto", jumbo=False):
         ("ecs.ebmgn9g.64xlarge", 2, True),
         ("ecs.ebmgn9ge.64xlarge", 2, True),
         ("ecs.ebmgn9gc.64xlarge", 2, True),
+        ("ecs.gn8is-8x.32xlarge", 1, False),  # a GPU VM: PAI's 1 eRDMA NIC on gn8is.*, no UEFI-only rule
     ],
 )
 def test_erdma_families_get_their_eris_no_hpc_cluster_and_a_uefi_check(instance_type, eris, uefi):
@@ -87,9 +88,9 @@ def test_a_count_that_is_not_auto_or_a_whole_number_is_refused_by_name(bad):
 
 
 def test_a_family_outside_the_table_needs_a_hand_set_count():
-    problems = plan("ecs.gn8is.4xlarge")["problems"]
+    problems = plan("ecs.gn7i-c8g1.2xlarge")["problems"]
     assert len(problems) == 1 and "scc_cloud_eri_count" in problems[0] and "EriQuantity" in problems[0]
-    result = plan("ecs.gn8is.4xlarge", eri=1)
+    result = plan("ecs.gn7i-c8g1.2xlarge", eri=1)
     assert result["problems"] == [] and result["eri_count"] == 1 and result["hpc_cluster"] is False
     assert result["eri_limit"] is None
 
@@ -107,3 +108,12 @@ def test_the_subscription_settings_are_checked_by_name():
     week = problems(scc_cloud_instance_charge_type="PrePaid", scc_cloud_period=6, scc_cloud_period_unit="Week")
     assert week == ["scc_cloud_period 6 is not a valid Week subscription (1, 2, 3, 4)"]
     assert problems(scc_cloud_period=1) == ["scc_cloud_period is for scc_cloud_instance_charge_type=PrePaid only"]
+
+
+def test_a_gpu_vm_family_without_a_published_eri_count_needs_a_hand_set_one():
+    # gn8v: no source gives its ERIs per size; auto is refused by name, a hand-set count is kept unchecked.
+    problems = plan("ecs.gn8v-8x.48xlarge")["problems"]
+    assert len(problems) == 1 and "scc_cloud_eri_count" in problems[0] and "gn8v" in problems[0]
+    result = plan("ecs.gn8v-8x.48xlarge", eri=2)
+    assert (result["problems"], result["eri_count"], result["eri_limit"]) == ([], 2, None)
+    assert result["unconfirmed"] == ["rdma.ports"] and result["mtu"] == 1400

@@ -76,6 +76,16 @@ IMPOSSIBLE = [
         ["nvidia_driver_kernel_modules=open", "7.0", "proprietary"],
         id="open-modules-on-v100",
     ),
+    pytest.param(
+        {"kernel_modules": "proprietary", "compute_capability": "12.0"},
+        ["nvidia_driver_kernel_modules=proprietary", "12.0", "scc_gpu_compute_capability", "Blackwell", "open"],
+        id="proprietary-modules-on-blackwell",
+    ),
+    pytest.param(
+        {"kernel_modules": "proprietary", "compute_capability": "10.0", "driver": "580"},
+        ["nvidia_driver_kernel_modules=proprietary", "10.0", "must use the open"],
+        id="proprietary-modules-on-b200",
+    ),
     pytest.param({"cuda": "twelve"}, ["cuda_version='twelve'", "not a version"], id="not-a-version"),
 ]
 
@@ -417,3 +427,10 @@ def test_nccl_on_erdma_needs_2_19(nccl, rdma, ok):
             "nccl_version=%s is older than NCCL 2.19, which scc_instance_type on erdma needs (Alibaba PAI: NCCL 2.19 or "
             "later on eRDMA)" % nccl
         ]
+
+
+@pytest.mark.parametrize("cc", ["7.5", "8.0", "8.9", "9.0"])
+def test_either_flavour_runs_from_turing_to_hopper(cc):
+    # NVIDIA recommends open there but supports both: only V100 (open) and Blackwell (proprietary) are refused.
+    for flavour in ("open", "proprietary"):
+        assert m.check_stack({"kernel_modules": flavour, "compute_capability": cc})["ok"], (cc, flavour)

@@ -30,7 +30,8 @@ def _dotted(profile, key):
 def test_every_family_is_consistent(family):
     facts = m.FAMILIES[family]
     assert facts["compute_capability"] in _gpu_matrix.ARCH_CUDA_RANGE
-    assert all(t.startswith("ecs.%s." % family) for t in facts["instance_types"])
+    assert all(m.family_of(t) == family for t in facts["instance_types"])
+    assert facts.get("gpus_by_type", {}).keys() <= set(facts["instance_types"])
     assert {key for group in facts["sources"].values() for key in group} <= set(m.SOURCES)
     assert {"gpu", "rdma", "rdma_stack", "nccl_env"} <= set(facts["sources"])
     rdma = facts["rdma"]
@@ -195,6 +196,7 @@ def test_filter_is_registered():
     filters = FilterModule().filters()
     assert filters == {
         "instance_profile": instance_profile,
+        "nvidia_kernel_modules": filters["nvidia_kernel_modules"],
         "hardware_defaults": hardware_defaults,
         "scc_cluster_input_problems": filters["scc_cluster_input_problems"],
     }
@@ -249,3 +251,86 @@ def test_declared_problems_names_the_variable_or_is_empty():
 def test_cluster_input_problems_name_the_variable_and_the_value(settings, problems):
     found = m.cluster_input_problems(settings)
     assert len(found) == len(problems) and all(found[i].startswith(p) for i, p in enumerate(problems)), found
+
+
+# --- kernel modules and the GPU VM families (issue 35) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "flavour"),
+    [
+        ("7.0", "proprietary"),  # V100: the open modules do not run before Turing
+        ("7.5", "open"),
+        ("8.9", "open"),
+        ("9.0", "open"),
+        ("10.0", "open"),  # Blackwell: open only
+        ("12.0", "open"),
+        (["7.0", "12.0"], "proprietary"),  # mixed: NVIDIA says proprietary; _gpu_matrix then refuses the Blackwell
+    ],
+)
+def test_kernel_modules_follow_the_gpu(value, flavour):
+    assert m.kernel_modules(value) == flavour
+
+
+@pytest.mark.parametrize(
+    ("value", "flavour"),
+    [("sccgn6", "proprietary"), ("ecs.ebmgn9g.64xlarge", "open"), ("ebmgn8v", "open"), ("ecs.gn8is.2xlarge", "open")],
+)
+def test_every_profile_names_its_kernel_modules_and_the_matrix_accepts_them(value, flavour):
+    profile = m.profile(value)
+    assert profile["kernel_modules"] == flavour
+    check = _gpu_matrix.check_stack({"kernel_modules": flavour, "compute_capability": profile["compute_capability"]})
+    assert check["ok"], check["problems"]
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "family", "gpus"),
+    [
+        ("ecs.gn8is.2xlarge", "gn8is", 1),
+        ("ecs.gn8is-2x.8xlarge", "gn8is", 2),
+        ("ecs.gn8is-8x.32xlarge", "gn8is", 8),
+        ("ecs.gn8v.6xlarge", "gn8v", 1),
+        ("ecs.gn8v-4x.24xlarge", "gn8v", 4),
+        ("ecs.ebmgn8v.48xlarge", "ebmgn8v", 8),
+    ],
+)
+def test_vm_sizes_carry_their_gpu_count(instance_type, family, gpus):
+    profile = m.profile(instance_type)
+    assert (profile["family"], profile["instance_type"], profile["gpus_per_node"]) == (family, instance_type, gpus)
+
+
+def test_gpu_vms_are_erdma_with_what_the_sources_give():
+    gn8is, gn8v = m.profile("gn8is"), m.profile("gn8v")
+    # PAI's eRDMA guide: 1 eRDMA NIC on gn8is.*; none given for gn8v, and no ERI rate for either.
+    assert gn8is["rdma"]["kind"] == gn8v["rdma"]["kind"] == "erdma"
+    assert gn8is["rdma"]["ports"] == 1 and gn8v["rdma"]["ports"] is None
+    assert "rdma.ports" in gn8v["unconfirmed"] and "rdma.ports" not in gn8is["unconfirmed"]
+    assert "rdma.rate_gbps" in gn8is["unconfirmed"] and "rdma.rate_gbps" in gn8v["unconfirmed"]
+    assert (gn8is["nvlink"], gn8v["nvlink"]) == (False, True)
+    assert gn8is["uefi_only"] is False and gn8v["uefi_only"] is False
+    assert {"gpu", "compute_capability"} <= set(gn8v["unconfirmed"])
+
+
+def test_a_size_of_another_family_is_refused():
+    with pytest.raises(ValueError, match="not an instance type of family gn8is"):
+        m.profile("ecs.gn8is-3x.12xlarge")
+
+
+@pytest.mark.parametrize(
+    ("value", "flavour"),
+    [("sm_90", "open"), (9.0, "open"), ("3.5", "proprietary"), ("not a cc", "proprietary"), ([], "proprietary")],
+)
+def test_kernel_modules_never_fail_on_a_bad_compute_capability(value, flavour):
+    # The default of nvidia_driver_kernel_modules: a bad compute capability is the version matrix's to refuse by
+    # name, so this one must not fail first (3.5 is Kepler: proprietary; garbage reads as no GPU).
+    assert m.kernel_modules(value) == flavour
+
+
+def test_nvidia_kernel_modules_filter():
+    from ansible_collections.scc.training.plugins.filter.instances import nvidia_kernel_modules
+
+    assert FilterModule().filters()["nvidia_kernel_modules"] is nvidia_kernel_modules
+    assert nvidia_kernel_modules("7.0") == "proprietary" and nvidia_kernel_modules("12.0") == "open"
+    assert nvidia_kernel_modules(["8.9", "9.0"]) == "open"
+    with pytest.raises(AnsibleFilterError, match="nvidia_kernel_modules"):
+        nvidia_kernel_modules({"cc": "7.0"})
