@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.scc.training.plugins.module_utils.hardware_fact import ROLE_DEFAULTS, cluster_fact, value
+from ansible_collections.scc.training.plugins.module_utils.hardware_fact import ROLE_DEFAULTS, cluster_fact
+from ansible_collections.scc.training.plugins.module_utils.hardware_fact import value as fact_value
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = ROOT / "roles"
@@ -135,7 +136,7 @@ def test_argument_specs_document_the_same_default():
         if option.get("type", "str") == "str":
             assert option["default"] == _lookup(key), name
         else:
-            assert option["default"] == value(bare, key), name
+            assert option["default"] == fact_value(bare, key), name
             assert "scc_hardware" in " ".join(option["description"]), name
 
 
