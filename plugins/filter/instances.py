@@ -4,10 +4,12 @@
 """``instance_profile``: the supported-instance table (module_utils/instance_families.py) as a filter;
 ``nvidia_kernel_modules``: the NVIDIA kernel-module flavour for a compute capability (instance_families.py);
 ``hardware_defaults`` over module_utils/hardware_defaults.py; ``scc_cluster_input_problems``, the types of the
-cluster-wide scc_instance_type and scc_jumbo_frames (playbooks/validate.yml).
+cluster-wide scc_instance_type and scc_jumbo_frames (playbooks/validate.yml); ``cluster_hardware`` (the fact
+scc_hardware) and ``hardware_contradictions`` over module_utils/hardware_fact.py.
 
 Thin wrappers: the data, its sources and the lookup live in the module_utils. Documentation: the sidecars
-instance_profile.yml, nvidia_kernel_modules.yml, hardware_defaults.yml and scc_cluster_input_problems.yml.
+instance_profile.yml, nvidia_kernel_modules.yml, hardware_defaults.yml, scc_cluster_input_problems.yml,
+cluster_hardware.yml and hardware_contradictions.yml.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,6 +22,7 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
 
 _hardware = lazy_module_utils("hardware_defaults")
 instance_families = lazy_module_utils("instance_families")
+_fact = lazy_module_utils("hardware_fact")
 
 
 def instance_profile(value, name=None):
@@ -69,6 +72,27 @@ def scc_cluster_input_problems(settings):
     return instance_families.cluster_input_problems(settings)
 
 
+def cluster_hardware(instance_type, nodes=None, jumbo_frames=False, compute_capability=None):
+    """scc_instance_type (empty: the nodes decide, else the default family) -> the fact scc_hardware."""
+    if isinstance(instance_type, (dict, list)) or isinstance(instance_type, bool):
+        raise AnsibleFilterError(
+            "cluster_hardware: input must be scc_instance_type (a string, empty when the nodes decide), got %s"
+            % type(instance_type).__name__
+        )
+    if nodes is not None and not isinstance(nodes, dict):
+        raise AnsibleFilterError(
+            "cluster_hardware: nodes must map each host to its reports, got %s" % type(nodes).__name__
+        )
+    return filter_call("cluster_hardware", _fact.cluster_fact, instance_type, jumbo_frames, nodes, compute_capability)
+
+
+def hardware_contradictions(fact, settings):
+    """scc_hardware and the declared settings -> one sentence per setting that contradicts the declared type."""
+    if not isinstance(fact, dict) or not isinstance(settings, dict):
+        raise AnsibleFilterError("hardware_contradictions: input must be scc_hardware and settings a mapping")
+    return _fact.contradictions(fact, settings)
+
+
 class FilterModule(object):
     """scc.training supported-instance filters."""
 
@@ -78,4 +102,6 @@ class FilterModule(object):
             "nvidia_kernel_modules": nvidia_kernel_modules,
             "hardware_defaults": hardware_defaults,
             "scc_cluster_input_problems": scc_cluster_input_problems,
+            "cluster_hardware": cluster_hardware,
+            "hardware_contradictions": hardware_contradictions,
         }

@@ -206,8 +206,9 @@ def _nccl_env(job):
 
 def rank_env(job):
     """The environment of every rank, in ``mpirun -x`` order: the rendezvous, threads and PATH,
-    the sockets' interface, NCCL's transport, then the framework's file (aiacc) and ``env`` on
-    top, each overriding what came before. Values are strings."""
+    the sockets' interface, NCCL's transport, with the rdma transport the family's ``nccl_env`` (scc_hardware's: on
+    eRDMA PAI's preset values) where the discovered ports set nothing, then the framework's file (aiacc) and ``env``
+    on top, each overriding what came before: a hand-set NCCL variable wins. Values are strings."""
     env = {
         "MASTER_ADDR": master_addr(job),
         "MASTER_PORT": job["master_port"],
@@ -215,7 +216,10 @@ def rank_env(job):
         "PATH": job["path"],
         "GLOO_SOCKET_IFNAME": job["tcp_interface"],
     }
-    env.update(_nccl_env(job))
+    nccl = _nccl_env(job)
+    env.update(nccl)
+    if job["transport"] == "rdma":
+        env.update({name: value for name, value in (job.get("nccl_env") or {}).items() if name not in nccl})
     env.update({"TOKENIZERS_PARALLELISM": "false", "SCC_TRAINING_RUN_ID": job["run_id"]})
     if job["framework"] == "aiacc":
         env.update(parse_env_file(job.get("aiacc_env_file_content")))

@@ -105,7 +105,8 @@ _LAUNCH = {
     "resnet": ["install_dir", "python", "python_path"],
 }  # fmt: skip
 # Variables build() reads when they are defined (a launcher that predates them, or k8s without them, leaves them out).
-_OPTIONAL = {"bert": ["corpus", "vocab", "prepared_dir"], "resnet": []}
+# nccl_env: the family's NCCL settings (scc_hardware's nccl_env, through the role's default).
+_OPTIONAL = {"bert": ["corpus", "vocab", "prepared_dir", "nccl_env"], "resnet": ["nccl_env"]}
 _COMMON = ["framework", "transport", "tcp_interface", "master_addr", "master_port", "bind_to", "map_by",
            "omp_num_threads", "env", "mpirun_path", "hostfile", "mpirun_extra_args", "script_extra_args", "timeout"]  # fmt: skip
 # What the roles' vars lookup returns for a variable that is not defined (query('ansible.builtin.vars', default=...)).
@@ -210,6 +211,7 @@ def build(workload, settings, resolved):
         "run_id": run_id,
         "framework": v("framework"),
         "aiacc_env_file_content": resolved.get("aiacc_env_file_content"),
+        "nccl_env": dict(_defined(settings.get("%s_nccl_env" % table["role"], UNDEFINED)) or {}),
         "mpirun_extra_args": list(v("mpirun_extra_args") or []),
         "script_extra_args": list(v("script_extra_args") or []),
     }

@@ -70,8 +70,15 @@ BERT = {
     "bert_launch_cpu_only": "False",
     "bert_launch_gpu_compute_capability": "7.0",
     "bert_launch_mpirun_path": "/usr/bin/mpirun",
+    # lookup('scc.training.hardware', 'nccl_env') without an instance type: sccgn6's.
+    "bert_launch_nccl_env": {"NCCL_SOCKET_IFNAME": "eth0"},
 }
-RESNET = {**_defaults("resnet_launch"), "resnet_launch_transport": "tcp", "resnet_launch_cpu_only": False}
+RESNET = {
+    **_defaults("resnet_launch"),
+    "resnet_launch_transport": "tcp",
+    "resnet_launch_cpu_only": False,
+    "resnet_launch_nccl_env": {"NCCL_SOCKET_IFNAME": "eth0"},
+}
 DEVICES = [
     {
         "name": "mlx5_0",
@@ -309,6 +316,23 @@ def test_erdma_job_requests_aliyun_erdma_on_the_host_network_as_acks_guide_does(
     # rdma/hca more than once cannot be said with --rdma (one rdma/hca): by name as well
     hca = k8s_jobs.training_job(job_settings("bert", "rdma", k8s_training_job_rdma_resource_count=2))
     assert "--device=rdma/hca=2" in k8s_jobs.arena_argv(hca) and "--rdma" not in k8s_jobs.arena_argv(hca)
+
+
+def test_erdma_family_nccl_env_reaches_the_mpijob_and_arena_ranks():
+    """The family's NCCL settings (scc_hardware's nccl_env for ebmgn8v: PAI's preset values) go into the ranks'
+    environment of the MPIJob's launcher and of Arena's line, as into mpirun's on bare metal; bert_launch_env wins."""
+    from ansible_collections.scc.training.plugins.module_utils.hardware_fact import cluster_fact
+
+    family = cluster_fact("ebmgn8v")["nccl_env"]
+    settings = job_settings(
+        "bert", "rdma", bert_launch_nccl_env=family, bert_launch_env={"NCCL_MIN_NCHANNELS": "4"},
+        k8s_training_job_rdma_resource="aliyun/erdma",
+    )  # fmt: skip
+    job = k8s_jobs.training_job(settings)
+    launcher = container(k8s_jobs.mpijob_manifest(job), "Launcher")
+    for line in (" ".join(launcher["command"] + launcher.get("args", [])), " ".join(k8s_jobs.arena_argv(job))):
+        assert "NCCL_IB_QPS_PER_CONNECTION=8" in line and "NCCL_NET_PLUGIN=none" in line
+        assert "NCCL_MIN_NCHANNELS=4" in line and "NCCL_MIN_NCHANNELS=16" not in line
 
 
 def test_arena_line_over_tcp_has_no_rdma():

@@ -113,6 +113,36 @@ def test_rank_env_layers_in_order():
     assert "A" not in mpi.rank_env(job(framework="horovod", aiacc_env_file_content="A=file\n"))
 
 
+def test_the_family_nccl_env_fills_in_under_the_discovered_ports_and_the_hand_set_env():
+    """eRDMA (ebmgn8v): PAI's preset values reach every rank with the rdma transport; the ports rdma_info found on
+    the first node decide NCCL_IB_HCA and the socket interface, and bert_launch_env wins over both."""
+    from ansible_collections.scc.training.plugins.module_utils.hardware_fact import cluster_fact
+
+    family = cluster_fact("ecs.ebmgn8v.48xlarge")["nccl_env"]
+    devices = [
+        {
+            "name": "erdma_0",
+            "driver": "erdma",
+            "ports": [{"port": 1, "state": "PORT_ACTIVE", "link_layer": "Ethernet", "roce_v2_gid_index": 1}],
+        }
+    ]
+    env = mpi.rank_env(
+        job(transport="rdma", tcp_interface="eth0", rdma_devices=devices, nccl_env=family,
+            env={"NCCL_MIN_NCHANNELS": "4"})
+    )  # fmt: skip
+    assert env["NCCL_IB_HCA"] == "=erdma_0:1"
+    assert env["NCCL_IB_QPS_PER_CONNECTION"] == "8"
+    assert env["NCCL_NET_PLUGIN"] == "none"
+    assert env["NCCL_IB_GID_INDEX"] == "1"
+    assert env["NCCL_MIN_NCHANNELS"] == "4"  # hand-set wins
+    # tcp: none of the family's IB settings.
+    tcp = mpi.rank_env(job(nccl_env=family))
+    assert "NCCL_IB_QPS_PER_CONNECTION" not in tcp and tcp["NCCL_IB_DISABLE"] == "1"
+    # A family whose only setting the ports already decide adds nothing (sccgn6: NCCL_SOCKET_IFNAME).
+    roce = mpi.rank_env(job(transport="rdma", rdma_devices=devices, nccl_env={"NCCL_SOCKET_IFNAME": "eth0"}))
+    assert roce["NCCL_SOCKET_IFNAME"] == "lo"
+
+
 def test_master_addr_given_wins_over_getent():
     argv = mpi.mpirun_argv(job(master_addr="10.0.0.5"))
     assert "MASTER_ADDR=10.0.0.5" in argv and "MASTER_ADDR=127.0.3.11" not in argv

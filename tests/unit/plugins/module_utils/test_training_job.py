@@ -32,6 +32,8 @@ def settings(workload="bert", **changes):
             role + "_transport": "tcp",
             role + "_cpu_only": False,
             role + "_mpirun_path": "/usr/bin/mpirun",
+            # The lookup scc.training.hardware's nccl_env, as no instance type on tcp leaves it to nothing.
+            role + "_nccl_env": {},
         }
     )
     if workload == "bert":
@@ -89,6 +91,21 @@ def test_every_role_variable_is_an_option_and_the_builders_own_have_defaults(wor
     assert len(names) == len(set(names))
     assert set(names) <= set(_options(role))
     assert set(tj.launch_variables(workload)) <= set(_defaults(role)) & set(names)
+
+
+@pytest.mark.parametrize("workload", sorted(tj.SCRIPTS))
+def test_the_family_nccl_env_goes_into_the_job(workload):
+    role = tj.SCRIPTS[workload]["role"]
+    changes = {role + "_nccl_env": {"NCCL_IB_QPS_PER_CONNECTION": "8"}}
+    if workload == "resnet":
+        changes.update({"resnet_launch_python": "/venv/bin/python", "resnet_launch_python_path": []})
+    assert tj.build(workload, settings(workload, **changes), RESOLVED)["nccl_env"] == {
+        "NCCL_IB_QPS_PER_CONNECTION": "8"
+    }
+    # A launcher that predates the variable (not defined) gives none.
+    values = settings(workload, **changes)
+    values[role + "_nccl_env"] = tj.UNDEFINED
+    assert tj.build(workload, values, RESOLVED)["nccl_env"] == {}
 
 
 def test_a_value_renders_as_flag_and_value_and_null_leaves_it_out():

@@ -58,14 +58,16 @@ CASES = {
     "bad_erdma_mode": (dict(ERDMA, rdma_stack_erdma_mode="roce"), "rdma_stack_erdma_mode"),
     "bad_erdma_installer_name": (dict(ERDMA, rdma_stack_artifact_name="erdma.tgz"), "erdma_installer-<version>.tar.gz"),
     "bad_erdma_without_sha256": (dict(ERDMA, rdma_stack_artifact_sha256=""), "rdma_stack_artifact_sha256"),
+    # The role's hardware defaults read the cluster's fact (lookup scc.training.hardware): its error names
+    # scc_instance_type, the one route in (issue 35).
     "bad_instance_type": (
         {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
-        "rdma_stack_instance_type (scc_instance_type)",
+        "scc_instance_type='ecs.gn6i-c4g1.xlarge': instance family 'gn6i-c4g1' is not in the supported-instance table",
     ),
     "bad_sysfs_path": ({"rdma_stack_sysfs_path": "sys/class/infiniband"}, "rdma_stack_sysfs_path"),
     # Issue 36: a null instance type crashed the role's vars, a number passed for a compute capability.
     "ok_instance_type_null": ({"scc_instance_type": None}, None),
-    "bad_instance_type_a_number": ({"scc_instance_type": 8.0}, "rdma_stack_instance_type (scc_instance_type) (8.0)"),
+    "bad_instance_type_a_number": ({"scc_instance_type": 8.0}, "scc_instance_type (8.0) must be a string"),
 }
 
 results, test_validate = validate_tests("rdma_stack", CASES)
