@@ -47,11 +47,15 @@ RESOLVED_IN = {
 
 # Hardware-named defaults that do not come from the fact, and why.
 EXEMPT = {
-    # issue 35, point 1 (driver flavour): the kernel-module choice per family is being added beside this change;
-    # until it reads the fact, "proprietary" is every family's working choice (open modules need >= 7.5).
-    "nvidia_driver_kernel_modules": "the open/proprietary choice per family: its own change (issue 35)",
     # The scc_gpu_count declaration, compared with what the node shows (0: not declared).
     "gpu_health_declared_gpus": "a declaration (scc_gpu_count), held against the fact by validate.yml",
+}
+
+# Defaults computed from another default of the same role that reads the fact (so a hand-set value of that one
+# carries through): the name it must use.
+DERIVED = {
+    # open or proprietary from the GPU's compute capability (scc.training.nvidia_kernel_modules).
+    "nvidia_driver_kernel_modules": "nvidia_driver_gpu_compute_capability",
 }
 
 # How a role may not read the hardware: it resolves the instance type itself or hard-codes a GPU.
@@ -86,6 +90,12 @@ def offenders(roles=ROLES):
         if name in ROLE_DEFAULTS:
             if str(value).strip() != _lookup(ROLE_DEFAULTS[name]):
                 problems.append("%s: %s: %r does not read %s" % (role, name, value, _lookup(ROLE_DEFAULTS[name])))
+        elif name in DERIVED:
+            source = DERIVED[name]
+            if source not in ROLE_DEFAULTS or not re.match(r"^\{\{\s*%s\b" % source, str(value).strip()):
+                problems.append(
+                    "%s: %s: %r is not computed from %s (which reads the fact)" % (role, name, value, source)
+                )
         elif name in RESOLVED_IN:
             if value not in (None, "", "auto"):
                 problems.append(
@@ -147,6 +157,12 @@ def test_argument_specs_document_the_same_default():
         ("rdma_stack", _lookup("rdma_stack.source"), "distro", "does not read"),
         ("nccl_check", "nccl_check_link_rate_gbps: null", "nccl_check_link_rate_gbps: 25", "is hard-coded"),
         ("bert_launch", "bert_launch_env: {}", "bert_launch_env: {}\nbert_launch_nvlink_count: 6", "not classified"),
+        (
+            "nvidia_driver",
+            "{{ nvidia_driver_gpu_compute_capability | scc.training.nvidia_kernel_modules }}",
+            "proprietary",
+            "is not computed from nvidia_driver_gpu_compute_capability",
+        ),
     ],
 )
 def test_a_hard_coded_default_is_caught(tmp_path, role, old, new, expected):
