@@ -313,27 +313,27 @@ BAD = {
     "cpfs_url_and_mirror": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_mirror": "/srv/m"},
-        'cpfs_mount_alinas_mirror="/srv/m"',
+        'cpfs_mount_alinas_mirror ("/srv/m") and cpfs_mount_alinas_url (',
     ),
     "cpfs_no_source": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_url": ""},
-        'cpfs_mount_alinas_url=""',
+        'cpfs_mount_alinas_url ("") must name the aliyun-alinas-utils package',
     ),
     "cpfs_url_scheme": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_url": "ftp://m/" + RPM},
-        'cpfs_mount_alinas_url="ftp://m/',
+        'cpfs_mount_alinas_url ("ftp://m/',
     ),
     "cpfs_sha256_upper": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_sha256": SHA.upper()},
-        "cpfs_mount_alinas_sha256=\"%s\"" % SHA.upper(),
+        "cpfs_mount_alinas_sha256 (\"%s\") must be" % SHA.upper(),
     ),
     "cpfs_mirror_relative": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_url": "", "cpfs_mount_alinas_mirror": "mirror/cpfs"},
-        'cpfs_mount_alinas_mirror="mirror/cpfs"',
+        'cpfs_mount_alinas_mirror ("mirror/cpfs") must be an http(s):// URL',
     ),
     "cpfs_key_with_deb": (
         cpfs.cpfs_mount_input_problems,
@@ -847,7 +847,7 @@ def test_every_problem_at_once():
         "cpfs_mount_group",
         "cpfs_mount_path",
         "cpfs_mount_options",
-        "the",  # the aliyun-alinas-utils package comes either from cpfs_mount_alinas_url ... or cpfs_mount_alinas_mirror
+        "cpfs_mount_alinas_url",  # ("") must name the package, or cpfs_mount_alinas_mirror a mirror
     ]
     assert (
         len(nccl_check.nccl_check_input_problems({**NCCL_CHECK, "nccl_check_gpus": 0, "nccl_check_timeout_s": 0})) == 2
