@@ -577,7 +577,7 @@ BAD = {
     "rdma_packages": (
         rdma.rdma_stack_input_problems,
         {**DISTRO, "rdma_stack_packages": ["rdma-core; rm"]},
-        "rdma_stack_packages and rdma_stack_doca_packages must be package names (got ['rdma-core; rm', 'doca-ofed']).",
+        "rdma_stack_packages must list package names (got ['rdma-core; rm']).",
     ),
     "nccl_group": (
         nccl_check.nccl_check_input_problems,
