@@ -53,8 +53,20 @@ RULES_ACROSS = (
     ("nic_firmware_tool_path", "nic_firmware_tool"),
     # The artifact's name and sha256 follow the source (DOCA-OFED or MLNX_OFED); peermem needs an OFED source.
     ("rdma_stack_source", "rdma_stack_artifact_name", "rdma_stack_artifact_sha256", "rdma_stack_peermem"),
+    # Warm-up steps are counted within the steps; a burn needs every target's image.
+    ("bert_launch_warmup_steps", "bert_launch_steps"),
+    ("nic_firmware_burn", "nic_firmware_targets"),
+    # peermem needs GPUs; the mirror holds the source's artifact.
+    ("rdma_stack_peermem", "rdma_stack_cpu_only", "scc_cpu_only"),
+    ("rdma_stack_source", "rdma_stack_mirror"),
+    # The AIACC release's source decides which of mirror, URL and sha256 it needs; rdma_bandwidth's mode its link rate.
+    ("aiacc_source", "aiacc_mirror", "aiacc_release_url", "aiacc_artifact_sha256"),
+    ("rdma_bandwidth_mode", "rdma_bandwidth_link_rate_gbps"),
+    # from= goes in its own variable.
+    ("ssh_trust_authorized_key_options", "ssh_trust_restrict_from"),
     # A role variable and the cluster-wide one it follows, named together ("gpu_health_declared_gpus (scc_gpu_count)").
     ("gpu_health_declared_gpus", "scc_gpu_count"),
+    ("bert_launch_gpu_compute_capability", "scc_gpu_compute_capability"),
     ("gpu_health_instance_type", "scc_instance_type"),
     ("nccl_check_instance_type", "scc_instance_type"),
     ("rdma_stack_instance_type", "scc_instance_type"),

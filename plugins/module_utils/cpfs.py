@@ -43,7 +43,7 @@ def _mount_problems(settings, protocol, forms):
 
 def _options_problems(options, protocol):
     # A string passes the argument spec as a list (it splits on commas), so that is refused here.
-    if isinstance(options, str) or any(not isinstance(o, str) or re.search(r"^$|[\s,]", o) for o in options):
+    if not isinstance(options, list) or any(not isinstance(o, str) or re.search(r"^$|[\s,]", o) for o in options):
         return [
             "cpfs_mount_options must be a list of non-empty options without commas or whitespace, got %s."
             % show(options)
@@ -126,6 +126,8 @@ def cpfs_mount_input_problems(settings):
     ``alinas_package_pattern``.
     """
     protocol, forms = settings["cpfs_mount_protocol"], settings["source_forms"]
+    # A value no spec choice holds (a list, a mapping, null) is shown as text: never a key looked up as it is.
+    protocol = protocol if isinstance(protocol, str) else show(protocol)
     problems = group_problems(settings, "cpfs_mount_group")
     if protocol in settings["refused_protocols"]:
         problems.append("cpfs_mount_protocol %s is refused: %s" % (protocol, settings["refused_protocols"][protocol]))

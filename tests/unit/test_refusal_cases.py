@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 if __name__ == "__main__":  # python tests/unit/test_refusal_cases.py: the repo root on the path, as pytest has it
     sys.path[:0] = [str(Path(__file__).resolve().parents[2]), str(Path(__file__).resolve().parents[2] / ".collections")]
@@ -143,6 +144,54 @@ def test_a_validate_yml_refusal_names_its_variable_alone(case):
     [message] = function(value)
     assert_names_only(message, variable)
     assert "\n" not in message and "\u2028" not in message
+
+
+# The values an argument spec lets through for each type (null always; for a string also a number, a huge string and
+# a U+2028; nothing for a switch), given to every role variable of every good input_problems case: never an exception, and each sentence
+# one bounded line naming that variable (or a partner of its rule). Not counted as refusal cases: some are accepted.
+SPEC_ODD = {
+    "str": (None, 7, HUGE, "a\u2028b"),
+    "path": (None, 7, HUGE, "a\u2028b"),
+    "raw": (None, ["a"], {"a": 1}, 7, HUGE, "a\u2028b"),
+    # A switch left null reads as false, as Ansible's bool filter reads it; any other non-boolean the spec refuses.
+    "bool": (),
+}
+
+
+def _spec_types():
+    types = {}
+    for spec in sorted((ROOT / "roles").glob("*/meta/argument_specs.yml")):
+        entry = (yaml.safe_load(spec.read_text()).get("argument_specs") or {}).get("main") or {}
+        types.update({name: option.get("type", "str") for name, option in (entry.get("options") or {}).items()})
+    return types
+
+
+def _filters():
+    """Every filter of the collection by name: a role's input_problems is judged as its validate.yml calls it."""
+    found = {}
+    for path in sorted((ROOT / "plugins/filter").glob("*.py")):
+        plugin = importlib.import_module("ansible_collections.scc.training.plugins.filter." + path.stem)
+        found.update(plugin.FilterModule().filters())
+    return found
+
+
+def test_odd_types_never_raise_and_each_sentence_names_its_variable():
+    module = importlib.import_module("tests.unit.plugins.module_utils.test_input_problems")
+    types, tried, filters = _spec_types(), 0, _filters()
+    for case, (function, good) in sorted(module.GOOD.items()):
+        function = filters.get(function.__name__, function)
+        for name in good:
+            if name not in types:  # the role's internals (group_hosts, patterns), not a variable a user sets
+                continue
+            for value in SPEC_ODD.get(types[name], (None,)):
+                tried += 1
+                problems = function({**good, name: value})
+                assert isinstance(problems, list), (case, name, value)
+                for problem in problems:
+                    assert isinstance(problem, str) and len(problem) < 2000, (case, name, problem[:300])
+                    assert not re.search("[\n\r\u2028\u2029\x85]", problem), (case, name, problem[:300])
+                    assert_names_only(problem, name)
+    assert tried > 300
 
 
 def test_there_are_at_least_150_bad_input_cases():

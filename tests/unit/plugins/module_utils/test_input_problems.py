@@ -270,7 +270,7 @@ BAD = {
     "ssh_trust_unknown_key_option": (
         cluster.ssh_trust_input_problems,
         {**SSH_TRUST, "ssh_trust_authorized_key_options": ["no-pty", "no-agent-fowarding"]},
-        "ssh_trust_authorized_key_options (['no-pty', 'no-agent-fowarding']) must be options sshd knows (sshd(8): ",
+        'ssh_trust_authorized_key_options (["no-pty", "no-agent-fowarding"]) must be options sshd knows (sshd(8): ',
     ),
     "cpfs_group_empty": (cpfs.cpfs_mount_input_problems, {**CPFS, "group_hosts": []}, "cpfs_mount_group (scc_cluster)"),
     "cpfs_refused": (
@@ -830,7 +830,7 @@ def test_each_problem_names_its_variable(case):
 
 @pytest.mark.parametrize("function, good, name, value, what", ONE_VARIABLE, ids=[case[2] for case in ONE_VARIABLE])
 def test_each_one_variable_rule(function, good, name, value, what):
-    assert function({**good, name: value}) == ["%s (%s) must be %s." % (name, value, what)]
+    assert function({**good, name: value}) == ["%s (%s) must be %s." % (name, input_checks.brief(value), what)]
 
 
 def test_every_problem_at_once():
