@@ -480,7 +480,10 @@ def _plan_problems(settings):
 def _part_problems(settings):
     """The data-prep ECS and ACK (data_prep.py, ack.py), their switches read as Ansible reads a boolean."""
     found = []
-    if "scc_cloud_data_prep_enabled" in settings and input_checks.boolean(settings["scc_cloud_data_prep_enabled"]):
+    # Only where provision.yml's variables are given: teardown.yml passes the switches alone.
+    if "scc_cloud_data_prep_instance_type" in settings and input_checks.boolean(
+        settings["scc_cloud_data_prep_enabled"]
+    ):
         part = dict(settings, scc_cloud_data_prep_enabled=True)
         for name in ("scc_cloud_data_prep_instance_type", "scc_cloud_data_prep_image_id"):
             problem = _string(name, part.get(name), "'ecs.g7.8xlarge'" if "type" in name else "'m-...'")
@@ -488,7 +491,7 @@ def _part_problems(settings):
                 found.append(problem)
                 part[name] = ""
         found.extend(p for p in data_prep.data_prep_input_problems(part) if not _names_in(p, found))
-    if "scc_cloud_ack_enabled" in settings and input_checks.boolean(settings["scc_cloud_ack_enabled"]):
+    if "scc_cloud_ack_service_cidr" in settings and input_checks.boolean(settings["scc_cloud_ack_enabled"]):
         part = dict(settings, scc_cloud_ack_enabled=True)
         for name in ("scc_cloud_ack_kubernetes_version", "scc_cloud_ack_service_cidr", "scc_cloud_ack_node_password"):
             if part.get(name) is not None and not input_checks.is_text(part.get(name)):

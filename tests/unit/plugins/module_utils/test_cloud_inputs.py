@@ -306,6 +306,8 @@ def test_a_bad_input_is_refused_naming_it_alone(name):
 def test_teardown_judges_only_its_own_variables():
     teardown = {k: GOOD[k] for k in ("scc_cloud_name", "scc_cloud_region", "scc_cloud_tags", "scc_cloud_cpfs_enabled")}
     assert cloud_inputs.problems(teardown) == []
+    # The switches alone (teardown.yml's entry point): ACK and the data-prep ECS are not judged without their variables.
+    assert cloud_inputs.problems(dict(teardown, scc_cloud_ack_enabled=True, scc_cloud_data_prep_enabled="yes")) == []
     assert cloud_inputs.problems(dict(teardown, scc_cloud_name="X")) == [
         "scc_cloud_name (\"X\") must be 2 to 31 characters (it prefixes every resource name)."
     ]
