@@ -82,8 +82,11 @@ def aiacc_input_problems(settings):
     problems = []
     if not settings["aiacc_cpu_only"]:
         problems.extend(rule_problems(settings, _ARTIFACT_RULES))
-        problems.extend(rule_problems(settings, _SOURCE_RULES.get(settings["aiacc_source"], ())))
+        source = settings["aiacc_source"]
+        problems.extend(rule_problems(settings, _SOURCE_RULES.get(source if isinstance(source, str) else None, ())))
     env = settings["aiacc_env"]
+    if not isinstance(env, dict):
+        return problems + env_value_problems("aiacc_env", env)
     if any(not re.match(r"^[A-Z_][A-Z0-9_]*$", text(name)) for name in env):
         problems.append("aiacc_env must map environment variable names (A-Z, 0-9, _) to values; got %s." % env)
     problems += env_value_problems("aiacc_env", env)

@@ -56,7 +56,11 @@ def _mirror_key(mirror):
 def mirror_manifest_sha256(pins, mirror):
     """The sha256 ``pins`` ({mirror: sha256}, artifact_fetch_mirror_manifests) holds for ``mirror``'s manifest.json."""
     wanted = _mirror_key(mirror)
-    found = [text(sha).lower() for location, sha in (pins or {}).items() if _mirror_key(location) == wanted]
+    found = [
+        text(sha).lower()
+        for location, sha in (pins if isinstance(pins, dict) else {}).items()
+        if _mirror_key(location) == wanted
+    ]
     if len(found) != 1 or not SHA256.match(found[0]):
         raise ValueError(
             "artifact_fetch_mirror_manifests must pin the mirror %s: {%s: <sha256 of its manifest.json>}, got %s."

@@ -112,7 +112,7 @@ def _name_problems(settings):
         problems.append(
             "bert_launch_master_port must be a port within [1, 65535] (got %s)." % settings["bert_launch_master_port"]
         )
-    keys = list(settings["bert_launch_env"])
+    keys = list(settings["bert_launch_env"]) if isinstance(settings["bert_launch_env"], dict) else []
     if any(not re.match(ENV_NAME, str(key)) for key in keys):
         problems.append("bert_launch_env's keys must be environment variable names (got %s)." % keys)
     problems += env_value_problems("bert_launch_env", settings["bert_launch_env"])

@@ -50,6 +50,8 @@ Why each default (what was proven where: the role README)
 
 from __future__ import absolute_import, division, print_function
 
+import json
+
 __metaclass__ = type
 
 # lever -> (pretrain_bert.py option, kind): int (>= 1, or >= 0 for loader_workers), bool (a flag),
@@ -103,8 +105,16 @@ def generation(compute_capability, cpu_only=False):
     major = text.split(".", 1)[0] if "." in text else text[:-1]
     if not major.isdigit() or int(major) not in _GENERATIONS:
         raise ValueError(
-            "scc_gpu_compute_capability (%s) has no bert_launch lever defaults; known majors: %s"
-            % (compute_capability, ", ".join(str(m) for m in sorted(_GENERATIONS)))
+            "bert_launch_gpu_compute_capability (scc_gpu_compute_capability) (%s) has no bert_launch lever defaults;"
+            " known majors: %s"
+            % (
+                json.dumps(
+                    compute_capability
+                    if isinstance(compute_capability, (str, int, float))
+                    else repr(compute_capability)
+                ),
+                ", ".join(str(m) for m in sorted(_GENERATIONS)),
+            )
         )
     return _GENERATIONS[int(major)]
 

@@ -66,13 +66,16 @@ _SSH_TRUST_RULES = (
     ("ssh_trust_interface", lambda name: not re.search(r"\s", text(name)), "empty or an interface name"),
     (
         "ssh_trust_authorized_key_options",
-        lambda options: not any(_malformed_key_option(option) for option in options),
+        lambda options: isinstance(options, list) and not any(_malformed_key_option(option) for option in options),
         "options without spaces, quotes or from= (set ssh_trust_restrict_from instead)",
     ),
     (
         "ssh_trust_authorized_key_options",
-        lambda options: all(
-            text(option).lower() in _AUTHORIZED_KEY_FLAGS for option in options if not _malformed_key_option(option)
+        lambda options: (
+            not isinstance(options, list)
+            or all(
+                text(option).lower() in _AUTHORIZED_KEY_FLAGS for option in options if not _malformed_key_option(option)
+            )
         ),
         "options sshd knows (sshd(8): %s); sshd refuses a key line with another"
         % ", ".join(sorted(_AUTHORIZED_KEY_FLAGS)),

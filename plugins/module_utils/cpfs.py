@@ -43,7 +43,7 @@ def _mount_problems(settings, protocol, forms):
 
 def _options_problems(options, protocol):
     # A string passes the argument spec as a list (it splits on commas), so that is refused here.
-    if isinstance(options, str) or any(not isinstance(o, str) or re.search(r"^$|[\s,]", o) for o in options):
+    if not isinstance(options, list) or any(not isinstance(o, str) or re.search(r"^$|[\s,]", o) for o in options):
         return [
             "cpfs_mount_options must be a list of non-empty options without commas or whitespace, got %s."
             % show(options)
@@ -58,6 +58,33 @@ def _options_problems(options, protocol):
     return []
 
 
+def _alinas_source_problems(url, sha256, mirror):
+    """Where the aliyun-alinas-utils package comes from: cpfs_mount_alinas_url with its cpfs_mount_alinas_sha256, or
+    cpfs_mount_alinas_mirror, exactly one; the one rule broken, never the list of all."""
+    if url and mirror:
+        return [
+            "cpfs_mount_alinas_mirror (%s) and cpfs_mount_alinas_url (%s) are both set: the aliyun-alinas-utils package"
+            " comes from one of them." % (show(mirror), show(url))
+        ]
+    if not url and not mirror:
+        return [
+            "cpfs_mount_alinas_url (%s) must name the aliyun-alinas-utils package (http(s)://, file:// or an absolute"
+            " controller path), or cpfs_mount_alinas_mirror a mirror that holds it." % show(url)
+        ]
+    if mirror:
+        if not matches(r"^(https?://|/)", mirror):
+            return [
+                "cpfs_mount_alinas_mirror (%s) must be an http(s):// URL or an absolute controller directory."
+                % show(mirror)
+            ]
+        return []
+    if not matches(r"^(https?://|file://|/)", url):
+        return ["cpfs_mount_alinas_url (%s) must start with http://, https://, file:// or /." % show(url)]
+    if not SHA256.match(sha256):
+        return ["cpfs_mount_alinas_sha256 (%s) must be the package's sha256, 64 lowercase hex digits." % show(sha256)]
+    return []
+
+
 def _alinas_problems(settings, package_pattern):
     package = text(settings["cpfs_mount_alinas_package"])
     url, sha256 = text(settings["cpfs_mount_alinas_url"]), text(settings["cpfs_mount_alinas_sha256"])
@@ -69,18 +96,7 @@ def _alinas_problems(settings, package_pattern):
             "aliyun-alinas-utils-<version>...(.rpm|.deb), got %s." % show(package)
         )
     # No default URL: no source confirms where Alibaba publishes the package today.
-    if (
-        bool(url) == bool(mirror)
-        or (url and not (matches(r"^(https?://|file://|/)", url) and SHA256.match(sha256)))
-        or (mirror and not matches(r"^(https?://|/)", mirror))
-    ):
-        problems.append(
-            "the aliyun-alinas-utils package comes either from cpfs_mount_alinas_url (http(s)://, file:// or an absolute "
-            "controller path) with cpfs_mount_alinas_sha256 (64 lowercase hex digits), or from cpfs_mount_alinas_mirror "
-            "(an http(s):// URL or absolute controller directory whose manifest.json holds its sha256), exactly one of "
-            "them; got cpfs_mount_alinas_url=%s, cpfs_mount_alinas_sha256=%s, cpfs_mount_alinas_mirror=%s."
-            % (show(url), show(sha256), show(mirror))
-        )
+    problems.extend(_alinas_source_problems(url, sha256, mirror))
     # A mirror's manifest holds the package's sha256: the inventory pins the manifest (artifact_fetch).
     if mirror and matches(r"^(https?://|/)", mirror):
         pins = settings["artifact_fetch_mirror_manifests"]
@@ -110,6 +126,8 @@ def cpfs_mount_input_problems(settings):
     ``alinas_package_pattern``.
     """
     protocol, forms = settings["cpfs_mount_protocol"], settings["source_forms"]
+    # A value no spec choice holds (a list, a mapping, null) is shown as text: never a key looked up as it is.
+    protocol = protocol if isinstance(protocol, str) else show(protocol)
     problems = group_problems(settings, "cpfs_mount_group")
     if protocol in settings["refused_protocols"]:
         problems.append("cpfs_mount_protocol %s is refused: %s" % (protocol, settings["refused_protocols"][protocol]))

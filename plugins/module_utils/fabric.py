@@ -124,7 +124,10 @@ def rdma_bandwidth_input_problems(settings):
     """
     problems = group_problems(settings, "rdma_bandwidth_group")
     rate, mode = settings["rdma_bandwidth_link_rate_gbps"], settings["rdma_bandwidth_mode"]
-    if (rate is not None and not positive(rate)) or (rate is None and mode != "rdma"):
+    if mode not in ("rdma", "tcp", "both"):
+        # A null mode passes the spec's choices (null is "unset" to it): refused here, naming the mode.
+        problems.append("rdma_bandwidth_mode (%s) must be rdma, tcp or both." % json.dumps(mode))
+    elif (rate is not None and not positive(rate)) or (rate is None and mode != "rdma"):
         problems.append(
             "rdma_bandwidth_link_rate_gbps (%s) must be > 0 in Gb/s, or null to detect it from the RDMA ports (mode rdma "
             "only: TCP has none to detect, declare it for mode %s)." % (json.dumps(rate), mode)
@@ -143,7 +146,7 @@ _MONITOR_RULES = (
     ("fabric_monitor_max_duration_s", minimum(1), ">= 1"),
     (
         "fabric_monitor_interfaces",
-        lambda names: all(pattern(r"^[A-Za-z0-9_.:@\-]+$")(name) for name in names),
+        lambda names: isinstance(names, list) and all(pattern(r"^[A-Za-z0-9_.:@\-]+$")(name) for name in names),
         "interface names",
     ),
     ("fabric_monitor_node_dir", pattern(r"^/\S+$"), "absolute"),

@@ -432,3 +432,44 @@ def report(verdict_list):
             if not v["ok"]
         ],
     }
+
+
+def gpu_health_input_problems(settings):
+    """The gpu_health role's variables (its validate.yml) -> one sentence per bad variable, naming it, its value and
+    the one rule it broke (empty when all is well). Types are the argument spec's; these are the rules no spec holds."""
+    from ansible_collections.scc.training.plugins.module_utils import input_checks, instance_families
+
+    show = input_checks.show
+    problems = []
+    smi = settings["gpu_health_nvidia_smi_path"]
+    if not input_checks.is_text(smi) or not smi:
+        problems.append("gpu_health_nvidia_smi_path (%s) must name the nvidia-smi command." % show(smi))
+    command = settings["gpu_health_kernel_log_command"]
+    if not isinstance(command, list) or not command or not input_checks.is_text(command[0]) or not command[0]:
+        problems.append(
+            "gpu_health_kernel_log_command (%s) must be a command as a list, its program first (e.g. [dmesg])."
+            % show(command)
+        )
+    pci = settings["gpu_health_pci_devices_path"]
+    if not input_checks.is_text(pci) or not pci.startswith("/"):
+        problems.append("gpu_health_pci_devices_path (%s) must be an absolute path." % show(pci))
+    for name, least in (("gpu_health_expected_gpus", 1), ("gpu_health_expected_nvlinks", 0)):
+        value = settings[name]
+        count = input_checks.whole_number(value)
+        if value is not None and (count is None or count < least):
+            problems.append("%s (%s) must be unset or a whole number >= %d." % (name, show(value), least))
+    declared = settings["gpu_health_declared_gpus"]
+    count = input_checks.whole_number(declared)
+    if declared not in (None, "") and (count is None or count < 0):
+        problems.append(
+            "gpu_health_declared_gpus (scc_gpu_count) (%s) must be unset or a whole number >= 0." % show(declared)
+        )
+    instance_type = settings["gpu_health_instance_type"]
+    problems.extend(instance_families.declared_problems(instance_type, "gpu_health_instance_type (scc_instance_type)"))
+    for name in ("gpu_health_ecc_volatile_uncorrectable_max", "gpu_health_ecc_aggregate_uncorrectable_max"):
+        count = input_checks.whole_number(settings[name])
+        if count is None or count < 0:
+            problems.append("%s (%s) must be a whole number >= 0." % (name, show(settings[name])))
+    if not input_checks.text(settings["gpu_health_results_dir"]):
+        problems.append("gpu_health_results_dir (%s) must be set." % show(settings["gpu_health_results_dir"]))
+    return problems

@@ -170,9 +170,31 @@ def text(value):
     return "" if value is None else str(value)
 
 
+# A value shown in a message is cut to its start beyond this many characters (a 100 kB string is not echoed whole).
+SHOWN_MAX = 200
+
+
+def _bounded(shown):
+    return shown if len(shown) <= SHOWN_MAX else "%s... (%d characters)" % (shown[:SHOWN_MAX], len(shown))
+
+
 def show(value):
-    """``value`` as Ansible's ``to_json`` shows it, a URL's credentials masked (a mirror's, an index's)."""
-    return redact_text(json.dumps(value))
+    """``value`` as Ansible's ``to_json`` shows it, a URL's credentials masked (a mirror's, an index's); one line
+    (JSON escapes newlines and U+2028), cut beyond SHOWN_MAX characters; a value JSON cannot hold as its repr."""
+    try:
+        shown = json.dumps(value)
+    except (TypeError, ValueError):
+        shown = json.dumps(repr(value))
+    return _bounded(redact_text(shown))
+
+
+def brief(value):
+    """``value`` as it is when it is a plain one-line value (a number, a short string), else as ``show`` shows it."""
+    plain = text(value)
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and len(plain) <= SHOWN_MAX:
+        if not _CONTROL.search(plain):
+            return redact_text(plain)
+    return show(value)
 
 
 def pattern(regex):
@@ -199,7 +221,9 @@ def is_set(value):
 def rule_problems(settings, rules):
     """``rules``: (variable, check, what it must be) -> "<variable> (<value>) must be <what>." for each that fails."""
     return [
-        "%s (%s) must be %s." % (name, settings[name], what) for name, check, what in rules if not check(settings[name])
+        "%s (%s) must be %s." % (name, brief(settings[name]), what)
+        for name, check, what in rules
+        if not check(settings[name])
     ]
 
 

@@ -182,6 +182,11 @@ def nic_firmware_input_problems(settings):
     ``settings``: the ``nic_firmware_*`` variables, ``nic_firmware_burn`` a bool.
     """
     targets = settings["nic_firmware_targets"]
+    if not isinstance(targets, list) or any(not isinstance(target, dict) for target in targets):
+        return [
+            "nic_firmware_targets (%s) must be a list of mappings, each with psid and version."
+            % input_checks.show(targets)
+        ]
     psids = [input_checks.text(target.get("psid")) for target in targets]
     problems = []
     if (

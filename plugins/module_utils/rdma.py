@@ -637,7 +637,7 @@ def rdma_stack_input_problems(settings):
     problems += instance_families.declared_problems(
         settings.get("rdma_stack_instance_type"), "rdma_stack_instance_type (scc_instance_type)"
     )
-    if source in _STACK_ARTIFACTS:
+    if isinstance(source, str) and source in _STACK_ARTIFACTS:
         problems.extend(_artifact_problems(settings, source))
     if mtu is not None and number(mtu) not in _RDMA_MTUS:
         problems.append(
@@ -646,9 +646,15 @@ def rdma_stack_input_problems(settings):
     for name in ("rdma_stack_artifacts_path", "rdma_stack_sysfs_path"):
         if not matches(ABSOLUTE, settings[name]):
             problems.append("%s must be an absolute path (got %s)." % (name, settings[name]))
-    packages = list(settings["rdma_stack_packages"]) + list(settings["rdma_stack_doca_packages"])
-    if any(not matches(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$", package) for package in packages):
-        problems.append("rdma_stack_packages and rdma_stack_doca_packages must be package names (got %s)." % packages)
+    for name in ("rdma_stack_packages", "rdma_stack_doca_packages"):
+        packages = settings[name]
+        bad = (
+            [p for p in packages if not matches(r"^[A-Za-z0-9][A-Za-z0-9._+-]*\Z", p)]
+            if isinstance(packages, list)
+            else None
+        )
+        if bad is None or bad:
+            problems.append("%s must list package names (got %s)." % (name, packages if bad is None else bad))
     if not at_least(settings.get("rdma_stack_install_timeout_s", 3600), 60):
         problems.append(
             "rdma_stack_install_timeout_s must be at least 60 seconds (got %s)."

@@ -15,6 +15,8 @@ that imported its module_utils at load time made every such worker compile most 
 from __future__ import annotations
 
 import importlib
+import json
+import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
@@ -96,14 +98,32 @@ def lazy_module_utils(name):
     return _LazyModule(name)
 
 
+# What no sentence of a refusal may hold as it is: a line end of any line splitter (a value with U+2028 split the
+# message in two), and a value so long it buries the rule (a 100 kB string was echoed whole).
+_LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+_LONG_WORD = re.compile(r"(\S{200})\S{100,}")
+PROBLEM_MAX = 2000
+
+
+def readable_problem(problem):
+    """A refusal's sentence as one readable line: line ends and control characters escaped (``\u2028``), a word
+    longer than 300 characters cut after 200 with its length, the sentence cut beyond PROBLEM_MAX characters."""
+    problem = _LINE_BREAKING.sub(lambda match: json.dumps(match.group())[1:-1], str(problem))
+    problem = _LONG_WORD.sub(lambda match: "%s... (%d characters)" % (match.group(1), len(match.group())), problem)
+    if len(problem) > PROBLEM_MAX:
+        problem = "%s... (%d characters)" % (problem[:PROBLEM_MAX], len(problem))
+    return problem
+
+
 def input_problems_filter(module, name):
     """The thin filter of a role's ``<role>_input_problems`` (``module``'s function ``name`` of the role's variables
-    -> one sentence per problem, empty when all is well), under the same name: a non-dict input or a missing
-    variable is the filter's error, naming it (``require_settings``). ``module`` (a ``lazy_module_utils``) is read
+    -> one sentence per problem, empty when all is well), under the same name, each sentence one bounded line
+    (``readable_problem``): a non-dict input or a missing variable is the filter's error, naming it
+    (``require_settings``). ``module`` (a ``lazy_module_utils``) is read
     at the filter's first call."""
 
     def input_problems(settings):
-        return getattr(module, name)(require_settings(settings, name))
+        return [readable_problem(problem) for problem in getattr(module, name)(require_settings(settings, name))]
 
     input_problems.__name__ = input_problems.__qualname__ = name
     input_problems.__doc__ = (

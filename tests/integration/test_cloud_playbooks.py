@@ -252,7 +252,7 @@ def test_teardown_refuses_what_is_not_ours(cloud):
         ({"scc_cloud_cpfs_protocol": "nfs"}, ["scc_cloud_cpfs_protocol", "cpfs, cpfs-nfs"]),
         # sccgn6 has RoCE, no Elastic RDMA Interface; a subscription needs its period (issue 23)
         ({"scc_cloud_eri_count": 1}, ["scc_cloud_eri_count 1 is more than the 0 Elastic RDMA Interfaces"]),
-        ({"scc_cloud_instance_charge_type": "PrePaid"}, ["scc_cloud_period is required"]),
+        ({"scc_cloud_instance_charge_type": "PrePaid"}, ["scc_cloud_period (null) is required with PrePaid"]),
     ],
 )
 def test_bad_variables_fail_before_any_api_call(cloud, change, names):

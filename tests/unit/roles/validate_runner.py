@@ -18,6 +18,21 @@ import yaml
 
 from tests.lab_runner import failed, run_playbook, unreachable
 
+# Every role's table of cases, by role (validate_tests registers them), and each role's results, computed once per
+# test session: tests/unit/test_refusal_cases.py judges the same refusals' messages again without another run.
+TABLES: dict = {}
+_RESULTS: dict = {}
+
+
+def cached_results(role: str, tmp_path_factory) -> dict:
+    """run_validate of the role's registered cases, once per session."""
+    if role not in _RESULTS:
+        cases = TABLES[role]
+        _RESULTS[role] = run_validate(
+            role, {name: case[0] for name, case in cases.items()}, tmp_path_factory.mktemp(role)
+        )
+    return _RESULTS[role]
+
 
 def run_validate(role: str, cases: dict, tmp_path: Path, group: str = "scc_cluster") -> dict:
     """Return {case: None if it passed, else the failure message}."""
@@ -55,9 +70,11 @@ def validate_tests(role: str, cases: dict):
     one per case: cases maps a case name to (variables, None if they must pass, else a text the
     failure message must contain, such as the variable's name)."""
 
+    TABLES[role] = cases
+
     @pytest.fixture(scope="module")
     def results(tmp_path_factory):
-        return run_validate(role, {name: case[0] for name, case in cases.items()}, tmp_path_factory.mktemp(role))
+        return cached_results(role, tmp_path_factory)
 
     @pytest.mark.parametrize("case", sorted(cases))
     def test_validate(results, case):

@@ -412,6 +412,7 @@ def test_pcie_v100s_needs_no_nvlink_and_declared_count_overrides_the_table():
 def test_filters_wrap_module_utils():
     filters = gpu_health_filters.FilterModule().filters()
     assert set(filters) == {
+        "gpu_health_input_problems",
         "gpu_health_verdicts",
         "gpu_health_report",
         "parse_xid",
@@ -434,6 +435,48 @@ def test_filters_wrap_module_utils():
     assert smi_filters["nvidia_pci_devices"](["0000:1a:00.0 0x10de 0x030200"])["gpus"] == ["0000:1a:00.0"]
     with pytest.raises(AnsibleFilterError, match="nvidia_pci_devices: input must be a list"):
         smi_filters["nvidia_pci_devices"]("0000:1a:00.0 0x10de 0x030200")
+
+
+# The role's inputs (its validate.yml): one sentence per bad variable, naming it alone (issue 36: no catch-all).
+INPUTS = {
+    "gpu_health_nvidia_smi_path": "nvidia-smi",
+    "gpu_health_kernel_log_command": ["dmesg"],
+    "gpu_health_pci_devices_path": "/sys/bus/pci/devices",
+    "gpu_health_expected_gpus": None,
+    "gpu_health_expected_nvlinks": None,
+    "gpu_health_declared_gpus": "0",
+    "gpu_health_instance_type": "",
+    "gpu_health_ecc_volatile_uncorrectable_max": 0,
+    "gpu_health_ecc_aggregate_uncorrectable_max": 0,
+    "gpu_health_results_dir": "/var/tmp/scc",
+}
+
+
+@pytest.mark.parametrize(
+    "name, value, rule",
+    [
+        ("gpu_health_nvidia_smi_path", "", "must name the nvidia-smi command"),
+        ("gpu_health_nvidia_smi_path", None, "must name the nvidia-smi command"),
+        ("gpu_health_kernel_log_command", [], "a command as a list"),
+        ("gpu_health_kernel_log_command", [""], "a command as a list"),
+        ("gpu_health_kernel_log_command", "dmesg", "a command as a list"),
+        ("gpu_health_pci_devices_path", "sys/bus", "an absolute path"),
+        ("gpu_health_expected_gpus", 0, "unset or a whole number >= 1"),
+        ("gpu_health_expected_gpus", "eight", "unset or a whole number >= 1"),
+        ("gpu_health_expected_nvlinks", -1, "unset or a whole number >= 0"),
+        ("gpu_health_declared_gpus", "-8", "unset or a whole number >= 0"),
+        ("gpu_health_declared_gpus", 2.5, "unset or a whole number >= 0"),
+        ("gpu_health_instance_type", 8, "must be a string"),
+        ("gpu_health_instance_type", "ecs.gn6i-c4g1.xlarge", "not in the supported-instance table"),
+        ("gpu_health_ecc_volatile_uncorrectable_max", -1, "a whole number >= 0"),
+        ("gpu_health_ecc_aggregate_uncorrectable_max", None, "a whole number >= 0"),
+        ("gpu_health_results_dir", "", "must be set"),
+    ],
+)
+def test_gpu_health_input_problems_name_the_one_bad_variable(name, value, rule):
+    assert gpu_health.gpu_health_input_problems(INPUTS) == []
+    [problem] = gpu_health.gpu_health_input_problems({**INPUTS, name: value})
+    assert problem.startswith(name) and rule in problem, problem
 
 
 def test_cpu_only_node_is_one_passing_verdict_and_a_green_report():

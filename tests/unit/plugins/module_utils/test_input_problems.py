@@ -270,7 +270,7 @@ BAD = {
     "ssh_trust_unknown_key_option": (
         cluster.ssh_trust_input_problems,
         {**SSH_TRUST, "ssh_trust_authorized_key_options": ["no-pty", "no-agent-fowarding"]},
-        "ssh_trust_authorized_key_options (['no-pty', 'no-agent-fowarding']) must be options sshd knows (sshd(8): ",
+        'ssh_trust_authorized_key_options (["no-pty", "no-agent-fowarding"]) must be options sshd knows (sshd(8): ',
     ),
     "cpfs_group_empty": (cpfs.cpfs_mount_input_problems, {**CPFS, "group_hosts": []}, "cpfs_mount_group (scc_cluster)"),
     "cpfs_refused": (
@@ -313,27 +313,27 @@ BAD = {
     "cpfs_url_and_mirror": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_mirror": "/srv/m"},
-        'cpfs_mount_alinas_mirror="/srv/m"',
+        'cpfs_mount_alinas_mirror ("/srv/m") and cpfs_mount_alinas_url (',
     ),
     "cpfs_no_source": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_url": ""},
-        'cpfs_mount_alinas_url=""',
+        'cpfs_mount_alinas_url ("") must name the aliyun-alinas-utils package',
     ),
     "cpfs_url_scheme": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_url": "ftp://m/" + RPM},
-        'cpfs_mount_alinas_url="ftp://m/',
+        'cpfs_mount_alinas_url ("ftp://m/',
     ),
     "cpfs_sha256_upper": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_sha256": SHA.upper()},
-        "cpfs_mount_alinas_sha256=\"%s\"" % SHA.upper(),
+        "cpfs_mount_alinas_sha256 (\"%s\") must be" % SHA.upper(),
     ),
     "cpfs_mirror_relative": (
         cpfs.cpfs_mount_input_problems,
         {**CPFS, "cpfs_mount_alinas_url": "", "cpfs_mount_alinas_mirror": "mirror/cpfs"},
-        'cpfs_mount_alinas_mirror="mirror/cpfs"',
+        'cpfs_mount_alinas_mirror ("mirror/cpfs") must be an http(s):// URL',
     ),
     "cpfs_key_with_deb": (
         cpfs.cpfs_mount_input_problems,
@@ -577,7 +577,7 @@ BAD = {
     "rdma_packages": (
         rdma.rdma_stack_input_problems,
         {**DISTRO, "rdma_stack_packages": ["rdma-core; rm"]},
-        "rdma_stack_packages and rdma_stack_doca_packages must be package names (got ['rdma-core; rm', 'doca-ofed']).",
+        "rdma_stack_packages must list package names (got ['rdma-core; rm']).",
     ),
     "nccl_group": (
         nccl_check.nccl_check_input_problems,
@@ -830,7 +830,7 @@ def test_each_problem_names_its_variable(case):
 
 @pytest.mark.parametrize("function, good, name, value, what", ONE_VARIABLE, ids=[case[2] for case in ONE_VARIABLE])
 def test_each_one_variable_rule(function, good, name, value, what):
-    assert function({**good, name: value}) == ["%s (%s) must be %s." % (name, value, what)]
+    assert function({**good, name: value}) == ["%s (%s) must be %s." % (name, input_checks.brief(value), what)]
 
 
 def test_every_problem_at_once():
@@ -847,7 +847,7 @@ def test_every_problem_at_once():
         "cpfs_mount_group",
         "cpfs_mount_path",
         "cpfs_mount_options",
-        "the",  # the aliyun-alinas-utils package comes either from cpfs_mount_alinas_url ... or cpfs_mount_alinas_mirror
+        "cpfs_mount_alinas_url",  # ("") must name the package, or cpfs_mount_alinas_mirror a mirror
     ]
     assert (
         len(nccl_check.nccl_check_input_problems({**NCCL_CHECK, "nccl_check_gpus": 0, "nccl_check_timeout_s": 0})) == 2

@@ -1,0 +1,326 @@
+"""cloud_inputs.problems: every scc_cloud_* variable of provision.yml judged before any API call (issues 36.7, 34.7).
+
+One table of bad inputs, each refused with one sentence that names its variable, its value and one rule, and no
+unrelated variable (tests/refusal_names.py); odd types (null, lists, mappings, numbers, booleans, huge strings,
+U+2028 and other line ends) for every class of input, none raising. The shipped example and the defaults pass.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from ansible_collections.scc.training.plugins.filter import cloud as cloud_filters
+from ansible_collections.scc.training.plugins.module_utils import cloud_inputs
+from tests.refusal_names import ROOT, assert_names_only
+
+DEFAULTS = yaml.safe_load((ROOT / "roles/scc_cloud/defaults/main.yml").read_text())
+EXAMPLE = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
+GOOD = {**DEFAULTS, **EXAMPLE, "scc_cloud_ssh_source_cidr": "192.168.0.0/16", "scc_cloud_period": None}
+GOOD["scc_cloud_image_id"] = "aliyun_3_x64_20G_uefi_alibase_20250101.vhd"
+HUGE = "a" * 100_000
+LINE_ENDS = ("\n", "\r", "\u2028", "\u2029", "\x85", "\x00")
+# Odd values for an input that must be a string.
+ODD = {"null": None, "list": ["a"], "dict": {"a": 1}, "int": 7, "float": 2.5, "true": True}
+
+
+def case(variable, value, fragment, related=(), **others):
+    return (dict(others, **{variable: value}), variable, fragment, tuple(related))
+
+
+CASES = {
+    # The cluster name: prefix of every resource name (CreateSecurityGroup/CreateHpcCluster: a letter first).
+    "name_short": case("scc_cloud_name", "b", "2 to 31 characters"),
+    "name_long": case("scc_cloud_name", "b" * 32, "2 to 31 characters"),
+    "name_upper": case("scc_cloud_name", "Bert", "start with a letter"),
+    "name_digit_first": case("scc_cloud_name", "1bert", "start with a letter"),
+    "name_underscore": case("scc_cloud_name", "my_bert", "only a-z"),
+    "name_http": case("scc_cloud_name", "http://x", "only a-z"),
+    "name_trailing_hyphen": case("scc_cloud_name", "bert-", "must not end with '-'"),
+    "name_double_hyphen": case("scc_cloud_name", "be--rt", "'--'"),
+    "name_huge": case("scc_cloud_name", HUGE, "(100000 characters)"),
+    "name_newline": case("scc_cloud_name", "bert\nx", "only a-z"),
+    "name_u2028": case("scc_cloud_name", "bert\u2028x", "only a-z"),
+    # Region and zone.
+    "region_upper": case("scc_cloud_region", "CN-SHANGHAI", "region ID"),
+    "region_no_dash": case("scc_cloud_region", "shanghai", "region ID"),
+    "region_trailing": case("scc_cloud_region", "cn-shanghai-", "region ID"),
+    "region_space": case("scc_cloud_region", "cn shanghai", "region ID"),
+    "region_u2028": case("scc_cloud_region", "cn-shanghai\u2028", "region ID"),
+    "zone_other_region": case("scc_cloud_zone", "cn-beijing-a", "zone of scc_cloud_region", ["scc_cloud_region"]),
+    "zone_is_region": case("scc_cloud_zone", "cn-shanghai", "zone of scc_cloud_region", ["scc_cloud_region"]),
+    "zone_two_letters_glued": case("scc_cloud_zone", "cn-shanghaibb", "zone of", ["scc_cloud_region"]),
+    "zone_upper": case("scc_cloud_zone", "cn-shanghai-B", "zone of", ["scc_cloud_region"]),
+    # Tags: managed-by is teardown's guard; RunInstances' Tag.N limits.
+    "tags_no_marker": case("scc_cloud_tags", {"scc-cluster": "bert"}, "managed-by: scc.training"),
+    "tags_wrong_marker": case("scc_cloud_tags", {"managed-by": "me"}, "managed-by: scc.training"),
+    "tags_too_many": case(
+        "scc_cloud_tags", {"managed-by": "scc.training", **{"k%d" % i: "v" for i in range(19)}}, "more than 19"
+    ),
+    "tags_aliyun_key": case("scc_cloud_tags", {"managed-by": "scc.training", "aliyun-x": "v"}, "aliyun or acs:"),
+    "tags_acs_key": case("scc_cloud_tags", {"managed-by": "scc.training", "acs:x": "v"}, "aliyun or acs:"),
+    "tags_long_key": case("scc_cloud_tags", {"managed-by": "scc.training", "k" * 129: "v"}, "1 to 128"),
+    "tags_url_value": case("scc_cloud_tags", {"managed-by": "scc.training", "a": "https://x"}, "no http://"),
+    "tags_long_value": case("scc_cloud_tags", {"managed-by": "scc.training", "a": HUGE}, "at most 128"),
+    "tags_newline_value": case("scc_cloud_tags", {"managed-by": "scc.training", "a": "x\u2028y"}, "one line"),
+    "tags_list_value": case("scc_cloud_tags", {"managed-by": "scc.training", "a": [1]}, "a tag value is a string"),
+    "tags_null_value": case("scc_cloud_tags", {"managed-by": "scc.training", "a": None}, "a tag value is a string"),
+    "tags_bool_value": case("scc_cloud_tags", {"managed-by": "scc.training", "a": True}, "a tag value is a string"),
+    "tags_number_key": case("scc_cloud_tags", {"managed-by": "scc.training", 5: "v"}, "1 to 128"),
+    # Endpoints: empty, or a host (with a scheme and a port for the emulator).
+    "ecs_endpoint_path": case("scc_cloud_ecs_endpoint", "http://h/x/y", "host name"),
+    "nas_endpoint_space": case("scc_cloud_nas_endpoint", "nas cn", "host name"),
+    "cs_endpoint_newline": case("scc_cloud_cs_endpoint", "cs.example\n", "host name"),
+    "vpc_endpoint_ftp": case("scc_cloud_vpc_endpoint", "ftp://vpc.example", "host name"),
+    # The VPC's CIDR block (CreateVpc).
+    "vpc_cidr_host_bits": case("scc_cloud_vpc_cidr", "192.168.1.0/16", "host bits", vswitch="-"),
+    "vpc_cidr_not_cidr": case("scc_cloud_vpc_cidr", "192.168.0.0", "mask of 8 to 28"),
+    "vpc_cidr_garbage": case("scc_cloud_vpc_cidr", "a.b.c.d/16", "IPv4 CIDR block"),
+    "vpc_cidr_ipv6": case("scc_cloud_vpc_cidr", "fd00::/48", "not IPv6"),
+    "vpc_cidr_mask_29": case("scc_cloud_vpc_cidr", "192.168.0.0/29", "mask of 8 to 28"),
+    "vpc_cidr_mask_4": case("scc_cloud_vpc_cidr", "0.0.0.0/4", "mask of 8 to 28"),
+    "vpc_cidr_loopback": case("scc_cloud_vpc_cidr", "127.0.0.0/16", "reserved range 127.0.0.0/8"),
+    "vpc_cidr_cgnat": case("scc_cloud_vpc_cidr", "100.64.0.0/16", "reserved range 100.64.0.0/10"),
+    "vpc_cidr_link_local": case("scc_cloud_vpc_cidr", "169.254.0.0/16", "reserved range"),
+    "vpc_cidr_multicast": case("scc_cloud_vpc_cidr", "224.0.0.0/16", "reserved range"),
+    # The vSwitch's (CreateVSwitch): mask 16 to 29, inside the VPC's, room for the nodes.
+    "vswitch_outside_vpc": case(
+        "scc_cloud_vswitch_cidr", "10.9.0.0/24", "inside scc_cloud_vpc_cidr", ["scc_cloud_vpc_cidr"]
+    ),
+    "vswitch_mask_30": case("scc_cloud_vswitch_cidr", "192.168.0.0/30", "mask of 16 to 29"),
+    "vswitch_mask_15": case("scc_cloud_vswitch_cidr", "192.168.0.0/15", "mask of 16 to 29"),
+    "vswitch_host_bits": case("scc_cloud_vswitch_cidr", "192.168.0.1/24", "host bits"),
+    "vswitch_garbage": case("scc_cloud_vswitch_cidr", "192.168.0.0/24/1", "IPv4 CIDR block"),
+    # Who may ssh (AuthorizeSecurityGroup SourceCidrIp).
+    "ssh_world": case("scc_cloud_ssh_source_cidr", "0.0.0.0/0", "whole internet"),
+    "ssh_garbage": case("scc_cloud_ssh_source_cidr", "office", "IPv4 CIDR block or address"),
+    "ssh_ipv6": case("scc_cloud_ssh_source_cidr", "2001:db8::/32", "not IPv6"),
+    "ssh_host_bits": case("scc_cloud_ssh_source_cidr", "10.1.2.3/8", "IPv4 CIDR block or address"),
+    # A later list of CIDRs (scc_cloud_admin_cidrs) is judged alike when the spec has it.
+    "admin_cidrs_string": case("scc_cloud_admin_cidrs", "10.0.0.0/8", "list of IPv4 CIDR blocks"),
+    "admin_cidrs_world": case("scc_cloud_admin_cidrs", ["10.0.0.0/8", "0.0.0.0/0"], "holds \"0.0.0.0/0\""),
+    # The instance type against the supported-instance table.
+    "type_no_prefix": case("scc_cloud_instance_type", "ebmgn8v.48xlarge", "ecs.<family>.<size>"),
+    "type_family_only": case("scc_cloud_instance_type", "ecs.ebmgn8v", "ecs.<family>.<size>"),
+    "type_unknown_size": case("scc_cloud_instance_type", "ecs.ebmgn8v.8xlarge", "not a size of family ebmgn8v"),
+    "type_sccgn6_size": case("scc_cloud_instance_type", "ecs.sccgn6.8xlarge", "not a size of family sccgn6"),
+    "type_upper": case("scc_cloud_instance_type", "ECS.EBMGN8V.48XLARGE", "ecs.<family>.<size>"),
+    "type_blank": case("scc_cloud_instance_type", "", "ecs.<family>.<size>"),
+    "type_u2028": case("scc_cloud_instance_type", "ecs.ebmgn8v.48xlarge\u2028", "ecs.<family>.<size>"),
+    # Unknown family: its ERI count must be given by hand (DescribeInstanceTypes EriQuantity).
+    "type_unknown_family_auto_eri": case(
+        "scc_cloud_eri_count",
+        "auto",
+        "not in the supported-instance table",
+        ["scc_cloud_instance_type"],
+        scc_cloud_instance_type="ecs.gn7i.16xlarge",
+    ),
+    # The node count: whole, 0 only with the explicit word, at most 2000, room in the vSwitch.
+    "count_negative": case("scc_cloud_instance_count", -1, "at least 0"),
+    "count_over": case("scc_cloud_instance_count", 2001, "at most 2000", ["scc_cloud_vswitch_cidr"]),
+    "count_float": case("scc_cloud_instance_count", 2.5, "whole number"),
+    "count_text": case("scc_cloud_instance_count", "two", "whole number"),
+    "count_bool": case("scc_cloud_instance_count", True, "whole number"),
+    "count_zero": case(
+        "scc_cloud_instance_count", 0, "scc_cloud_release_all_nodes: true", ["scc_cloud_release_all_nodes"]
+    ),
+    "count_beyond_vswitch": case(
+        "scc_cloud_instance_count",
+        100,
+        "needs 300 addresses",
+        ["scc_cloud_vswitch_cidr"],
+        scc_cloud_vswitch_cidr="192.168.0.0/25",
+    ),
+    "release_all_maybe": case("scc_cloud_release_all_nodes", "maybe", "true or false"),
+    # The image and the key pair (CreateKeyPair's rule).
+    "image_blank": case("scc_cloud_image_id", "", "image ID"),
+    "image_space": case("scc_cloud_image_id", "m-abc def", "image ID"),
+    "image_newline": case("scc_cloud_image_id", "m-abc\n", "image ID"),
+    "image_huge": case("scc_cloud_image_id", HUGE, "image ID"),
+    "key_pair_digit_first": case("scc_cloud_key_pair_name", "1key", "starting with a letter"),
+    "key_pair_one_char": case("scc_cloud_key_pair_name", "k", "2 to 128"),
+    "key_pair_slash": case("scc_cloud_key_pair_name", "k/ey", "2 to 128"),
+    "key_pair_http": case("scc_cloud_key_pair_name", "http://key", "2 to 128"),
+    "key_pair_huge": case("scc_cloud_key_pair_name", "k" * 129, "2 to 128"),
+    # ERIs, jumbo frames, the subscription (RunInstances Period per PeriodUnit).
+    "eri_over": case("scc_cloud_eri_count", 3, "more than the 2 Elastic RDMA Interfaces"),
+    "eri_negative": case("scc_cloud_eri_count", -1, "'auto' or a whole number"),
+    "eri_word": case("scc_cloud_eri_count", "many", "'auto' or a whole number"),
+    "eri_float": case("scc_cloud_eri_count", 1.5, "'auto' or a whole number"),
+    "jumbo_maybe": case("scc_cloud_jumbo_frames", "maybe", "true or false"),
+    "jumbo_list": case("scc_cloud_jumbo_frames", [True], "true or false"),
+    "charge_other": case("scc_cloud_instance_charge_type", "Spot", "PostPaid or PrePaid"),
+    "period_postpaid": case("scc_cloud_period", 1, "PrePaid only", ["scc_cloud_instance_charge_type"]),
+    "period_missing": case(
+        "scc_cloud_period", None, "is required with PrePaid", scc_cloud_instance_charge_type="PrePaid"
+    ),
+    "period_month_10": case(
+        "scc_cloud_period", 10, "not a valid Month subscription", scc_cloud_instance_charge_type="PrePaid"
+    ),
+    "period_week_5": case(
+        "scc_cloud_period",
+        5,
+        "not a valid Week subscription",
+        ["scc_cloud_period_unit"],
+        scc_cloud_instance_charge_type="PrePaid",
+        scc_cloud_period_unit="Week",
+    ),
+    "period_float": case("scc_cloud_period", 1.5, "not a valid Month", scc_cloud_instance_charge_type="PrePaid"),
+    "period_unit_year": case(
+        "scc_cloud_period_unit", "Year", "Week or Month", scc_cloud_instance_charge_type="PrePaid", scc_cloud_period=1
+    ),
+    "auto_renew_postpaid": case("scc_cloud_auto_renew", True, "PrePaid only", ["scc_cloud_instance_charge_type"]),
+    "auto_renew_maybe": case("scc_cloud_auto_renew", "sometimes", "true or false"),
+    # CPFS: capacity 3600 GiB to 1 PiB in steps of 1200; the export path starts and ends with '/'.
+    "cpfs_capacity_small": case("scc_cloud_cpfs_capacity", 1200, "at least 3600"),
+    "cpfs_capacity_huge": case("scc_cloud_cpfs_capacity", 2_000_000, "at most 1048576"),
+    "cpfs_capacity_step": case("scc_cloud_cpfs_capacity", 4000, "multiple of 1200"),
+    "cpfs_capacity_float": case("scc_cloud_cpfs_capacity", 3600.5, "whole number"),
+    "cpfs_capacity_text": case("scc_cloud_cpfs_capacity", "3.6T", "whole number"),
+    "cpfs_capacity_economic_small": case(
+        "scc_cloud_cpfs_capacity", 2400, "at least 3600", scc_cloud_cpfs_storage_type="economic"
+    ),
+    "cpfs_enabled_maybe": case("scc_cloud_cpfs_enabled", "maybe", "true or false"),
+    "export_relative": case("scc_cloud_cpfs_nfs_export_path", "share/", "start and end with '/'"),
+    "export_no_trailing": case("scc_cloud_cpfs_nfs_export_path", "/share", "start and end with '/'"),
+    "export_dotdot": case("scc_cloud_cpfs_nfs_export_path", "/a/../", "'..'"),
+    "export_double_slash": case("scc_cloud_cpfs_nfs_export_path", "//", "empty segments"),
+    "export_too_long": case("scc_cloud_cpfs_nfs_export_path", "/" + "a/" * 600, "1 to 1024"),
+    "export_newline": case("scc_cloud_cpfs_nfs_export_path", "/a\u2028b/", "one line"),
+    "export_empty": case("scc_cloud_cpfs_nfs_export_path", "", "1 to 1024"),
+    # The data-prep ECS and ACK, their switches read as Ansible reads them ("false" is false).
+    "data_prep_type_scc": case(
+        "scc_cloud_data_prep_instance_type",
+        "ecs.sccgn6.24xlarge",
+        "an SCC type",
+        ["scc_cloud_data_prep_enabled"],
+        scc_cloud_data_prep_enabled="true",
+        scc_cloud_data_prep_image_id="m-1",
+    ),
+    "data_prep_type_list": case(
+        "scc_cloud_data_prep_instance_type",
+        ["ecs.g7.8xlarge"],
+        "must be a string",
+        scc_cloud_data_prep_enabled=True,
+        scc_cloud_data_prep_image_id="m-1",
+    ),
+    "data_prep_disk_small": case(
+        "scc_cloud_data_prep_system_disk_size",
+        100,
+        "309 to 2048",
+        scc_cloud_data_prep_enabled=True,
+        scc_cloud_data_prep_image_id="m-1",
+    ),
+    "data_prep_no_image": case(
+        "scc_cloud_data_prep_image_id", "", "must name the image", scc_cloud_data_prep_enabled="yes"
+    ),
+    "data_prep_enabled_maybe": case("scc_cloud_data_prep_enabled", "maybe", "true or false"),
+    "ack_version": case(
+        "scc_cloud_ack_kubernetes_version",
+        "latest",
+        "1.32.1-aliyun.1",
+        scc_cloud_ack_enabled=True,
+        scc_cloud_key_pair_name="key",
+    ),
+    "ack_service_overlaps": case(
+        "scc_cloud_ack_service_cidr",
+        "192.168.0.0/20",
+        "overlaps",
+        ["scc_cloud_vpc_cidr"],
+        scc_cloud_ack_enabled=True,
+        scc_cloud_key_pair_name="key",
+    ),
+    "ack_service_number": case(
+        "scc_cloud_ack_service_cidr", 172, "must be a string", scc_cloud_ack_enabled=True, scc_cloud_key_pair_name="k1"
+    ),
+    "ack_no_logon": case(
+        "scc_cloud_ack_node_password", "", "must be set", ["scc_cloud_key_pair_name"], scc_cloud_ack_enabled="true"
+    ),
+    "ack_enabled_maybe": case("scc_cloud_ack_enabled", "maybe", "true or false"),
+}
+# Every input that must be a string, given each odd type: one sentence naming it, never an exception.
+STRINGS = (
+    "scc_cloud_name",
+    "scc_cloud_region",
+    "scc_cloud_zone",
+    "scc_cloud_vpc_cidr",
+    "scc_cloud_vswitch_cidr",
+    "scc_cloud_ssh_source_cidr",
+    "scc_cloud_instance_type",
+    "scc_cloud_image_id",
+    "scc_cloud_cpfs_nfs_export_path",
+)
+for _variable in STRINGS:
+    for _kind in ("null", "list", "dict", "int"):
+        CASES[f"{_variable[10:]}_{_kind}"] = case(_variable, ODD[_kind], "must be a string")
+for _variable in ("scc_cloud_key_pair_name", "scc_cloud_ecs_endpoint"):
+    for _kind in ("list", "dict", "float"):
+        CASES[f"{_variable[10:]}_{_kind}"] = case(_variable, ODD[_kind], "must be a string")
+for _kind in ("null", "list", "dict"):
+    CASES[f"instance_count_{_kind}"] = case("scc_cloud_instance_count", ODD[_kind], "whole number")
+    CASES[f"cpfs_capacity_{_kind}"] = case("scc_cloud_cpfs_capacity", ODD[_kind], "whole number")
+    CASES[f"jumbo_frames_{_kind}"] = case("scc_cloud_jumbo_frames", ODD[_kind], "true or false")
+for _kind in ("null", "list", "int", "true"):
+    CASES[f"tags_{_kind}"] = case("scc_cloud_tags", ODD[_kind], "mapping of tag keys")
+for _i, _end in enumerate(LINE_ENDS):
+    CASES[f"zone_line_end_{_i}"] = case("scc_cloud_zone", "cn-shanghai-b" + _end, "zone of", ["scc_cloud_region"])
+    CASES[f"vpc_cidr_line_end_{_i}"] = case("scc_cloud_vpc_cidr", "192.168.0.0/16" + _end, "CIDR block")
+
+
+def test_the_shipped_example_and_the_defaults_pass():
+    assert cloud_inputs.problems(GOOD) == []
+    assert cloud_inputs.problems(dict(GOOD, scc_cloud_instance_type="ecs.sccgn6.24xlarge", scc_cloud_eri_count=0)) == []
+    # A family outside the table with its ERI count given by hand; a zone glued to its region (ap-southeast-1a).
+    assert cloud_inputs.problems(dict(GOOD, scc_cloud_instance_type="ecs.gn7i.16xlarge", scc_cloud_eri_count=0)) == []
+    assert cloud_inputs.problems(dict(GOOD, scc_cloud_region="ap-southeast-1", scc_cloud_zone="ap-southeast-1a")) == []
+    prepaid = dict(GOOD, scc_cloud_instance_charge_type="PrePaid", scc_cloud_period=12, scc_cloud_auto_renew=True)
+    assert cloud_inputs.problems(prepaid) == []
+    assert (
+        cloud_inputs.problems(
+            dict(
+                GOOD,
+                scc_cloud_cpfs_capacity=1_047_600,
+                scc_cloud_instance_count=2000,
+                scc_cloud_vswitch_cidr="192.168.0.0/16",
+            )
+        )
+        == []
+    )
+    # "false" is false: neither the data-prep ECS nor ACK is judged (nor CPFS's capacity).
+    off = dict(GOOD, scc_cloud_data_prep_enabled="false", scc_cloud_ack_enabled="no", scc_cloud_cpfs_enabled="false")
+    assert cloud_inputs.problems(dict(off, scc_cloud_data_prep_image_id="", scc_cloud_cpfs_capacity=1)) == []
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_bad_input_is_refused_naming_it_alone(name):
+    change, variable, fragment, related = CASES[name]
+    settings = dict(GOOD, **change)
+    problems = cloud_inputs.problems(settings)
+    assert len(problems) == 1, problems
+    [message] = problems
+    assert fragment in message, message
+    assert_names_only(message, variable, related)
+    assert "\n" not in message and "\u2028" not in message and len(message) < 700
+
+
+def test_teardown_judges_only_its_own_variables():
+    teardown = {k: GOOD[k] for k in ("scc_cloud_name", "scc_cloud_region", "scc_cloud_tags", "scc_cloud_cpfs_enabled")}
+    assert cloud_inputs.problems(teardown) == []
+    # The switches alone (teardown.yml's entry point): ACK and the data-prep ECS are not judged without their variables.
+    assert cloud_inputs.problems(dict(teardown, scc_cloud_ack_enabled=True, scc_cloud_data_prep_enabled="yes")) == []
+    assert cloud_inputs.problems(dict(teardown, scc_cloud_name="X")) == [
+        "scc_cloud_name (\"X\") must be 2 to 31 characters (it prefixes every resource name)."
+    ]
+
+
+def test_several_bad_inputs_are_each_named_once():
+    bad = dict(GOOD, scc_cloud_name=None, scc_cloud_cpfs_capacity=1, scc_cloud_period=3)
+    problems = cloud_inputs.problems(bad)
+    assert [p.split(" ", 1)[0] for p in problems] == ["scc_cloud_name", "scc_cloud_cpfs_capacity", "scc_cloud_period"]
+
+
+def test_the_filter_takes_a_mapping_only():
+    assert cloud_filters.FilterModule().filters()["cloud_input_problems"](GOOD) == []
+    with pytest.raises(Exception, match="cloud_input_problems: input must be a dict"):
+        cloud_filters.cloud_input_problems(["scc_cloud_name"])
+    assert cloud_inputs.problems("x") == ["the scc_cloud_* settings must be a mapping, not str."]
