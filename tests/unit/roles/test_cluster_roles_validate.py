@@ -113,10 +113,9 @@ CASES = {
         "bad_tool": ({"nic_firmware_tool": "flint"}, "nic_firmware_tool"),
         "bad_tool_path_with_auto": ({"nic_firmware_tool_path": "/usr/bin/mstflint"}, "nic_firmware_tool_path"),
     },
-    # Issue 37: the GPU stack's roles read scc_instance_type for its compute capability (and nccl its RDMA kind): a
-    # compute capability passes, no crash on its missing family; another type is refused naming scc_instance_type.
+    # Issue 37: the GPU stack's roles read scc_instance_type itself (no templated copy): another type than a string
+    # is refused naming it, on every ansible-core version.
     "nccl": {
-        "ok_instance_type_a_compute_capability": ({"scc_instance_type": "7.0"}, None),
         "ok_erdma_family": ({"scc_instance_type": "ecs.ebmgn8v.48xlarge"}, None),
         "bad_instance_type_a_list": (
             {"scc_instance_type": ["sccgn6"]},

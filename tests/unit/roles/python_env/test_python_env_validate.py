@@ -38,9 +38,8 @@ CASES = {
     "bad_torch_cuda_spelling": ({**V100, "python_env_torch_cuda": "cu126"}, "python_env_torch_cuda='cu126'"),
     "bad_torch_not_in_matrix": ({**V100, **pins("2.7.0")}, "not in the version matrix"),
     "bad_no_such_build": ({**V100, "python_env_torch_cuda": "12.8"}, "has no CUDA 12.8 build"),
-    # Issue 37: python_env reads scc_instance_type itself (no templated copy): a compute capability passes, a number
-    # is refused naming it on every ansible-core version.
-    "ok_instance_type_a_compute_capability": ({**GPU, "scc_instance_type": "7.0"}, None),
+    # Issue 37: python_env reads scc_instance_type itself (no templated copy): a number is refused naming it on every
+    # ansible-core version.
     "bad_instance_type_a_number": ({**GPU, "scc_instance_type": 8}, "scc_instance_type (8) must be a string"),
     # The AIACC-Training legacy profile resolves, and needs a source for its legacy wheels.
     "bad_aiacc_legacy_without_source": (
