@@ -4,8 +4,9 @@
 """``instance_profile``: the supported-instance table (module_utils/instance_families.py) as a filter;
 ``nvidia_kernel_modules``: the NVIDIA kernel-module flavour for a compute capability (instance_families.py);
 ``hardware_defaults`` over module_utils/hardware_defaults.py; ``scc_cluster_input_problems``, the types of the
-cluster-wide scc_instance_type and scc_jumbo_frames (playbooks/validate.yml); ``cluster_hardware`` (the fact
-scc_hardware) and ``hardware_contradictions`` over module_utils/hardware_fact.py.
+cluster-wide scc_instance_type and scc_jumbo_frames (playbooks/validate.yml) and a role's copy of scc_instance_type
+(the role's validate); ``cluster_hardware`` (the fact scc_hardware) and ``hardware_contradictions`` over
+module_utils/hardware_fact.py.
 
 Thin wrappers: the data, its sources and the lookup live in the module_utils. Documentation: the sidecars
 instance_profile.yml, nvidia_kernel_modules.yml, hardware_defaults.yml, scc_cluster_input_problems.yml,
@@ -27,18 +28,15 @@ _fact = lazy_module_utils("hardware_fact")
 
 def instance_profile(value, name=None):
     """Instance type, family or compute capability -> its profile (GPU, RDMA, driver, torch, NCCL)."""
-    if isinstance(value, (dict, list)):
-        raise AnsibleFilterError(
-            "instance_profile: input must be an instance type such as 'ecs.sccgn6.24xlarge' or a compute "
-            "capability such as '7.0', got %s" % type(value).__name__
-        )
     if name is not None and not isinstance(name, str):
         raise AnsibleFilterError("instance_profile: name must be a variable name, got %s" % type(name).__name__)
     if value is not None and not isinstance(value, str):
-        # A number would be read as a compute capability (8 -> 8.0), a boolean as a family 'True': refused by name.
+        # A number would be read as a compute capability (8 -> 8.0), a boolean as a family 'True': refused by name,
+        # as a list or a mapping is.
         raise AnsibleFilterError(
             "instance_profile: %s (%r) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or a compute "
-            "capability such as '7.0' (quoted), not a %s" % (name or "scc_instance_type", value, type(value).__name__)
+            "capability such as '7.0' (quoted), not a %s"
+            % (name or "scc_instance_type", value, instance_families.type_name(value))
         )
     return filter_call("instance_profile", instance_families.profile, value, name)
 
@@ -56,7 +54,7 @@ def hardware_defaults(instance_type, nodes=None, jumbo_frames=False, fractions=N
     if isinstance(instance_type, (dict, list)):
         raise AnsibleFilterError(
             "hardware_defaults: input must be scc_instance_type (a string, empty when the nodes decide), got %s"
-            % type(instance_type).__name__
+            % instance_families.type_name(instance_type)
         )
     if nodes is not None and not isinstance(nodes, dict):
         raise AnsibleFilterError(
@@ -66,7 +64,7 @@ def hardware_defaults(instance_type, nodes=None, jumbo_frames=False, fractions=N
 
 
 def scc_cluster_input_problems(settings):
-    """{scc_instance_type, scc_jumbo_frames} -> one sentence per value of the wrong type (validate.yml)."""
+    """{scc_instance_type, scc_jumbo_frames, a role's <role>_instance_type} -> one sentence per problem."""
     if not isinstance(settings, dict):
         raise AnsibleFilterError("scc_cluster_input_problems: the input must be a mapping of variables")
     return instance_families.cluster_input_problems(settings)

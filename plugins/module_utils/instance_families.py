@@ -664,21 +664,47 @@ def profile(value, name=None):
     return _ordered(result)
 
 
-def declared_problems(value, name):
-    """A role's validate: ``[]`` when ``value`` (its copy of ``scc_instance_type``) is empty or in the table, else
-    one sentence naming the variable ``name`` and the supported families."""
-    if value is None or (isinstance(value, str) and not value.strip()):
+def type_name(value):
+    """The plain type name of a value: ``int``, ``float``, ``bool``, ``str``, ``list``, ``dict`` (ansible-core 2.19
+    hands templated values as its own subclasses, such as ``_AnsibleTaggedInt``, whose names mean nothing to a user)."""
+    for kind in (bool, int, float, str, dict, list):
+        if isinstance(value, kind):
+            return kind.__name__
+    if hasattr(value, "keys"):
+        return "dict"
+    if isinstance(value, (tuple, set)) or hasattr(value, "__iter__"):
+        return "list"
+    return type(value).__name__
+
+
+def declared_problems(value, name, declared=None):
+    """A role's validate: ``[]`` when ``value`` (its copy of ``scc_instance_type``) is empty or names a family of the
+    table, else one sentence naming the variable ``name``, the value and the rule.
+
+    ``declared`` is ``scc_instance_type`` as the user gave it (None: not set). Its type is judged on it, not on the
+    role's copy: ansible-core 2.16 to 2.18 render a templated default such as ``{{ scc_instance_type }}`` as a string,
+    so a number 8 reaches the role's copy as ``"8"`` (2.19 keeps the 8). A compute capability (``"7.0"``, ``"8"``) is
+    refused too: the roles that take an instance type resolve its family (``hardware_defaults``); another GPU is
+    declared with ``scc_gpu_compute_capability``."""
+    for given in (declared, value):
+        if given is not None and not isinstance(given, str):
+            # A number would pass for a compute capability (8 -> 8.0), a boolean for a family 'True'.
+            return [
+                "%s (%r) must be a string naming an instance type or family such as 'ecs.sccgn6.24xlarge', not a %s."
+                % (name, given, type_name(given))
+            ]
+    if value is None or not value.strip():
         return []
-    if not isinstance(value, str):
-        # A number would pass for a compute capability (8 -> 8.0), a boolean for a family 'True'.
-        return [
-            "%s (%r) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or a compute capability such "
-            "as '7.0' (quoted), not a %s." % (name, value, type(value).__name__)
-        ]
     try:
-        profile(value, name)
+        resolved = profile(value, name)
     except ValueError as exc:
         return ["%s." % exc]
+    if resolved["family"] is None:
+        return [
+            "%s (%r) is a compute capability, not an instance type: set an instance type or family such as "
+            "'ecs.sccgn6.24xlarge' (supported: %s), or scc_gpu_compute_capability for a GPU the table does not "
+            "know." % (name, value, ", ".join(sorted(FAMILIES)))
+        ]
     return []
 
 
@@ -687,13 +713,17 @@ def cluster_input_problems(settings):
     contacted) -> one sentence per value of the wrong type, naming the variable, the value and the rule: the
     instance type a string (or null/empty: not declared), never a number (it would pass for a compute capability)
     nor a boolean; jumbo frames a boolean as Ansible reads one ("false" is false). Whether the table knows the
-    instance type is each role's own check."""
+    instance type is each role's own check: a role passes its copy too (``gpu_health_instance_type``: any other key
+    ending in ``_instance_type``), judged by ``declared_problems`` with ``scc_instance_type`` as given."""
     problems = []
     instance_type = settings.get("scc_instance_type")
-    if instance_type is not None and not isinstance(instance_type, str):
+    copies = sorted(str(key) for key in settings if str(key).endswith("_instance_type") and key != "scc_instance_type")
+    for key in copies:
+        problems += declared_problems(settings[key], "%s (scc_instance_type)" % key, instance_type)
+    if not copies and instance_type is not None and not isinstance(instance_type, str):
         problems.append(
             "scc_instance_type (%r) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or a compute "
-            "capability such as '7.0' (quoted), not a %s." % (instance_type, type(instance_type).__name__)
+            "capability such as '7.0' (quoted), not a %s." % (instance_type, type_name(instance_type))
         )
     jumbo = settings.get("scc_jumbo_frames", False)
     if input_checks.boolean(jumbo) is None:

@@ -86,7 +86,8 @@ _VALIDATE_RULES = (
 def nccl_check_input_problems(settings):
     """nccl_check's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
 
-    ``settings``: the ``nccl_check_*`` variables and ``group_hosts`` (the hosts of nccl_check_group).
+    ``settings``: the ``nccl_check_*`` variables, ``group_hosts`` (the hosts of nccl_check_group) and
+    ``scc_instance_type`` as given (its type judged on it: see instance_families.declared_problems).
     """
     problems = (
         group_problems(settings, "nccl_check_group")
@@ -94,7 +95,9 @@ def nccl_check_input_problems(settings):
         + env_value_problems("nccl_check_env", settings["nccl_check_env"])
     )
     return problems + instance_families.declared_problems(
-        settings.get("nccl_check_instance_type"), "nccl_check_instance_type (scc_instance_type)"
+        settings.get("nccl_check_instance_type"),
+        "nccl_check_instance_type (scc_instance_type)",
+        settings.get("scc_instance_type"),
     )
 
 

@@ -626,7 +626,8 @@ def _artifact_problems(settings, source):
 def rdma_stack_input_problems(settings):
     """rdma_stack's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
 
-    ``settings``: the ``rdma_stack_*`` variables, ``rdma_stack_peermem`` and ``rdma_stack_cpu_only`` as bools.
+    ``settings``: the ``rdma_stack_*`` variables, ``rdma_stack_peermem`` and ``rdma_stack_cpu_only`` as bools,
+    ``scc_instance_type`` as given (its type judged on it: see instance_families.declared_problems).
     """
     source, mtu = settings["rdma_stack_source"], settings["rdma_stack_mtu"]
     problems = (
@@ -635,7 +636,9 @@ def rdma_stack_input_problems(settings):
         else []
     )
     problems += instance_families.declared_problems(
-        settings.get("rdma_stack_instance_type"), "rdma_stack_instance_type (scc_instance_type)"
+        settings.get("rdma_stack_instance_type"),
+        "rdma_stack_instance_type (scc_instance_type)",
+        settings.get("scc_instance_type"),
     )
     if isinstance(source, str) and source in _STACK_ARTIFACTS:
         problems.extend(_artifact_problems(settings, source))

@@ -105,10 +105,12 @@ def _pins(path: Path) -> dict:
 
 def test_the_ansible_core_matrix_locks_its_version_and_requirements_txt_pins():
     """Each older ansible-core of the matrix (docs/ansible-core.md): its lock holds that version, every pin of its .in,
-    each file's sha256; a package requirements.txt pins too is at requirements.txt's version; make core-venvs installs
-    it with --require-hashes; and meta/runtime.yml's floor is the matrix's oldest version. The main venv's versions
+    each file's sha256; a package requirements.txt pins too is at requirements.txt's version, one requirements-dev.txt
+    pins at that one's; make core-venvs installs it with --require-hashes; and meta/runtime.yml's floor is the matrix's oldest version. The main venv's versions
     are requirements.lock's (requirements.txt holds ranges)."""
     main = {name: version for name, (version, _hashes) in _entries((ROOT / "requirements.lock").read_text()).items()}
+    # The test-only pins (requirements-dev.txt: the Tea SDK models of the cloud emulator's contract check...).
+    dev = _pins(ROOT / "requirements-dev.txt")
     versions = sorted(
         p.name[len("requirements-") : -len(".in")] for p in (ROOT / "tests" / "ansible_core").glob("*.in")
     )
@@ -125,6 +127,13 @@ def test_the_ansible_core_matrix_locks_its_version_and_requirements_txt_pins():
                     name,
                     pinned,
                     main[name],
+                )
+            elif name in dev:
+                assert pinned == dev[name], "%s: %s==%s, requirements-dev.txt pins %s" % (
+                    version,
+                    name,
+                    pinned,
+                    dev[name],
                 )
         assert all(hashes and all(re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes) for _v, hashes in lock.values())
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")

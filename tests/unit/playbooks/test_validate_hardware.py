@@ -42,7 +42,7 @@ PLAYBOOK = f"""
         msg: >-
           HW {{{{ {{'host': inventory_hostname, 'source': scc_hardware.source, 'family': scc_hardware.family,
                    'cc': bert_launch_gpu_compute_capability, 'nccl_env': bert_launch_nccl_env,
-                   'rdma_source': rdma_stack_source, 'mtu': rdma_stack_netdev_mtu}} | to_json }}}} HW
+                   'rdma_source': rdma_stack_source, 'mtu': lookup('scc.training.hardware', 'rdma_stack.netdev_mtu')}} | to_json }}}} HW
 """
 
 

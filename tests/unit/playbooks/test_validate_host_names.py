@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from ansible.release import __version__ as ansible_version
 
 from ansible_collections.scc.training.plugins.module_utils.cluster import host_name_problems
 from tests.lab_runner import failed, run_playbook, unreachable
@@ -42,6 +43,10 @@ def test_validate_playbook_refuses_them_before_contacting_a_host(tmp_path):
 # Issue 36: one run, every way the inventory could name one machine twice, and names whose hostvars the fact cache
 # cannot read (254 characters: not a host name; 253: the jsonfile cache's "s1_" + name is past 255). Each is
 # refused by name on the controller, no Python error.
+# The 253-character name is refused on ansible-core 2.19 and later only: there the jsonfile cache fails to read its
+# entry ("File name too long") and so do the host's variables. ansible-core 2.16 to 2.18's cache warns instead and
+# reads the entry as missing (ansible/plugins/cache/__init__.py, BaseFileCacheModule.get: OSError -> KeyError), so the
+# variables read, runs go on without that host's cached facts, and validate.yml has nothing to refuse.
 NAME_254 = ".".join(["a" * 63] * 3 + ["b" * 62])
 NAME_253 = NAME_254[:-1]
 IDENTITY_CASES = {
@@ -61,8 +66,9 @@ IDENTITY_REFUSALS = [
     "node3's ansible_host 'FD00:0::0002'",
     "node4 and node5 are one machine",
     f"'{NAME_254}' is not an RFC 1123 host name",
-    f"'{NAME_253}': its variables cannot be read",
 ]
+UNREADABLE_253 = f"'{NAME_253}': its variables cannot be read"
+CACHE_READ_FAILS = tuple(int(part) for part in ansible_version.split(".")[:2]) >= (2, 19)
 
 
 def test_validate_playbook_refuses_one_machine_under_two_names_and_unreadable_names(tmp_path):
@@ -75,6 +81,10 @@ def test_validate_playbook_refuses_one_machine_under_two_names_and_unreadable_na
     assert host == "localhost" and "Traceback" not in message
     for refusal in IDENTITY_REFUSALS:
         assert refusal in message, message
+    if CACHE_READ_FAILS:
+        assert UNREADABLE_253 in message, message
+    else:
+        assert f"'{NAME_253}'" not in message, message
 
 
 # Issue 36: the cluster-wide types, refused by validate.yml before any role's vars read them (a number for the

@@ -72,6 +72,15 @@ CASES = {
             {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
             "ib_check_instance_type (scc_instance_type)",
         ),
+        # Issue 37: a number (rendered "8" by ansible-core 2.16-2.18) or a compute capability crashed the check.
+        "bad_instance_type_a_number": (
+            {"scc_instance_type": 8},
+            "ib_check_instance_type (scc_instance_type) (8) must be",
+        ),
+        "bad_instance_type_a_compute_capability": (
+            {"scc_instance_type": "7.0"},
+            "ib_check_instance_type (scc_instance_type) ('7.0') is a compute capability",
+        ),
     },
     "cluster_report": {
         "ok": ({}, None),
@@ -103,6 +112,15 @@ CASES = {
         ),
         "bad_tool": ({"nic_firmware_tool": "flint"}, "nic_firmware_tool"),
         "bad_tool_path_with_auto": ({"nic_firmware_tool_path": "/usr/bin/mstflint"}, "nic_firmware_tool_path"),
+    },
+    # Issue 37: the GPU stack's roles read scc_instance_type itself (no templated copy): another type than a string
+    # is refused naming it, on every ansible-core version.
+    "nccl": {
+        "ok_erdma_family": ({"scc_instance_type": "ecs.ebmgn8v.48xlarge"}, None),
+        "bad_instance_type_a_list": (
+            {"scc_instance_type": ["sccgn6"]},
+            "scc_instance_type (['sccgn6']) must be a string",
+        ),
     },
     "nvidia_repo": {
         "ok": ({"nvidia_repo_cache_path": "/mnt/cpfs/scc-apt", "nvidia_repo_install_timeout_s": 60}, None),

@@ -28,20 +28,26 @@ from tests.lab_runner import changed, failed, local_play, ok_results, run_playbo
 # the action has read a progress file that shows it Pending; then it is Starting, and Running half a second later.
 TIMINGS = Timings(instance_pending=3600, instance_starting=0.5)
 # STAND-IN for ansible.builtin.slurp, found first as ansible.legacy.slurp (ANSIBLE_LIBRARY): the action reads the
-# module's progress file with it. It touches $SCC_TEST_SLURP_MARK when the file it reads shows a wait on Pending, then
-# is Ansible's own slurp.
+# module's progress file with it. It touches $SCC_TEST_SLURP_MARK when the file it reads shows a wait on Pending, and
+# answers as slurp does (content base64, source, encoding). Self-contained: ansible-core 2.16 to 2.18 ship a module
+# only its module_utils, so importing ansible.modules.slurp from it failed there, and nothing was ever read.
 SLURP = """#!/usr/bin/python
+import base64
 import os
-from ansible.module_utils.basic import _load_params
-from ansible.modules import slurp
 
+from ansible.module_utils.basic import AnsibleModule
+
+module = AnsibleModule(argument_spec={"src": {"type": "path", "required": True, "aliases": ["path"]}},
+                       supports_check_mode=True)
+source = module.params["src"]
 try:
-    with open(_load_params().get("src", ""), encoding="utf-8") as handle:
-        if "Pending" in handle.read():
-            open(os.environ["SCC_TEST_SLURP_MARK"], "a").close()
-except OSError:
-    pass
-slurp.main()
+    with open(source, "rb") as handle:
+        data = handle.read()
+except OSError as exc:
+    module.fail_json(msg="unable to read %s: %s" % (source, exc))
+if b"Pending" in data:
+    open(os.environ["SCC_TEST_SLURP_MARK"], "a").close()
+module.exit_json(content=base64.b64encode(data).decode("ascii"), source=source, encoding="base64")
 """
 LINE = re.compile(
     r"^ecs_instance: instances t-wait: (?:\S+(?: \d+)?(?:, \S+ \d+)*)(?: -> [^,]+(?:, \S+ \d+)*)*, "

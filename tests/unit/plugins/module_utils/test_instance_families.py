@@ -199,6 +199,8 @@ def test_filter_is_registered():
         "nvidia_kernel_modules": filters["nvidia_kernel_modules"],
         "hardware_defaults": hardware_defaults,
         "scc_cluster_input_problems": filters["scc_cluster_input_problems"],
+        "cluster_hardware": filters["cluster_hardware"],
+        "hardware_contradictions": filters["hardware_contradictions"],
     }
     assert filters["scc_cluster_input_problems"]({"scc_jumbo_frames": "false"}) == []
 
@@ -210,7 +212,10 @@ def test_filter_returns_the_profile():
 def test_filter_errors_name_the_filter():
     with pytest.raises(AnsibleFilterError, match=r"^instance_profile: scc_instance_type='ecs\.foo\.2xlarge': "):
         instance_profile("ecs.foo.2xlarge")
-    with pytest.raises(AnsibleFilterError, match=r"^instance_profile: input must be an instance type .*got dict$"):
+    with pytest.raises(
+        AnsibleFilterError,
+        match=r"^instance_profile: scc_instance_type \(\{'family': 'sccgn6'\}\) must be a string: .*not a dict$",
+    ):
         instance_profile({"family": "sccgn6"})
     with pytest.raises(AnsibleFilterError, match=r"^instance_profile: name must be a variable name, got int$"):
         instance_profile("sccgn6", 3)
@@ -231,9 +236,58 @@ def test_declared_problems_names_the_variable_or_is_empty():
     # Issue 36: a number or a boolean is refused for its type, naming the variable and the value.
     (problem,) = m.declared_problems(8, "x_instance_type (scc_instance_type)")
     assert problem == (
-        "x_instance_type (scc_instance_type) (8) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or "
-        "a compute capability such as '7.0' (quoted), not a int."
+        "x_instance_type (scc_instance_type) (8) must be a string naming an instance type or family such as "
+        "'ecs.sccgn6.24xlarge', not a int."
     )
+
+
+class _TaggedInt(int):
+    """Stands in for ansible-core 2.19's templated int (_AnsibleTaggedInt): a subclass whose name means nothing."""
+
+
+def test_declared_problems_judges_the_type_on_scc_instance_type_as_given():
+    """ansible-core 2.16 to 2.18 render the role's templated copy of scc_instance_type: 8 as the string "8": the type
+    is judged on scc_instance_type itself (issue 37), with plain type names on every version."""
+    name = "x_instance_type (scc_instance_type)"
+    (problem,) = m.declared_problems("8", name, 8)
+    assert (
+        problem.startswith(name + " (8) must be a string naming an instance type or family") and "not a int." in problem
+    )
+    (problem,) = m.declared_problems(_TaggedInt(8), name, _TaggedInt(8))
+    assert problem.endswith("not a int.")
+    for value, kind in ((8.0, "float"), (True, "bool"), (["a"], "list"), ({"a": 1}, "dict")):
+        (problem,) = m.declared_problems(str(value), name, value)
+        assert problem.endswith("not a %s." % kind), problem
+    assert m.declared_problems("ecs.sccgn6.24xlarge", name, "ecs.sccgn6.24xlarge") == []
+    # Set on the role, unset cluster-wide: the role's own value is judged.
+    assert m.declared_problems("sccgn6", name, None) == []
+    (problem,) = m.declared_problems(7, name, None)
+    assert problem.endswith("not a int.")
+
+
+@pytest.mark.parametrize("value", ["8", "7.0", "sm_90"])
+def test_declared_problems_refuses_a_compute_capability_for_an_instance_type(value):
+    """A role that takes an instance type resolves its family (hardware_defaults): a compute capability has none.
+    It crashed gpu_health's and ib_check's checks ("object of type 'NoneType' has no len()"), naming nothing."""
+    (problem,) = m.declared_problems(value, "x_instance_type (scc_instance_type)")
+    assert problem.startswith(
+        "x_instance_type (scc_instance_type) (%r) is a compute capability, not an instance type" % value
+    )
+    assert "scc_gpu_compute_capability" in problem and "sccgn6" in problem
+
+
+def test_cluster_input_problems_judge_a_roles_copy():
+    """A role's validate passes its copy (gpu_health_instance_type) with scc_instance_type as given: one sentence,
+    naming the role's variable; no second one for scc_instance_type itself."""
+    problems = FilterModule().filters()["scc_cluster_input_problems"]
+    assert problems({"scc_instance_type": None, "x_instance_type": ""}) == []
+    assert problems({"scc_instance_type": "ebmgn8v", "x_instance_type": "ebmgn8v"}) == []
+    (problem,) = problems({"scc_instance_type": 8, "x_instance_type": "8"})
+    assert problem.startswith("x_instance_type (scc_instance_type) (8) must be a string"), problem
+    (problem,) = problems({"scc_instance_type": None, "x_instance_type": "7.0"})
+    assert problem.startswith("x_instance_type (scc_instance_type) ('7.0') is a compute capability"), problem
+    (problem,) = problems({"x_instance_type": "ecs.gn6i-c4g1.xlarge", "scc_jumbo_frames": "maybe"})[1:]
+    assert problem == "scc_jumbo_frames ('maybe') must be true or false."
 
 
 @pytest.mark.parametrize(

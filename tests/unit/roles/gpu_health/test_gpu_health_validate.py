@@ -39,6 +39,15 @@ CASES = {
         {"scc_instance_type": 8},
         "gpu_health_instance_type (scc_instance_type) (8) must be",
     ),
+    # Issue 37: a compute capability (or 2.16-2.18's rendering "8" of a number) crashed the check naming nothing.
+    "bad_instance_type_a_compute_capability": (
+        {"scc_instance_type": "7.0"},
+        "gpu_health_instance_type (scc_instance_type) ('7.0') is a compute capability",
+    ),
+    "bad_instance_type_a_string_number": (
+        {"scc_instance_type": "8"},
+        "gpu_health_instance_type (scc_instance_type) ('8')",
+    ),
     "bad_declared_gpus": ({"scc_gpu_count": "eight"}, "gpu_health_declared_gpus"),
     "ok_declared_gpus": ({"scc_gpu_count": 4}, None),
     # Issue 27: a negative count is never above what a node shows (it passed every node).

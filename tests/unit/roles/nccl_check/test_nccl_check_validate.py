@@ -27,6 +27,15 @@ CASES = {
         {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
         "nccl_check_instance_type (scc_instance_type)",
     ),
+    "bad_instance_type_a_number": (
+        {"scc_instance_type": 8},
+        "nccl_check_instance_type (scc_instance_type) (8) must be",
+    ),
+    # Issue 37: a compute capability (or 2.16-2.18's rendering "8" of a number) crashed the check naming nothing.
+    "bad_instance_type_a_compute_capability": (
+        {"scc_instance_type": "7.0"},
+        "nccl_check_instance_type (scc_instance_type) ('7.0') is a compute capability",
+    ),
     "ok_pcie_override": ({"nccl_check_nvlink_links": 0, "nccl_check_intra_node_gbs": 31.5}, None),
     "bad_nvlink_links_negative": ({"nccl_check_nvlink_links": -1}, "nccl_check_nvlink_links"),
     "bad_pcie_fraction": ({"nccl_check_pcie_min_fraction": 0}, "nccl_check_pcie_min_fraction"),

@@ -38,6 +38,9 @@ CASES = {
     "bad_torch_cuda_spelling": ({**V100, "python_env_torch_cuda": "cu126"}, "python_env_torch_cuda='cu126'"),
     "bad_torch_not_in_matrix": ({**V100, **pins("2.7.0")}, "not in the version matrix"),
     "bad_no_such_build": ({**V100, "python_env_torch_cuda": "12.8"}, "has no CUDA 12.8 build"),
+    # Issue 37: python_env reads scc_instance_type itself (no templated copy): a number is refused naming it on every
+    # ansible-core version.
+    "bad_instance_type_a_number": ({**GPU, "scc_instance_type": 8}, "scc_instance_type (8) must be a string"),
     # The AIACC-Training legacy profile resolves, and needs a source for its legacy wheels.
     "bad_aiacc_legacy_without_source": (
         {**V100, **pins("1.10.2"), "bert_launch_framework": "aiacc", "python_env_python": "python3.9"},

@@ -68,6 +68,8 @@ CASES = {
     # Issue 36: a null instance type crashed the role's vars, a number passed for a compute capability.
     "ok_instance_type_null": ({"scc_instance_type": None}, None),
     "bad_instance_type_a_number": ({"scc_instance_type": 8.0}, "scc_instance_type (8.0) must be a string"),
+    # Issue 37: a compute capability (or 2.16-2.18's rendering "8" of a number) crashed the check naming nothing.
+    "bad_instance_type_a_compute_capability": ({"scc_instance_type": "7.0"}, "scc_instance_type ('7.0')"),
 }
 
 results, test_validate = validate_tests("rdma_stack", CASES)
