@@ -55,7 +55,6 @@ ROLE_DEFAULTS = {
     "bert_launch_nccl_env": "nccl_env",
     "resnet_launch_nccl_env": "nccl_env",
     "rdma_stack_source": "rdma_stack.source",
-    "rdma_bandwidth_link_rate_gbps": "rdma_bandwidth.link_rate_gbps",
 }
 
 

@@ -33,7 +33,7 @@ fi
 
 # The unit tests that drive ansible-core (its templating, argument specs, plugin loader, action and
 # lookup APIs): every role's validate entry point and argument spec (tests/unit/roles/*/*validate*, the cluster
-# roles' table), validate.yml's refusals, the plugins that import ansible (action, lookup, filters) and
+# roles' table), validate.yml's refusals and its hardware fact, the plugins that import ansible (action, lookup, filters) and
 # the collection loader. The rest of tests/unit tests pure Python (module_utils) or reads files, the same on every
 # version: make unit runs it on the main venv.
 UNIT_TESTS=(
@@ -44,6 +44,7 @@ UNIT_TESTS=(
   tests/unit/plugins/plugin_utils
   tests/unit/roles/test_cluster_roles_validate.py
   tests/unit/playbooks/test_validate_host_names.py
+  tests/unit/playbooks/test_validate_hardware.py
 )
 while IFS= read -r f; do UNIT_TESTS+=("$f"); done < <(ls tests/unit/roles/*/test_*validate*.py)
 

@@ -17,6 +17,8 @@ CASES = {
     ),
     "bad_mode": ({"rdma_bandwidth_mode": "ib"}, "rdma_bandwidth_mode"),
     "bad_tcp_without_rate": ({"rdma_bandwidth_mode": "tcp"}, "rdma_bandwidth_link_rate_gbps"),
+    # The declared family gives the rate (scc_hardware): TCP needs no hand-set one then.
+    "ok_tcp_rate_from_the_family": ({"rdma_bandwidth_mode": "tcp", "scc_instance_type": "ecs.sccgn6.24xlarge"}, None),
     "bad_rate_negative": ({"rdma_bandwidth_link_rate_gbps": -25}, "rdma_bandwidth_link_rate_gbps"),
     "bad_rate_text": ({"rdma_bandwidth_link_rate_gbps": "25G"}, "rdma_bandwidth_link_rate_gbps"),
     "bad_fraction": ({"rdma_bandwidth_min_fraction": 1.5}, "rdma_bandwidth_min_fraction"),
