@@ -15,8 +15,8 @@ description:
     under the instance's first private address and its ID, before anything connects to it.
   - The keys then come through the account's own API, not over the network the first SSH connection would cross.
     What this trusts, the account's API credentials and the image's cloud-init, is in C(docs/cloud.md).
-  - O(path) belongs to the instances given: a line of an instance not in O(instance_ids) is removed. An instance
-    already in the file keeps the keys it has there (its console is not read again: trust is kept, not renewed).
+  - O(path) belongs to the instances given; a line of an instance not in O(instance_ids) is removed. An instance
+    already in the file keeps the keys it has there (its console is not read again; trust is kept, not renewed).
   - Waits until every instance's console shows a complete block (empty until boot finishes), at most O(wait_timeout)
     seconds; then fails naming the instances whose console shows none.
   - A key whose fingerprint the console's own fingerprint block contradicts, or a block without any key, fails.
@@ -48,8 +48,8 @@ attributes:
     support: full
     membership: [scc.training.alicloud]
 notes:
-  - An image whose cloud-init does not print the keys (C(ssh: {emit_keys_to_console: false}), or no cloud-init) makes
-    this module time out; the keys are then to be checked another way.
+  - "An image whose cloud-init does not print the keys (C(ssh: {emit_keys_to_console: false}), or no cloud-init)
+    makes this module time out; the keys are then to be checked another way."
 author: scc.training developers (!UNKNOWN)
 """
 

@@ -79,9 +79,7 @@ def test_the_examples_walk_from_provision_to_teardown(walk):
     for inst in nodes:
         hv = plain(data["_meta"]["hostvars"][inst["InstanceId"]])
         assert hv["ansible_host"] == inst["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0]
-        assert hv["ansible_ssh_common_args"] == (
-            "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % known_hosts
-        )
+        assert hv["ansible_ssh_common_args"] == ("-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % known_hosts)
 
     # known_hosts: each node's keys as its console printed them, under its address and ID, found by ssh-keygen -F.
     assert stat.S_IMODE(known_hosts.stat().st_mode) == 0o600

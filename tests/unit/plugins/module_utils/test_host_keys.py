@@ -92,7 +92,7 @@ def test_a_key_contradicting_its_fingerprint_is_refused(keys):
     good = console(keys)
     ed_fp = keys["ssh-ed25519"][1].split()[1]
     bad = good.replace(ed_fp, "SHA256:" + "A" * 43)
-    with pytest.raises(hk.ConsoleKeysError, match="ssh-ed25519 key on the console .* is not the one"):
+    with pytest.raises(hk.ConsoleKeysError, match=r"ssh-ed25519 key on the console .* is not the one"):
         hk.parse_console_host_keys(bad)
     assert hk.fingerprint(keys["ssh-ed25519"][0].split()[1]) == ed_fp  # ours agrees with ssh-keygen -l
 
