@@ -111,3 +111,63 @@ def test_the_examples_walk_from_provision_to_teardown(walk):
     assert emu.store.vpcs == {}
     assert not known_hosts.exists()
     assert os.listdir(home / ".ssh") == []
+
+
+def test_a_network_given_by_id_is_used_and_never_deleted(walk, tmp_path):
+    """Issue 34, point 3 (c): scc_cloud_vpc_id, scc_cloud_vswitch_id and scc_cloud_security_group_id name an existing
+    network: provision.yml looks each up, makes none, puts the nodes in it; teardown.yml deletes what it made only."""
+    emu, env = walk["emu"], walk["env"]
+    from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
+
+    api = AlicloudApi(
+        emu.access_key_id, emu.access_key_secret, "cn-shanghai", ecs_endpoint=emu.endpoint, vpc_endpoint=emu.endpoint
+    )
+    vpc = api.call("vpc", "CreateVpc", {"VpcName": "theirs", "CidrBlock": "172.16.0.0/16", "Description": "production"})
+    vpc_id = vpc["VpcId"]
+    sw = api.call(
+        "vpc",
+        "CreateVSwitch",
+        {"VpcId": vpc_id, "ZoneId": "cn-shanghai-b", "CidrBlock": "172.16.1.0/24", "VSwitchName": "theirs"},
+    )
+    sg = api.call("ecs", "CreateSecurityGroup", {"VpcId": vpc_id, "SecurityGroupName": "theirs"})
+    given = dict(
+        scc_cloud_name="byid",
+        scc_cloud_tags={"managed-by": "scc.training", "scc-cluster": "byid"},
+        scc_cloud_vpc_id=vpc_id,
+        scc_cloud_vswitch_id=sw["VSwitchId"],
+        scc_cloud_security_group_id=sg["SecurityGroupId"],
+        scc_cloud_vswitch_cidr="172.16.1.0/24",
+        scc_cloud_vpc_cidr="172.16.0.0/16",
+        scc_cloud_cpfs_enabled=False,
+        scc_cloud_instance_count=1,
+    )
+    extra = tmp_path / "byid.yml"
+    extra.write_text(yaml.safe_dump(given))
+    network = {t: set(getattr(emu.store, t)) for t in ("vpcs", "vswitches", "security_groups")}
+
+    def writes_since(mark):
+        return [c["action"] for c in emu.calls[mark:] if c["action"].startswith(("Create", "Delete", "Run"))]
+
+    # An ID that names nothing: refused naming the variable, nothing made.
+    mark = len(emu.calls)
+    rc, out = run_playbook(
+        env, "provision.yml", str(VARS), "-e", "@%s" % extra, "-e", "scc_cloud_vswitch_id=vsw-nothere"
+    )
+    assert rc != 0 and "scc_cloud_vswitch_id: no VSwitch vsw-nothere in VPC %s" % vpc_id in out, out[-3000:]
+    assert writes_since(mark) == []
+    # A VSwitch without its VPC: refused before any API call.
+    mark = len(emu.calls)
+    rc, out = run_playbook(env, "provision.yml", str(VARS), "-e", "@%s" % extra, "-e", "scc_cloud_vpc_id=")
+    assert rc != 0 and "need scc_cloud_vpc_id" in out and len(emu.calls) == mark, out[-3000:]
+
+    rc, out = run_playbook(env, "provision.yml", str(VARS), "-e", "@%s" % extra)
+    assert rc == 0, out[-4000:]
+    assert {t: set(getattr(emu.store, t)) for t in network} == network  # nothing made
+    [node] = [i for i in emu.store.instances.values() if i["InstanceName"] == "byid-node"]
+    assert node["VpcAttributes"]["VSwitchId"] == sw["VSwitchId"]
+    assert node["SecurityGroupIds"]["SecurityGroupId"] == [sg["SecurityGroupId"]]
+
+    rc, out = run_playbook(env, "teardown.yml", str(VARS), "-e", "@%s" % extra)
+    assert rc == 0, out[-4000:]
+    assert [i for i in emu.store.instances.values() if i["InstanceName"] == "byid-node"] == []
+    assert {t: set(getattr(emu.store, t)) for t in network} == network  # theirs: all still there
