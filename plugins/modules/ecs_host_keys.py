@@ -44,9 +44,11 @@ attributes:
     description: Reads the consoles (read-only calls) and reports whether the file would change; writes nothing.
   diff_mode:
     support: none
+    description: Returns no diff; RV(hosts) lists the fingerprints of every instance's keys.
   action_group:
     support: full
     membership: [scc.training.alicloud]
+    description: Use C(group/scc.training.alicloud) in C(module_defaults) to set the connection options.
 notes:
   - "An image whose cloud-init does not print the keys (C(ssh: {emit_keys_to_console: false}), or no cloud-init)
     makes this module time out; the keys are then to be checked another way."

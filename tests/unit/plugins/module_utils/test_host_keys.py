@@ -78,7 +78,7 @@ def test_nothing_printed_yet_is_none(keys):
     assert hk.parse_console_host_keys("") is None
     assert hk.parse_console_host_keys(console(keys, keys_block=False)) is None
     # the block begun but not ended: the console was read mid-print
-    half = console(keys).split("ec2: -----END SSH HOST KEY KEYS-----")[0]
+    half = console(keys).split("ec2: -----END SSH HOST KEY KEYS-----", maxsplit=1)[0]
     assert hk.parse_console_host_keys(half) is None
 
 
