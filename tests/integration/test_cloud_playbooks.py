@@ -253,6 +253,11 @@ def test_teardown_refuses_what_is_not_ours(cloud):
         # sccgn6 has RoCE, no Elastic RDMA Interface; a subscription needs its period (issue 23)
         ({"scc_cloud_eri_count": 1}, ["scc_cloud_eri_count 1 is more than the 0 Elastic RDMA Interfaces"]),
         ({"scc_cloud_instance_charge_type": "PrePaid"}, ["scc_cloud_period is required"]),
+        # issue 34: the host keys wait, the known_hosts file, a network given by ID
+        ({"scc_cloud_host_keys_timeout": 0}, ["scc_cloud_host_keys_timeout must be at least 1 second"]),
+        ({"scc_cloud_known_hosts_file": "/tmp/"}, ["scc_cloud_known_hosts_file must name a file"]),
+        ({"scc_cloud_vpc_id": "my-vpc"}, ["scc_cloud_vpc_id must be vpc-<id>"]),
+        ({"scc_cloud_security_group_id": "sg-0123"}, ["need scc_cloud_vpc_id"]),
     ],
 )
 def test_bad_variables_fail_before_any_api_call(cloud, change, names):
