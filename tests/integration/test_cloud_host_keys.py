@@ -85,3 +85,19 @@ def test_an_unknown_instance_is_refused(cloud, tmp_path):
     emu = cloud[0]
     result = run_module(emu, "ecs_host_keys", instance_ids=["i-nothere000000000000"], path=str(tmp_path / "k"))
     assert result["failed"] and result["msg"] == "instance_ids: no such instance: i-nothere000000000000"
+
+
+def test_a_lab_backed_instance_prints_its_lab_hosts_keys(tmp_path):
+    """The emulator's console of an instance a lab host backs prints that host's keys (emu.store.host_keys), so a
+    known_hosts file made from it lets ssh reach the lab host with strict checking."""
+    key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+    with emulator(timings=Timings(instance_pending=0.05, instance_starting=0.05), host_addresses=["127.0.9.99"]) as emu:
+        emu.store.host_keys["127.0.9.99"] = [key + " root@node1"]
+        vpc = run_module(emu, "ecs_vpc", name="hk-vpc", cidr_block="192.168.0.0/16")["vpc"]["vpc_id"]
+        sw = run_module(emu, "ecs_vswitch", name="hk-vsw", vpc_id=vpc, zone_id=ZONE, cidr_block="192.168.0.0/24")
+        sg = run_module(emu, "ecs_security_group", name="hk-sg", vpc_id=vpc, tags={"managed-by": "scc.training"})
+        [node] = instances(emu, sw["vswitch"]["vswitch_id"], sg["security_group"]["security_group_id"], 1)
+        path = tmp_path / "known_hosts"
+        result = run_module(emu, "ecs_host_keys", instance_ids=[node["instance_id"]], path=str(path), wait_timeout=30)
+        assert result["changed"] and path.read_text() == "127.0.9.99,%s %s\n" % (node["instance_id"], key)
+        assert emu.internal_errors == []
