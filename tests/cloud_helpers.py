@@ -95,6 +95,8 @@ def cloud_vars(emu, path, **settings):
         scc_cloud_nas_endpoint=emu.endpoint,
         scc_cloud_cs_endpoint=emu.endpoint,
         scc_cloud_vpc_endpoint=emu.endpoint,
+        # the host keys provision.yml reads from the consoles: beside the vars file, never the user's ~/.ssh
+        scc_cloud_known_hosts_file=str(path.parent / "known_hosts"),
     )
     values.update(settings)
     path.write_text(yaml.safe_dump(values))

@@ -44,6 +44,8 @@ def write_files(lab: Lab, endpoint: str, directory: Path, name: str = NAME) -> t
         scc_cloud_instance_type="ecs.sccgn6.24xlarge",
         scc_cloud_image_id="m-scc-centos75",
         scc_cloud_tags=tags,
+        # provision.yml writes the consoles' host keys here (the emulator's own keys, not the lab hosts'):
+        scc_cloud_known_hosts_file=str(directory / "known_hosts"),
     )
     plugin = dict(
         yaml.safe_load((ROOT / "inventories/cloud/example.ecs.yml").read_text()),
@@ -51,6 +53,8 @@ def write_files(lab: Lab, endpoint: str, directory: Path, name: str = NAME) -> t
         ecs_endpoint=endpoint,
         tags=tags,
     )
+    # The lab's hosts are reached with the lab's pinned keys (its group vars below), not the consoles' file.
+    plugin.pop("known_hosts_file", None)
     inventory = directory / "inventory"
     (inventory / "group_vars").mkdir(parents=True, exist_ok=True)
     vars_file = directory / "cloud.yml"

@@ -5,7 +5,9 @@ Reply shapes follow alibabacloud_ecs20140526's response models (facts file, sect
 
 from __future__ import annotations
 
+import base64
 import calendar
+import hashlib
 import ipaddress
 import re
 import time
@@ -863,7 +865,85 @@ def describe_images(s: Store, p: Params, ctx) -> dict:
     return {**meta, "RegionId": ctx.region, "Images": {"Image": chunk}}
 
 
+# ---- console (cloud-init's host keys) -------------------------------------------------------
+def _new_host_keys() -> list[str]:
+    """An ed25519 and an ECDSA P-256 host key of an emulated instance (OpenSSH public key lines)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+    pub = serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
+    return [
+        ed25519.Ed25519PrivateKey.generate().public_key().public_bytes(*pub).decode(),
+        ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(*pub).decode(),
+    ]
+
+
+def host_keys(s: Store, inst: dict) -> list[str]:
+    """The instance's SSH host public keys: its backing lab host's (``s.host_keys``), else made once for it."""
+    if "_host_keys" not in inst:
+        backing = inst.get("_backing")
+        inst["_host_keys"] = list(s.host_keys.get(backing) or []) if backing else []
+        if not inst["_host_keys"]:
+            inst["_host_keys"] = _new_host_keys()
+    return inst["_host_keys"]
+
+
+_FP_TYPE = {"ssh-ed25519": (256, "ED25519"), "ecdsa-sha2-nistp256": (256, "ECDSA"), "ssh-rsa": (3072, "RSA")}
+
+
+def console_output(s: Store, inst: dict) -> str:
+    """The serial console of an instance as text: empty before it runs; the kernel's first lines while it boots;
+    then cloud-init's host key block as canonical/cloud-init tools/write-ssh-key-fingerprints prints it (through
+    ``logger --stderr -t ec2``: every line ``ec2: ``), the fingerprints ssh-keygen -l's, lines ending in \r\n."""
+    if s.status(inst) != "Running":
+        return ""
+    lines = [
+        "[    0.000000] Linux version 5.10.134-16.al8.x86_64 (mockbuild@x86-build-1) #1 SMP",
+        "[    1.234567] Run /init as init process",
+    ]
+    running_since = max(at for at, status in inst["_timeline"] if status == "Running")
+    if time.monotonic() >= running_since + s.timings.console_keys:
+        keys = host_keys(s, inst)
+        comment = "root@" + inst["HostName"]
+        fps = []
+        for key in keys:
+            key_type, blob = key.split()[:2]
+            bits, label = _FP_TYPE.get(key_type, (0, key_type.upper()))
+            digest = base64.b64encode(hashlib.sha256(base64.b64decode(blob)).digest()).decode().rstrip("=")
+            fps.append(f"{bits} SHA256:{digest} {comment} ({label})")
+        block = [
+            "",
+            "#############################################################",
+            "-----BEGIN SSH HOST KEY FINGERPRINTS-----",
+            *fps,
+            "-----END SSH HOST KEY FINGERPRINTS-----",
+            "#############################################################",
+            "-----BEGIN SSH HOST KEY KEYS-----",
+            *(" ".join(k.split()[:2]) + " " + comment for k in keys),
+            "-----END SSH HOST KEY KEYS-----",
+        ]
+        lines += ["ec2: " + line if line else "ec2:" for line in block]
+        lines.append("Cloud-init v. 23.2.2 finished. Datasource DataSourceAliYun.")
+    return "".join(line + "\r\n" for line in lines)
+
+
+def get_instance_console_output(s: Store, p: Params, ctx) -> dict:
+    """GetInstanceConsoleOutput (alibabacloud_ecs20140526 7.11.8: InstanceId and RegionId required, RemoveSymbols
+    optional; the reply's ConsoleOutput "The Base64-encoded system command line output of the instance",
+    LastUpdateTime "in UTC+8. Format: yyyy-MM-dd HH:mm:ss")."""
+    inst = _instance(s, ctx, p.req("InstanceId"))
+    if p.get("RemoveSymbols") is not None:
+        p.bool("RemoveSymbols")  # checked; the emulator's console carries no formatting symbols to remove
+    text = console_output(s, inst)
+    return {
+        "InstanceId": inst["InstanceId"],
+        "ConsoleOutput": base64.b64encode(text.encode()).decode(),
+        "LastUpdateTime": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() + 8 * 3600)),
+    }
+
+
 ACTIONS = {
+    "GetInstanceConsoleOutput": get_instance_console_output,
     "DescribeInstanceTypes": describe_instance_types,
     "DescribeImages": describe_images,
     "CreateVpc": create_vpc,

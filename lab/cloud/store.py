@@ -55,6 +55,9 @@ class Timings:
     # and deleting it meanwhile answers DependencyViolation ("releasing ECS instances and ENIs is
     # asynchronous", DeleteSecurityGroup's description; real life: seconds to minutes).
     release_lag: float = 0.0
+    # Running -> cloud-init printed the host keys on the console (GetInstanceConsoleOutput; real life: the boot, a
+    # minute or more). Before it the console shows the kernel's first lines only; before Running, nothing.
+    console_keys: float = 0.0
 
 
 def now_iso(when: float | None = None, seconds: bool = False) -> str:
@@ -86,6 +89,9 @@ class Store:
         self.stock: dict[str, int] = {}
         # Boot mode per image ID (BIOS, UEFI, UEFI-Preferred) where the name does not tell (ecs.image_boot_mode).
         self.images: dict[str, str] = {}
+        # The SSH host public keys ("type base64") of each backing lab host, by address: what the console of the
+        # instance it backs prints (GetInstanceConsoleOutput); an instance without them gets keys of its own.
+        self.host_keys: dict[str, list[str]] = {}
 
     # ---- ids, time, status ------------------------------------------------------------
     def new_id(self, prefix: str, length: int = 20) -> str:

@@ -21,11 +21,16 @@ options:
     required: true
     choices: [scc.training.ecs]
   tags:
-    description: Only instances carrying every one of these tags.
+    description:
+      - Only instances carrying every one of these tags; the cluster's C(scc_cloud_tags) (C(managed-by) and
+        C(scc-cluster) in C(inventories/cloud/cloud.example.yml)).
+      - Required and not empty.
     type: dict
-    default: {}
+    required: true
   instance_types:
-    description: Only instances of these types (any of them). Empty means any type.
+    description:
+      - Only instances of these types (any of them). Empty (the default) means any type, as the cluster's tags
+        already say which instances are its nodes.
     type: list
     elements: str
     default: []
@@ -59,6 +64,15 @@ options:
     description: The inventory group of the data-prep ECS (see O(data_prep_tags)).
     type: str
     default: scc_data_prep
+  known_hosts_file:
+    description:
+      - The known_hosts file that C(playbooks/provision.yml) filled with the instances' host keys, read from their
+        consoles before any connection (M(scc.training.ecs_host_keys), C(scc_cloud_known_hosts_file)).
+      - When set, every host gets C(ansible_ssh_common_args) C(-o UserKnownHostsFile=<file>
+        -o StrictHostKeyChecking=yes) (a leading C(~) expanded on the controller), which O(compose) may override.
+        Never C(StrictHostKeyChecking=no) or C(accept-new).
+    type: path
+    version_added: 0.3.0
 extends_documentation_fragment:
   - scc.training.alicloud.plugins
   - scc.training.alicloud.api
@@ -72,9 +86,11 @@ EXAMPLES = r"""
 # inventories/example.ecs.yml
 plugin: scc.training.ecs
 region: cn-shanghai
+# the cluster's scc_cloud_tags: the nodes of any instance family
 tags:
   managed-by: scc.training
-instance_types: [ecs.sccgn6.24xlarge]
+  scc-cluster: bert
+known_hosts_file: ~/.ssh/scc-bert.known_hosts
 groups:
   scc_cluster: true
 # provision.yml's data-prep ECS: in scc_data_prep only, never in scc_cluster
@@ -88,6 +104,9 @@ keyed_groups:
 compose:
   ansible_user: "'root'"
 """
+
+import os
+import shlex
 
 from ansible.errors import AnsibleError
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
@@ -122,11 +141,26 @@ def host_vars(view):
     }
 
 
+def ssh_strict_args(known_hosts_file):
+    """The ssh options that trust only the keys in ``known_hosts_file`` (a leading ``~`` expanded here)."""
+    path = os.path.abspath(os.path.expanduser(known_hosts_file))
+    return "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % shlex.quote(path)
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     NAME = "scc.training.ecs"
 
     def verify_file(self, path):
         return super().verify_file(path) and path.endswith(("ecs.yml", "ecs.yaml"))
+
+    def _require_tags(self):
+        """The nodes are the instances with the cluster's tags: none given would make every instance one."""
+        if not self.get_option("tags"):
+            raise AnsibleError(
+                "scc.training.ecs: tags is empty; give the cluster's tags (scc_cloud_tags of provision.yml, e.g."
+                " managed-by: scc.training and scc-cluster: <scc_cloud_name>), else every instance of the account"
+                " would be a node"
+            )
 
     def _fetch(self):
         try:
@@ -163,6 +197,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def parse(self, inventory, loader, path, cache=True):
         super().parse(inventory, loader, path, cache)
         self._read_config_data(path)
+        self._require_tags()
         cache_key = self.get_cache_key(path)
         use_cache = self.get_option("cache") and cache
         views = None
@@ -193,6 +228,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 )
             self.inventory.add_host(host)
             variables = host_vars(view)
+            known_hosts = self.get_option("known_hosts_file")
+            if known_hosts:
+                variables["ansible_ssh_common_args"] = ssh_strict_args(known_hosts)
             for key, value in variables.items():
                 self.inventory.set_variable(host, key, value)
             self._set_composite_vars(self.get_option("compose"), variables, host, strict=strict)

@@ -269,6 +269,57 @@ def _image(settings, name, required=True):
     return None
 
 
+# Resource IDs as the API writes them (vpc-, vsw-, sg- and lower-case letters and digits): the pattern is this
+# collection's, UNCONFIRMED beyond the prefixes the API reference's examples show.
+RESOURCE_IDS = (
+    ("scc_cloud_vpc_id", re.compile(r"^vpc-[a-z0-9]{1,64}\Z"), "vpc-"),
+    ("scc_cloud_vswitch_id", re.compile(r"^vsw-[a-z0-9]{1,64}\Z"), "vsw-"),
+    ("scc_cloud_security_group_id", re.compile(r"^sg-[a-z0-9]{1,64}\Z"), "sg-"),
+)
+
+
+def _resource_ids(settings):
+    """An existing VPC, VSwitch and security group given by ID (empty: provision.yml makes them): each its prefix and
+    lower-case letters and digits; a VSwitch or security group only inside a given VPC."""
+    found = []
+    for name, pattern, prefix in RESOURCE_IDS:
+        value = settings.get(name)
+        if name not in settings or value is None or value == "":
+            continue
+        problem = _string(name, value, "'%sabc123'" % prefix)
+        if problem is None and not pattern.match(value):
+            problem = _bad(name, value, "must be %s followed by lower-case letters and digits, or empty" % prefix)
+        found.append(problem)
+    if not settings.get("scc_cloud_vpc_id"):
+        for name in ("scc_cloud_vswitch_id", "scc_cloud_security_group_id"):
+            if settings.get(name):
+                found.append(_bad(name, settings[name], "needs scc_cloud_vpc_id, the VPC it is in"))
+    return found
+
+
+def _known_hosts(settings):
+    """The file provision.yml writes the nodes' host keys to and teardown.yml deletes."""
+    name = "scc_cloud_known_hosts_file"
+    value = settings[name]
+    problem = _string(name, value, "'~/.ssh/scc-bert.known_hosts'")
+    if problem:
+        return problem
+    if not value or value.endswith("/"):
+        return _bad(name, value, "must name a file (provision.yml writes the nodes' host keys there)")
+    return _one_line(name, value)
+
+
+def _host_keys_timeout(settings):
+    value = settings["scc_cloud_host_keys_timeout"]
+    if isinstance(value, bool) or input_checks.whole_number(value) is None or input_checks.whole_number(value) < 1:
+        return _bad(
+            "scc_cloud_host_keys_timeout",
+            value,
+            "must be a whole number of seconds, at least 1 (the wait for cloud-init to print each node's host keys)",
+        )
+    return None
+
+
 def _key_pair(settings):
     value = settings["scc_cloud_key_pair_name"]
     name = "scc_cloud_key_pair_name"
@@ -380,6 +431,8 @@ def problems(settings):
         "scc_cloud_image_id": lambda s: _image(s, "scc_cloud_image_id"),
         "scc_cloud_key_pair_name": _key_pair,
         "scc_cloud_cpfs_nfs_export_path": _export_path,
+        "scc_cloud_known_hosts_file": _known_hosts,
+        "scc_cloud_host_keys_timeout": _host_keys_timeout,
     }
     for name, check in simple.items():
         if name in settings:
@@ -439,6 +492,7 @@ def problems(settings):
         ):
             renew = settings["scc_cloud_auto_renew"]
             found.append(_bad("scc_cloud_auto_renew", renew, "is for scc_cloud_instance_charge_type PrePaid only"))
+    found.extend(_resource_ids(settings))
     found.extend(_part_problems(settings))
     return [problem for problem in found if problem]
 

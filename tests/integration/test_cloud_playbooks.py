@@ -127,7 +127,7 @@ def test_provision_inventory_teardown(cloud):
     rc, out = playbook(cloud, "provision.yml", "-vvvv")
     assert rc == 0, out[-4000:]
     assert cloud["secret"] not in out  # -vvvv shows module args: the secret must be masked
-    assert recap(out)["changed"] == 8
+    assert recap(out)["changed"] == 9  # 8 resources and the known_hosts file of their host keys
     nodes = [i for i in ours(emu, "instances") if i["InstanceName"] == "pbt-node"]
     assert len(nodes) == 2 and len(ours(emu, "file_systems")) == 1 and len(ours(emu, "mount_targets")) == 1
     [prep] = [i for i in ours(emu, "instances") if i["InstanceName"] == "pbt-prep"]
@@ -188,10 +188,10 @@ def test_provision_inventory_teardown(cloud):
 
     # Released afterwards: the same vars file with the flag off deletes it alone (and frees its lab host).
     rc, out = playbook(cloud, "provision.yml", "-e", "scc_cloud_data_prep_enabled=false")
-    assert rc == 0 and recap(out)["changed"] == 1, out[-3000:]
+    assert rc == 0 and recap(out)["changed"] == 2, out[-3000:]  # released, and its host keys out of known_hosts
     assert [i["InstanceName"] for i in ours(emu, "instances")] == ["pbt-node", "pbt-node"]
     rc, out = playbook(cloud, "provision.yml")  # made again: teardown.yml must find and delete it too
-    assert rc == 0 and recap(out)["changed"] == 1, out[-3000:]
+    assert rc == 0 and recap(out)["changed"] == 2, out[-3000:]  # and its host keys read from its console
 
     rc, out = playbook(cloud, "teardown.yml")
     assert rc == 0, out[-4000:]
@@ -253,6 +253,17 @@ def test_teardown_refuses_what_is_not_ours(cloud):
         # sccgn6 has RoCE, no Elastic RDMA Interface; a subscription needs its period (issue 23)
         ({"scc_cloud_eri_count": 1}, ["scc_cloud_eri_count 1 is more than the 0 Elastic RDMA Interfaces"]),
         ({"scc_cloud_instance_charge_type": "PrePaid"}, ["scc_cloud_period (null) is required with PrePaid"]),
+        # issue 34: the host keys wait, the known_hosts file, a network given by ID
+        (
+            {"scc_cloud_host_keys_timeout": 0},
+            ["scc_cloud_host_keys_timeout (0) must be a whole number of seconds, at least 1"],
+        ),
+        ({"scc_cloud_known_hosts_file": "/tmp/"}, ['scc_cloud_known_hosts_file ("/tmp/") must name a file']),
+        ({"scc_cloud_vpc_id": "my-vpc"}, ['scc_cloud_vpc_id ("my-vpc") must be vpc- followed by']),
+        (
+            {"scc_cloud_security_group_id": "sg-0123"},
+            ['scc_cloud_security_group_id ("sg-0123") needs scc_cloud_vpc_id'],
+        ),
     ],
 )
 def test_bad_variables_fail_before_any_api_call(cloud, change, names):

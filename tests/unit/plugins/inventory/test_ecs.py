@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from ansible.errors import AnsibleError
 from ansible.inventory.data import InventoryData
 from ansible.parsing.dataloader import DataLoader
@@ -74,6 +75,7 @@ def make_plugin(monkeypatch, **options):
         keyed_groups=[],
         data_prep_tags={},
         data_prep_group="scc_data_prep",
+        known_hosts_file=None,
         strict=True,
         leading_separator=True,
         use_extra_vars=False,
@@ -176,3 +178,34 @@ def test_verify_file_accepts_only_ecs_yml(tmp_path):
     good.write_text("plugin: scc.training.ecs\n")
     bad.write_text("plugin: scc.training.ecs\n")
     assert InventoryModule().verify_file(str(good)) and not InventoryModule().verify_file(str(bad))
+
+
+def test_empty_tags_are_refused(monkeypatch):
+    """The nodes are found by the cluster's tags: without them every instance of the account would be a node."""
+    plugin = make_plugin(monkeypatch, tags={})[0]
+    with pytest.raises(AnsibleError, match="tags is empty; give the cluster's tags"):
+        plugin._require_tags()
+    make_plugin(monkeypatch, tags={"scc-cluster": "bert"})[0]._require_tags()
+
+
+def test_known_hosts_file_sets_strict_ssh_args(monkeypatch, tmp_path):
+    """known_hosts_file: every host trusts that file only (StrictHostKeyChecking=yes); unset, nothing is set."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    plugin = make_plugin(monkeypatch, known_hosts_file="~/.ssh/scc-bert.known_hosts")[0]
+    plugin._populate(plugin._fetch())
+    want = "-o UserKnownHostsFile=%s/.ssh/scc-bert.known_hosts -o StrictHostKeyChecking=yes" % tmp_path
+    assert {h.vars["ansible_ssh_common_args"] for h in plugin.inventory.hosts.values()} == {want}
+    plugin = make_plugin(monkeypatch, known_hosts_file=None)[0]
+    plugin._populate(plugin._fetch())
+    assert all("ansible_ssh_common_args" not in h.vars for h in plugin.inventory.hosts.values())
+
+
+def test_the_shipped_examples_agree():
+    """inventories/cloud: the inventory finds the nodes by the tags cloud.example.yml provisions them with, not by a
+    family, and trusts the known_hosts file provision.yml fills (issue 34)."""
+    root = Path(__file__).resolve().parents[4] / "inventories" / "cloud"
+    cloud = yaml.safe_load((root / "cloud.example.yml").read_text())
+    inventory = yaml.safe_load((root / "example.ecs.yml").read_text())
+    assert inventory["tags"] == cloud["scc_cloud_tags"]
+    assert not inventory.get("instance_types")
+    assert inventory["known_hosts_file"] == "~/.ssh/scc-%s.known_hosts" % cloud["scc_cloud_name"]

@@ -265,6 +265,34 @@ for _kind in ("null", "list", "int", "true"):
 for _i, _end in enumerate(LINE_ENDS):
     CASES[f"zone_line_end_{_i}"] = case("scc_cloud_zone", "cn-shanghai-b" + _end, "zone of", ["scc_cloud_region"])
     CASES[f"vpc_cidr_line_end_{_i}"] = case("scc_cloud_vpc_cidr", "192.168.0.0/16" + _end, "CIDR block")
+# An existing network by ID (issue 34.3 c), the known_hosts file and the host keys wait (issue 34.4).
+CASES["vpc_id_name"] = case("scc_cloud_vpc_id", "my-vpc", "must be vpc- followed by")
+CASES["vpc_id_upper"] = case("scc_cloud_vpc_id", "vpc-ABC", "must be vpc- followed by")
+CASES["vpc_id_newline"] = case("scc_cloud_vpc_id", "vpc-abc\n", "must be vpc- followed by")
+CASES["vswitch_id_prefix"] = case(
+    "scc_cloud_vswitch_id", "vpc-abc", "must be vsw- followed by", scc_cloud_vpc_id="vpc-a1"
+)
+CASES["vswitch_id_without_vpc"] = case(
+    "scc_cloud_vswitch_id", "vsw-abc", "needs scc_cloud_vpc_id", ["scc_cloud_vpc_id"]
+)
+CASES["security_group_id_list"] = case(
+    "scc_cloud_security_group_id", ["sg-a"], "must be a string", scc_cloud_vpc_id="vpc-a1"
+)
+CASES["security_group_id_without_vpc"] = case(
+    "scc_cloud_security_group_id", "sg-0123", "needs scc_cloud_vpc_id", ["scc_cloud_vpc_id"]
+)
+CASES["known_hosts_directory"] = case("scc_cloud_known_hosts_file", "/tmp/", "must name a file")
+CASES["known_hosts_empty"] = case("scc_cloud_known_hosts_file", "", "must name a file")
+CASES["known_hosts_null"] = case("scc_cloud_known_hosts_file", None, "must be a string")
+CASES["known_hosts_u2028"] = case("scc_cloud_known_hosts_file", "/tmp/k\u2028x", "must be one line")
+CASES["host_keys_timeout_zero"] = case("scc_cloud_host_keys_timeout", 0, "at least 1")
+CASES["host_keys_timeout_float"] = case("scc_cloud_host_keys_timeout", 2.5, "whole number of seconds")
+CASES["host_keys_timeout_true"] = case("scc_cloud_host_keys_timeout", True, "whole number of seconds")
+
+
+def test_an_existing_network_by_id_passes():
+    given = dict(GOOD, scc_cloud_vpc_id="vpc-a1", scc_cloud_vswitch_id="vsw-b2", scc_cloud_security_group_id="sg-c3")
+    assert cloud_inputs.problems(given) == []
 
 
 def test_the_shipped_example_and_the_defaults_pass():
