@@ -158,7 +158,7 @@ def test_a_network_given_by_id_is_used_and_never_deleted(walk, tmp_path):
     # A VSwitch without its VPC: refused before any API call.
     mark = len(emu.calls)
     rc, out = run_playbook(env, "provision.yml", str(VARS), "-e", "@%s" % extra, "-e", "scc_cloud_vpc_id=")
-    assert rc != 0 and "need scc_cloud_vpc_id" in out and len(emu.calls) == mark, out[-3000:]
+    assert rc != 0 and "needs scc_cloud_vpc_id" in out and len(emu.calls) == mark, out[-3000:]
 
     rc, out = run_playbook(env, "provision.yml", str(VARS), "-e", "@%s" % extra)
     assert rc == 0, out[-4000:]
