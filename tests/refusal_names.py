@@ -62,6 +62,8 @@ RULES_ACROSS = (
     # The AIACC release's source decides which of mirror, URL and sha256 it needs; rdma_bandwidth's mode its link rate.
     ("aiacc_source", "aiacc_mirror", "aiacc_release_url", "aiacc_artifact_sha256"),
     ("rdma_bandwidth_mode", "rdma_bandwidth_link_rate_gbps"),
+    # The kernel-module flavour is judged against the GPU's compute capability (open on V100, proprietary on Blackwell).
+    ("nvidia_driver_kernel_modules", "nvidia_driver_gpu_compute_capability"),
     # from= goes in its own variable.
     ("ssh_trust_authorized_key_options", "ssh_trust_restrict_from"),
     # A role variable and the cluster-wide one it follows, named together ("gpu_health_declared_gpus (scc_gpu_count)").
