@@ -5,22 +5,10 @@ changes, naming both variables. The nodes are never contacted (nothing listens a
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[3]
-ENV = {
-    **os.environ,
-    "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-    "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".collections"),
-    "ANSIBLE_NOCOLOR": "1",
-    "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-}
-LAB_LIKE = {"scc_cpu_only": True, "scc_transport": "tcp", "rdma_bandwidth_link_rate_gbps": 2}
+from tests.unit.playbooks.ansible_playbook import LAB_LIKE, ROOT, ansible_playbook
 
 # validate.yml, then each node's fact and what the roles' defaults read from it (the defaults of bert_launch and
 # rdma_stack, loaded as the roles load them).
@@ -53,11 +41,7 @@ def run(tmp_path, hosts, cluster_vars=None, playbook=None, rc=0):
     )
     path = tmp_path / "play.yml"
     path.write_text(playbook or PLAYBOOK)
-    env = dict(ENV, ANSIBLE_CACHE_PLUGIN_CONNECTION=str(tmp_path / "facts"))
-    argv = [str(Path(sys.executable).parent / "ansible-playbook"), "-i", str(inventory), str(path)]
-    proc = subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == rc and "UNREACHABLE" not in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
-    return proc.stdout + proc.stderr
+    return ansible_playbook(tmp_path, inventory, path, rc=rc)
 
 
 def _reports(out):
