@@ -24,11 +24,11 @@ GONE = "deleted"
 FAILED = ("failed", "delete_failed")
 CLUSTER_TYPES = ("ManagedKubernetes",)
 # CreateCluster "name": 1 to 63 characters, digits, letters and hyphens, not starting with a hyphen.
-NAME = re.compile(r"^[0-9A-Za-z_][0-9A-Za-z_-]{0,62}$")
-INSTANCE_ID = re.compile(r"^i-[0-9a-z]{2,}$")
-CLUSTER_ID = re.compile(r"^c[0-9a-z]+$")
-VPC_ID = re.compile(r"^vpc-[0-9a-z]+$")
-VSWITCH_ID = re.compile(r"^vsw-[0-9a-z]+$")
+NAME = re.compile(r"^[0-9A-Za-z_][0-9A-Za-z_-]{0,62}\Z")
+INSTANCE_ID = re.compile(r"^i-[0-9a-z]{2,}\Z")
+CLUSTER_ID = re.compile(r"^c[0-9a-z]+\Z")
+VPC_ID = re.compile(r"^vpc-[0-9a-z]+\Z")
+VSWITCH_ID = re.compile(r"^vsw-[0-9a-z]+\Z")
 
 # CreateCluster "addons" (alibabacloud_cs20151215 7.2.3 CreateClusterRequest): "Network component: Required. Two
 # network types are available: Flannel and Terway ... Flannel: [{"name":"flannel","config":""}], Terway:
@@ -277,7 +277,7 @@ def ack_input_problems(settings):
     problems = []
     # scc_cloud_ack_cluster_spec's choices are roles/scc_cloud's argument spec's: not judged again here.
     version = settings.get("scc_cloud_ack_kubernetes_version") or ""
-    if version and not re.match(r"^1\.\d+\.\d+-aliyun\.\d+$", str(version)):
+    if version and not re.match(r"^1\.\d+\.\d+-aliyun\.\d+\Z", str(version)):
         problems.append(
             "scc_cloud_ack_kubernetes_version (%r) must look like 1.32.1-aliyun.1, or be empty for the API's default."
             % (version,)

@@ -87,7 +87,7 @@ def aiacc_input_problems(settings):
     env = settings["aiacc_env"]
     if not isinstance(env, dict):
         return problems + env_value_problems("aiacc_env", env)
-    if any(not re.match(r"^[A-Z_][A-Z0-9_]*$", text(name)) for name in env):
+    if any(not re.match(r"^[A-Z_][A-Z0-9_]*\Z", text(name)) for name in env):
         problems.append("aiacc_env must map environment variable names (A-Z, 0-9, _) to values; got %s." % env)
     problems += env_value_problems("aiacc_env", env)
     return problems

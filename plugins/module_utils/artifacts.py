@@ -43,9 +43,9 @@ LAYOUTS = ("flat", "wheelhouse")
 # The files a wheelhouse directory holds next to its wheels; the manifest goes last: it marks the
 # copy complete for a reader that trusts it.
 _WHEELHOUSE_FILES = ("requirements.txt", "constraints.txt", "manifest.json")
-_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*\Z")
 _FILE_URL = re.compile(r"^(https?://|file://|/)")
-_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+$")
+_PIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!_-]+\Z")
 
 
 def _mirror_key(mirror):

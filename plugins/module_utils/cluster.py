@@ -146,7 +146,7 @@ def host_names(host):
 
 # RFC 1123 section 2.1 host names (RFC 952 labels, a leading digit allowed): labels of letters, digits and
 # hyphens, neither first nor last a hyphen, 1-63 characters each, 253 in all. An IP address fits too.
-_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
 
 
 def host_name_problems(hosts):

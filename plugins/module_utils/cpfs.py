@@ -50,7 +50,7 @@ def _options_problems(options, protocol):
         ]
     # CPFS serves NFSv3 only (alinas-utils README; the NAS API's CreateProtocolService: NFSv3).
     versions = [o for o in options if _NFS_VERSION.match(o)]
-    if protocol == "cpfs-nfs" and any(not re.match(r"^(nfs)?vers=3$", o) for o in versions):
+    if protocol == "cpfs-nfs" and any(not re.match(r"^(nfs)?vers=3\Z", o) for o in versions):
         return [
             "CPFS serves NFSv3 only, so cpfs_mount_options must not ask protocol cpfs-nfs for another version, got %s."
             % show(versions)

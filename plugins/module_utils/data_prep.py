@@ -29,7 +29,7 @@ IMAGE_GIB = 20
 MIN_SYSTEM_DISK_GIB = math.ceil((ILSVRC2012_ARCHIVE_BYTES + ILSVRC2012_TFRECORD_BYTES) / GIB) + IMAGE_GIB
 # SystemDisk.Size: 20 to 2048 GiB (RunInstances; the limit scc.training.ecs_instance checks).
 MAX_SYSTEM_DISK_GIB = 2048
-INSTANCE_TYPE = re.compile(r"^ecs\.([a-z][a-z0-9-]*)\.([a-z0-9-]+)$")
+INSTANCE_TYPE = re.compile(r"^ecs\.([a-z][a-z0-9-]*)\.([a-z0-9-]+)\Z")
 
 
 def _instance_type_problems(instance_type):

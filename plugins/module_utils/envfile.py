@@ -16,7 +16,7 @@ import shlex
 
 from ansible_collections.scc.training.plugins.module_utils.input_checks import env_value_problems, is_text
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def env_file(env, style="plain", header="", secret=False):

@@ -33,7 +33,7 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     show,
 )
 
-WNID = re.compile(r"^n[0-9]{8}$")
+WNID = re.compile(r"^n[0-9]{8}\Z")
 ARCHIVES = ("train", "val", "bbox", "synsets", "val_labels")
 IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png")
 

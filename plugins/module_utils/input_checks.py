@@ -19,7 +19,7 @@ import re
 
 from ansible_collections.scc.training.plugins.module_utils.redact import redact_text
 
-SHA256 = re.compile(r"^[0-9a-f]{64}$")
+SHA256 = re.compile(r"^[0-9a-f]{64}\Z")
 # An absolute path without a '.' or '..' segment: the rules that compare paths by prefix ("inside the
 # wheelhouse", "under /opt") read the path as written, so /opt/../etc must not pass for a path under /opt.
 ABSOLUTE = re.compile(r"^/(?!(.*/)?\.\.?(/|$))")
@@ -31,8 +31,8 @@ LINE_ENDS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 # An offline mirror: an http(s):// URL or an absolute directory on the controller.
 MIRROR = re.compile(r"^(https?://|/)")
-INTERFACE = re.compile(r"^[A-Za-z0-9_.:\-]+$")
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+INTERFACE = re.compile(r"^[A-Za-z0-9_.:\-]+\Z")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def absolute_path_problems(variable, value):
@@ -137,7 +137,7 @@ def whole_number(value):
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and re.match(r"^\s*[+-]?[0-9]+\s*$", value):
+    if isinstance(value, str) and re.match(r"^\s*[+-]?[0-9]+\s*\Z", value):
         return int(value)
     return None
 
@@ -161,7 +161,10 @@ def is_port(value):
 
 
 def matches(pattern, value):
-    """Jinja's ``is match``: ``value`` (a string) matches ``pattern`` at its start."""
+    """Jinja's ``is match``: ``value`` (a string) matches ``pattern`` at its start; a pattern that ends with ``$`` must
+    reach the value's very end (Python's ``$`` also matches before a final newline: "name\\n" would pass)."""
+    if isinstance(pattern, str) and pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + "\\Z"
     return isinstance(value, str) and re.match(pattern, value) is not None
 
 

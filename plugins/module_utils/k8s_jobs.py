@@ -89,12 +89,12 @@ LAUNCHER_SCRIPT = 'r="$1"; shift; "$@"; rc=$?; echo "%s"; cat "$r" 2>/dev/null; 
     RESULTS_BEGIN,
     RESULTS_END,
 )
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 # Kubernetes resource.Quantity (apimachinery quantity.go): a number and an optional binary/decimal suffix.
-_QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$")
-_RESOURCE_NAME = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-_HOST = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$")
+_QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?\Z")
+_RESOURCE_NAME = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\Z")
+_HOST = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?\Z")
 # "<job>-worker-<i>" is a pod's hostname: a DNS label of at most 63 characters.
 _WORKER_SUFFIX = "-worker-"
 _LABEL_MAX = 63
@@ -547,7 +547,7 @@ def arena_argv(job):
 
 def _quote(arg):
     """POSIX shell quoting (shlex.quote's rule)."""
-    if arg and re.match(r"^[A-Za-z0-9_@%+=:,./-]+$", arg):
+    if arg and re.match(r"^[A-Za-z0-9_@%+=:,./-]+\Z", arg):
         return arg
     return "'" + arg.replace("'", "'\"'\"'") + "'"
 

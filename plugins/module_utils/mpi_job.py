@@ -41,7 +41,7 @@ _MPIRUN_PROCESS_NAME = re.compile(r"Process name:\s*\[\[\d+,\d+\],(\d+)\]")
 _MPIRUN_PROCESS_RANK = re.compile(r"process rank (\d+) with PID")
 # coreutils timeout(1): 124 when the command timed out, 128+9 when it had to be killed.
 _TIMEOUT_STATUSES = (124, 137)
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 _PROGRESS_FILE = re.compile(r"(^|/)progress-rank[0-9]+\.json$")
 
 # The launcher: record "$$" (this shell, which then becomes the command through exec) with its start
@@ -123,7 +123,7 @@ def launcher_argv(job):
         raise ValueError("missing key %s" % exc) from None
     if mpirun not in argv:
         raise ValueError("mpirun_path %s is not in the command %s" % (mpirun, " ".join(argv)))
-    if not re.match(r"^[A-Za-z0-9._-]+$", run_id):
+    if not re.match(r"^[A-Za-z0-9._-]+\Z", run_id):
         raise ValueError("run_id must be letters, digits, '.', '_' or '-', got %r" % run_id)
     bad = sorted(name for name in env if not _ENV_NAME.match(str(name)))
     if bad:
