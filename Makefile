@@ -125,9 +125,11 @@ ee: venv
 	$(BIN)/ansible-builder create --file execution-environment.yml --context .cache/ee/context --output-filename Containerfile
 
 # The training scripts' tests (BERT, ResNet) run in their own process: importing ansible patches sys.intern,
-# which torch's compiler stack refuses.
+# which torch's compiler stack refuses. The others on two workers, a test file to a worker (tests/unit/conftest.py:
+# the roles' validate tables and the refusal cases that read their runs share one worker); most of their time is
+# ansible-playbook runs.
 unit: venv test-deps collections
-	$(BIN)/pytest -q tests/unit --ignore=tests/unit/bert --ignore=tests/unit/resnet
+	$(BIN)/pytest -q -n 2 --dist loadgroup tests/unit --ignore=tests/unit/bert --ignore=tests/unit/resnet
 	$(BIN)/pytest -q tests/unit/bert tests/unit/resnet
 
 sanity: venv

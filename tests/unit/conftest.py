@@ -23,3 +23,27 @@ def pytest_configure(config):
     from ansible.plugins.loader import init_plugin_loader
 
     init_plugin_loader([str(ROOT / ".collections")])
+
+
+# make unit runs these tests on two workers (pytest-xdist, --dist loadgroup): each file is one group, so that a file's
+# module-scoped fixtures (an Ansible run shared by its cases) are computed once; the roles' validate tables and
+# test_refusal_cases.py, which judges the same runs' messages again (tests/unit/roles/validate_runner.py's
+# per-session cache), are one group, on one worker, so that no role's validate run is made twice.
+VALIDATE_GROUP = "validate-runs"
+
+
+def _group(path: Path) -> str:
+    relative = path.relative_to(ROOT / "tests" / "unit")
+    # The modules test_refusal_cases.role_tables() imports: tests/unit/roles/<role>/test_*validate*.py.
+    in_a_role = len(relative.parts) == 3 and relative.parts[0] == "roles"
+    if (in_a_role and "validate" in path.name) or path.name == "test_refusal_cases.py":
+        return VALIDATE_GROUP
+    return str(relative)
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+
+    for item in items:
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(_group(Path(str(item.fspath)))))
