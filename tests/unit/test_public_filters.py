@@ -37,7 +37,7 @@ def documented():
     """(public, internal) as docs/DEVELOPING.md lists them, in its order."""
     text = DEVELOPING.read_text(encoding="utf-8")
     public_text = _section(text, "## Public filters")
-    head, _, internal_text = public_text.partition(_INTERNAL_HEADING)
+    head, internal_text = public_text.split(_INTERNAL_HEADING, 1)
     public = re.findall(r"^\| `(\w+)` \|", head, re.M)
     internal = re.findall(r"`(\w+)`", internal_text)
     return public, internal
