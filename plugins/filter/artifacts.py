@@ -2,8 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Artifact filters for scc.training, thin wrappers over plugins/module_utils/artifacts.py:
-``artifact_mirror_files``, ``artifact_mirror_manifest_sha256``, ``artifact_plan``, ``artifacts_to_copy``
-and ``artifact_fetch_input_problems``.
+``artifact_mirror_files``, ``artifact_mirror_manifest_sha256``, ``artifact_plan`` and ``artifacts_to_copy``.
 Their documentation lives in the .yml file of each name."""
 
 from __future__ import absolute_import, division, print_function
@@ -12,7 +11,6 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
 )
 
@@ -31,9 +29,6 @@ def artifact_mirror_files(manifest, prefixes, mirror):
 def artifact_mirror_manifest_sha256(pins, mirror):
     """artifact_fetch_mirror_manifests + a mirror -> the sha256 its manifest.json must have."""
     return _call("artifact_mirror_manifest_sha256", _artifacts.mirror_manifest_sha256, pins, mirror)
-
-
-artifact_fetch_input_problems = input_problems_filter(_artifacts, "artifact_fetch_input_problems")
 
 
 def artifact_plan(files, files_dir, wheelhouse, dest, layout="flat"):
@@ -56,7 +51,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "artifact_fetch_input_problems": artifact_fetch_input_problems,
             "artifact_mirror_files": artifact_mirror_files,
             "artifact_mirror_manifest_sha256": artifact_mirror_manifest_sha256,
             "artifact_plan": artifact_plan,

@@ -2,7 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """BERT data filters for scc.training, thin wrappers over plugins/module_utils/bert_prep.py:
-``bert_prep_input_problems`` (bert_prep's validate.yml), ``bert_prepared_root`` (the directory of the prepared
+``bert_prepared_root`` (the directory of the prepared
 corpora) and ``bert_prepared_dir`` (where bert_prep writes a corpus's shards and bert_launch reads them). Their
 documentation lives in the sidecar ``<filter name>.yml`` files."""
 
@@ -12,14 +12,11 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
     require_settings,
 )
 
 bert_prep = lazy_module_utils("bert_prep")
-
-bert_prep_input_problems = input_problems_filter(bert_prep, "bert_prep_input_problems")
 
 
 def bert_prepared_dir(settings):
@@ -38,4 +35,4 @@ class FilterModule(object):
     """scc.training BERT data filters."""
 
     def filters(self):
-        return {f.__name__: f for f in (bert_prep_input_problems, bert_prepared_root, bert_prepared_dir)}
+        return {f.__name__: f for f in (bert_prepared_root, bert_prepared_dir)}

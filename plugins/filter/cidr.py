@@ -5,8 +5,7 @@
 sidecar ``<filter name>.yml``).
 
 ``cidr_within``: a VSwitch's CIDR block lies inside its VPC's (ansible.utils is not a dependency of
-this collection). ``data_prep_input_problems``: the data-prep ECS's variables, a thin wrapper over
-plugins/module_utils/data_prep.py.
+this collection).
 """
 
 from __future__ import annotations
@@ -14,10 +13,6 @@ from __future__ import annotations
 import ipaddress
 
 from ansible.errors import AnsibleFilterError
-
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, lazy_module_utils
-
-data_prep = lazy_module_utils("data_prep")
 
 
 def cidr_within(inner, outer):
@@ -30,11 +25,8 @@ def cidr_within(inner, outer):
     return inner_net.version == outer_net.version and inner_net.subnet_of(outer_net)
 
 
-data_prep_input_problems = input_problems_filter(data_prep, "data_prep_input_problems")
-
-
 class FilterModule(object):
     """scc.training filters of provision.yml's checks."""
 
     def filters(self):
-        return {"cidr_within": cidr_within, "data_prep_input_problems": data_prep_input_problems}
+        return {"cidr_within": cidr_within}

@@ -2,9 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """``cloud_node_plan``: what provision.yml asks of the cloud for the GPU nodes (HPC cluster, Elastic RDMA Interfaces,
-UEFI image, eRDMA MTU), a thin wrapper over plugins/module_utils/cloud_nodes.py. Documentation: cloud_node_plan.yml.
-``cloud_input_problems``: every scc_cloud_* variable judged before any API call, a thin wrapper over
-plugins/module_utils/cloud_inputs.py. Documentation: cloud_input_problems.yml."""
+UEFI image, eRDMA MTU), a thin wrapper over plugins/module_utils/cloud_nodes.py. Documentation: cloud_node_plan.yml."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,12 +10,10 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     lazy_module_utils,
-    require_mapping,
     require_settings,
 )
 
 cloud_nodes = lazy_module_utils("cloud_nodes")
-cloud_inputs = lazy_module_utils("cloud_inputs")
 
 
 def cloud_node_plan(settings):
@@ -25,13 +21,8 @@ def cloud_node_plan(settings):
     return cloud_nodes.node_plan(require_settings(settings, "cloud_node_plan"))
 
 
-def cloud_input_problems(settings):
-    """provision.yml's (or teardown.yml's) scc_cloud_* variables -> one sentence per bad variable."""
-    return cloud_inputs.problems(dict(require_mapping(settings, "cloud_input_problems")))
-
-
 class FilterModule(object):
     """scc.training cloud node filter."""
 
     def filters(self):
-        return {"cloud_node_plan": cloud_node_plan, "cloud_input_problems": cloud_input_problems}
+        return {"cloud_node_plan": cloud_node_plan}

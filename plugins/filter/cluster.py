@@ -7,7 +7,7 @@
 ``cluster_hosts_block``, ``cluster_stale_hosts_regex``, ``cluster_known_hosts``, ``cluster_authorized_key``,
 the verify checks ``cluster_resolution_problems``, ``cluster_ring_peers``, ``cluster_mesh_problems``,
 ``mpi_hostfile_check_problems``, the cluster-wide rules ``cluster_inventory_problems`` and ``cluster_node_problems``,
-``mpi_hostfile_slots``, ``hosts_file_input_problems`` and ``ssh_trust_input_problems``.
+and ``mpi_hostfile_slots``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -17,7 +17,6 @@ from ansible.errors import AnsibleError, AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
     require_list,
     require_mapping,
@@ -158,12 +157,6 @@ def mpi_hostfile_check_problems(report, content, path):
     return cluster.hostfile_check_problems(report, content, str(path))
 
 
-hosts_file_input_problems = input_problems_filter(cluster, "hosts_file_input_problems")
-
-
-ssh_trust_input_problems = input_problems_filter(cluster, "ssh_trust_input_problems")
-
-
 class FilterModule(object):
     """scc.training cluster-stage filters."""
 
@@ -176,12 +169,10 @@ class FilterModule(object):
             cluster_authorized_key,
             cluster_inventory_problems,
             cluster_node_problems,
-            hosts_file_input_problems,
             mpi_hostfile_check_problems,
             mpi_hostfile_slots,
             cluster_resolution_problems,
             cluster_ring_peers,
             cluster_mesh_problems,
-            ssh_trust_input_problems,
         )
         return {f.__name__: f for f in filters}

@@ -2,10 +2,10 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """The aiacc role's filters for scc.training, thin wrappers: ``env_file`` over plugins/module_utils/envfile.py
-and ``secret_env_problems`` over plugins/module_utils/input_checks.py (mpi_job's validate.yml), ``aiacc_input_problems``/
+and ``secret_env_problems`` over plugins/module_utils/input_checks.py (mpi_job's validate.yml),
 ``aiacc_component`` over plugins/module_utils/aiacc.py (aiacc's validate.yml; the playbooks that install and validate
-it). Their documentation lives in the sidecars ``env_file.yml``, ``secret_env_problems.yml``,
-``aiacc_input_problems.yml`` and ``aiacc_component.yml``."""
+it). Their documentation lives in the sidecars ``env_file.yml``, ``secret_env_problems.yml`` and
+``aiacc_component.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,7 +13,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import input_problems_filter, lazy_module_utils
+from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import lazy_module_utils
 
 aiacc = lazy_module_utils("aiacc")
 envfile = lazy_module_utils("envfile")
@@ -36,9 +36,6 @@ def secret_env_problems(secret, variable):
     return input_checks.secret_env_problems(variable, secret, "", [])
 
 
-aiacc_input_problems = input_problems_filter(aiacc, "aiacc_input_problems")
-
-
 def aiacc_component(frameworks):
     """{framework variable: value} -> 'aiacc', 'acspeed' or '' (an error when they ask for different ones)."""
     if not isinstance(frameworks, dict):
@@ -56,6 +53,5 @@ class FilterModule(object):
         return {
             "env_file": env_file,
             "secret_env_problems": secret_env_problems,
-            "aiacc_input_problems": aiacc_input_problems,
             "aiacc_component": aiacc_component,
         }

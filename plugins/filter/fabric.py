@@ -3,8 +3,8 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Verify-stage fabric filters for scc.training: thin wrappers over plugins/module_utils/fabric.py.
 
-``rdma_port_list`` (cluster_report), ``rdma_measurement_ports``, ``bandwidth_shortfalls`` and
-``rdma_bandwidth_input_problems`` (rdma_bandwidth), ``fabric_samples``, ``fabric_traffic`` and ``fabric_monitor_input_problems`` (fabric_monitor).
+``rdma_port_list`` (cluster_report), ``rdma_measurement_ports`` and ``bandwidth_shortfalls``
+(rdma_bandwidth), ``fabric_samples`` and ``fabric_traffic`` (fabric_monitor).
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -17,7 +17,6 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
     require_list,
     require_mapping,
@@ -85,19 +84,13 @@ def fabric_traffic(samples):
     return filter_call("fabric_traffic: malformed sample", fabric.traffic_rates, dict(samples), errors=_MALFORMED)
 
 
-rdma_bandwidth_input_problems = input_problems_filter(fabric, "rdma_bandwidth_input_problems")
-
-
-fabric_monitor_input_problems = input_problems_filter(fabric, "fabric_monitor_input_problems")
-
-
 class FilterModule(object):
     """scc.training fabric filters."""
 
     def filters(self):
         by_role = {
             "cluster_report": (rdma_port_list,),
-            "rdma_bandwidth": (rdma_measurement_ports, bandwidth_shortfalls, rdma_bandwidth_input_problems),
-            "fabric_monitor": (fabric_samples, fabric_traffic, fabric_monitor_input_problems),
+            "rdma_bandwidth": (rdma_measurement_ports, bandwidth_shortfalls),
+            "fabric_monitor": (fabric_samples, fabric_traffic),
         }
         return {f.__name__: f for filters in by_role.values() for f in filters}

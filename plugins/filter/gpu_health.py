@@ -12,7 +12,6 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
     require_text,
 )
@@ -20,7 +19,6 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
 dcgm = lazy_module_utils("dcgm")
 gpu_health = lazy_module_utils("gpu_health")
 xid = lazy_module_utils("xid")
-gpu_health_input_problems = input_problems_filter(gpu_health, "gpu_health_input_problems")
 
 
 def gpu_health_verdicts(smi, **options):
@@ -80,7 +78,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "gpu_health_input_problems": gpu_health_input_problems,
             "gpu_health_verdicts": gpu_health_verdicts,
             "gpu_health_report": gpu_health_report,
             "parse_xid": parse_xid,

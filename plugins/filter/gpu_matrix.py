@@ -1,11 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter, the GPU roles'
-``<role>_input_problems`` and ``verdict_problems`` (module_utils/gpu_inputs.py).
+"""``gpu_stack_check``: the GPU version matrix (module_utils/_gpu_matrix.py) as a filter, and
+``verdict_problems`` (module_utils/gpu_inputs.py).
 
 Thin wrappers: the data and the logic live in the module_utils, used by every GPU role's validate.yml.
-Documentation: the sidecars gpu_stack_check.yml, verdict_problems.yml and <role>_input_problems.yml.
+Documentation: the sidecars gpu_stack_check.yml and verdict_problems.yml.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
-    input_problems_filter,
     lazy_module_utils,
     require_mapping,
 )
@@ -45,14 +44,7 @@ class FilterModule(object):
     """scc.training GPU version matrix and GPU roles' input filters."""
 
     def filters(self):
-        inputs = (
-            "nvidia_driver_input_problems",
-            "cuda_input_problems",
-            "cudnn_input_problems",
-            "nccl_input_problems",
-        )
         return {
             "gpu_stack_check": gpu_stack_check,
             "verdict_problems": verdict_problems,
-            **{name: input_problems_filter(gpu_inputs, name) for name in inputs},
         }

@@ -2,7 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """ImageNet filters for scc.training, thin wrappers over plugins/module_utils/imagenet.py:
-``imagenet_prep_input_problems``, ``imagenet_content_problems``, ``imagenet_shard_plan`` and
+``imagenet_content_problems``, ``imagenet_shard_plan`` and
 ``imagenet_local_paths``.
 Their documentation lives in the sidecar ``<filter name>.yml``."""
 
@@ -12,14 +12,11 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
     require_settings,
 )
 
 imagenet = lazy_module_utils("imagenet")
-
-imagenet_prep_input_problems = input_problems_filter(imagenet, "imagenet_prep_input_problems")
 
 
 def imagenet_content_problems(found, archives):
@@ -53,7 +50,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "imagenet_prep_input_problems": imagenet_prep_input_problems,
             "imagenet_content_problems": imagenet_content_problems,
             "imagenet_shard_plan": imagenet_shard_plan,
             "imagenet_local_paths": imagenet_local_paths,

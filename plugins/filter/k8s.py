@@ -2,8 +2,8 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """The Kubernetes path's filters, thin wrappers over plugins/module_utils/k8s_jobs.py: ``scc_launcher_problems``
-(playbooks/validate.yml), ``k8s_cpfs_volume_input_problems`` and ``k8s_cpfs_volume_manifests`` (k8s_cpfs_volume),
-``k8s_training_job_input_problems``, ``k8s_launcher_variables``, ``k8s_training_job``, ``mpijob_manifest``, ``arena_submit_command``,
+(playbooks/validate.yml), ``k8s_cpfs_volume_manifests`` (k8s_cpfs_volume),
+``k8s_launcher_variables``, ``k8s_training_job``, ``mpijob_manifest``, ``arena_submit_command``,
 ``mpijob_status``, ``mpijob_conflict`` and ``mpijob_results`` (k8s_training_job). Their documentation lives in the sidecar
 ``<filter name>.yml`` files."""
 
@@ -26,20 +26,10 @@ def scc_launcher_problems(launcher):
     return k8s_jobs.launcher_problems(launcher)
 
 
-def k8s_cpfs_volume_input_problems(settings):
-    """k8s_cpfs_volume's variables -> one readable line per problem (empty when all is well)."""
-    return k8s_jobs.cpfs_volume_problems(require_settings(settings, "k8s_cpfs_volume_input_problems"))
-
-
 def k8s_cpfs_volume_manifests(settings):
     """k8s_cpfs_volume's variables -> [PersistentVolume, PersistentVolumeClaim]."""
     settings = require_settings(settings, "k8s_cpfs_volume_manifests")
     return filter_call("k8s_cpfs_volume_manifests", k8s_jobs.cpfs_volume_manifests, settings)
-
-
-def k8s_training_job_input_problems(settings):
-    """k8s_training_job's and the launcher's variables -> one readable line per problem."""
-    return k8s_jobs.training_job_problems(require_settings(settings, "k8s_training_job_input_problems"))
 
 
 def k8s_training_job(settings):
@@ -90,9 +80,7 @@ class FilterModule(object):
             f.__name__: f
             for f in (
                 scc_launcher_problems,
-                k8s_cpfs_volume_input_problems,
                 k8s_cpfs_volume_manifests,
-                k8s_training_job_input_problems,
                 k8s_training_job,
                 k8s_launcher_variables,
                 mpijob_manifest,

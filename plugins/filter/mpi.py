@@ -3,10 +3,9 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """MPI filters for scc.training, thin wrappers over plugins/module_utils/mpi.py:
 ``mpi_hostfile`` and ``mpi_hostfile_nodes`` (the mpi_hostfile role), ``mpi_hostfile_ranks``,
-``mpi_hostfile_node_count``, ``mpirun_argv``, ``bert_levers``, ``mpi_framework_modules`` and ``mpirun_placement`` (over
+``mpi_hostfile_node_count``, ``mpirun_argv``, ``mpi_framework_modules`` and ``mpirun_placement`` (over
 plugins/module_utils/nvidia_topo.py) (bert_launch, resnet_launch),
-``nccl_tests_mpirun`` (nccl_check); and
-``bert_launch_input_problems`` over plugins/module_utils/bert_launch.py (bert_launch's validate.yml).
+``nccl_tests_mpirun`` (nccl_check).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
 from __future__ import absolute_import, division, print_function
@@ -15,14 +14,10 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
-    require_settings,
     require_text,
 )
 
-bert_launch = lazy_module_utils("bert_launch")
-levers = lazy_module_utils("bert_levers")
 mpi = lazy_module_utils("mpi")
 nvidia_topo = lazy_module_utils("nvidia_topo")
 
@@ -75,17 +70,6 @@ def nccl_tests_mpirun(job):
     return filter_call("nccl_tests_mpirun", mpi.nccl_tests_mpirun, job)
 
 
-def bert_levers(settings):
-    """The GPU generation's lever defaults with the ``auto``-less settings on top: pretrain_bert.py's levers."""
-    return filter_call("bert_levers", levers.bert_levers, require_settings(settings, "bert_levers"))
-
-
-bert_launch_input_problems = input_problems_filter(bert_launch, "bert_launch_input_problems")
-
-
-openmpi_input_problems = input_problems_filter(mpi, "openmpi_input_problems")
-
-
 class FilterModule(object):
     """scc.training MPI filters."""
 
@@ -96,11 +80,8 @@ class FilterModule(object):
                 mpi_hostfile_node_count,
                 mpi_hostfile_ranks,
                 mpirun_argv,
-                bert_launch_input_problems,
-                bert_levers,
             ),
             "resnet_launch": (mpi_framework_modules, mpirun_placement),
             "nccl_check": (nccl_tests_mpirun,),
-            "openmpi": (openmpi_input_problems,),
         }
         return {f.__name__: f for filters in by_role.values() for f in filters}

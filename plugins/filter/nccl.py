@@ -3,8 +3,8 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NCCL filters for scc.training, thin wrappers: ``parse_nccl_log`` over
 plugins/module_utils/nccl_log.py, ``parse_nccl_tests`` over plugins/module_utils/nccl_tests.py,
-``nccl_thresholds``, ``nccl_run_verdict``, ``nccl_node_report``, ``nccl_cluster_verdict`` and
-``nccl_check_input_problems`` and ``nccl_tests_build`` over plugins/module_utils/nccl_check.py, ``nccl_check_resolve`` over
+``nccl_run_verdict``, ``nccl_node_report``, ``nccl_cluster_verdict`` and
+``nccl_tests_build`` over plugins/module_utils/nccl_check.py, ``nccl_check_resolve`` over
 plugins/module_utils/hardware_defaults.py. Their documentation lives in the sidecar ``<filter name>.yml``."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,6 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
     require_mapping,
     require_settings,
@@ -34,11 +33,6 @@ def parse_nccl_log(text):
 def parse_nccl_tests(text):
     """nccl-tests output (all_reduce_perf, ...) -> rows, avg_busbw_gbs, out_of_bounds, passed."""
     return nccl_tests.parse_nccl_tests(require_text(text, "parse_nccl_tests", "the output as a string"))
-
-
-def nccl_thresholds(limits):
-    """NVLink links and rate, the node's link rate and the fractions -> the busbw thresholds, GB/s."""
-    return filter_call("nccl_thresholds", nccl_check.thresholds, limits)
 
 
 def nccl_cluster_verdict(bisect, node_count, threshold_gbps):
@@ -74,9 +68,6 @@ def nccl_tests_build(values):
     return filter_call("nccl_tests_build", nccl_check.tests_build, values)
 
 
-nccl_check_input_problems = input_problems_filter(nccl_check, "nccl_check_input_problems")
-
-
 class FilterModule(object):
     """scc.training NCCL filters."""
 
@@ -84,11 +75,9 @@ class FilterModule(object):
         return {
             "parse_nccl_log": parse_nccl_log,
             "parse_nccl_tests": parse_nccl_tests,
-            "nccl_thresholds": nccl_thresholds,
             "nccl_run_verdict": nccl_run_verdict,
             "nccl_node_report": nccl_node_report,
             "nccl_cluster_verdict": nccl_cluster_verdict,
-            "nccl_check_input_problems": nccl_check_input_problems,
             "nccl_check_resolve": nccl_check_resolve,
             "nccl_tests_build": nccl_tests_build,
         }

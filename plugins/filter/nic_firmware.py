@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """NIC firmware filters, thin wrappers over module_utils/mellanox_fw.py (the parsers the
 ``nic_firmware_info`` module uses). Documentation: the sidecars
-nic_firmware_compare.yml, nic_firmware_differences.yml and nic_firmware_input_problems.yml.
+nic_firmware_compare.yml and nic_firmware_differences.yml.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
-    input_problems_filter,
     lazy_module_utils,
 )
 
@@ -39,11 +38,8 @@ def nic_firmware_differences(plan):
     return mellanox_fw.differences(plan)
 
 
-nic_firmware_input_problems = input_problems_filter(mellanox_fw, "nic_firmware_input_problems")
-
-
 class FilterModule(object):
     """scc.training NIC firmware filters."""
 
     def filters(self):
-        return {f.__name__: f for f in (nic_firmware_compare, nic_firmware_differences, nic_firmware_input_problems)}
+        return {f.__name__: f for f in (nic_firmware_compare, nic_firmware_differences)}

@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Bandwidth filters for scc.training: thin wrappers over plugins/module_utils/perftest.py.
 
-``all_pairs_rounds`` (the round-robin schedule), ``bandwidth_rounds`` (rdma_bandwidth's: both
+``bandwidth_rounds`` (rdma_bandwidth's: both
 directions, every rail), ``bandwidth_round_count`` and ``bandwidth_round_side`` (one node's side of
 one round, O(1)) and ``bandwidth_matrix``.
 Their documentation lives in the sidecar ``<filter name>.yml`` files.
@@ -25,11 +25,6 @@ perftest = lazy_module_utils("perftest")
 
 def _nodes(nodes, filter_name):
     return [str(n) for n in require_list(nodes, filter_name, "input must be a list of node names")]
-
-
-def all_pairs_rounds(nodes):
-    """List of node names -> list of rounds, each a list of [a, b] pairs."""
-    return filter_call("all_pairs_rounds", perftest.all_pairs_rounds, _nodes(nodes, "all_pairs_rounds"))
 
 
 def bandwidth_rounds(nodes, rails=1):
@@ -74,7 +69,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "all_pairs_rounds": all_pairs_rounds,
             "bandwidth_rounds": bandwidth_rounds,
             "bandwidth_round_count": bandwidth_round_count,
             "bandwidth_round_side": bandwidth_round_side,

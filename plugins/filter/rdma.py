@@ -4,7 +4,7 @@
 """RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
 
 ``rdma_port_problems`` and ``rdma_cluster_differences``
-(ib_check), ``rdma_stack_problems`` and ``rdma_stack_input_problems`` (rdma_stack) and ``nccl_ib_env``
+(ib_check), ``rdma_stack_problems`` (rdma_stack) and ``nccl_ib_env``
 (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -16,7 +16,6 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
 )
 
@@ -46,9 +45,6 @@ def rdma_stack_problems(result, mtu=None, netdev_mtu=None, erdma_mode=None):
     return rdma.stack_problems(result, mtu, netdev_mtu, erdma_mode)
 
 
-rdma_stack_input_problems = input_problems_filter(rdma, "rdma_stack_input_problems")
-
-
 def rdma_cluster_differences(results):
     """{node: rdma_info result} -> one line per node whose active ports or GID indexes differ from the first's."""
     if not isinstance(results, dict):
@@ -72,6 +68,5 @@ class FilterModule(object):
             "rdma_port_problems": rdma_port_problems,
             "rdma_cluster_differences": rdma_cluster_differences,
             "rdma_stack_problems": rdma_stack_problems,
-            "rdma_stack_input_problems": rdma_stack_input_problems,
             "nccl_ib_env": nccl_ib_env,
         }

@@ -1,8 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""Image-training filters for scc.training, thin wrappers: ``resnet_launch_input_problems`` over
-plugins/module_utils/resnet_launch.py (resnet_launch's validate.yml); ``transport_legs_problems`` and
+"""Image-training filters for scc.training, thin wrappers: ``transport_legs_problems`` and
 ``transport_comparison`` over plugins/module_utils/transports.py (playbooks/compare_transports.yml).
 Their documentation lives in the sidecar ``<filter name>.yml`` files."""
 
@@ -12,14 +11,11 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
 )
 
 resnet_launch = lazy_module_utils("resnet_launch")
 transports = lazy_module_utils("transports")
-
-resnet_launch_input_problems = input_problems_filter(resnet_launch, "resnet_launch_input_problems")
 
 
 def transport_legs_problems(legs, declared):
@@ -36,4 +32,4 @@ class FilterModule(object):
     """scc.training image-training filters."""
 
     def filters(self):
-        return {f.__name__: f for f in (resnet_launch_input_problems, transport_legs_problems, transport_comparison)}
+        return {f.__name__: f for f in (transport_legs_problems, transport_comparison)}

@@ -2,7 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Wheel filters for scc.training, thin wrappers over plugins/module_utils/wheels.py:
-``wheel_platforms``, ``wheel_hash_lock``, ``pip_hash_mismatches`` and ``python_env_input_problems``.
+``wheel_platforms``, ``wheel_hash_lock`` and ``pip_hash_mismatches``.
 Their documentation lives in the .yml file of each name."""
 
 from __future__ import absolute_import, division, print_function
@@ -11,7 +11,6 @@ __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
-    input_problems_filter,
     lazy_module_utils,
     require_text,
 )
@@ -34,16 +33,12 @@ def pip_hash_mismatches(output):
     return wheels.pip_hash_mismatches(require_text(output, "pip_hash_mismatches"))
 
 
-python_env_input_problems = input_problems_filter(wheels, "python_env_input_problems")
-
-
 class FilterModule(object):
     """scc.training wheel filters."""
 
     def filters(self):
         return {
             "pip_hash_mismatches": pip_hash_mismatches,
-            "python_env_input_problems": python_env_input_problems,
             "wheel_hash_lock": wheel_hash_lock,
             "wheel_platforms": wheel_platforms,
         }

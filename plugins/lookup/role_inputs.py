@@ -12,8 +12,8 @@ author: scc.training developers (@scc-training)
 description:
   - Reads the options of one entry point of a role of this collection (its C(meta/argument_specs.yml)) and returns
     one mapping, option name -> the variable's templated value, for every option of that entry point.
-  - A role's C(tasks/validate.yml) passes it to the role's C(<role>_input_problems) filter, so the spec is the one
-    list of the role's inputs (no second, hand-written list of names beside it).
+  - The spec is the one list of the role's inputs (no second, hand-written list of names beside it); the lookup
+    P(scc.training.role_input_problems#lookup) reads a role's settings this way and judges them by the role's rules.
   - An option that is not defined as a variable (no role default, not set by the user) maps to V(null), as an
     unset option without a default is to Ansible's argument validation.
   - The roles are this collection's own, found next to this plugin (C(<collection>/roles)), so it works from a
@@ -33,16 +33,9 @@ options:
 """
 
 EXAMPLES = r"""
-- name: Check the bert_launch variables (every problem at once)
-  ansible.builtin.assert:
-    that: __problems | length == 0
-    fail_msg: "bert_launch: {{ __problems | join(' ') }}"
-    quiet: true
-  vars:
-    __problems: >-
-      {{ lookup('scc.training.role_inputs', 'bert_launch')
-         | combine({'bert_launch_cpu_only': bert_launch_cpu_only | bool})
-         | scc.training.bert_launch_input_problems }}
+- name: Build the PersistentVolume and its claim from every k8s_cpfs_volume variable
+  ansible.builtin.set_fact:
+    __manifests: "{{ lookup('scc.training.role_inputs', 'k8s_cpfs_volume') | scc.training.k8s_cpfs_volume_manifests }}"
 """
 
 RETURN = r"""

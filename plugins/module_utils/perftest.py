@@ -198,6 +198,8 @@ def all_pairs_rounds(nodes):
     appears exactly once; within a round every node appears at most once, so a round's tests
     run in parallel without sharing a node.
     """
+    if isinstance(nodes, (str, bytes, dict)):
+        raise ValueError("nodes must be a list of node names, got %s" % type(nodes).__name__)
     nodes = list(nodes)
     if len(set(nodes)) != len(nodes):
         raise ValueError("node names must be unique, got %s" % nodes)

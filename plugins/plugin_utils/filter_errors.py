@@ -115,25 +115,8 @@ def readable_problem(problem):
     return problem
 
 
-def input_problems_filter(module, name):
-    """The thin filter of a role's ``<role>_input_problems`` (``module``'s function ``name`` of the role's variables
-    -> one sentence per problem, empty when all is well), under the same name, each sentence one bounded line
-    (``readable_problem``): a non-dict input or a missing variable is the filter's error, naming it
-    (``require_settings``). ``module`` (a ``lazy_module_utils``) is read
-    at the filter's first call."""
-
-    def input_problems(settings):
-        return [readable_problem(problem) for problem in getattr(module, name)(require_settings(settings, name))]
-
-    input_problems.__name__ = input_problems.__qualname__ = name
-    input_problems.__doc__ = (
-        "%s's variables -> one sentence per problem (empty when all is well)." % name[: -len("_input_problems")]
-    )
-    return input_problems
-
-
 def require_settings(value, filter_name):
-    """`value` (a role's variables, for its ``<role>_input_problems``) as a dict whose missing key raises
+    """`value` (a role's variables) as a dict whose missing key raises
     AnsibleFilterError('<filter_name>: the input lacks the variable <name>'); AnsibleFilterError unless a dict."""
     if not isinstance(value, Mapping):
         raise AnsibleFilterError(

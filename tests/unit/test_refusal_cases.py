@@ -166,20 +166,25 @@ def _spec_types():
     return types
 
 
-def _filters():
-    """Every filter of the collection by name: a role's input_problems is judged as its validate.yml calls it."""
+def _judges():
+    """Every role's input rules as its validate.yml reaches them (the lookup role_input_problems: the registry's
+    function, each sentence made one readable line), by the function."""
+    from ansible_collections.scc.training.plugins.module_utils import role_problems
+    from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import readable_problem
+
     found = {}
-    for path in sorted((ROOT / "plugins/filter").glob("*.py")):
-        plugin = importlib.import_module("ansible_collections.scc.training.plugins.filter." + path.stem)
-        found.update(plugin.FilterModule().filters())
+    for rules in role_problems.REGISTRY.values():
+        module = importlib.import_module("%s.%s" % (role_problems.MODULE_UTILS, rules.module))
+        function = getattr(module, rules.function)
+        found[function] = lambda settings, function=function: [readable_problem(p) for p in function(settings)]
     return found
 
 
 def test_odd_types_never_raise_and_each_sentence_names_its_variable():
     module = importlib.import_module("tests.unit.plugins.module_utils.test_input_problems")
-    types, tried, filters = _spec_types(), 0, _filters()
+    types, tried, judges = _spec_types(), 0, _judges()
     for case, (function, good) in sorted(module.GOOD.items()):
-        function = filters.get(function.__name__, function)
+        function = judges.get(function, function)
         for name in good:
             if name not in types:  # the role's internals (group_hosts, patterns), not a variable a user sets
                 continue

@@ -27,13 +27,11 @@ def test_registered_names():
         "cluster_authorized_key": cluster.cluster_authorized_key,
         "cluster_inventory_problems": cluster.cluster_inventory_problems,
         "cluster_node_problems": cluster.cluster_node_problems,
-        "hosts_file_input_problems": cluster.hosts_file_input_problems,
         "mpi_hostfile_check_problems": cluster.mpi_hostfile_check_problems,
         "mpi_hostfile_slots": cluster.mpi_hostfile_slots,
         "cluster_resolution_problems": cluster.cluster_resolution_problems,
         "cluster_ring_peers": cluster.cluster_ring_peers,
         "cluster_mesh_problems": cluster.cluster_mesh_problems,
-        "ssh_trust_input_problems": cluster.ssh_trust_input_problems,
     }
 
 

@@ -24,8 +24,6 @@ def test_registered_names():
         "bandwidth_shortfalls": fabric.bandwidth_shortfalls,
         "fabric_samples": fabric.fabric_samples,
         "fabric_traffic": fabric.fabric_traffic,
-        "rdma_bandwidth_input_problems": fabric.rdma_bandwidth_input_problems,
-        "fabric_monitor_input_problems": fabric.fabric_monitor_input_problems,
     }
 
 

@@ -8,7 +8,6 @@ from ansible_collections.scc.training.plugins.filter import imagenet
 
 def test_the_filters_are_registered():
     assert imagenet.FilterModule().filters() == {
-        "imagenet_prep_input_problems": imagenet.imagenet_prep_input_problems,
         "imagenet_content_problems": imagenet.imagenet_content_problems,
         "imagenet_shard_plan": imagenet.imagenet_shard_plan,
         "imagenet_local_paths": imagenet.imagenet_local_paths,
@@ -20,8 +19,8 @@ def test_the_plan_filter_names_itself_on_bad_input():
         imagenet.imagenet_shard_plan(
             {"train_images": 1, "val_images": 1, "train_shards": 1, "val_shards": 1, "nodes": []}
         )
-    with pytest.raises(AnsibleFilterError, match="imagenet_prep_input_problems: input must be a dict"):
-        imagenet.imagenet_prep_input_problems([])
+    # imagenet_prep's input rules: the lookup role_input_problems (tests/unit/plugins/lookup/test_role_input_problems.py)
+    assert "imagenet_prep_input_problems" not in imagenet.FilterModule().filters()
 
 
 def test_local_paths_keep_paths_and_put_mirror_downloads_in_the_cache(monkeypatch):

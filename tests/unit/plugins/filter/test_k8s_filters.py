@@ -16,9 +16,7 @@ def test_every_filter_is_registered_and_documented():
     filters = k8s.FilterModule().filters()
     assert set(filters) == {
         "scc_launcher_problems",
-        "k8s_cpfs_volume_input_problems",
         "k8s_cpfs_volume_manifests",
-        "k8s_training_job_input_problems",
         "k8s_training_job",
         "k8s_launcher_variables",
         "mpijob_manifest",
@@ -35,8 +33,8 @@ def test_every_filter_is_registered_and_documented():
 def test_errors_name_the_filter():
     with pytest.raises(AnsibleFilterError, match=r"k8s_cpfs_volume_manifests: k8s_cpfs_volume: .*k8s_cpfs_volume_size"):
         k8s.k8s_cpfs_volume_manifests({"k8s_cpfs_volume_size": ""})
-    with pytest.raises(AnsibleFilterError, match="k8s_training_job_input_problems: input must be a dict"):
-        k8s.k8s_training_job_input_problems([])
+    with pytest.raises(AnsibleFilterError, match="k8s_training_job: input must be a dict"):
+        k8s.k8s_training_job([])
     with pytest.raises(AnsibleFilterError, match="k8s_launcher_variables: k8s_training_job_workload"):
         k8s.k8s_launcher_variables("gpt")
     with pytest.raises(AnsibleFilterError, match="mpijob_manifest: input must be a dict"):

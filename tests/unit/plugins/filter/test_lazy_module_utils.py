@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
-    input_problems_filter,
     lazy_module_utils,
 )
 
@@ -128,12 +126,3 @@ def test_a_lazy_module_imports_at_the_first_attribute_read():
     assert lazy.openpgp_fingerprints is sys.modules[name].openpgp_fingerprints
     with pytest.raises(AttributeError):
         lazy.no_such_function  # noqa: B018
-
-
-def test_an_input_problems_filter_keeps_its_name_and_errors():
-    problems = input_problems_filter(lazy_module_utils("cpfs"), "cpfs_mount_input_problems")
-    assert problems.__name__ == "cpfs_mount_input_problems"
-    with pytest.raises(AnsibleFilterError, match=r"^cpfs_mount_input_problems: the input lacks the variable "):
-        problems({})
-    with pytest.raises(AnsibleFilterError, match=r"^cpfs_mount_input_problems: input must be a dict"):
-        problems(["cpfs_mount_enabled"])

@@ -27,10 +27,7 @@ def test_registered_under_their_names():
         "mpirun_argv": mpi.mpirun_argv,
         "mpi_framework_modules": mpi.mpi_framework_modules,
         "nccl_tests_mpirun": mpi.nccl_tests_mpirun,
-        "bert_launch_input_problems": mpi.bert_launch_input_problems,
-        "bert_levers": mpi.bert_levers,
         "mpirun_placement": mpi.mpirun_placement,
-        "openmpi_input_problems": mpi.openmpi_input_problems,
     }
 
 

@@ -21,16 +21,13 @@ def test_registered_names():
         "rdma_cluster_differences": rdma.rdma_cluster_differences,
         "rdma_stack_problems": rdma.rdma_stack_problems,
         "nccl_ib_env": rdma.nccl_ib_env,
-        "rdma_stack_input_problems": rdma.rdma_stack_input_problems,
     }
     assert nccl.FilterModule().filters() == {
         "parse_nccl_log": nccl.parse_nccl_log,
         "parse_nccl_tests": nccl.parse_nccl_tests,
-        "nccl_thresholds": nccl.nccl_thresholds,
         "nccl_run_verdict": nccl.nccl_run_verdict,
         "nccl_node_report": nccl.nccl_node_report,
         "nccl_cluster_verdict": nccl.nccl_cluster_verdict,
-        "nccl_check_input_problems": nccl.nccl_check_input_problems,
         "nccl_check_resolve": nccl.nccl_check_resolve,
         "nccl_tests_build": nccl.nccl_tests_build,
     }

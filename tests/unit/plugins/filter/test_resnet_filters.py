@@ -8,7 +8,6 @@ from ansible_collections.scc.training.plugins.filter import mpi, resnet
 
 def test_the_filters_are_registered():
     assert resnet.FilterModule().filters() == {
-        "resnet_launch_input_problems": resnet.resnet_launch_input_problems,
         "transport_legs_problems": resnet.transport_legs_problems,
         "transport_comparison": resnet.transport_comparison,
     }
@@ -18,8 +17,7 @@ def test_the_filters_are_registered():
 def test_errors_name_the_filter():
     with pytest.raises(AnsibleFilterError, match="transport_comparison: input must be a dict of tcp and/or rdma"):
         resnet.transport_comparison({})
-    with pytest.raises(AnsibleFilterError, match="resnet_launch_input_problems: input must be a dict"):
-        resnet.resnet_launch_input_problems([])
+    assert "resnet_launch_input_problems" not in resnet.FilterModule().filters()
     with pytest.raises(AnsibleFilterError, match="mpi_framework_modules: framework must be one of"):
         mpi.mpi_framework_modules("x")
 

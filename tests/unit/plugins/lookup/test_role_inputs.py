@@ -2,8 +2,8 @@
 
 - the lookup returns exactly the options of the spec's entry point (every role, both entry points), each
   templated, null when the variable is not defined;
-- no role lists its own variable names by hand again (tasks/ or vars/): every role that hands its settings
-  to a `<role>_input_problems` filter takes them from the lookup;
+- no role lists its own variable names by hand again (tasks/ or vars/): every role judges its settings through
+  the lookup role_input_problems (which reads them as this one does), for its own name;
 - the choices that Python no longer judges are still in the specs (the one place they are checked).
 """
 
@@ -109,13 +109,15 @@ def test_no_role_lists_its_inputs_by_hand(role):
     text = validate.read_text() if validate.is_file() else ""
     if "query('ansible.builtin.vars'" in text:
         problems.append("%s: variables by a list of names" % validate.relative_to(ROOT))
-    if "scc.training.%s_input_problems" % role in text:
-        vars_main = ROLES_DIR / role / "vars" / "main.yml"
-        where = text + (vars_main.read_text() if vars_main.is_file() else "")
-        if "lookup('scc.training.role_inputs', '%s')" % role not in where:
-            problems.append(
-                "%s: %s_input_problems's settings not from the role_inputs lookup" % (validate.relative_to(ROOT), role)
-            )
+    if (
+        "scc.training.role_input_problems" in text
+        and "lookup('scc.training.role_input_problems', '%s'" % role not in text
+    ):
+        problems.append("%s: role_input_problems judges another role's settings" % validate.relative_to(ROOT))
+    if "_input_problems }}" in text.replace("scc_cluster_input_problems }}", ""):
+        problems.append(
+            "%s: a <role>_input_problems filter (the route is role_input_problems)" % validate.relative_to(ROOT)
+        )
     assert not problems, problems
 
 

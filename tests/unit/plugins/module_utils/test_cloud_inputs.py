@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from ansible_collections.scc.training.plugins.filter import cloud as cloud_filters
 from ansible_collections.scc.training.plugins.module_utils import cloud_inputs
 from tests.refusal_names import ROOT, assert_names_only
 
@@ -347,8 +346,9 @@ def test_several_bad_inputs_are_each_named_once():
     assert [p.split(" ", 1)[0] for p in problems] == ["scc_cloud_name", "scc_cloud_cpfs_capacity", "scc_cloud_period"]
 
 
-def test_the_filter_takes_a_mapping_only():
-    assert cloud_filters.FilterModule().filters()["cloud_input_problems"](GOOD) == []
-    with pytest.raises(Exception, match="cloud_input_problems: input must be a dict"):
-        cloud_filters.cloud_input_problems(["scc_cloud_name"])
+def test_the_route_takes_a_mapping_only():
+    from ansible_collections.scc.training.plugins.module_utils import role_problems
+
+    assert role_problems.problems("scc_cloud", GOOD) == []
+    assert role_problems.rules("scc_cloud") == ("cloud_inputs", "problems", None)
     assert cloud_inputs.problems("x") == ["the scc_cloud_* settings must be a mapping, not str."]

@@ -412,7 +412,6 @@ def test_pcie_v100s_needs_no_nvlink_and_declared_count_overrides_the_table():
 def test_filters_wrap_module_utils():
     filters = gpu_health_filters.FilterModule().filters()
     assert set(filters) == {
-        "gpu_health_input_problems",
         "gpu_health_verdicts",
         "gpu_health_report",
         "parse_xid",

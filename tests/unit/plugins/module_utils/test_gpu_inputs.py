@@ -152,18 +152,21 @@ def test_openmpi_rules(changes, expected):
 
 
 def test_the_filters_refuse_what_is_not_the_roles_variables():
-    from ansible.errors import AnsibleFilterError
+    from ansible.errors import AnsibleFilterError, AnsibleLookupError
 
     from ansible_collections.scc.training.plugins.filter import gpu_matrix
+    from ansible_collections.scc.training.plugins.lookup.role_input_problems import _Settings
+    from ansible_collections.scc.training.plugins.module_utils import role_problems
 
     filters = gpu_matrix.FilterModule().filters()
-    roles = ("nvidia_driver", "cuda", "cudnn", "nccl")
-    assert set(filters) == {"gpu_stack_check", "verdict_problems", *(role + "_input_problems" for role in roles)}
-    assert filters["nccl_input_problems"](library("nccl")) == []
-    with pytest.raises(AnsibleFilterError, match="nccl_input_problems: the input lacks the variable nccl_mirror"):
-        filters["nccl_input_problems"]({k: v for k, v in library("nccl").items() if k != "nccl_mirror"})
-    with pytest.raises(AnsibleFilterError, match="cuda_input_problems: input must be a dict"):
-        filters["cuda_input_problems"](["cuda_version"])
+    assert set(filters) == {"gpu_stack_check", "verdict_problems"}
+    assert role_problems.problems("nccl", _Settings("nccl", library("nccl"))) == []
+    with pytest.raises(AnsibleLookupError, match="role nccl: its rules read nccl_mirror, which it lacks"):
+        role_problems.problems(
+            "nccl", _Settings("nccl", {k: v for k, v in library("nccl").items() if k != "nccl_mirror"})
+        )
+    for role in ("nvidia_driver", "cuda", "cudnn", "nccl"):
+        assert role_problems.rules(role).module == "gpu_inputs"
     with pytest.raises(AnsibleFilterError, match="verdict_problems: input must be a dict, got list"):
         filters["verdict_problems"](["a problem"])
 

@@ -879,10 +879,15 @@ def test_number_reads_as_jinja_does_and_refuses_the_rest(value, kind, expected):
     assert input_checks.number(value, kind) == expected
 
 
-def test_the_filters_refuse_what_is_not_the_roles_variables():
-    from ansible.errors import AnsibleFilterError
+def test_the_route_refuses_what_is_not_the_roles_variables():
+    """The lookup role_input_problems hands the rules a mapping whose missing variable is an error naming the role
+    and the variable (never a bare KeyError), and refuses a role without rules by name."""
+    from ansible.errors import AnsibleLookupError
 
-    from ansible_collections.scc.training.plugins.filter.cpfs import cpfs_mount_input_problems
+    from ansible_collections.scc.training.plugins.lookup.role_input_problems import _Settings
+    from ansible_collections.scc.training.plugins.module_utils import role_problems
 
-    with pytest.raises(AnsibleFilterError, match="cpfs_mount_input_problems: input must be a dict"):
-        cpfs_mount_input_problems(["cpfs_mount_path"])
+    with pytest.raises(AnsibleLookupError, match="role cpfs_mount: its rules read cpfs_mount_"):
+        role_problems.problems("cpfs_mount", _Settings("cpfs_mount", {}))
+    with pytest.raises(ValueError, match="no input rules for role 'cluster_report'"):
+        role_problems.problems("cluster_report", {})

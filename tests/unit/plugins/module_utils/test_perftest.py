@@ -168,7 +168,7 @@ def test_iperf3_json_client_output():
 @pytest.mark.parametrize("n", range(0, 13))
 def test_all_pairs_rounds_every_pair_once_no_node_twice_in_a_round(n):
     nodes = ["node%d" % i for i in range(1, n + 1)]
-    rounds = perftest_filters.all_pairs_rounds(nodes)
+    rounds = perftest.all_pairs_rounds(nodes)
     expected_rounds = 0 if n < 2 else (n - 1 if n % 2 == 0 else n)
     assert len(rounds) == expected_rounds
     seen = [frozenset(p) for r in rounds for p in r]
@@ -185,10 +185,10 @@ def test_all_pairs_rounds_every_pair_once_no_node_twice_in_a_round(n):
 
 
 def test_all_pairs_rounds_rejects_duplicates_and_strings():
-    with pytest.raises(AnsibleFilterError, match="unique"):
-        perftest_filters.all_pairs_rounds(["a", "b", "a"])
-    with pytest.raises(AnsibleFilterError, match="list of node names"):
-        perftest_filters.all_pairs_rounds("node1,node2")
+    with pytest.raises(ValueError, match="unique"):
+        perftest.all_pairs_rounds(["a", "b", "a"])
+    with pytest.raises(ValueError, match="list of node names"):
+        perftest.all_pairs_rounds("node1,node2")
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 7])

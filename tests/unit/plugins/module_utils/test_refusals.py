@@ -9,7 +9,6 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import artifacts as artifact_filters
-from ansible_collections.scc.training.plugins.filter import mpi as mpi_filters
 from ansible_collections.scc.training.plugins.module_utils import (
     aiacc,
     artifacts,
@@ -313,14 +312,6 @@ def test_the_launcher_refuses_a_control_character_in_the_ranks_env():
     "call, message",
     [
         (
-            lambda: artifact_filters.artifact_fetch_input_problems({"artifact_fetch_dest": "/opt"}),
-            "artifact_fetch_input_problems: the input lacks the variable artifact_fetch_",
-        ),
-        (
-            lambda: mpi_filters.bert_launch_input_problems({"group_hosts": ["node1"]}),
-            "bert_launch_input_problems: the input lacks the variable ",
-        ),
-        (
             lambda: artifact_filters.artifact_plan([{"url": "/srv/a"}], "/srv", {}, "/opt"),
             "artifact_plan: the input lacks 'name'",
         ),
@@ -329,11 +320,29 @@ def test_the_launcher_refuses_a_control_character_in_the_ranks_env():
             "artifacts_to_copy: the input lacks 'path'",
         ),
     ],
-    ids=["fetch_settings", "bert_settings", "plan_file_without_name", "found_file_without_path"],
+    ids=["plan_file_without_name", "found_file_without_path"],
 )
 def test_a_filter_given_incomplete_input_names_what_is_missing(call, message):
     with pytest.raises(AnsibleFilterError, match="^" + message):
         call()
+
+
+@pytest.mark.parametrize(
+    "role, settings, message",
+    [
+        ("artifact_fetch", {"artifact_fetch_dest": "/opt"}, "role artifact_fetch: its rules read artifact_fetch_"),
+        ("bert_launch", {"group_hosts": ["node1"]}, "role bert_launch: its rules read "),
+    ],
+    ids=["fetch_settings", "bert_settings"],
+)
+def test_the_input_rules_given_incomplete_input_name_what_is_missing(role, settings, message):
+    from ansible.errors import AnsibleLookupError
+
+    from ansible_collections.scc.training.plugins.lookup.role_input_problems import _Settings
+    from ansible_collections.scc.training.plugins.module_utils import role_problems
+
+    with pytest.raises(AnsibleLookupError, match="^role_input_problems: " + message):
+        role_problems.problems(role, _Settings(role, settings))
 
 
 @pytest.mark.parametrize(

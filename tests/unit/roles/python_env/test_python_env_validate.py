@@ -57,7 +57,7 @@ CASES = {
         None,
     ),
     "ok_unknown_torch_on_cpu_only": ({"scc_cpu_only": True, **pins("2.7.0")}, None),
-    # Paths, pins and names (scc.training.python_env_input_problems): each refusal names its variable.
+    # Paths, pins and names (the lookup scc.training.role_input_problems): each refusal names its variable.
     "bad_venv_relative": ({**V100, "python_env_venv_path": "venv"}, 'python_env_venv_path ("venv")'),
     "bad_wheelhouse_relative": ({**V100, "python_env_wheelhouse_path": "wh"}, 'python_env_wheelhouse_path ("wh")'),
     # The hash lock each host's pip checks the shared wheels against lives in the venv, never beside them.
