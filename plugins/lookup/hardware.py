@@ -93,9 +93,7 @@ def fact_from(variables, template=lambda value: value):
 
 def contradictions_from(variables, fact, template=lambda value: value):
     """hardware_fact.contradictions over the CONTRADICTION_SETTINGS found in ``variables`` (templated)."""
-    settings = {
-        name: template(variables[name]) for name in hardware_fact.CONTRADICTION_SETTINGS if name in variables
-    }
+    settings = {name: template(variables[name]) for name in hardware_fact.CONTRADICTION_SETTINGS if name in variables}
     return hardware_fact.contradictions(fact, settings)
 
 

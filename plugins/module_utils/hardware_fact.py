@@ -168,7 +168,7 @@ def _removed_instance_types(fact, settings):
             hint = "set scc_instance_type=%s instead" % raw
         problems.append(
             "%s=%s is no longer read (removed in 0.4.0): every role takes the instance type from scc_instance_type "
-            "alone (the fact scc_hardware); unset %s (%s)." % (name, raw, name, hint)
+            "alone; unset %s (%s)." % (name, raw, name, hint)
         )
     return problems
 

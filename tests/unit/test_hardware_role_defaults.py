@@ -128,7 +128,9 @@ def offenders(roles=ROLES):
             problems.append("%s: %s is a second route in for the instance type (read scc_hardware)" % (role, name))
     for path in sorted(roles.glob("*/defaults/*.yml")) + sorted(roles.glob("*/vars/*.yml")):
         if COPY.search(path.read_text()):
-            problems.append("%s: copies scc_instance_type into a role variable (read scc_hardware)" % path.relative_to(roles))
+            problems.append(
+                "%s: copies scc_instance_type into a role variable (read scc_hardware)" % path.relative_to(roles)
+            )
     for path in (
         sorted(roles.glob("*/defaults/*.yml"))
         + sorted(roles.glob("*/vars/*.yml"))
