@@ -69,14 +69,8 @@ RULES_ACROSS = (
     # A role variable and the cluster-wide one it follows, named together ("gpu_health_declared_gpus (scc_gpu_count)").
     ("gpu_health_declared_gpus", "scc_gpu_count"),
     ("bert_launch_gpu_compute_capability", "scc_gpu_compute_capability"),
-    ("gpu_health_instance_type", "scc_instance_type"),
-    ("nccl_check_instance_type", "scc_instance_type"),
-    ("rdma_stack_instance_type", "scc_instance_type"),
     # An instance type outside the table: the refusal points at scc_gpu_compute_capability instead.
     ("scc_instance_type", "scc_gpu_compute_capability"),
-    ("gpu_health_instance_type", "scc_gpu_compute_capability"),
-    ("nccl_check_instance_type", "scc_gpu_compute_capability"),
-    ("rdma_stack_instance_type", "scc_gpu_compute_capability"),
     # provision.yml: the zone is the region's, the vSwitch inside the VPC and sized for the nodes, a period with PrePaid.
     ("scc_cloud_zone", "scc_cloud_region"),
     ("scc_cloud_vswitch_cidr", "scc_cloud_vpc_cidr"),

@@ -27,6 +27,19 @@ options:
     required: false
     type: list
     elements: str
+  contradictions:
+    description:
+      - V(true) returns, instead of the fact, the list of the declared settings that contradict the declared
+        C(scc_instance_type) (one sentence each, naming both variables; empty when none does), read by name from the
+        variables in scope (C(plugins/module_utils/hardware_fact.py)'s C(CONTRADICTION_SETTINGS), the way
+        P(scc.training.role_inputs#lookup) reads a role's options) - the compute capabilities, C(rdma_stack_source),
+        C(rdma_stack_netdev_mtu), the GPU counts, C(ib_check_expected_links), and the removed per-role instance types.
+      - Inside a role its defaults are variables too, so a value equal to the role's own default (the fact's) is not
+        judged. C(playbooks/validate.yml) and the validate step of each role that owns one of these settings call it.
+      - Takes no term.
+    type: bool
+    default: false
+    version_added: 0.4.0
 """
 
 EXAMPLES = r"""
@@ -37,6 +50,13 @@ EXAMPLES = r"""
 - name: Show the launchers' NCCL environment for this family
   ansible.builtin.debug:
     msg: "{{ lookup('scc.training.hardware').nccl_env }}"
+
+- name: Refuse a declared setting that contradicts scc_instance_type
+  ansible.builtin.assert:
+    that: __problems | length == 0
+    fail_msg: "{{ __problems | join(' ') }}"
+  vars:
+    __problems: "{{ lookup('scc.training.hardware', contradictions=true) }}"
 """
 
 RETURN = r"""
@@ -45,6 +65,7 @@ _raw:
     - Without a term, the whole fact (C(scc.training.hardware_defaults)'s keys plus C(declared), C(instance_type),
       C(jumbo_frames), C(compute_capability), C(rdma_stack), C(rdma_bandwidth)).
     - With terms, the value of each key; with C(lookup()) and one term, the value itself.
+    - With O(contradictions=true), the list of sentences (with C(lookup()), the list itself).
   type: list
   elements: raw
 """
@@ -53,6 +74,7 @@ from ansible.errors import AnsibleLookupError
 from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.scc.training.plugins.module_utils import hardware_fact
+from ansible_collections.scc.training.plugins.module_utils.input_checks import boolean
 
 
 def fact_from(variables, template=lambda value: value):
@@ -69,11 +91,25 @@ def fact_from(variables, template=lambda value: value):
         raise AnsibleLookupError("hardware: %s" % exc) from exc
 
 
+def contradictions_from(variables, fact, template=lambda value: value):
+    """hardware_fact.contradictions over the CONTRADICTION_SETTINGS found in ``variables`` (templated)."""
+    settings = {name: template(variables[name]) for name in hardware_fact.CONTRADICTION_SETTINGS if name in variables}
+    return hardware_fact.contradictions(fact, settings)
+
+
 class LookupModule(LookupBase):
     def run(self, terms, variables=None, **kwargs):
+        check = kwargs.pop("contradictions", False)
         if kwargs:
             raise AnsibleLookupError("hardware: unknown option(s) %s" % ", ".join(sorted(kwargs)))
-        fact = fact_from(variables or {}, self._templar.template)
+        if boolean(check) is None:
+            raise AnsibleLookupError("hardware: contradictions (%r) must be true or false" % (check,))
+        variables = variables or {}
+        fact = fact_from(variables, self._templar.template)
+        if boolean(check):
+            if terms:
+                raise AnsibleLookupError("hardware: contradictions=true takes no key (got %s)" % ", ".join(terms))
+            return [contradictions_from(variables, fact, self._templar.template)]
         if not terms:
             return [fact]
         try:

@@ -42,6 +42,8 @@ _BANDWIDTH_RULES = (
     ("rdma_bandwidth_rdma_port", is_port, "a port in 1..65535"),
     ("rdma_bandwidth_device", pattern(r"^[A-Za-z0-9_.\-]*$"), "a device name or empty"),
     ("rdma_bandwidth_gid_index", lambda value: value is None or minimum(0)(value), ">= 0 or null"),
+    # perftest -q: queue pairs per run (null: the hardware fact's count, or one per link of the port).
+    ("rdma_bandwidth_qp_count", lambda value: value is None or minimum(1)(value), ">= 1 or null"),
     # Every peer's address reaches its partner's iperf3 and ib_write_bw command lines.
     (
         "rdma_bandwidth_address",

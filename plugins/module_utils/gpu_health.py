@@ -464,12 +464,8 @@ def gpu_health_input_problems(settings):
         problems.append(
             "gpu_health_declared_gpus (scc_gpu_count) (%s) must be unset or a whole number >= 0." % show(declared)
         )
-    instance_type = settings["gpu_health_instance_type"]
-    problems.extend(
-        instance_families.declared_problems(
-            instance_type, "gpu_health_instance_type (scc_instance_type)", settings.get("scc_instance_type")
-        )
-    )
+    # The hardware has one route in: scc_instance_type (the fact scc_hardware), judged as the user gave it.
+    problems.extend(instance_families.declared_problems(settings.get("scc_instance_type"), "scc_instance_type"))
     for name in ("gpu_health_ecc_volatile_uncorrectable_max", "gpu_health_ecc_aggregate_uncorrectable_max"):
         count = input_checks.whole_number(settings[name])
         if count is None or count < 0:

@@ -17,8 +17,11 @@ takes.
     - ``rdma_stack``: ``{source, erdma_mode, netdev_mtu}``: ``erdma`` in mode ``ofed`` on eRDMA families (Alibaba's
       ACK eRDMA page recommends the OFED driver mode on GPU instances, instance_families' ``ali-ack-erdma``), else
       ``distro``; ``netdev_mtu`` the eRDMA MTU (8500 with jumbo frames, else 1400; ``ali-erdma-gpu``), else None;
-    - ``rdma_bandwidth``: ``{link_rate_gbps}``: the family's rate per port (per ERI on eRDMA, whose sysfs rate is
-      unconfirmed) when the type is declared, else None (rdma_bandwidth reads the ports' own rate).
+    - ``rdma_bandwidth``: ``{link_rate_gbps, qp_count}``: the family's rate per port (per ERI on eRDMA, whose sysfs
+      rate is unconfirmed) when the type is declared, else None (rdma_bandwidth reads the ports' own rate);
+      ``qp_count``, the queue pairs of one ib_write_bw run (perftest ``-q``), ERDMA_QP_COUNT on eRDMA, else None
+      (rdma_bandwidth's rule: one per physical link of the port, so that a bonded RoCE port's test spreads over its
+      links).
 
 ``value(fact, key)``: a dotted key of the fact (``rdma_stack.source``); KeyError naming it when absent.
 
@@ -27,9 +30,9 @@ takes.
     reads the roles' files and fails on one that is not).
 
 ``contradictions(fact, settings) -> [str]``: a declared setting that contradicts the declared instance type, one
-    sentence naming both variables (``scc_instance_type`` and the setting). Without a declared type only a role's own
-    ``<role>_instance_type`` set by hand is refused (the hardware has one route in: set scc_instance_type); the
-    nodes' reports are judged by the roles themselves.
+    sentence naming both variables (``scc_instance_type`` and the setting). A removed ``<role>_instance_type`` (0.4.0:
+    the hardware has one route in, scc_instance_type) still set is refused by name, declared type or not; without a
+    declared type nothing else is (the nodes' reports are judged by the roles themselves).
 
 Pure Python, no Ansible imports: the lookup ``scc.training.hardware`` and the filter
 ``scc.training.hardware_contradictions`` wrap it.
@@ -42,6 +45,14 @@ __metaclass__ = type
 from ansible_collections.scc.training.plugins.module_utils import hardware_defaults
 from ansible_collections.scc.training.plugins.module_utils import instance_families as table
 from ansible_collections.scc.training.plugins.module_utils.input_checks import boolean
+
+# Queue pairs of one ib_write_bw run over an ERI (perftest -q). UNCONFIRMED: no Alibaba eRDMA performance-test page
+# is in the project's sources (/work/shared/research has none), so the count that reaches an ERI's line rate is not
+# published there. 8 is the QP count Alibaba does publish for eRDMA: PAI's preset NCCL_IB_QPS_PER_CONNECTION=8 on
+# eRDMA instance types (pai/user-guide/erdma-distributed-training-with-high-performance-networks; research
+# hardware_facts 4.6), NCCL's queue pairs per connection, against NCCL's default of 1. A hand-set
+# rdma_bandwidth_qp_count wins.
+ERDMA_QP_COUNT = 8
 
 # With nothing declared and nothing reported: the family the collection was written for, as the GPU roles' defaults
 # always read it ("scc_instance_type | default('sccgn6')").
@@ -108,7 +119,10 @@ def cluster_fact(instance_type=None, jumbo_frames=False, nodes=None, compute_cap
                 "erdma_mode": "ofed" if erdma else None,
                 "netdev_mtu": fact["mtu"],
             },
-            "rdma_bandwidth": {"link_rate_gbps": fact["rdma"]["rate_gbps"] if declared else None},
+            "rdma_bandwidth": {
+                "link_rate_gbps": fact["rdma"]["rate_gbps"] if declared else None,
+                "qp_count": ERDMA_QP_COUNT if erdma else None,
+            },
         }
     )
     return fact
@@ -135,38 +149,71 @@ def _int(value_):
         return None
 
 
-# The roles' own copies of scc_instance_type (their default): only checked against the table, never a second route in.
-ROLE_INSTANCE_TYPES = ("gpu_health_instance_type", "ib_check_instance_type", "nccl_check_instance_type",
-                       "rdma_stack_instance_type")  # fmt: skip
+# The roles' own copies of scc_instance_type, removed in 0.4.0 (one route in: scc_instance_type, the fact
+# scc_hardware). An inventory that still sets one is refused by name rather than silently ignored.
+REMOVED_INSTANCE_TYPES = ("gpu_health_instance_type", "ib_check_instance_type", "nccl_check_instance_type",
+                          "rdma_stack_instance_type")  # fmt: skip
 
 
-def _role_instance_types(fact, settings):
-    """A role's hand-set instance type: the hardware comes from scc_instance_type alone (scc_hardware)."""
+def _removed_instance_types(fact, settings):
+    """A removed per-role instance type still set: one sentence each, naming it and scc_instance_type."""
     problems = []
-    for name in ROLE_INSTANCE_TYPES:
+    for name in REMOVED_INSTANCE_TYPES:
         raw = settings.get(name)
         if not _set(raw):
             continue
-        if not fact or not fact.get("declared"):
-            problems.append(
-                "%s=%s is set but scc_instance_type is not: the roles' hardware comes from scc_instance_type alone "
-                "(the fact scc_hardware); set scc_instance_type=%s instead." % (name, raw, raw)
-            )
-        elif table.family_of(raw) != fact["family"]:
-            problems.append(
-                "%s=%s contradicts scc_instance_type=%s: one cluster, one instance type; unset %s."
-                % (name, raw, fact["instance_type"], name)
-            )
+        if fact and fact.get("declared"):
+            hint = "scc_instance_type=%s decides" % fact["instance_type"]
+        else:
+            hint = "set scc_instance_type=%s instead" % raw
+        problems.append(
+            "%s=%s is no longer read (removed in 0.4.0): every role takes the instance type from scc_instance_type "
+            "alone; unset %s (%s)." % (name, raw, name, hint)
+        )
     return problems
 
 
+# The settings contradictions() judges: what the lookup scc.training.hardware (contradictions=true) reads by name.
+CONTRADICTION_SETTINGS = (
+    "scc_gpu_compute_capability",
+    "bert_launch_gpu_compute_capability",
+    "nvidia_driver_gpu_compute_capability",
+    "rdma_stack_source",
+    "rdma_stack_netdev_mtu",
+    "gpu_health_expected_gpus",
+    "gpu_health_declared_gpus",
+    "nccl_check_gpus",
+    "scc_gpu_count",
+    "ib_check_expected_links",
+) + REMOVED_INSTANCE_TYPES
+
+# A role default that is another setting itself (its value then is that setting's, judged under that name).
+FOLLOWS = {"gpu_health_declared_gpus": "scc_gpu_count"}
+
+
+def _declared_only(fact, settings):
+    """``settings`` less the values a role's own default gives (read inside a role, its defaults are variables too):
+    a ROLE_DEFAULTS variable equal to the fact's value at its key, a FOLLOWS variable equal to the one it follows."""
+    kept = {}
+    for name, raw in settings.items():
+        if name in ROLE_DEFAULTS and fact:
+            try:
+                if _set(raw) and str(raw).strip() == str(value(fact, ROLE_DEFAULTS[name])):
+                    continue
+            except KeyError:
+                pass
+        if name in FOLLOWS and _set(raw) and str(raw).strip() == str(settings.get(FOLLOWS[name])).strip():
+            continue
+        kept[name] = raw
+    return kept
+
+
 def contradictions(fact, settings):
-    """See the module docstring. ``settings``: the declared values (null or empty when not set) of
-    scc_gpu_compute_capability, rdma_stack_source, rdma_stack_netdev_mtu, gpu_health_expected_gpus,
-    gpu_health_declared_gpus, nccl_check_gpus, scc_gpu_count, ib_check_expected_links, bert_launch_gpu_compute_capability,
-    nvidia_driver_gpu_compute_capability, and ROLE_INSTANCE_TYPES (any may be absent)."""
-    settings = settings or {}
-    problems = _role_instance_types(fact, settings)
+    """See the module docstring. ``settings``: the values (null or empty when not set) of CONTRADICTION_SETTINGS (any
+    may be absent). A value that is the role's own default (a ROLE_DEFAULTS variable equal to the fact's value, a
+    FOLLOWS variable equal to the one it follows) is not judged: inside a role its defaults are variables too."""
+    settings = _declared_only(fact, settings or {})
+    problems = _removed_instance_types(fact, settings)
     if not fact or not fact.get("declared"):
         return problems
     kind, family, itype = fact["rdma"]["kind"], fact["family"], fact["instance_type"]

@@ -678,14 +678,14 @@ def type_name(value):
 
 
 def declared_problems(value, name, declared=None):
-    """A role's validate: ``[]`` when ``value`` (its copy of ``scc_instance_type``) is empty or names a family of the
-    table, else one sentence naming the variable ``name``, the value and the rule.
+    """A role's validate: ``[]`` when ``value`` (``scc_instance_type`` as the user gave it, never a templated copy) is
+    empty or names a family of the table, else one sentence naming the variable ``name``, the value and the rule.
 
-    ``declared`` is ``scc_instance_type`` as the user gave it (None: not set). Its type is judged on it, not on the
-    role's copy: ansible-core 2.16 to 2.18 render a templated default such as ``{{ scc_instance_type }}`` as a string,
-    so a number 8 reaches the role's copy as ``"8"`` (2.19 keeps the 8). A compute capability (``"7.0"``, ``"8"``) is
-    refused too: the roles that take an instance type resolve its family (``hardware_defaults``); another GPU is
-    declared with ``scc_gpu_compute_capability``."""
+    ``declared``, when given, is judged first for its type: ansible-core 2.16 to 2.18 render a templated default such
+    as ``{{ scc_instance_type }}`` as a string, so a number 8 reaches a templated copy as ``"8"`` (2.19 keeps the 8);
+    the roles pass the variable itself (their own copies were removed in 0.4.0: the hardware has one route in). A
+    compute capability (``"7.0"``, ``"8"``) is refused too: the roles resolve the family (the hardware fact
+    ``scc_hardware``); another GPU is declared with ``scc_gpu_compute_capability``."""
     for given in (declared, value):
         if given is not None and not isinstance(given, str):
             # A number would pass for a compute capability (8 -> 8.0), a boolean for a family 'True'.
@@ -712,19 +712,10 @@ def cluster_input_problems(settings):
     """The cluster-wide ``scc_instance_type`` and ``scc_jumbo_frames`` (playbooks/validate.yml, before any host is
     contacted) -> one sentence per value of the wrong type, naming the variable, the value and the rule: the
     instance type a string (or null/empty: not declared), never a number (it would pass for a compute capability)
-    nor a boolean; jumbo frames a boolean as Ansible reads one ("false" is false). Whether the table knows the
-    instance type is each role's own check: a role passes its copy too (``gpu_health_instance_type``: any other key
-    ending in ``_instance_type``), judged by ``declared_problems`` with ``scc_instance_type`` as given."""
-    problems = []
-    instance_type = settings.get("scc_instance_type")
-    copies = sorted(str(key) for key in settings if str(key).endswith("_instance_type") and key != "scc_instance_type")
-    for key in copies:
-        problems += declared_problems(settings[key], "%s (scc_instance_type)" % key, instance_type)
-    if not copies and instance_type is not None and not isinstance(instance_type, str):
-        problems.append(
-            "scc_instance_type (%r) must be a string: an instance type such as 'ecs.sccgn6.24xlarge', or a compute "
-            "capability such as '7.0' (quoted), not a %s." % (instance_type, type_name(instance_type))
-        )
+    nor a boolean, and a family of the supported-instance table (``declared_problems``: the one check, for every
+    role: the roles read the instance type from scc_instance_type alone); jumbo frames a boolean as Ansible reads
+    one ("false" is false)."""
+    problems = declared_problems(settings.get("scc_instance_type"), "scc_instance_type")
     jumbo = settings.get("scc_jumbo_frames", False)
     if input_checks.boolean(jumbo) is None:
         problems.append("scc_jumbo_frames (%r) must be true or false." % (jumbo,))

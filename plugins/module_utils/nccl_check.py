@@ -94,11 +94,7 @@ def nccl_check_input_problems(settings):
         + rule_problems(settings, _VALIDATE_RULES)
         + env_value_problems("nccl_check_env", settings["nccl_check_env"])
     )
-    return problems + instance_families.declared_problems(
-        settings.get("nccl_check_instance_type"),
-        "nccl_check_instance_type (scc_instance_type)",
-        settings.get("scc_instance_type"),
-    )
+    return problems + instance_families.declared_problems(settings.get("scc_instance_type"), "scc_instance_type")
 
 
 # The variables nccl_check gives nccl-tests' make besides MPI=1 (tasks/build.yml), in that order, each with the role

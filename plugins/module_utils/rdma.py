@@ -635,11 +635,7 @@ def rdma_stack_input_problems(settings):
         if settings["rdma_stack_peermem"]
         else []
     )
-    problems += instance_families.declared_problems(
-        settings.get("rdma_stack_instance_type"),
-        "rdma_stack_instance_type (scc_instance_type)",
-        settings.get("scc_instance_type"),
-    )
+    problems += instance_families.declared_problems(settings.get("scc_instance_type"), "scc_instance_type")
     if isinstance(source, str) and source in _STACK_ARTIFACTS:
         problems.extend(_artifact_problems(settings, source))
     if mtu is not None and number(mtu) not in _RDMA_MTUS:

@@ -25,7 +25,8 @@ ROLES = ROOT / "roles"
 # A default whose name matches is hardware-dependent unless EXEMPT says why not.
 HARDWARE_NAME = re.compile(
     r"compute_capability|driver_branch$|_branch$|kernel_modules$|nccl_env$|netdev_mtu$|link_rate_gbps$|"
-    r"expected_(gpus|nvlinks|links|rate_gbps)$|nvlink|intra_node_gbs$|_gpus$|gencode$|torch_cuda$|rdma_stack_source$"
+    r"expected_(gpus|nvlinks|links|rate_gbps)$|nvlink|intra_node_gbs$|_gpus$|gencode$|torch_cuda$|rdma_stack_source$|"
+    r"qp_count$|_qps$"
 )
 
 # Null (or auto, or empty) defaults that the role resolves from the fact at run time (a hand-set value wins): the
@@ -38,6 +39,8 @@ RESOLVED_IN = {
     "nccl_check_gpus": "tasks/resolve.yml",
     "rdma_stack_netdev_mtu": "tasks/verify_devices.yml",
     "rdma_bandwidth_link_rate_gbps": "vars/main.yml",
+    # perftest -q: the family's queue pairs (eRDMA), else one per link of the port.
+    "rdma_bandwidth_qp_count": "vars/main.yml",
     "nccl_check_nvcc_gencode": "tasks/resolve.yml",
     "nccl_check_nvlink_links": "tasks/resolve.yml",
     "nccl_check_nvlink_gbs_per_link": "tasks/resolve.yml",
@@ -59,6 +62,16 @@ DERIVED = {
     # open or proprietary from the GPU's compute capability (scc.training.nvidia_kernel_modules).
     "nvidia_driver_kernel_modules": "nvidia_driver_gpu_compute_capability",
 }
+
+# A role's own copy of the instance type is a second route in (0.4.0 removed gpu_health's, ib_check's, nccl_check's and
+# rdma_stack's): a role default named *_instance_type, or any role variable that copies scc_instance_type. What a role
+# provisions is no copy of the cluster's type, and says why here.
+INSTANCE_TYPE_NAME = re.compile(r"_instance_type$")
+NOT_A_COPY = {
+    # The utility instance that prepares the data set (provision.yml), not a GPU node of the cluster.
+    "scc_cloud_data_prep_instance_type": "the data-prep instance, a CPU type provision.yml creates",
+}
+COPY = re.compile(r"^\s*\w+:\s*[\"']?\{\{\s*scc_instance_type\b", re.M)
 
 # How a role may not read the hardware: it resolves the instance type itself or hard-codes a GPU.
 FORBIDDEN = (
@@ -110,6 +123,14 @@ def offenders(roles=ROLES):
     for name in ROLE_DEFAULTS:
         if name not in defaults:
             problems.append("%s (hardware_fact.ROLE_DEFAULTS) is no role's default" % name)
+    for name, (role, _value) in sorted(defaults.items()):
+        if INSTANCE_TYPE_NAME.search(name) and name not in NOT_A_COPY:
+            problems.append("%s: %s is a second route in for the instance type (read scc_hardware)" % (role, name))
+    for path in sorted(roles.glob("*/defaults/*.yml")) + sorted(roles.glob("*/vars/*.yml")):
+        if COPY.search(path.read_text()):
+            problems.append(
+                "%s: copies scc_instance_type into a role variable (read scc_hardware)" % path.relative_to(roles)
+            )
     for path in (
         sorted(roles.glob("*/defaults/*.yml"))
         + sorted(roles.glob("*/vars/*.yml"))
@@ -129,7 +150,7 @@ def test_every_hardware_default_reads_the_resolved_fact():
 def test_the_list_is_not_empty_and_covers_the_launchers_and_rdma():
     listed = set(ROLE_DEFAULTS) | set(RESOLVED_IN)
     for name in ("bert_launch_gpu_compute_capability", "bert_launch_nccl_env", "resnet_launch_nccl_env",
-                 "rdma_stack_source", "rdma_bandwidth_link_rate_gbps", "nccl_check_link_rate_gbps",
+                 "rdma_stack_source", "rdma_bandwidth_link_rate_gbps", "rdma_bandwidth_qp_count", "nccl_check_link_rate_gbps",
                  "gpu_health_expected_gpus"):  # fmt: skip
         assert name in listed
     found = [name for name in _defaults(ROLES) if HARDWARE_NAME.search(name)]
@@ -158,6 +179,7 @@ def test_argument_specs_document_the_same_default():
         ("bert_launch", _lookup("compute_capability"), "'7.0'", "does not read"),
         ("rdma_stack", _lookup("rdma_stack.source"), "distro", "does not read"),
         ("nccl_check", "nccl_check_link_rate_gbps: null", "nccl_check_link_rate_gbps: 25", "is hard-coded"),
+        ("rdma_bandwidth", "rdma_bandwidth_qp_count: null", "rdma_bandwidth_qp_count: 1", "is hard-coded"),
         ("bert_launch", "bert_launch_env: {}", "bert_launch_env: {}\nbert_launch_nvlink_count: 6", "not classified"),
         (
             "nvidia_driver",
@@ -175,6 +197,23 @@ def test_a_hard_coded_default_is_caught(tmp_path, role, old, new, expected):
     assert old in text
     defaults.write_text(text.replace(old, new, 1))
     assert any(expected in line for line in offenders(roles))
+
+
+@pytest.mark.parametrize(
+    "role, line, expected",
+    [
+        # The variables 0.4.0 removed, as they were.
+        ("gpu_health", "gpu_health_instance_type: \"{{ scc_instance_type | default('', true) }}\"", "second route in"),
+        ("rdma_stack", "rdma_stack_type: \"{{ scc_instance_type }}\"", "copies scc_instance_type"),
+        ("ib_check", "ib_check_instance_type: ''", "ib_check_instance_type is a second route in"),
+    ],
+)
+def test_a_roles_own_instance_type_is_caught(tmp_path, role, line, expected):
+    roles = tmp_path / "roles"
+    shutil.copytree(ROLES, roles)
+    defaults = roles / role / "defaults" / "main.yml"
+    defaults.write_text(defaults.read_text() + line + "\n")
+    assert any(expected in problem for problem in offenders(roles)), offenders(roles)
 
 
 def test_a_second_resolution_of_the_instance_type_is_caught(tmp_path):

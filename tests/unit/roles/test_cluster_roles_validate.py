@@ -70,16 +70,21 @@ CASES = {
         "ok_erdma_family": ({"scc_instance_type": "ecs.ebmgn8v.48xlarge"}, None),
         "bad_instance_type": (
             {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
-            "ib_check_instance_type (scc_instance_type)",
+            "scc_instance_type='ecs.gn6i-c4g1.xlarge': instance family 'gn6i-c4g1' is not in the supported",
         ),
         # Issue 37: a number (rendered "8" by ansible-core 2.16-2.18) or a compute capability crashed the check.
         "bad_instance_type_a_number": (
             {"scc_instance_type": 8},
-            "ib_check_instance_type (scc_instance_type) (8) must be",
+            "scc_instance_type (8) must be",
         ),
         "bad_instance_type_a_compute_capability": (
             {"scc_instance_type": "7.0"},
-            "ib_check_instance_type (scc_instance_type) ('7.0') is a compute capability",
+            "scc_instance_type ('7.0') is a compute capability",
+        ),
+        # Issue 35.2, the role run alone: a declared count the declared type contradicts, both named.
+        "bad_links_contradict_the_type": (
+            {"scc_instance_type": "sccgn6", "ib_check_expected_links": 3},
+            "ib_check_expected_links=3 contradicts scc_instance_type=sccgn6 (sccgn6), which has 2 RDMA ports",
         ),
     },
     "cluster_report": {

@@ -19,9 +19,9 @@ except ImportError:  # pragma: no cover - older ansible-core templates every str
         return value
 
 
-def _run(variables, *terms):
+def _run(variables, *terms, **options):
     lookup = hardware.LookupModule(loader=DataLoader(), templar=Templar(loader=DataLoader(), variables=variables))
-    return lookup.run(list(terms), variables)
+    return lookup.run(list(terms), variables, **options)
 
 
 def test_the_kept_fact_is_returned_as_is():
@@ -47,3 +47,30 @@ def test_errors_name_the_variable_or_the_key():
         _run({}, "rdma.nope")
     with pytest.raises(AnsibleLookupError, match="unknown option"):
         hardware.LookupModule(loader=DataLoader(), templar=Templar(loader=DataLoader())).run([], {}, nodes={})
+
+
+def test_contradictions_read_the_settings_by_name_templated():
+    """contradictions=true: the settings named in hardware_fact.CONTRADICTION_SETTINGS, read from the variables in
+    scope (templated), judged against the fact; one list, the lookup's one value."""
+    variables = {
+        "scc_instance_type": "ecs.ebmgn8v.48xlarge",
+        "gpus": 9,
+        "gpu_health_expected_gpus": trust_as_template("{{ gpus }}"),
+        "rdma_stack_source": "erdma",
+        "unrelated_gpus": 99,
+    }
+    (problems,) = _run(dict(variables, scc_gpu_compute_capability="7.0"), contradictions=True)
+    assert [p.split("=")[0] for p in problems] == ["scc_gpu_compute_capability", "gpu_health_expected_gpus"], problems
+    assert "gpu_health_expected_gpus=9 contradicts scc_instance_type=ecs.ebmgn8v.48xlarge (ebmgn8v)" in problems[1]
+    assert _run({"scc_instance_type": "ebmgn8v", "nccl_check_gpus": 8}, contradictions="true") == [[]]
+    # The kept fact decides: a fact resolved from the nodes (nothing declared) contradicts nothing.
+    kept = dict(cluster_fact(None), source="nodes")
+    assert _run({"scc_hardware": kept, "gpu_health_expected_gpus": 99}, contradictions=True) == [[]]
+    assert _run({"gpu_health_expected_gpus": 99}, contradictions=False) == [cluster_fact(None)]
+
+
+def test_contradictions_take_no_key_and_a_boolean():
+    with pytest.raises(AnsibleLookupError, match="contradictions=true takes no key"):
+        _run({}, "family", contradictions=True)
+    with pytest.raises(AnsibleLookupError, match=r"contradictions \('maybe'\) must be true or false"):
+        _run({}, contradictions="maybe")

@@ -17,7 +17,8 @@ def test_declared_erdma_family_gives_every_key_the_roles_read():
     assert (fact["source"], fact["declared"], fact["family"]) == ("scc_instance_type", True, "ebmgn8v")
     assert fact["compute_capability"] == "9.0"
     assert fact["rdma_stack"] == {"source": "erdma", "erdma_mode": "ofed", "netdev_mtu": 8500}
-    assert fact["rdma_bandwidth"] == {"link_rate_gbps": 80}
+    # 8 queue pairs per ib_write_bw run on an ERI (UNCONFIRMED for perftest: PAI's NCCL QPs per connection).
+    assert fact["rdma_bandwidth"] == {"link_rate_gbps": 80, "qp_count": 8}
     # PAI's preset values (instance_families' ali-pai-erdma) reach the launchers.
     assert fact["nccl_env"]["NCCL_IB_QPS_PER_CONNECTION"] == "8"
     assert fact["nccl_env"]["NCCL_IB_HCA"] == "erdma"
@@ -37,6 +38,8 @@ def test_roce_family_keeps_distro_and_no_mtu():
     fact = hf.cluster_fact("sccgn6")
     assert fact["rdma_stack"] == {"source": "distro", "erdma_mode": None, "netdev_mtu": None}
     assert fact["rdma_bandwidth"]["link_rate_gbps"] == 25
+    # mlx5 RoCE: no family count; rdma_bandwidth runs one queue pair per physical link of the port.
+    assert fact["rdma_bandwidth"]["qp_count"] is None
 
 
 def test_nothing_declared_nor_reported_is_the_default_family_and_says_so():
@@ -44,8 +47,15 @@ def test_nothing_declared_nor_reported_is_the_default_family_and_says_so():
     assert (fact["source"], fact["declared"], fact["compute_capability"]) == ("default", False, "7.0")
     assert any("sccgn6" in note for note in fact["notes"])
     # Not declared: rdma_bandwidth reads the ports' rate itself.
-    assert fact["rdma_bandwidth"]["link_rate_gbps"] is None
+    assert fact["rdma_bandwidth"] == {"link_rate_gbps": None, "qp_count": None}
     assert hf.cluster_fact("  ")["source"] == "default"
+
+
+@pytest.mark.parametrize("family", sorted(instance_families.FAMILIES))
+def test_every_erdma_family_and_only_those_get_the_erdma_qp_count(family):
+    fact = hf.cluster_fact(family)
+    expected = hf.ERDMA_QP_COUNT if fact["rdma"]["kind"] == "erdma" else None
+    assert fact["rdma_bandwidth"]["qp_count"] == expected
 
 
 def test_nodes_decide_without_a_declaration():
@@ -157,10 +167,36 @@ def test_hand_set_compute_capability_wins_and_the_resolved_list_stays():
     assert hf.cluster_fact(None, compute_capability="volta")["compute_capability"] == "volta"
 
 
-def test_a_roles_own_instance_type_is_no_second_route_in():
+def test_a_removed_roles_instance_type_still_set_is_refused_by_name():
+    """0.4.0 removed the roles' own copies (one route in): an inventory that still sets one is told, not ignored."""
     fact = hf.cluster_fact("ecs.ebmgn8v.48xlarge")
     (problem,) = hf.contradictions(fact, {"gpu_health_instance_type": "sccgn6"})
-    assert "gpu_health_instance_type=sccgn6" in problem and "scc_instance_type=ecs.ebmgn8v.48xlarge" in problem
-    assert hf.contradictions(fact, {"nccl_check_instance_type": "ebmgn8v", "rdma_stack_instance_type": ""}) == []
+    assert problem.startswith("gpu_health_instance_type=sccgn6 is no longer read (removed in 0.4.0)"), problem
+    assert "scc_instance_type=ecs.ebmgn8v.48xlarge decides" in problem
+    # Even when it agrees: it is read nowhere, so it must go.
+    assert len(hf.contradictions(fact, {"nccl_check_instance_type": "ebmgn8v", "rdma_stack_instance_type": ""})) == 1
     (problem,) = hf.contradictions(hf.cluster_fact(None), {"ib_check_instance_type": "ebmgn8is"})
-    assert "ib_check_instance_type=ebmgn8is" in problem and "set scc_instance_type=ebmgn8is" in problem
+    assert "ib_check_instance_type=ebmgn8is" in problem and "set scc_instance_type=ebmgn8is instead" in problem
+    assert set(hf.REMOVED_INSTANCE_TYPES) <= set(hf.CONTRADICTION_SETTINGS)
+
+
+def test_a_roles_own_default_is_not_judged_a_second_time():
+    """Inside a role its defaults are variables too: the compute capability its default reads from the fact (the
+    hand-set scc_gpu_compute_capability) and gpu_health_declared_gpus following scc_gpu_count are named once, under
+    the variable the user set."""
+    fact = hf.cluster_fact("ecs.ebmgn8v.48xlarge", compute_capability="7.0")
+    settings = {
+        "scc_gpu_compute_capability": "7.0",
+        "nvidia_driver_gpu_compute_capability": "7.0",
+        "bert_launch_gpu_compute_capability": "7.0",
+        "rdma_stack_source": "erdma",
+        "scc_gpu_count": 9,
+        "gpu_health_declared_gpus": "9",
+    }
+    problems = hf.contradictions(fact, settings)
+    assert [p.split("=")[0] for p in problems] == ["scc_gpu_compute_capability", "scc_gpu_count"], problems
+    # Set by hand to another value than the default: judged under its own name.
+    (problem,) = hf.contradictions(hf.cluster_fact("ebmgn8v"), {"bert_launch_gpu_compute_capability": "8.0"})
+    assert problem.startswith("bert_launch_gpu_compute_capability=8.0 contradicts scc_instance_type=ebmgn8v"), problem
+    (problem,) = hf.contradictions(hf.cluster_fact("ebmgn8v"), {"gpu_health_declared_gpus": 9, "scc_gpu_count": 0})
+    assert problem.startswith("gpu_health_declared_gpus=9 contradicts"), problem

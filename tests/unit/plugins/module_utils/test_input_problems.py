@@ -115,7 +115,7 @@ NCCL_CHECK = {
     "nccl_check_link_rate_gbps": 50.0,
     "nccl_check_intra_node_gbs": None,
     "nccl_check_pcie_min_fraction": 0.35,
-    "nccl_check_instance_type": "ecs.ebmgn8is.32xlarge",
+    "scc_instance_type": "ecs.ebmgn8is.32xlarge",
     "nccl_check_single_min_fraction": 0.7,
     "nccl_check_multi_min_fraction": "0.7",
     "nccl_check_tcp_interface": "eth0",
@@ -138,6 +138,7 @@ BANDWIDTH = {
     "rdma_bandwidth_rdma_port": 18515,
     "rdma_bandwidth_device": "",
     "rdma_bandwidth_gid_index": None,
+    "rdma_bandwidth_qp_count": None,
     "rdma_bandwidth_address": "10.0.0.1",
     "rdma_bandwidth_results_dir": "results",
 }
@@ -485,8 +486,8 @@ BAD = {
     ),
     "nccl_check_instance_type_a_number": (
         nccl_check.nccl_check_input_problems,
-        {**NCCL_CHECK, "nccl_check_instance_type": 8},
-        "nccl_check_instance_type (scc_instance_type) (8) must be a string",
+        {**NCCL_CHECK, "scc_instance_type": 8},
+        "scc_instance_type (8) must be a string",
     ),
     "bert_interface": (
         bert_launch.bert_launch_input_problems,
@@ -726,6 +727,8 @@ ONE_VARIABLE = [
         "a device name or empty",
     ),
     (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_gid_index", -1, ">= 0 or null"),
+    (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_qp_count", 0, ">= 1 or null"),
+    (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_qp_count", "eight", ">= 1 or null"),
     # Every peer's address reaches its partner's iperf3 and ib_write_bw command lines (issue 27).
     *(
         (fabric.rdma_bandwidth_input_problems, BANDWIDTH, "rdma_bandwidth_address", address, RDMA_ADDRESS)
@@ -855,14 +858,12 @@ def test_every_problem_at_once():
 
 
 def test_nccl_check_refuses_an_unknown_instance_type_by_name_and_accepts_the_resolved_nulls():
-    unknown = nccl_check.nccl_check_input_problems({**NCCL_CHECK, "nccl_check_instance_type": "ecs.gn6i-c4g1.xlarge"})
-    assert len(unknown) == 1 and unknown[0].startswith(
-        "nccl_check_instance_type (scc_instance_type)='ecs.gn6i-c4g1.xlarge'"
-    )
+    unknown = nccl_check.nccl_check_input_problems({**NCCL_CHECK, "scc_instance_type": "ecs.gn6i-c4g1.xlarge"})
+    assert len(unknown) == 1 and unknown[0].startswith("scc_instance_type='ecs.gn6i-c4g1.xlarge'")
     nulls = dict.fromkeys(
         ("nccl_check_gpus", "nccl_check_nvlink_links", "nccl_check_nvlink_gbs_per_link", "nccl_check_link_rate_gbps")
     )
-    assert nccl_check.nccl_check_input_problems({**NCCL_CHECK, **nulls, "nccl_check_instance_type": ""}) == []
+    assert nccl_check.nccl_check_input_problems({**NCCL_CHECK, **nulls, "scc_instance_type": ""}) == []
 
 
 def test_a_refused_protocol_skips_the_mount_checks():

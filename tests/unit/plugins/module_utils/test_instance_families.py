@@ -276,17 +276,17 @@ def test_declared_problems_refuses_a_compute_capability_for_an_instance_type(val
     assert "scc_gpu_compute_capability" in problem and "sccgn6" in problem
 
 
-def test_cluster_input_problems_judge_a_roles_copy():
-    """A role's validate passes its copy (gpu_health_instance_type) with scc_instance_type as given: one sentence,
-    naming the role's variable; no second one for scc_instance_type itself."""
+def test_cluster_input_problems_judge_the_instance_type_against_the_table():
+    """Issue 35: the roles read the instance type from scc_instance_type alone (their copies were removed): it is
+    judged once, here, by type and against the table; a key ending in _instance_type is no copy any more."""
     problems = FilterModule().filters()["scc_cluster_input_problems"]
-    assert problems({"scc_instance_type": None, "x_instance_type": ""}) == []
-    assert problems({"scc_instance_type": "ebmgn8v", "x_instance_type": "ebmgn8v"}) == []
-    (problem,) = problems({"scc_instance_type": 8, "x_instance_type": "8"})
-    assert problem.startswith("x_instance_type (scc_instance_type) (8) must be a string"), problem
-    (problem,) = problems({"scc_instance_type": None, "x_instance_type": "7.0"})
-    assert problem.startswith("x_instance_type (scc_instance_type) ('7.0') is a compute capability"), problem
-    (problem,) = problems({"x_instance_type": "ecs.gn6i-c4g1.xlarge", "scc_jumbo_frames": "maybe"})[1:]
+    assert problems({"scc_instance_type": None, "x_instance_type": "7.0"}) == []
+    assert problems({"scc_instance_type": "ebmgn8v"}) == []
+    (problem,) = problems({"scc_instance_type": "7.0"})
+    assert problem.startswith("scc_instance_type ('7.0') is a compute capability"), problem
+    (problem,) = problems({"scc_instance_type": "ecs.gn6i-c4g1.xlarge"})
+    assert problem.startswith("scc_instance_type='ecs.gn6i-c4g1.xlarge': instance family 'gn6i-c4g1'"), problem
+    (problem,) = problems({"scc_instance_type": "ecs.gn6i-c4g1.xlarge", "scc_jumbo_frames": "maybe"})[1:]
     assert problem == "scc_jumbo_frames ('maybe') must be true or false."
 
 

@@ -31,22 +31,32 @@ CASES = {
     "bad_require_ecc": ({"gpu_health_require_ecc": "sometimes"}, "gpu_health_require_ecc"),
     "bad_instance_type": (
         {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
-        "gpu_health_instance_type (scc_instance_type)",
+        "scc_instance_type='ecs.gn6i-c4g1.xlarge': instance family 'gn6i-c4g1' is not in the supported",
     ),
     # Issue 36: a null instance type crashed the role's vars (None | length), a number passed for a compute capability.
     "ok_instance_type_null": ({"scc_instance_type": None}, None),
     "bad_instance_type_a_number": (
         {"scc_instance_type": 8},
-        "gpu_health_instance_type (scc_instance_type) (8) must be",
+        "scc_instance_type (8) must be",
     ),
     # Issue 37: a compute capability (or 2.16-2.18's rendering "8" of a number) crashed the check naming nothing.
     "bad_instance_type_a_compute_capability": (
         {"scc_instance_type": "7.0"},
-        "gpu_health_instance_type (scc_instance_type) ('7.0') is a compute capability",
+        "scc_instance_type ('7.0') is a compute capability",
     ),
     "bad_instance_type_a_string_number": (
         {"scc_instance_type": "8"},
-        "gpu_health_instance_type (scc_instance_type) ('8')",
+        "scc_instance_type ('8')",
+    ),
+    # Issue 35.2, the role run alone: a declared count the declared type contradicts, both named (once: the role's
+    # gpu_health_declared_gpus follows scc_gpu_count and is not named a second time).
+    "bad_gpus_contradict_the_type": (
+        {"scc_instance_type": "ecs.ebmgn8v.48xlarge", "gpu_health_expected_gpus": 9},
+        "gpu_health_expected_gpus=9 contradicts scc_instance_type=ecs.ebmgn8v.48xlarge (ebmgn8v), which has 8 GPUs",
+    ),
+    "bad_gpu_count_contradicts_the_type": (
+        {"scc_instance_type": "ecs.ebmgn8v.48xlarge", "scc_gpu_count": 16},
+        "gpu_health: scc_gpu_count=16 contradicts scc_instance_type=ecs.ebmgn8v.48xlarge",
     ),
     "bad_declared_gpus": ({"scc_gpu_count": "eight"}, "gpu_health_declared_gpus"),
     "ok_declared_gpus": ({"scc_gpu_count": 4}, None),

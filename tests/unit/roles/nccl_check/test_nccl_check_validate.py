@@ -25,16 +25,21 @@ CASES = {
     "bad_env_type": ({"nccl_check_env": ["NCCL_ALGO=Ring"]}, "nccl_check_env"),
     "bad_instance_type": (
         {"scc_instance_type": "ecs.gn6i-c4g1.xlarge"},
-        "nccl_check_instance_type (scc_instance_type)",
+        "scc_instance_type='ecs.gn6i-c4g1.xlarge': instance family 'gn6i-c4g1' is not in the supported",
     ),
     "bad_instance_type_a_number": (
         {"scc_instance_type": 8},
-        "nccl_check_instance_type (scc_instance_type) (8) must be",
+        "scc_instance_type (8) must be",
     ),
     # Issue 37: a compute capability (or 2.16-2.18's rendering "8" of a number) crashed the check naming nothing.
     "bad_instance_type_a_compute_capability": (
         {"scc_instance_type": "7.0"},
-        "nccl_check_instance_type (scc_instance_type) ('7.0') is a compute capability",
+        "scc_instance_type ('7.0') is a compute capability",
+    ),
+    # Issue 35.2, the role run alone: a declared count the declared type contradicts, both named.
+    "bad_gpus_contradict_the_type": (
+        {"scc_instance_type": "ecs.ebmgn8v.48xlarge", "nccl_check_gpus": 9},
+        "nccl_check_gpus=9 contradicts scc_instance_type=ecs.ebmgn8v.48xlarge (ebmgn8v), which has 8 GPUs",
     ),
     "ok_pcie_override": ({"nccl_check_nvlink_links": 0, "nccl_check_intra_node_gbs": 31.5}, None),
     "bad_nvlink_links_negative": ({"nccl_check_nvlink_links": -1}, "nccl_check_nvlink_links"),

@@ -36,13 +36,14 @@ def round_task() -> dict:
     return trusted(yaml.safe_load((ROLE / "tasks" / "round.yml").read_text())[0])
 
 
-def client_argv(address: str) -> list[str]:
+def client_argv(address: str, links: int = 1, **declared) -> list[str]:
+    role_vars = trusted(yaml.safe_load((ROLE / "vars" / "main.yml").read_text()))
     variables = {
         **trusted(yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())),
-        "_rdma_bandwidth_perftest_argv": trusted(yaml.safe_load((ROLE / "vars" / "main.yml").read_text()))[
-            "_rdma_bandwidth_perftest_argv"
-        ],
-        "_rdma_bandwidth_port": {"device": "mlx5_0", "port": 1, "links": 1, "gid_index": 3},
+        **declared,
+        "_rdma_bandwidth_perftest_argv": role_vars["_rdma_bandwidth_perftest_argv"],
+        "_rdma_bandwidth_qp_count": role_vars["_rdma_bandwidth_qp_count"],
+        "_rdma_bandwidth_port": {"device": "mlx5_0", "port": 1, "links": links, "gid_index": 3},
         "__peer": {"address": address},
     }
     templar = Templar(loader=DataLoader(), variables=variables)
@@ -73,3 +74,25 @@ def test_without_the_separator_an_address_like_an_option_is_read_as_one():
 def test_the_server_side_takes_no_address():
     argv = yaml.safe_load((ROLE / "tasks" / "round.yml").read_text())[0]["vars"]["__argv"]["server"]["rdma"]
     assert argv == "{{ _rdma_bandwidth_perftest_argv }}"
+
+
+def _qps(argv: list[str]) -> str:
+    return argv[argv.index("-q") + 1]
+
+
+@pytest.mark.parametrize(
+    "declared, links, qps",
+    [
+        # eRDMA: the hardware fact's count (hardware_fact.ERDMA_QP_COUNT, UNCONFIRMED for perftest).
+        ({"scc_instance_type": "ecs.ebmgn8v.48xlarge"}, 1, "8"),
+        # mlx5 RoCE (sccgn6) or nothing declared: one queue pair per physical link of the port (a bond of two: 2).
+        ({"scc_instance_type": "ecs.sccgn6.24xlarge"}, 2, "2"),
+        ({}, 1, "1"),
+        # A hand-set count wins over the fact.
+        ({"scc_instance_type": "ecs.ebmgn8v.48xlarge", "rdma_bandwidth_qp_count": 2}, 1, "2"),
+        ({"rdma_bandwidth_qp_count": 16}, 2, "16"),
+    ],
+)
+def test_the_queue_pairs_come_from_the_fact_and_a_hand_set_count_wins(declared, links, qps):
+    argv = client_argv("10.0.0.12", links, **declared)
+    assert _qps(argv) == qps, argv

@@ -27,6 +27,8 @@ CASES = {
     "bad_port": ({"rdma_bandwidth_tcp_port": 70000}, "rdma_bandwidth_tcp_port"),
     "bad_same_ports": ({"rdma_bandwidth_tcp_port": 18515}, "rdma_bandwidth_rdma_port"),
     "bad_gid": ({"rdma_bandwidth_gid_index": "three"}, "rdma_bandwidth_gid_index"),
+    "ok_qp_count": ({"rdma_bandwidth_qp_count": 4}, None),
+    "bad_qp_count": ({"rdma_bandwidth_qp_count": 0}, "rdma_bandwidth_qp_count (0) must be >= 1 or null"),
     "bad_device": ({"rdma_bandwidth_device": "mlx5_0 mlx5_1"}, "rdma_bandwidth_device"),
     "bad_fail_flag": ({"rdma_bandwidth_fail_below_threshold": "sometimes"}, "rdma_bandwidth_fail_below_threshold"),
 }

@@ -70,6 +70,15 @@ CASES = {
     "bad_instance_type_a_number": ({"scc_instance_type": 8.0}, "scc_instance_type (8.0) must be a string"),
     # Issue 37: a compute capability (or 2.16-2.18's rendering "8" of a number) crashed the check naming nothing.
     "bad_instance_type_a_compute_capability": ({"scc_instance_type": "7.0"}, "scc_instance_type ('7.0')"),
+    # Issue 35.2, the role run alone: a declared setting the declared type contradicts, both named.
+    "bad_mtu_contradicts_jumbo_frames": (
+        dict(ERDMA, scc_instance_type="ecs.ebmgn8v.48xlarge", scc_jumbo_frames=True, rdma_stack_netdev_mtu=1400),
+        "rdma_stack_netdev_mtu=1400 contradicts scc_jumbo_frames=True on scc_instance_type=ecs.ebmgn8v.48xlarge",
+    ),
+    "bad_removed_instance_type": (
+        {"scc_instance_type": "sccgn6", "rdma_stack_instance_type": "sccgn6"},
+        "rdma_stack_instance_type=sccgn6 is no longer read (removed in 0.4.0)",
+    ),
 }
 
 results, test_validate = validate_tests("rdma_stack", CASES)
