@@ -36,7 +36,7 @@ RESOLVED_IN = {
     "ib_check_expected_links": "vars/main.yml",
     "ib_check_expected_rate_gbps": "vars/main.yml",
     "nccl_check_gpus": "tasks/resolve.yml",
-    "rdma_stack_netdev_mtu": "tasks/verify_devices.yml",
+    "rdma_stack_netdev_mtu": "vars/main.yml",
     "rdma_bandwidth_link_rate_gbps": "vars/main.yml",
     "nccl_check_nvcc_gencode": "tasks/resolve.yml",
     "nccl_check_nvlink_links": "tasks/resolve.yml",
