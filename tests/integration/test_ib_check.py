@@ -291,3 +291,30 @@ def test_rdma_stack_sets_the_erdma_interface_mtu_now_and_at_boot(lab, tmp_path):
         shutil.rmtree(base, ignore_errors=True)
         for host in lab.load():
             lab.ssh(host.address, f"rm -f {links}")
+
+
+def test_ib_check_on_a_stand_in_erdma_node(lab, tmp_path):
+    """An ebmgn8v node as the lab imitates it: the STAND-IN eRDMA tree (rdma_sysfs_tree.build_erdma_tree, from the
+    published H20 erdma_0) judged against what scc_instance_type alone gives (two ERIs per node, Ethernet; no rate: the
+    eRDMA sysfs rate is unconfirmed): it passes; with erdma_1's port down it fails naming it and the count."""
+    base = lab.shared / "stand-in-erdma-ib"
+    try:
+        tree = _tree.build_erdma_tree(base / "class" / "infiniband", mtus=(8500, 8500))
+        extravars = {
+            "scc_instance_type": "ecs.ebmgn8v.48xlarge",
+            "ib_check_sysfs_path": "/mnt/cpfs/stand-in-erdma-ib/class/infiniband",
+        }
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=extravars)
+        assert status == "successful", results_by_host(events, "runner_on_failed")
+        (line,) = {m.split(": ", 2)[2] for m in reports(events)}
+        assert line.startswith("erdma_0:1, erdma_1:1 active, Ethernet") and "RoCE v2 GID index 1" in line, line
+        (tree / "erdma_1" / "ports" / "1" / "state").write_text("1: DOWN\n")
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=extravars)
+        assert status == "failed"
+        failures = results_by_host(events, "runner_on_failed")
+        assert sorted(failures) == ["node1", "node2"]
+        for res in failures.values():
+            assert res["msg"][1:] == ["erdma_1 port 1 (eth2): state PORT_DOWN, expected PORT_ACTIVE"], res["msg"]
+        assert changed(events) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
