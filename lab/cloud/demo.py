@@ -61,6 +61,9 @@ def write_files(lab: Lab, endpoint: str, directory: Path, name: str = NAME) -> t
     vars_file.write_text(yaml.safe_dump(settings))
     (inventory / "nodes.ecs.yml").write_text(yaml.safe_dump(plugin))
     lab_vars = yaml.safe_load(lab.inventory.read_text())[GROUP]["vars"]
+    # The cluster-wide jumbo-frames switch provision.yml read: the nodes read the same (rdma_stack's eRDMA MTU).
+    if "scc_jumbo_frames" in settings:
+        lab_vars["scc_jumbo_frames"] = settings["scc_jumbo_frames"]
     (inventory / "group_vars" / f"{GROUP}.yml").write_text(yaml.safe_dump(lab_vars))
     return settings, vars_file, inventory
 

@@ -4,7 +4,7 @@
 """RDMA filters for scc.training: thin wrappers over plugins/module_utils/rdma.py.
 
 ``rdma_port_problems`` and ``rdma_cluster_differences``
-(ib_check), ``rdma_stack_problems`` (rdma_stack) and ``nccl_ib_env``
+(ib_check), ``rdma_stack_problems`` and ``rdma_netdev_mtu_plan`` (rdma_stack) and ``nccl_ib_env``
 (bert_launch). Their documentation lives in the sidecar ``<filter name>.yml`` files.
 """
 
@@ -55,6 +55,16 @@ def rdma_cluster_differences(results):
     return rdma.cluster_differences(results)
 
 
+def rdma_netdev_mtu_plan(result, netdev_mtu=None, sysfs_path="/sys/class/infiniband"):
+    """rdma_info's result -> the RDMA ports' interfaces, each with its MTU now and its systemd.link file."""
+    if not isinstance(result, dict):
+        raise AnsibleFilterError(
+            "rdma_netdev_mtu_plan: input must be rdma_info's result (a dict with devices), got %s"
+            % type(result).__name__
+        )
+    return filter_call("rdma_netdev_mtu_plan", rdma.netdev_mtu_plan, result, netdev_mtu, sysfs_path)
+
+
 def nccl_ib_env(devices, socket_interface, debug="INFO"):
     """rdma_info's ``devices`` -> NCCL environment for RDMA (NCCL_IB_HCA, NCCL_IB_GID_INDEX, ...)."""
     return filter_call("nccl_ib_env", rdma.nccl_ib_env, _devices(devices, "nccl_ib_env"), socket_interface, debug)
@@ -68,5 +78,6 @@ class FilterModule(object):
             "rdma_port_problems": rdma_port_problems,
             "rdma_cluster_differences": rdma_cluster_differences,
             "rdma_stack_problems": rdma_stack_problems,
+            "rdma_netdev_mtu_plan": rdma_netdev_mtu_plan,
             "nccl_ib_env": nccl_ib_env,
         }

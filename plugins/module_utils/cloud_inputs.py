@@ -524,7 +524,7 @@ def _plan_problems(settings):
     if not _present(settings, *names) or _instance_type(settings) is not None:
         return []
     plan = dict(settings, scc_cloud_instance_charge_type="PostPaid", scc_cloud_period=None)
-    plan["scc_cloud_jumbo_frames"] = input_checks.boolean(settings.get("scc_cloud_jumbo_frames", True))
+    plan["scc_cloud_jumbo_frames"] = input_checks.boolean(settings.get("scc_cloud_jumbo_frames", False))
     found = [
         p.rstrip(".") + "." for p in cloud_nodes.node_plan(plan)["problems"] if p.startswith("scc_cloud_eri_count")
     ]

@@ -11,6 +11,8 @@
 - ``port_links``: the physical links behind a port (a bonded port has several).
 - ``port_problems``: one readable line per port that is not as expected (ib_check).
 - ``stack_problems``: what the RDMA userspace does not show as it should (rdma_stack).
+- ``netdev_mtu_plan``: the RDMA ports' interfaces whose MTU rdma_stack sets now and at every boot (a
+  systemd.link file each), from rdma_info's result.
 - ``rdma_stack_input_problems``: rdma_stack's rules across its variables (its validate.yml).
 - ``nccl_ib_env``: the NCCL environment for RDMA from rdma_info's devices (bert_launch).
 
@@ -311,7 +313,7 @@ def read_sysfs(root="/sys/class/infiniband"):
     """Read every RDMA device under ``root`` (``/sys/class/infiniband`` or a fixture copy).
 
     Returns the ``parse_ibv_devinfo`` shape; each port also has ``rate_gbps``, ``netdev`` (the
-    netdev of its GIDs, for RoCE), ``gids`` with ``type`` and ``netdev``, and ``bond_slaves``:
+    netdev of its GIDs, for RoCE), ``netdev_mtu`` and ``netdev_address`` (its MAC address), ``gids`` with ``type`` and ``netdev``, and ``bond_slaves``:
     when that netdev is a bonding master, its slaves, read from the ``net`` class directory next
     to ``root`` (``/sys/class/net``): a RoCE LAG port (mlx5 names its device ``mlx5_bond_<n>``)
     carries the links of all of them. An absent or empty ``root`` gives an empty list (a host
@@ -339,6 +341,7 @@ def read_sysfs(root="/sys/class/infiniband"):
                     link_layer=_read(os.path.join(port_dir, "link_layer")),
                     rate_gbps=_num(rate.group(1)) if rate else None,
                     netdev=netdevs[0] if netdevs else None,
+                    netdev_address=_read(os.path.join(net_root, netdev, "address")) if netdev else None,
                     bond_slaves=_bond_slaves(net_root, netdevs[0] if netdevs else None),
                     gids=gids,
                 )
@@ -399,6 +402,7 @@ def merge_devices(tool_devices, sysfs_devices, ibstat=None):
                 port["rate_gbps"] = ca_ports[port["port"]]["rate_gbps"]
             port["netdev"] = sys_port.get("netdev")
             port["netdev_mtu"] = sys_port.get("netdev_mtu")
+            port["netdev_address"] = sys_port.get("netdev_address")
             port["bond_slaves"] = sys_port.get("bond_slaves", [])
             if sys_port.get("gids"):
                 port["gids"] = sys_port["gids"]
@@ -417,6 +421,7 @@ def annotate_gid_index(devices):
             port.setdefault("rate_gbps", None)
             port.setdefault("netdev", None)
             port.setdefault("netdev_mtu", None)
+            port.setdefault("netdev_address", None)
             port.setdefault("bond_slaves", [])
             port["roce_v2_gid_index"] = roce_v2_gid_index(port.get("gids"))
     return devices
@@ -556,6 +561,64 @@ def stack_problems(result, mtu=None, netdev_mtu=None, erdma_mode=None):
                 "NCCL's LL128 data)" % (_port_name(device, port), port.get("netdev_mtu"), int(netdev_mtu))
             )
     return problems
+
+
+# rdma_stack's systemd.link files: a name that sorts before netplan's 10-netplan-<if>.link and systemd's 99-default.link,
+# since udev applies only the first .link file (in lexical order, across /etc, /run and /usr/lib) that matches a device
+# (systemd.link(5), DESCRIPTION).
+MTU_LINK_PREFIX = "05-scc-training-mtu-"
+_NETDEV_NAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")  # IFNAMSIZ - 1 (include/uapi/linux/if.h)
+_MAC = re.compile(r"^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$")
+
+
+def mtu_link_file(netdev, address, mtu):
+    """The systemd.link(5) file that gives one interface its MTU at every boot: matched by its MAC address (by its
+    kernel name, ``OriginalName=``, when the MAC is unknown), keeping the name it has today (``Name=``: this file
+    replaces, for this one device, the first-match .link that named it, e.g. 99-default.link's NamePolicy or netplan's
+    set-name), ``MTUBytes=`` the MTU. Applied by udev's net_setup_link builtin when the device appears."""
+    match = "MACAddress=%s" % address.lower() if address and _MAC.match(address) else "OriginalName=%s" % netdev
+    return (
+        "# The RDMA interface MTU (scc.training.rdma_stack): applied by udev's net_setup_link when %s appears.\n"
+        "# A NetworkManager profile with its own MTU, or an MTU from DHCP, is applied later and wins.\n"
+        "[Match]\n%s\n\n[Link]\nName=%s\nMTUBytes=%d\n" % (netdev, match, netdev, int(mtu))
+    )
+
+
+def netdev_mtu_plan(result, netdev_mtu, sysfs_path="/sys/class/infiniband"):
+    """rdma_info's ``result`` and the MTU its ports' interfaces must have -> one entry per interface, in name order:
+    ``{netdev, address, mtu_now, mtu, change, mtu_path, link_file, link}``. ``change``: its MTU differs now (what
+    rdma_stack writes to ``mtu_path``, ``<sysfs_path>/../net/<netdev>/mtu``: the kernel's dev_set_mtu, as
+    ``ip link set dev <netdev> mtu <mtu>``); ``link_file``/``link``: the systemd.link file's name and text
+    (``mtu_link_file``). Every port with an interface counts, active or not; a port without one (its GID table names
+    none) has nothing to set. ``netdev_mtu`` None -> [] (nothing declared: the family's hardware gives no MTU).
+    ValueError on an MTU that is not a whole number from 68 (the IPv4 minimum, RFC 791) to 65535, or an interface
+    name the kernel would not give."""
+    if netdev_mtu is None:
+        return []
+    mtu = number(netdev_mtu)
+    if mtu is None or not 68 <= mtu <= 65535:
+        raise ValueError("rdma_stack_netdev_mtu must be a whole number from 68 to 65535, got %r" % (netdev_mtu,))
+    net_root = os.path.join(os.path.dirname(os.path.normpath(sysfs_path)), "net")
+    seen = {}
+    for device in result.get("devices") or []:
+        for port in device.get("ports") or []:
+            netdev = port.get("netdev")
+            if not netdev or netdev in seen:
+                continue
+            if not _NETDEV_NAME.match(netdev):
+                raise ValueError("rdma_info reports an interface name the kernel would not give: %r" % (netdev,))
+            address = port.get("netdev_address")
+            seen[netdev] = {
+                "netdev": netdev,
+                "address": address,
+                "mtu_now": port.get("netdev_mtu"),
+                "mtu": mtu,
+                "change": port.get("netdev_mtu") != mtu,
+                "mtu_path": os.path.join(net_root, netdev, "mtu"),
+                "link_file": "%s%s.link" % (MTU_LINK_PREFIX, netdev),
+                "link": mtu_link_file(netdev, address, mtu),
+            }
+    return [seen[name] for name in sorted(seen)]
 
 
 # The offline file of each source that has one: its pattern and how to say it.

@@ -138,6 +138,11 @@ devices:
         netdev_mtu:
           description: The MTU of RV(devices[].ports[].netdev) (C(/sys/class/net/<netdev>/mtu)); null when unknown.
           type: int
+        netdev_address:
+          description:
+            - The MAC address of RV(devices[].ports[].netdev) (C(/sys/class/net/<netdev>/address)); null when unknown.
+          type: str
+          version_added: 0.4.0
         bond_slaves:
           description: When RV(devices[].ports[].netdev) is a bonding master, its slave interfaces (the links of a RoCE LAG port); else empty.
           type: list

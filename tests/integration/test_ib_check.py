@@ -225,3 +225,96 @@ def test_ib_check_accepts_a_bonded_layout(lab, tmp_path):
         assert changed(events) == []
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+PLAY_RDMA_STACK_CONFIGURE = """
+- name: Configure the RDMA stack
+  hosts: scc_cluster
+  gather_facts: false
+  tasks:
+    - name: Run rdma_stack's configure step
+      ansible.builtin.include_role:
+        name: scc.training.rdma_stack
+        tasks_from: configure
+"""
+
+
+def test_rdma_stack_sets_the_erdma_interface_mtu_now_and_at_boot(lab, tmp_path):
+    """Issue 35: on an ebmgn8v cluster with jumbo frames rdma_stack gives each eRDMA port's interface MTU 8500 (the
+    value resolved from scc_instance_type and scc_jumbo_frames, as provision.yml asks RunInstances for it). Per-node
+    STAND-IN sysfs trees (rdma_sysfs_tree.build_erdma_tree: the published erdma_0 and a stand-in copy) with eth1 at
+    1500 and eth2 already at 8500: eth1's sysfs mtu file is written, eth2's not, each gets its systemd.link file; the
+    second run changes nothing; --check on a node set back predicts the .link file and writes nothing."""
+    base = lab.shared / "stand-in-erdma"
+    settings = {
+        "scc_instance_type": "ecs.ebmgn8v.48xlarge",
+        "scc_jumbo_frames": True,
+        # The eRDMA installer and the erdma driver's mode need a real ERI: the distribution's userspace here.
+        "rdma_stack_source": "distro",
+        "rdma_stack_sysfs_path": "/mnt/cpfs/stand-in-erdma/{{ inventory_hostname }}/class/infiniband",
+    }
+    links = "/etc/systemd/network/05-scc-training-mtu-eth1.link /etc/systemd/network/05-scc-training-mtu-eth2.link"
+    try:
+        for host in ("node1", "node2"):
+            _tree.build_erdma_tree(base / host / "class" / "infiniband")
+        status, events = run(lab, tmp_path, PLAY_RDMA_STACK_CONFIGURE, extravars=settings)
+        assert status == "successful", results_by_host(events, "runner_on_failed")
+        wrote = [
+            (e["event_data"]["host"], e["event_data"]["res"]["item"]["netdev"])
+            for e in events
+            if e["event"] == "runner_item_on_ok"
+            and e["event_data"]["task"] == "Set the MTU of the RDMA interfaces now"
+            and e["event_data"]["res"].get("changed")
+        ]
+        assert sorted(wrote) == [("node1", "eth1"), ("node2", "eth1")]
+        for host in lab.load():
+            for netdev in ("eth1", "eth2"):
+                assert (base / host.name / "class" / "net" / netdev / "mtu").read_text().strip() == "8500"
+            shown = lab.ssh(host.address, f"cat {links.split()[0]}")
+            assert shown.returncode == 0, shown
+            assert "[Match]\nMACAddress=00:16:3e:2f:37:75\n\n[Link]\nName=eth1\nMTUBytes=8500\n" in shown.stdout
+            assert lab.ssh(host.address, f"grep -x MTUBytes=8500 {links.split()[1]}").returncode == 0
+
+        status, events = run(lab, tmp_path, PLAY_RDMA_STACK_CONFIGURE, extravars=settings)
+        assert status == "successful" and changed(events) == []
+
+        # node1 set back (its eth1 at 1500, its .link file gone): --check predicts the file and writes nothing.
+        (base / "node1" / "class" / "net" / "eth1" / "mtu").write_text("1500\n")
+        address = next(h.address for h in lab.load() if h.name == "node1")
+        assert lab.ssh(address, f"rm {links.split()[0]}").returncode == 0
+        status, events = run(lab, tmp_path, PLAY_RDMA_STACK_CONFIGURE, extravars=settings, check=True)
+        assert status == "successful", results_by_host(events, "runner_on_failed")
+        assert changed(events) == [("node1", "Set the MTU of the RDMA interfaces at every boot")]
+        assert (base / "node1" / "class" / "net" / "eth1" / "mtu").read_text().strip() == "1500"
+        assert lab.ssh(address, f"test ! -e {links.split()[0]}").returncode == 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+        for host in lab.load():
+            lab.ssh(host.address, f"rm -f {links}")
+
+
+def test_ib_check_on_a_stand_in_erdma_node(lab, tmp_path):
+    """An ebmgn8v node as the lab imitates it: the STAND-IN eRDMA tree (rdma_sysfs_tree.build_erdma_tree, from the
+    published H20 erdma_0) judged against what scc_instance_type alone gives (two ERIs per node, Ethernet; no rate: the
+    eRDMA sysfs rate is unconfirmed): it passes; with erdma_1's port down it fails naming it and the count."""
+    base = lab.shared / "stand-in-erdma-ib"
+    try:
+        tree = _tree.build_erdma_tree(base / "class" / "infiniband", mtus=(8500, 8500))
+        extravars = {
+            "scc_instance_type": "ecs.ebmgn8v.48xlarge",
+            "ib_check_sysfs_path": "/mnt/cpfs/stand-in-erdma-ib/class/infiniband",
+        }
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=extravars)
+        assert status == "successful", results_by_host(events, "runner_on_failed")
+        (line,) = {m.split(": ", 2)[2] for m in reports(events)}
+        assert line.startswith("erdma_0:1, erdma_1:1 active, Ethernet") and "RoCE v2 GID index 1" in line, line
+        (tree / "erdma_1" / "ports" / "1" / "state").write_text("1: DOWN\n")
+        status, events = run(lab, tmp_path, PLAY_IB_CHECK, extravars=extravars)
+        assert status == "failed"
+        failures = results_by_host(events, "runner_on_failed")
+        assert sorted(failures) == ["node1", "node2"]
+        for res in failures.values():
+            assert res["msg"][1:] == ["erdma_1 port 1 (eth2): state PORT_DOWN, expected PORT_ACTIVE"], res["msg"]
+        assert changed(events) == []
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

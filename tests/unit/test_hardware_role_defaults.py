@@ -37,7 +37,7 @@ RESOLVED_IN = {
     "ib_check_expected_links": "vars/main.yml",
     "ib_check_expected_rate_gbps": "vars/main.yml",
     "nccl_check_gpus": "tasks/resolve.yml",
-    "rdma_stack_netdev_mtu": "tasks/verify_devices.yml",
+    "rdma_stack_netdev_mtu": "vars/main.yml",
     "rdma_bandwidth_link_rate_gbps": "vars/main.yml",
     # perftest -q: the family's queue pairs (eRDMA), else one per link of the port.
     "rdma_bandwidth_qp_count": "vars/main.yml",

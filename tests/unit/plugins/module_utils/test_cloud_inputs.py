@@ -16,6 +16,8 @@ from tests.refusal_names import ROOT, assert_names_only
 DEFAULTS = yaml.safe_load((ROOT / "roles/scc_cloud/defaults/main.yml").read_text())
 EXAMPLE = yaml.safe_load((ROOT / "inventories/cloud/cloud.example.yml").read_text())
 GOOD = {**DEFAULTS, **EXAMPLE, "scc_cloud_ssh_source_cidr": "192.168.0.0/16", "scc_cloud_period": None}
+# The templated defaults as Ansible renders them with the example: scc_cloud_jumbo_frames follows scc_jumbo_frames.
+GOOD["scc_cloud_jumbo_frames"] = EXAMPLE["scc_jumbo_frames"]
 GOOD["scc_cloud_image_id"] = "aliyun_3_x64_20G_uefi_alibase_20250101.vhd"
 HUGE = "a" * 100_000
 LINE_ENDS = ("\n", "\r", "\u2028", "\u2029", "\x85", "\x00")

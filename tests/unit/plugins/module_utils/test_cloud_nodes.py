@@ -1,8 +1,13 @@
 """cloud_nodes.node_plan: HPC cluster, ERIs, UEFI and the eRDMA MTU per family, read from instance_families.py."""
 
+import jinja2
 import pytest
+import yaml
+from ansible.module_utils.parsing.convert_bool import boolean
 
+from ansible_collections.scc.training.plugins.lookup.hardware import fact_from
 from ansible_collections.scc.training.plugins.module_utils import cloud_nodes, instance_families
+from tests.refusal_names import ROOT
 
 
 def plan(instance_type, eri="auto", jumbo=False):
@@ -117,3 +122,21 @@ def test_a_gpu_vm_family_without_a_published_eri_count_needs_a_hand_set_one():
     result = plan("ecs.gn8v-8x.48xlarge", eri=2)
     assert (result["problems"], result["eri_count"], result["eri_limit"]) == ([], 2, None)
     assert result["unconfirmed"] == ["rdma.ports"] and result["mtu"] == 1400
+
+
+@pytest.mark.parametrize(
+    "declared", [{}, {"scc_jumbo_frames": True}, {"scc_jumbo_frames": "false"}, {"scc_jumbo_frames": "yes"}]
+)
+@pytest.mark.parametrize("instance_type", ["ecs.ebmgn8v.48xlarge", "ecs.ebmgn7ex.32xlarge", "ecs.sccgn6.24xlarge"])
+def test_the_hosts_set_the_mtu_provision_asked_for(declared, instance_type):
+    """Issue 35: one switch, scc_jumbo_frames. provision.yml's scc_cloud_jumbo_frames is its default rendered (what it
+    asks RunInstances for, and the MTU it reports), the hosts' MTU the lookup scc.training.hardware's (what rdma_stack
+    sets): the same value, whatever is declared, also with nothing declared (the two defaults agree)."""
+    default = yaml.safe_load((ROOT / "roles/scc_cloud/defaults/main.yml").read_text())["scc_cloud_jumbo_frames"]
+    asked = boolean(jinja2.Template(default).render(**declared), strict=True)
+    provision = plan(instance_type, jumbo=asked)
+    hosts = fact_from(dict(declared, scc_instance_type=instance_type))["rdma_stack"]["netdev_mtu"]
+    assert provision["problems"] == []
+    assert provision["mtu"] == hosts
+    if instance_type != "ecs.sccgn6.24xlarge":
+        assert hosts == (8500 if boolean(declared.get("scc_jumbo_frames", False)) else 1400)

@@ -402,9 +402,11 @@ def test_sysfs_reads_the_kernel_driver_and_the_interface_mtu(tmp_path):
     (root / "infiniband" / "rocep26s0" / "device" / "driver").symlink_to(tmp_path / "bus" / "pci" / "drivers" / "erdma")
     (root / "net" / "eth1").mkdir(parents=True)
     (root / "net" / "eth1" / "mtu").write_text("8500\n")
+    (root / "net" / "eth1" / "address").write_text("00:16:3e:0a:4b:7c\n")
     device = rdma.annotate_gid_index(rdma.read_sysfs(str(root / "infiniband")))[0]
     assert device["driver"] == "erdma" and rdma.is_erdma(device)
     assert (device["ports"][0]["netdev_mtu"], device["ports"][0]["roce_v2_gid_index"]) == (8500, 1)
+    assert device["ports"][0]["netdev_address"] == "00:16:3e:0a:4b:7c"
     assert rdma.stack_problems({"source": "ibv_devinfo", "devices": [device]}, netdev_mtu=8500, erdma_mode="ofed") == []
 
 
@@ -422,3 +424,63 @@ def test_ib_check_judges_an_ebmgn8v_node_on_its_two_eris_without_a_rate():
         "erdma_1 port 1: state PORT_DOWN, expected PORT_ACTIVE"
     ]
     assert rdma.port_problems(devices[:1], expected["ports"], "Ethernet", None)[0].startswith("1 link(s) found")
+
+
+# --- rdma_stack sets the interface MTU: which interfaces, now (sysfs) and at every boot (systemd.link) ---------------
+
+
+def _two_erdma_ports(mtus=(1500, 8500), addresses=("00:16:3E:0A:4B:7C", "00:16:3e:0a:4b:7d")):
+    """The published erdma_0 and a STAND-IN copy erdma_1, each on its own ERI (eth2 sorts after eth1 on purpose)."""
+    device = _erdma_result()["devices"][0]
+    ports = [
+        dict(device["ports"][0], netdev="eth2", netdev_mtu=mtus[0], netdev_address=addresses[0]),
+        dict(device["ports"][0], netdev="eth1", netdev_mtu=mtus[1], netdev_address=addresses[1]),
+    ]
+    return {
+        "source": "ibv_devinfo",
+        "devices": [dict(device, ports=[ports[0]]), dict(device, name="erdma_1", ports=[ports[1]])],
+    }
+
+
+def test_mtu_plan_names_each_interface_once_in_order_and_only_the_wrong_one_changes():
+    plan = rdma.netdev_mtu_plan(_two_erdma_ports(), 8500, "/sys/class/infiniband")
+    assert [(p["netdev"], p["mtu_now"], p["mtu"], p["change"]) for p in plan] == [
+        ("eth1", 8500, 8500, False),
+        ("eth2", 1500, 8500, True),
+    ]
+    assert plan[1]["mtu_path"] == "/sys/class/net/eth2/mtu"
+    assert plan[1]["link_file"] == "05-scc-training-mtu-eth2.link"
+    # Sorts before netplan's and systemd's default .link files: udev applies the first match only (systemd.link(5)).
+    assert sorted([plan[1]["link_file"], "10-netplan-eth2.link", "99-default.link"])[0] == plan[1]["link_file"]
+    lines = plan[1]["link"].splitlines()
+    assert lines[2:] == ["[Match]", "MACAddress=00:16:3e:0a:4b:7c", "", "[Link]", "Name=eth2", "MTUBytes=8500"]
+
+
+def test_mtu_plan_on_1400_changes_both_and_a_port_sharing_an_interface_counts_once():
+    result = _two_erdma_ports()
+    result["devices"][0]["ports"].append(dict(result["devices"][0]["ports"][0], port=2))
+    plan = rdma.netdev_mtu_plan(result, "1400", "/tmp/standin/class/infiniband/")
+    assert [(p["netdev"], p["change"]) for p in plan] == [("eth1", True), ("eth2", True)]
+    assert plan[0]["mtu_path"] == "/tmp/standin/class/net/eth1/mtu"
+
+
+def test_mtu_plan_matches_the_kernel_name_when_the_mac_is_unknown_and_skips_ports_without_an_interface():
+    result = _two_erdma_ports(addresses=(None, "not-a-mac"))
+    result["devices"].append(
+        dict(result["devices"][0], name="erdma_2", ports=[dict(result["devices"][0]["ports"][0], netdev=None)])
+    )
+    plan = rdma.netdev_mtu_plan(result, 8500)
+    assert [p["netdev"] for p in plan] == ["eth1", "eth2"]
+    assert ["OriginalName=eth1", "OriginalName=eth2"] == [p["link"].splitlines()[3] for p in plan]
+
+
+def test_mtu_plan_is_empty_without_an_mtu_and_refuses_a_bad_one_or_a_bad_name():
+    assert rdma.netdev_mtu_plan(_two_erdma_ports(), None) == []
+    assert rdma.netdev_mtu_plan({"devices": []}, 8500) == []
+    for bad in (0, 67, 65536, "jumbo", True):
+        with pytest.raises(ValueError, match="rdma_stack_netdev_mtu must be a whole number from 68 to 65535"):
+            rdma.netdev_mtu_plan(_two_erdma_ports(), bad)
+    result = _two_erdma_ports()
+    result["devices"][0]["ports"][0]["netdev"] = "eth1; reboot"
+    with pytest.raises(ValueError, match="interface name"):
+        rdma.netdev_mtu_plan(result, 8500)
