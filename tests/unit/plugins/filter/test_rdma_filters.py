@@ -20,6 +20,7 @@ def test_registered_names():
         "rdma_port_problems": rdma.rdma_port_problems,
         "rdma_cluster_differences": rdma.rdma_cluster_differences,
         "rdma_stack_problems": rdma.rdma_stack_problems,
+        "rdma_netdev_mtu_plan": rdma.rdma_netdev_mtu_plan,
         "nccl_ib_env": rdma.nccl_ib_env,
     }
     assert nccl.FilterModule().filters() == {
