@@ -44,6 +44,8 @@ def _group(path: Path) -> str:
 def pytest_collection_modifyitems(config, items):
     import pytest
 
+    if not config.pluginmanager.hasplugin("xdist"):  # the ansible-core matrix's venvs have no pytest-xdist
+        return
     for item in items:
         if not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(_group(Path(str(item.fspath)))))
