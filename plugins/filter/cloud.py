@@ -4,14 +4,18 @@
 """``cloud_node_plan``: what provision.yml asks of the cloud for the GPU nodes (HPC cluster, Elastic RDMA Interfaces,
 UEFI image, eRDMA MTU), a thin wrapper over plugins/module_utils/cloud_nodes.py. Documentation: cloud_node_plan.yml.
 ``cloud_input_problems``: every scc_cloud_* variable judged before any API call, a thin wrapper over
-plugins/module_utils/cloud_inputs.py. Documentation: cloud_input_problems.yml."""
+plugins/module_utils/cloud_inputs.py. Documentation: cloud_input_problems.yml.
+``cloud_ssh_rules``: ecs_security_group rules opening SSH from a list of CIDR blocks or addresses (the bastion's
+security group, the nodes' SSH from the bastion). Documentation: cloud_ssh_rules.yml."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
     lazy_module_utils,
+    require_list,
     require_mapping,
     require_settings,
 )
@@ -30,8 +34,17 @@ def cloud_input_problems(settings):
     return cloud_inputs.problems(dict(require_mapping(settings, "cloud_input_problems")))
 
 
+def cloud_ssh_rules(sources):
+    """A list of CIDR blocks or addresses -> ecs_security_group rules opening tcp 22 from each."""
+    return filter_call("cloud_ssh_rules", cloud_inputs.ssh_rules, require_list(sources, "cloud_ssh_rules"))
+
+
 class FilterModule(object):
     """scc.training cloud node filter."""
 
     def filters(self):
-        return {"cloud_node_plan": cloud_node_plan, "cloud_input_problems": cloud_input_problems}
+        return {
+            "cloud_node_plan": cloud_node_plan,
+            "cloud_input_problems": cloud_input_problems,
+            "cloud_ssh_rules": cloud_ssh_rules,
+        }

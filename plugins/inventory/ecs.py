@@ -78,11 +78,12 @@ options:
       - Instances carrying every one of these tags (and O(tags)) are the bastion that C(playbooks/provision.yml) makes
         with C(scc_cloud_access=bastion) (it tags it C(scc-role=bastion)). It joins O(bastion_group) and no other
         group, with its EIP as C(ansible_host).
-      - When the bastion is found, every other host's ssh goes through it (C(ansible_ssh_common_args) gains
-        C(-o ProxyCommand="ssh -o UserKnownHostsFile=<file> -o StrictHostKeyChecking=yes -W %h:%p <bastion_user>@<EIP>")):
-        the jump host's key is checked against O(known_hosts_file) as strictly as the nodes' (ssh's own C(ProxyJump)
-        applies none of the command line's C(-o) options to the jump host, ssh_config(5), so it is not used).
-        O(known_hosts_file) is then required. No bastion found: the hosts are reached directly (C(scc_cloud_access=vpc)).
+      - When the bastion is found, every other host's ssh goes through it. C(ansible_ssh_common_args) gains
+        C(-o ProxyCommand="ssh -o UserKnownHostsFile=<file> -o StrictHostKeyChecking=yes -W %h:%p <bastion_user>@<EIP>"),
+        so that the jump host's key is checked against O(known_hosts_file) as strictly as the nodes'. ssh's own
+        C(ProxyJump) applies none of the command line's C(-o) options to the jump host (ssh_config(5)), so it is not
+        used.
+        O(known_hosts_file) is then required. Without a bastion the hosts are reached directly (C(scc_cloud_access=vpc)).
       - Two bastions, or one without an EIP, fail the inventory.
       - Empty (the default) means no instance is one.
     type: dict

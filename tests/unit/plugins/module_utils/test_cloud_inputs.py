@@ -409,3 +409,16 @@ def test_the_filter_takes_a_mapping_only():
     with pytest.raises(Exception, match="cloud_input_problems: input must be a dict"):
         cloud_filters.cloud_input_problems(["scc_cloud_name"])
     assert cloud_inputs.problems("x") == ["the scc_cloud_* settings must be a mapping, not str."]
+
+
+def test_ssh_rules_open_tcp_22_from_each_network_once():
+    rules = cloud_filters.cloud_ssh_rules(["203.0.113.0/24", "192.168.0.7", "203.0.113.0/24"])
+    assert rules == [
+        {"ip_protocol": "tcp", "port_range": "22/22", "source_cidr_ip": "203.0.113.0/24"},
+        {"ip_protocol": "tcp", "port_range": "22/22", "source_cidr_ip": "192.168.0.7/32"},
+    ]
+    assert cloud_filters.cloud_ssh_rules([]) == []
+    with pytest.raises(Exception, match="cloud_ssh_rules: .*203.0.113.1/24"):
+        cloud_filters.cloud_ssh_rules(["203.0.113.1/24"])
+    with pytest.raises(Exception, match="cloud_ssh_rules: input must be a list"):
+        cloud_filters.cloud_ssh_rules("203.0.113.0/24")
