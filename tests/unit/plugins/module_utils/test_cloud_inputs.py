@@ -418,7 +418,7 @@ def test_ssh_rules_open_tcp_22_from_each_network_once():
         {"ip_protocol": "tcp", "port_range": "22/22", "source_cidr_ip": "192.168.0.7/32"},
     ]
     assert cloud_filters.cloud_ssh_rules([]) == []
-    with pytest.raises(Exception, match="cloud_ssh_rules: .*203.0.113.1/24"):
+    with pytest.raises(Exception, match=r"cloud_ssh_rules: .*203\.0\.113\.1/24"):
         cloud_filters.cloud_ssh_rules(["203.0.113.1/24"])
     with pytest.raises(Exception, match="cloud_ssh_rules: input must be a list"):
         cloud_filters.cloud_ssh_rules("203.0.113.0/24")
