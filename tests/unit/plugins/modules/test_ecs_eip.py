@@ -21,7 +21,7 @@ def instances(emu):
     net = network(client(emu, auto_retry=False))
     api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", ecs_endpoint=emu.endpoint)
     params = {"InstanceType": "ecs.g7.large", "ImageId": "m-1", "VSwitchId": net["vsw"], "SecurityGroupId": net["sg"]}
-    return [api.call("ecs", "RunInstances", params)["InstanceIdSets"]["InstanceIdSet"][0] for _ in range(2)]
+    return [api.call("ecs", "RunInstances", params)["InstanceIdSets"]["InstanceIdSet"][0] for _n in range(2)]
 
 
 GOOD = dict(
