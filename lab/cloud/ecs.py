@@ -33,6 +33,7 @@ INSTANCE_TYPES = {
     "ecs.g6.large": (2, 8.0, 0, "", False, 0),
     # General purpose g7 (the data-prep ECS): vCPUs and GiB from AlibabaCloudDocs/ecs, intl.en-US/Instance/
     # Instance type families/General purpose instance families.md ("g7, general purpose instance family").
+    "ecs.g7.large": (2, 8.0, 0, "", False, 0),
     "ecs.g7.8xlarge": (32, 128.0, 0, "", False, 0),
     "ecs.g7.16xlarge": (64, 256.0, 0, "", False, 0),
     # ECS Bare Metal eRDMA GPU types (research/hardware_facts.md section 5: vCPUs, GiB, GPUs; 4.6: two eRDMA NICs
@@ -404,6 +405,11 @@ INSPECTION_ONLY = ("AutoRenew",)
 NIC_INSPECTION_ONLY = ("NetworkInterfaceTrafficMode", "NetworkCardIndex")
 
 
+def no_eip() -> dict:
+    """DescribeInstances' EipAddress of an instance without an EIP (empty fields, as the API reports them)."""
+    return {"AllocationId": "", "IpAddress": "", "Bandwidth": 0, "InternetChargeType": "", "IsSupportUnassociate": True}
+
+
 def instance_out(s: Store, inst: dict, wire: bool = False) -> dict:
     """An instance as emu.instances() shows it; ``wire``: as DescribeInstances reports it."""
     out = public(inst)
@@ -524,6 +530,8 @@ def run_instances(s: Store, p: Params, ctx) -> dict:
             "SecurityGroupIds": {"SecurityGroupId": list(sg_ids)},
             "RdmaIpAddress": {"IpAddress": rdma},
             "PublicIpAddress": {"IpAddress": []},
+            # The EIP associated with it (AssociateEipAddress, lab/cloud/vpc.py), empty fields while none is.
+            "EipAddress": no_eip(),
             "InnerIpAddress": {"IpAddress": []},
             "NetworkInterfaces": {
                 "NetworkInterface": [
@@ -668,6 +676,11 @@ def _release(s: Store, inst: dict) -> None:
         sw["_used"].difference_update(inst["_addresses"])
     if inst["_backing"]:
         s.backing[inst["_backing"]] = None
+    # An EIP associated with it stays allocated, no longer associated (the emulator's reading of DeleteInstance:
+    # releasing an instance does not release its EIP; UNCONFIRMED).
+    for eip in s.eips.values():
+        if eip["InstanceId"] == inst["InstanceId"]:
+            eip.update(InstanceId="", InstanceType="", InstanceRegionId="", PrivateIpAddress="")
     del s.instances[inst["InstanceId"]]
     s.release_later(
         vswitch=inst["_vswitch"],

@@ -205,6 +205,10 @@ class CloudEmulator:
     def instances(self) -> list[dict]:
         return self._list(self.store.instances, ecs.instance_out)
 
+    def eips(self) -> list[dict]:
+        """EIPs as DescribeEipAddresses shows them (their addresses loopback: lab/cloud/vpc.py)."""
+        return self._list(self.store.eips, vpc._eip_out)
+
     def file_systems(self) -> list[dict]:
         return self._list(self.store.file_systems, nas._fs_out)
 

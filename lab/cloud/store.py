@@ -28,6 +28,9 @@ NOT_FOUND = {
     "mount_targets": ("InvalidMountTarget.NotFound", "The specified mount target does not exist."),
     "protocol_services": ("InvalidProtocolService.NotFound", "The specified protocol service does not exist."),
     "exports": ("InvalidExport.NotFound", "The specified export does not exist."),
+    # VPC API ReleaseEipAddress / AssociateEipAddress error codes: "InvalidAllocationId.NotFound" (the VPC API
+    # reference's error lists; UNCONFIRMED: no model states error codes).
+    "eips": ("InvalidAllocationId.NotFound", "Specified allocation ID is not found."),
 }
 # ACK clusters answer in the CS API's own way (lab/cloud/cs.py, ErrorClusterNotFound).
 
@@ -58,6 +61,7 @@ class Timings:
     # Running -> cloud-init printed the host keys on the console (GetInstanceConsoleOutput; real life: the boot, a
     # minute or more). Before it the console shows the kernel's first lines only; before Running, nothing.
     console_keys: float = 0.0
+    eip: float = 0.0  # an EIP Associating -> InUse and Unassociating -> Available (real life: seconds)
 
 
 def now_iso(when: float | None = None, seconds: bool = False) -> str:
@@ -79,6 +83,7 @@ class Store:
         self.mount_targets: dict[str, dict] = {}  # by MountTargetDomain
         self.protocol_services: dict[str, dict] = {}
         self.exports: dict[str, dict] = {}
+        self.eips: dict[str, dict] = {}  # EIPs (VPC API), by AllocationId; their addresses are loopback (eip_address)
         self.clusters: dict[str, dict] = {}  # ACK (CS API) clusters, their nodes inside under "_nodes"
         self.cs_tokens: dict[str, tuple[str, dict]] = {}  # CreateCluster client_token -> (its body, its reply)
         # (until, {kind: ids}) of deleted resources whose dependencies are still being released.

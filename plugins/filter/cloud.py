@@ -2,17 +2,22 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """``cloud_node_plan``: what provision.yml asks of the cloud for the GPU nodes (HPC cluster, Elastic RDMA Interfaces,
-UEFI image, eRDMA MTU), a thin wrapper over plugins/module_utils/cloud_nodes.py. Documentation: cloud_node_plan.yml."""
+UEFI image, eRDMA MTU), a thin wrapper over plugins/module_utils/cloud_nodes.py. Documentation: cloud_node_plan.yml.
+``cloud_ssh_rules``: ecs_security_group rules opening SSH from a list of CIDR blocks or addresses (the bastion's
+security group, the nodes' SSH from the bastion). Documentation: cloud_ssh_rules.yml."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
+    filter_call,
     lazy_module_utils,
+    require_list,
     require_settings,
 )
 
+cloud_inputs = lazy_module_utils("cloud_inputs")
 cloud_nodes = lazy_module_utils("cloud_nodes")
 
 
@@ -21,8 +26,13 @@ def cloud_node_plan(settings):
     return cloud_nodes.node_plan(require_settings(settings, "cloud_node_plan"))
 
 
+def cloud_ssh_rules(sources):
+    """A list of CIDR blocks or addresses -> ecs_security_group rules opening tcp 22 from each."""
+    return filter_call("cloud_ssh_rules", cloud_inputs.ssh_rules, require_list(sources, "cloud_ssh_rules"))
+
+
 class FilterModule(object):
     """scc.training cloud node filter."""
 
     def filters(self):
-        return {"cloud_node_plan": cloud_node_plan}
+        return {"cloud_node_plan": cloud_node_plan, "cloud_ssh_rules": cloud_ssh_rules}

@@ -73,6 +73,32 @@ options:
         Never C(StrictHostKeyChecking=no) or C(accept-new).
     type: path
     version_added: 0.3.0
+  bastion_tags:
+    description:
+      - Instances carrying every one of these tags (and O(tags)) are the bastion that C(playbooks/provision.yml) makes
+        with C(scc_cloud_access=bastion) (it tags it C(scc-role=bastion)). It joins O(bastion_group) and no other
+        group, with its EIP as C(ansible_host).
+      - When the bastion is found, every other host's ssh goes through it. C(ansible_ssh_common_args) gains
+        C(-o ProxyCommand="ssh -o UserKnownHostsFile=<file> -o StrictHostKeyChecking=yes -W %h:%p <bastion_user>@<EIP>"),
+        so that the jump host's key is checked against O(known_hosts_file) as strictly as the nodes'. ssh's own
+        C(ProxyJump) applies none of the command line's C(-o) options to the jump host (ssh_config(5)), so it is not
+        used.
+        O(known_hosts_file) is then required. Without a bastion the hosts are reached directly (C(scc_cloud_access=vpc)).
+      - Two bastions, or one without an EIP, fail the inventory.
+      - Empty (the default) means no instance is one.
+    type: dict
+    default: {}
+    version_added: 0.4.0
+  bastion_group:
+    description: The inventory group of the bastion (see O(bastion_tags)).
+    type: str
+    default: scc_bastion
+    version_added: 0.4.0
+  bastion_user:
+    description: The user the jump through the bastion logs in as.
+    type: str
+    default: root
+    version_added: 0.4.0
 extends_documentation_fragment:
   - scc.training.alicloud.plugins
   - scc.training.alicloud.api
@@ -96,6 +122,9 @@ groups:
 # provision.yml's data-prep ECS: in scc_data_prep only, never in scc_cluster
 data_prep_tags:
   scc-role: data-prep
+# provision.yml's bastion (scc_cloud_access: bastion): in scc_bastion only; every other host's ssh goes through it
+bastion_tags:
+  scc-role: bastion
 keyed_groups:
   - key: ecs_instance_type
     prefix: type
@@ -141,10 +170,21 @@ def host_vars(view):
     }
 
 
-def ssh_strict_args(known_hosts_file):
-    """The ssh options that trust only the keys in ``known_hosts_file`` (a leading ``~`` expanded here)."""
+def ssh_strict_args(known_hosts_file, jump=None, jump_user="root"):
+    """The ssh options that trust only the keys in ``known_hosts_file`` (a leading ``~`` expanded here); with ``jump``
+    (the bastion's address), through it, its own key checked against the same file.
+
+    The jump is a ProxyCommand (``ssh ... -W %h:%p user@jump``), the connection ProxyJump makes, with the strict
+    options on the jump itself: ProxyJump applies none of the command line's ``-o`` options to the jump host
+    ("the configuration for the destination host (either supplied via the command-line or the configuration file) is
+    not generally applied to jump hosts", ssh_config(5), ProxyJump, OpenSSH 9.2), so it would check the bastion's key
+    against the user's own known_hosts, or ask."""
     path = os.path.abspath(os.path.expanduser(known_hosts_file))
-    return "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % shlex.quote(path)
+    strict = "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % shlex.quote(path)
+    if not jump:
+        return strict
+    proxy = "ssh %s -W %%h:%%p %s@%s" % (strict, jump_user, jump)
+    return "%s -o %s" % (strict, shlex.quote("ProxyCommand=" + proxy))
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
@@ -181,13 +221,40 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         views = [INSTANCE.view(i) for i in found]
         types = set(self.get_option("instance_types"))
         statuses = set(self.get_option("statuses"))
-        # instance_types chooses the cluster's nodes; the data-prep ECS is of another type.
+        # instance_types chooses the cluster's nodes; the data-prep ECS and the bastion are of other types.
         return [
             v
             for v in views
-            if (not types or v["instance_type"] in types or self._data_prep(v))
+            if (not types or v["instance_type"] in types or self._data_prep(v) or self._bastion(v))
             and (not statuses or v["status"] in statuses)
         ]
+
+    def _bastion(self, view):
+        """Whether the instance is the bastion: it carries every tag of ``bastion_tags``."""
+        wanted = self.get_option("bastion_tags")
+        return bool(wanted) and all(view["tags"].get(k) == v for k, v in wanted.items())
+
+    def _jump(self, views):
+        """The bastion's EIP, or None when there is no bastion; two bastions, or one without an EIP, fail."""
+        bastions = [v for v in views if self._bastion(v)]
+        if not bastions:
+            return None
+        if len(bastions) > 1:
+            raise AnsibleError(
+                "scc.training.ecs: %d instances carry bastion_tags (%s); which one to jump through is not guessed"
+                % (len(bastions), ", ".join(v["instance_id"] for v in bastions))
+            )
+        if not bastions[0]["eip_address"]:
+            raise AnsibleError(
+                "scc.training.ecs: the bastion %s has no EIP (provision.yml associates <scc_cloud_name>-bastion-eip)"
+                % bastions[0]["instance_id"]
+            )
+        if not self.get_option("known_hosts_file"):
+            raise AnsibleError(
+                "scc.training.ecs: bastion_tags found the bastion %s, but known_hosts_file is not set; the jump through"
+                " it checks its host key against that file only" % bastions[0]["instance_id"]
+            )
+        return bastions[0]["eip_address"]
 
     def _data_prep(self, view):
         """Whether the instance is the data-prep ECS: it carries every tag of ``data_prep_tags``."""
@@ -220,6 +287,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             "host_name": lambda v: v["host_name"],
             "private_ip": lambda v: (v["private_ip_addresses"] or [None])[0],
         }[self.get_option("hostnames")]
+        jump = self._jump(views)
+        known_hosts = self.get_option("known_hosts_file")
         for view in sorted(views, key=lambda v: (v["instance_name"] or "", v["instance_id"])):
             host = name_of(view) or view["instance_id"]
             if self.inventory.get_host(host) is not None:
@@ -228,12 +297,23 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 )
             self.inventory.add_host(host)
             variables = host_vars(view)
-            known_hosts = self.get_option("known_hosts_file")
+            bastion = self._bastion(view)
+            if bastion:
+                # Reached at its EIP, directly; its key is in known_hosts under that address (ecs_host_keys).
+                variables["ansible_host"] = view["eip_address"]
+                variables["ecs_eip_address"] = view["eip_address"]
             if known_hosts:
-                variables["ansible_ssh_common_args"] = ssh_strict_args(known_hosts)
+                through = None if bastion else jump
+                variables["ansible_ssh_common_args"] = ssh_strict_args(
+                    known_hosts, through, self.get_option("bastion_user")
+                )
             for key, value in variables.items():
                 self.inventory.set_variable(host, key, value)
             self._set_composite_vars(self.get_option("compose"), variables, host, strict=strict)
+            if bastion:
+                self.inventory.add_group(self.get_option("bastion_group"))
+                self.inventory.add_child(self.get_option("bastion_group"), host)
+                continue
             if self._data_prep(view):
                 self.inventory.add_group(self.get_option("data_prep_group"))
                 self.inventory.add_child(self.get_option("data_prep_group"), host)

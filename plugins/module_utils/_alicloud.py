@@ -81,6 +81,7 @@ from ansible_collections.scc.training.plugins.module_utils._alicloud_errors impo
 )
 from ansible_collections.scc.training.plugins.module_utils._alicloud_resources import (
     CPFS,
+    EIP,
     EXPORT,
     HPC_CLUSTER,
     INSTANCE,
@@ -119,6 +120,7 @@ __all__ = [
     "CS_ROUTES",
     "DEPENDENCY_RETRY_CODES",
     "DEPENDENCY_TIMEOUT",
+    "EIP",
     "EXPORT",
     "HAS_SDK",
     "HPC_CLUSTER",

@@ -124,6 +124,18 @@ SECURITY_GROUP = ResourceKind(
     fields={"security_group_id": "SecurityGroupId", "security_group_name": "SecurityGroupName", "vpc_id": "VpcId",
             "description": "Description", "tags": _tags, "rules": _ingress_rules},
 )  # fmt: skip
+# EIPs (VPC API 2016-04-28): AllocateEipAddress (ClientToken), ReleaseEipAddress, DescribeEipAddresses (PageNumber;
+# the AllocationId filter; Tag.N server-side). alibabacloud_vpc20160428 7.2.2: AllocateEipAddressRequest,
+# ReleaseEipAddressRequest (AllocationId and RegionId required), DescribeEipAddressesResponseBodyEipAddressesEipAddress
+# (the fields below; Tags.Tag[] of Key/Value).
+EIP = ResourceKind(
+    "EIP", "EIPs", "vpc", "DescribeEipAddresses", ("EipAddresses", "EipAddress"), "AllocationId",
+    id_param="AllocationId", server_tags=True, create="AllocateEipAddress", delete="ReleaseEipAddress",
+    gone="InvalidAllocationId.NotFound",
+    fields={"allocation_id": "AllocationId", "ip_address": "IpAddress", "name": "Name", "description": "Description",
+            "status": "Status", "bandwidth": "Bandwidth", "internet_charge_type": "InternetChargeType",
+            "instance_id": lambda e: e.get("InstanceId") or None, "tags": _tags},
+)  # fmt: skip
 HPC_CLUSTER = ResourceKind(
     "HPC cluster", "HPC clusters", "ecs", "DescribeHpcClusters", ("HpcClusters", "HpcCluster"), "HpcClusterId",
     id_param="HpcClusterIds", create="CreateHpcCluster", delete="DeleteHpcCluster",
@@ -146,6 +158,7 @@ INSTANCE = ResourceKind(
             "private_ip_addresses": _list_at("VpcAttributes.PrivateIpAddress.IpAddress"),
             "rdma_ip_addresses": _list_at("RdmaIpAddress.IpAddress"),
             "public_ip_addresses": _list_at("PublicIpAddress.IpAddress"),
+            "eip_address": lambda i: (i.get("EipAddress") or {}).get("IpAddress") or None,
             "security_group_ids": _list_at("SecurityGroupIds.SecurityGroupId"),
             "creation_time": "CreationTime", "tags": _tags},
 )  # fmt: skip

@@ -46,6 +46,10 @@ DEPENDENCY_RETRY_CODES = {
     # the code is UNCONFIRMED (not in the documented list): the emulator's.
     "DeleteFileSystem": ("OperationDenied.DependencyViolation",),
     "DeleteProtocolService": ("OperationDenied.DependencyViolation",),
+    # ReleaseEipAddress: an EIP still Unassociating (UnassociateEipAddress returns before it is Available) answers
+    # IncorrectEipStatus, "the current status of the EIP does not support this operation" (VPC API reference,
+    # ReleaseEipAddress error codes; UNCONFIRMED that it is the code for this state: the emulator's).
+    "ReleaseEipAddress": ("IncorrectEipStatus",),
 }
 # How long a delete keeps retrying a dependency error by default (a released instance frees its
 # security group and vSwitch within minutes).

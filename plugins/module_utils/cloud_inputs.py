@@ -40,6 +40,12 @@ alibabacloud_nas20170626 3.7.5, the comments above each request field; pinned in
   lists the three for cpfs; that economic has no other bounds is UNCONFIRMED).
 * [export-path] CreateProtocolMountTargetRequest.path: 1 to 1,024 characters, UTF-8, starts and ends with '/'. The
   directory "must already exist on the CPFS file system" (a new one holds only '/').
+* [admin-cidrs] scc_cloud_admin_cidrs: the bastion's AuthorizeSecurityGroup SourceCidrIp, one rule per block (IPv4
+  blocks or addresses, as [sg-cidr]); 0.0.0.0/0 opens SSH on a public address to the whole internet, so it takes the
+  explicit scc_cloud_admin_cidrs_allow_internet: true (this collection's rule). At most 50 blocks (UNCONFIRMED: the
+  documented quota of rules per security group is 200, and the nodes' group holds the others).
+* [bastion] scc_cloud_access: bastion makes one small ECS with an EIP (docs/cloud.md); its type and image follow the
+  instance-type and image rules above.
 * [zone], [region]: no model states their format; the shapes of the IDs DescribeRegions and DescribeZones return
   (cn-shanghai, ap-southeast-1; cn-shanghai-b, ap-southeast-1a) are the rule (UNCONFIRMED).
 
@@ -414,6 +420,83 @@ def _cidr_list(name, value):
     return None
 
 
+ACCESS = ("vpc", "bastion")
+MAX_ADMIN_CIDRS = 50
+
+
+def _access(settings):
+    """How the controller reaches the nodes: vpc (it runs inside the VPC) or bastion (an ECS with an EIP, SSH from
+    scc_cloud_admin_cidrs only)."""
+    value = settings["scc_cloud_access"]
+    if value not in ACCESS or not isinstance(value, str):
+        return _bad("scc_cloud_access", value, "must be vpc (the controller runs inside the VPC) or bastion")
+    return None
+
+
+def _admin_cidrs(settings):
+    """The admin networks SSH to the bastion is open from: required with scc_cloud_access bastion."""
+    name = "scc_cloud_admin_cidrs"
+    value = settings[name]
+    bastion = settings.get("scc_cloud_access") == "bastion"
+    if value is None or value == []:
+        if bastion:
+            return _bad(
+                name,
+                value,
+                "is required with scc_cloud_access bastion: the admin networks (your office's or VPN's public"
+                " block, such as 203.0.113.0/24) that may SSH to the bastion",
+            )
+        return None
+    if not isinstance(value, list):
+        return _bad(name, value, "must be a list of IPv4 CIDR blocks, not %s" % _type_name(value))
+    if len(value) > MAX_ADMIN_CIDRS:
+        return _bad(name, value, "holds %d blocks, more than %d" % (len(value), MAX_ADMIN_CIDRS))
+    allow = settings.get("scc_cloud_admin_cidrs_allow_internet", False)
+    for item in value:
+        problem = _ssh_cidr(name, item)
+        if problem is None:
+            continue
+        if input_checks.is_text(item) and _network(item) is not None and _network(item).prefixlen == 0:
+            if input_checks.boolean(allow) is True:
+                continue
+            return _bad(
+                name,
+                value,
+                "holds %s, which opens SSH to the bastion from the whole internet; name your admin networks, or set"
+                " scc_cloud_admin_cidrs_allow_internet: true to mean it" % show(item),
+            )
+        return _bad(name, value, "holds %s, which is not an IPv4 CIDR block such as 203.0.113.0/24" % show(item))
+    return None
+
+
+def _bastion(settings):
+    """The bastion's instance type and image (only with scc_cloud_access bastion)."""
+    found = []
+    name = "scc_cloud_bastion_instance_type"
+    if name in settings:
+        value = settings[name]
+        problem = _string(name, value, "'ecs.g7.large'")
+        if problem is None and not INSTANCE_TYPE.match(value):
+            problem = _bad(name, value, "must be ecs.<family>.<size>, such as ecs.g7.large")
+        found.append(problem)
+    if "scc_cloud_bastion_image_id" in settings:
+        found.append(_image(settings, "scc_cloud_bastion_image_id", required=False))
+    return found
+
+
+def ssh_rules(sources):
+    """ecs_security_group's ``rules`` opening SSH (tcp 22) from each of ``sources`` (CIDR blocks or addresses, an
+    address as its /32), in their order, each once: the bastion's from scc_cloud_admin_cidrs, the nodes' from the
+    bastion's private address."""
+    rules = []
+    for source in sources:
+        network = str(ipaddress.ip_network(source, strict=True))
+        rule = {"ip_protocol": "tcp", "port_range": "22/22", "source_cidr_ip": network}
+        if rule not in rules:
+            rules.append(rule)
+    return rules
+
+
 def _present(settings, *names):
     return all(name in settings for name in names)
 
@@ -479,7 +562,16 @@ def problems(settings):
         found.append(_ssh_cidr("scc_cloud_ssh_source_cidr", settings["scc_cloud_ssh_source_cidr"]))
     # Lists of CIDR blocks a later variable may add (scc_cloud_admin_cidrs, ...): judged alike when present.
     for name in sorted(n for n in settings if n.startswith("scc_cloud_") and n.endswith("_cidrs")):
-        found.append(_cidr_list(name, settings[name]))
+        if name != "scc_cloud_admin_cidrs":
+            found.append(_cidr_list(name, settings[name]))
+    if "scc_cloud_access" in settings:
+        found.append(_access(settings))
+    if "scc_cloud_admin_cidrs" in settings:
+        found.append(_admin_cidrs(settings))
+    if "scc_cloud_admin_cidrs_allow_internet" in settings:
+        found.append(_boolean("scc_cloud_admin_cidrs_allow_internet", settings["scc_cloud_admin_cidrs_allow_internet"]))
+    if settings.get("scc_cloud_access") == "bastion":
+        found.extend(_bastion(settings))
     if "scc_cloud_instance_count" in settings:
         found.append(_count(settings, vswitch))
     if "scc_cloud_cpfs_capacity" in settings and input_checks.boolean(settings.get("scc_cloud_cpfs_enabled", True)):

@@ -12,7 +12,8 @@ version_added: 0.3.0
 description:
   - For each instance, reads the host keys cloud-init printed to its console (C(GetInstanceConsoleOutput), the
     C(-----BEGIN SSH HOST KEY KEYS-----) block of cloud-init's C(keys_to_console) module) and writes them to O(path),
-    under the instance's first private address and its ID, before anything connects to it.
+    under the instance's first private address, the address of its EIP where it has one (the bastion of
+    C(playbooks/provision.yml); since 0.4.0) and its ID, before anything connects to it.
   - The keys then come through the account's own API, not over the network the first SSH connection would cross.
     What this trusts, the account's API credentials and the image's cloud-init, is in C(docs/cloud.md).
   - O(path) belongs to the instances given; a line of an instance not in O(instance_ids) is removed. An instance
@@ -180,6 +181,9 @@ def main():
     for instance_id in ids:
         private = found[instance_id]["private_ip_addresses"]
         names = [private[0]] if private else []
+        # The bastion's EIP (ecs_eip): ssh reaches it at that address, and checks its key under it.
+        eip = found[instance_id]["eip_address"]
+        names += [eip] if eip else []
         hosts.append({"instance_id": instance_id, "names": names + [instance_id], "keys": keys[instance_id]})
     text = known_hosts_text(hosts)
     changed = text != before or not os.path.exists(path)

@@ -204,6 +204,11 @@ instances:
       type: list
       elements: str
       sample: [10.10.0.5]
+    eip_address:
+      description: The address of the EIP associated with it (M(scc.training.ecs_eip)), or null.
+      type: str
+      version_added: 0.4.0
+      sample: 47.100.0.10
     gpu_amount:
       description: GPUs of the instance type.
       type: int

@@ -10,8 +10,10 @@ is ~/.ssh/scc-bert.known_hosts). One emulator, no host to converge: the consoles
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import shlex
 import stat
 import subprocess
 
@@ -171,3 +173,112 @@ def test_a_network_given_by_id_is_used_and_never_deleted(walk, tmp_path):
     assert rc == 0, out[-4000:]
     assert [i for i in emu.store.instances.values() if i["InstanceName"] == "byid-node"] == []
     assert {t: set(getattr(emu.store, t)) for t in network} == network  # theirs: all still there
+
+
+BASTION_VARS = EXAMPLES / "cloud.bastion.example.yml"
+
+
+def ssh_config(args, host):
+    """What ssh makes of ``args`` for ``host`` (ssh -G prints the configuration it would use; it connects nowhere)."""
+    out = subprocess.run(["ssh", "-G", *shlex.split(args), host], capture_output=True, text=True, check=True).stdout
+    return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+
+
+def test_the_bastion_example_walks_from_provision_to_teardown(walk):
+    """Issue 34.3 (b) and 5: cloud.example.yml with cloud.bastion.example.yml on top, the shipped files as they are:
+    provision.yml makes the bastion (its own security group, SSH from scc_cloud_admin_cidrs only), its EIP (a loopback
+    address in the emulator) and the nodes taking SSH from the bastion only -> ansible-inventory: the bastion in
+    scc_bastion at its EIP, every node through it with strict host key checking on both hops -> known_hosts holds the
+    bastion's console keys under its EIP -> a re-run changes nothing -> provision.yml with scc_cloud_access: vpc
+    releases the bastion -> teardown.yml leaves nothing of the cluster."""
+    emu, env, home, settings = walk["emu"], walk["env"], walk["home"], walk["settings"]
+    name = settings["scc_cloud_name"]
+    extra = yaml.safe_load(BASTION_VARS.read_text())
+    assert extra["scc_cloud_access"] == "bastion"
+    theirs = {t: set(getattr(emu.store, t)) for t in ("vpcs", "vswitches", "security_groups")}
+    rc, out = run_playbook(env, "provision.yml", str(VARS), "-e", "@%s" % BASTION_VARS)
+    assert rc == 0, out[-4000:]
+
+    [bastion] = [i for i in emu.instances() if i["InstanceName"] == name + "-bastion"]
+    nodes = sorted((i for i in emu.instances() if i["InstanceName"] == name + "-node"), key=lambda i: i["InstanceId"])
+    assert len(nodes) == 2 and bastion["InstanceType"] == extra["scc_cloud_bastion_instance_type"]
+    assert bastion["Tags"]["Tag"] and {"TagKey": "scc-role", "TagValue": "bastion"} in bastion["Tags"]["Tag"]
+    assert bastion["VpcAttributes"]["VSwitchId"] == nodes[0]["VpcAttributes"]["VSwitchId"]
+    [eip] = emu.eips()
+    assert eip["InstanceId"] == bastion["InstanceId"] and eip["Status"] == "InUse"
+    assert ipaddress.ip_address(eip["IpAddress"]).is_loopback  # the lab's network rule: never a public address
+    groups = {g["SecurityGroupName"]: g for g in emu.security_groups()}
+    bastion_sg, node_sg = groups[name + "-bastion-sg"], groups[name + "-sg"]
+    assert bastion["SecurityGroupIds"]["SecurityGroupId"] == [bastion_sg["SecurityGroupId"]]
+    assert nodes[0]["SecurityGroupIds"]["SecurityGroupId"] == [node_sg["SecurityGroupId"]]
+    # SSH to the bastion from the admin networks only; to the nodes from the bastion only.
+    assert [
+        (r["IpProtocol"].lower(), r["PortRange"], r["SourceCidrIp"]) for r in bastion_sg["Permissions"]["Permission"]
+    ] == [("tcp", "22/22", cidr) for cidr in extra["scc_cloud_admin_cidrs"]]
+    bastion_ip = bastion["VpcAttributes"]["PrivateIpAddress"]["IpAddress"][0]
+    ssh_sources = {r["SourceCidrIp"] for r in node_sg["Permissions"]["Permission"] if r["PortRange"] == "22/22"}
+    assert ssh_sources == {bastion_ip + "/32"}
+
+    known_hosts = home / ".ssh" / ("scc-%s.known_hosts" % name)
+    inv = run_ansible(env, "ansible-inventory", "-i", str(INVENTORY), "--list", timeout=120)
+    assert inv.returncode == 0, inv.stderr
+    data = json.loads(inv.stdout)
+    assert data["scc_bastion"]["hosts"] == [bastion["InstanceId"]]
+    assert sorted(data["scc_cluster"]["hosts"]) == [i["InstanceId"] for i in nodes]
+    jump = plain(data["_meta"]["hostvars"][bastion["InstanceId"]])
+    assert jump["ansible_host"] == eip["IpAddress"]
+    for inst in nodes:
+        hv = plain(data["_meta"]["hostvars"][inst["InstanceId"]])
+        config = ssh_config(hv["ansible_ssh_common_args"], hv["ansible_host"])
+        assert config["stricthostkeychecking"] == "true" and config["userknownhostsfile"] == str(known_hosts)
+        proxy = shlex.split(config["proxycommand"])
+        assert proxy[-1] == "root@" + eip["IpAddress"], proxy
+        assert "UserKnownHostsFile=%s" % known_hosts in proxy and "StrictHostKeyChecking=yes" in proxy
+    # The bastion's keys, from its console, under its private address, its EIP and its ID; ssh finds them at the EIP.
+    lines = known_hosts.read_text().splitlines()
+    names = "%s,%s,%s" % (bastion_ip, eip["IpAddress"], bastion["InstanceId"])
+    assert sorted(line for line in lines if line.startswith(names + " ")) == sorted(
+        "%s %s" % (names, " ".join(k.split()[:2])) for k in emu.store.instances[bastion["InstanceId"]]["_host_keys"]
+    )
+    found = subprocess.run(
+        ["ssh-keygen", "-F", eip["IpAddress"], "-f", str(known_hosts)], capture_output=True, text=True, check=False
+    )
+    assert found.returncode == 0 and found.stdout.count("found: line") == 2, found.stdout
+
+    rc, out = run_playbook(env, "provision.yml", str(VARS), "-e", "@%s" % BASTION_VARS)
+    assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
+
+    # Back to scc_cloud_access: vpc (the example alone): the bastion, its EIP and its group are released.
+    rc, out = run_playbook(env, "provision.yml", str(VARS))
+    assert rc == 0, out[-4000:]
+    assert [i for i in emu.instances() if i["InstanceName"] == name + "-bastion"] == [] and emu.eips() == []
+    assert name + "-bastion-sg" not in {g["SecurityGroupName"] for g in emu.security_groups()}
+
+    rc, out = run_playbook(env, "teardown.yml", str(VARS))
+    assert rc == 0, out[-4000:]
+    assert emu.store.instances == {} and emu.eips() == []
+    assert {t: set(getattr(emu.store, t)) for t in theirs} == theirs  # nothing of ours left, nothing of theirs gone
+    assert not known_hosts.exists()
+
+
+def test_teardown_removes_the_bastion_and_its_eip(walk):
+    """teardown.yml, whatever scc_cloud_access says, releases the bastion's EIP (unassociated first), the bastion and its
+    security group; an EIP of the same name without our tags stays."""
+    emu, env, settings = walk["emu"], walk["env"], walk["settings"]
+    name = settings["scc_cloud_name"]
+    from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
+
+    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, "cn-shanghai", vpc_endpoint=emu.endpoint)
+    other = api.call("vpc", "AllocateEipAddress", {"Name": name + "-bastion-eip"})["AllocationId"]
+    theirs = {t: set(getattr(emu.store, t)) for t in ("vpcs", "vswitches", "security_groups")}
+    rc, out = run_playbook(
+        env, "provision.yml", str(VARS), "-e", "@%s" % BASTION_VARS, "-e", "scc_cloud_cpfs_enabled=false"
+    )
+    assert rc == 0, out[-4000:]
+    assert len(emu.eips()) == 2
+    rc, out = run_playbook(env, "teardown.yml", str(VARS), "-e", "@%s" % BASTION_VARS)
+    assert rc == 0, out[-4000:]
+    assert [e["AllocationId"] for e in emu.eips()] == [other]  # not ours: no tags
+    assert emu.store.instances == {}
+    assert {t: set(getattr(emu.store, t)) for t in theirs} == theirs
+    api.call("vpc", "ReleaseEipAddress", {"AllocationId": other})

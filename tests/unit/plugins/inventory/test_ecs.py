@@ -1,6 +1,8 @@
 """scc.training.ecs inventory plugin on a real DescribeInstances reply (tests/fixtures/alicloud)."""
 
 import json
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -44,10 +46,10 @@ class FakeSdkClient:
         ).encode()
 
 
-def make_plugin(monkeypatch, **options):
+def make_plugin(monkeypatch, data=None, **options):
     from ansible_collections.scc.training.plugins.module_utils import _alicloud
 
-    fake = FakeSdkClient(reply())
+    fake = FakeSdkClient(data or reply())
     real_init = _alicloud.AlicloudApi.__init__
 
     def init(self, *args, **kwargs):
@@ -75,6 +77,9 @@ def make_plugin(monkeypatch, **options):
         keyed_groups=[],
         data_prep_tags={},
         data_prep_group="scc_data_prep",
+        bastion_tags={},
+        bastion_group="scc_bastion",
+        bastion_user="root",
         known_hosts_file=None,
         strict=True,
         leading_separator=True,
@@ -209,3 +214,75 @@ def test_the_shipped_examples_agree():
     assert inventory["tags"] == cloud["scc_cloud_tags"]
     assert not inventory.get("instance_types")
     assert inventory["known_hosts_file"] == "~/.ssh/scc-%s.known_hosts" % cloud["scc_cloud_name"]
+    # The bastion way (cloud.bastion.example.yml on top): provision.yml tags the bastion scc-role=bastion.
+    assert inventory["bastion_tags"] == {"scc-role": "bastion"}
+
+
+def with_bastion(data, count=1, eip="127.0.200.2"):
+    """The fixture's reply with ``count`` running instances tagged scc-role=bastion, the first with an EIP."""
+    data = json.loads(json.dumps(data))
+    running = [i for i in data["Instances"]["Instance"] if i["Status"] == "Running"]
+    for n, inst in enumerate(running[:count]):
+        inst.setdefault("Tags", {}).setdefault("Tag", []).append({"TagKey": "scc-role", "TagValue": "bastion"})
+        if n == 0:
+            inst["EipAddress"] = {"AllocationId": "eip-1", "IpAddress": eip, "Bandwidth": 5}
+    return data, [i["InstanceId"] for i in running[:count]]
+
+
+def ssh_config(args, host):
+    """What ssh makes of ``args`` for ``host`` (ssh -G: the configuration it would use; it connects nowhere)."""
+    out = subprocess.run(["ssh", "-G", *shlex.split(args), host], capture_output=True, text=True, check=True).stdout
+    return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+
+
+def test_every_host_goes_through_the_bastion_its_key_checked_strictly(monkeypatch, tmp_path):
+    """Issue 34.3 (b): the bastion (bastion_tags) in its own group at its EIP; every other host's ssh jumps through it,
+    the jump checking the bastion's key against the same known_hosts file with StrictHostKeyChecking=yes."""
+    data, [bastion] = with_bastion(reply())
+    known = tmp_path / "my known_hosts"  # a blank in the path: quoted for both ssh command lines
+    plugin = make_plugin(
+        monkeypatch,
+        data=data,
+        bastion_tags={"scc-role": "bastion"},
+        known_hosts_file=str(known),
+        groups={"scc_cluster": trust_as_template("true")},
+    )[0]
+    plugin._populate(plugin._fetch())
+    groups = plugin.inventory.groups
+    assert [h.name for h in groups["scc_bastion"].get_hosts()] == [bastion]
+    nodes = {h.name for h in groups["scc_cluster"].get_hosts()}
+    assert bastion not in nodes and len(nodes) == 14
+    jump = plugin.inventory.get_host(bastion).vars
+    assert jump["ansible_host"] == "127.0.200.2" and "ProxyCommand" not in jump["ansible_ssh_common_args"]
+    for name in nodes:
+        hv = plugin.inventory.get_host(name).vars
+        config = ssh_config(hv["ansible_ssh_common_args"], hv["ansible_host"])
+        assert config["stricthostkeychecking"] == "true" and config["userknownhostsfile"] == str(known)
+        inner = shlex.split(config["proxycommand"])
+        assert inner[:2] == ["ssh", "-o"] and inner[-3:] == ["-W", "%h:%p", "root@127.0.200.2"]
+        assert ["-o", "UserKnownHostsFile=%s" % known, "-o", "StrictHostKeyChecking=yes"] == inner[1:5]
+        assert "accept-new" not in hv["ansible_ssh_common_args"] and "=no" not in hv["ansible_ssh_common_args"]
+    jump_config = ssh_config(jump["ansible_ssh_common_args"], jump["ansible_host"])
+    assert jump_config["stricthostkeychecking"] == "true" and "proxycommand" not in jump_config
+
+
+def test_no_bastion_means_direct_and_a_doubtful_one_fails(monkeypatch, tmp_path):
+    options = dict(bastion_tags={"scc-role": "bastion"}, known_hosts_file=str(tmp_path / "k"))
+    plugin = make_plugin(monkeypatch, **options)[0]  # none tagged: reached directly (scc_cloud_access: vpc)
+    plugin._populate(plugin._fetch())
+    assert not any("ProxyCommand" in h.vars["ansible_ssh_common_args"] for h in plugin.inventory.hosts.values())
+    assert "scc_bastion" not in plugin.inventory.groups
+
+    two, ids = with_bastion(reply(), count=2)
+    assert len(ids) == 2
+    plugin = make_plugin(monkeypatch, data=two, **options)[0]
+    with pytest.raises(AnsibleError, match=r"2 instances carry bastion_tags .*not guessed"):
+        plugin._populate(plugin._fetch())
+    one, [bastion] = with_bastion(reply(), eip="")
+    plugin = make_plugin(monkeypatch, data=one, **options)[0]
+    with pytest.raises(AnsibleError, match="the bastion %s has no EIP" % bastion):
+        plugin._populate(plugin._fetch())
+    one, [bastion] = with_bastion(reply())
+    plugin = make_plugin(monkeypatch, data=one, bastion_tags={"scc-role": "bastion"})[0]
+    with pytest.raises(AnsibleError, match="known_hosts_file is not set"):
+        plugin._populate(plugin._fetch())

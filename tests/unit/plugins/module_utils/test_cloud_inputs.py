@@ -99,7 +99,12 @@ CASES = {
     "ssh_host_bits": case("scc_cloud_ssh_source_cidr", "10.1.2.3/8", "IPv4 CIDR block or address"),
     # A later list of CIDRs (scc_cloud_admin_cidrs) is judged alike when the spec has it.
     "admin_cidrs_string": case("scc_cloud_admin_cidrs", "10.0.0.0/8", "list of IPv4 CIDR blocks"),
-    "admin_cidrs_world": case("scc_cloud_admin_cidrs", ["10.0.0.0/8", "0.0.0.0/0"], "holds \"0.0.0.0/0\""),
+    "admin_cidrs_world": case(
+        "scc_cloud_admin_cidrs",
+        ["10.0.0.0/8", "0.0.0.0/0"],
+        "holds \"0.0.0.0/0\"",
+        ["scc_cloud_admin_cidrs_allow_internet"],
+    ),
     # The instance type against the supported-instance table.
     "type_no_prefix": case("scc_cloud_instance_type", "ebmgn8v.48xlarge", "ecs.<family>.<size>"),
     "type_family_only": case("scc_cloud_instance_type", "ecs.ebmgn8v", "ecs.<family>.<size>"),
@@ -290,6 +295,58 @@ CASES["host_keys_timeout_zero"] = case("scc_cloud_host_keys_timeout", 0, "at lea
 CASES["host_keys_timeout_float"] = case("scc_cloud_host_keys_timeout", 2.5, "whole number of seconds")
 CASES["host_keys_timeout_true"] = case("scc_cloud_host_keys_timeout", True, "whole number of seconds")
 
+# Issue 34.3 (b): the bastion way, scc_cloud_access: bastion with scc_cloud_admin_cidrs.
+BASTION = {"scc_cloud_access": "bastion", "scc_cloud_admin_cidrs": ["203.0.113.0/24"]}
+CASES["access_other"] = case("scc_cloud_access", "public", "must be vpc")
+CASES["access_null"] = case("scc_cloud_access", None, "must be vpc")
+CASES["access_list"] = case("scc_cloud_access", ["bastion"], "must be vpc")
+CASES["admin_cidrs_missing"] = case(
+    "scc_cloud_admin_cidrs",
+    [],
+    "is required with scc_cloud_access bastion",
+    ["scc_cloud_access"],
+    scc_cloud_access="bastion",
+)
+CASES["admin_cidrs_null"] = case(
+    "scc_cloud_admin_cidrs", None, "is required with", ["scc_cloud_access"], scc_cloud_access="bastion"
+)
+CASES["admin_cidrs_internet"] = case(
+    "scc_cloud_admin_cidrs",
+    ["203.0.113.0/24", "0.0.0.0/0"],
+    "from the whole internet",
+    ["scc_cloud_admin_cidrs_allow_internet"],
+    scc_cloud_access="bastion",
+)
+CASES["admin_cidrs_internet_vpc"] = case(
+    "scc_cloud_admin_cidrs", ["0.0.0.0/0"], "from the whole internet", ["scc_cloud_admin_cidrs_allow_internet"]
+)
+CASES["admin_cidrs_string"] = case("scc_cloud_admin_cidrs", "203.0.113.0/24", "must be a list", **BASTION)
+CASES["admin_cidrs_host_bits"] = case("scc_cloud_admin_cidrs", ["203.0.113.1/24"], "not an IPv4 CIDR block", **BASTION)
+CASES["admin_cidrs_ipv6"] = case("scc_cloud_admin_cidrs", ["2001:db8::/32"], "not an IPv4 CIDR block", **BASTION)
+CASES["admin_cidrs_name"] = case("scc_cloud_admin_cidrs", ["office"], "not an IPv4 CIDR block", **BASTION)
+CASES["admin_cidrs_number"] = case("scc_cloud_admin_cidrs", [7], "not an IPv4 CIDR block", **BASTION)
+CASES["admin_cidrs_line_end"] = case("scc_cloud_admin_cidrs", ["203.0.113.0/24\n"], "not an IPv4", **BASTION)
+CASES["admin_cidrs_too_many"] = case(
+    "scc_cloud_admin_cidrs", ["10.0.%d.0/24" % i for i in range(51)], "more than 50", **BASTION
+)
+CASES["admin_cidrs_allow_internet_word"] = case("scc_cloud_admin_cidrs_allow_internet", "maybe", "true or false")
+CASES["bastion_instance_type_short"] = case(
+    "scc_cloud_bastion_instance_type", "g7.large", "ecs.<family>.<size>", **BASTION
+)
+CASES["bastion_instance_type_null"] = case("scc_cloud_bastion_instance_type", None, "must be a string", **BASTION)
+CASES["bastion_image_blank"] = case("scc_cloud_bastion_image_id", "m 1", "must be an image ID", **BASTION)
+CASES["bastion_image_list"] = case("scc_cloud_bastion_image_id", ["m-1"], "must be a string", **BASTION)
+
+
+def test_the_bastion_way_passes():
+    assert cloud_inputs.problems(dict(GOOD, **BASTION)) == []
+    assert cloud_inputs.problems(dict(GOOD, **BASTION, scc_cloud_bastion_image_id="m-abc")) == []
+    # 0.0.0.0/0 with the explicit word; the bastion's type and image are not judged without the bastion.
+    anywhere = dict(GOOD, **BASTION)
+    anywhere.update(scc_cloud_admin_cidrs=["0.0.0.0/0"], scc_cloud_admin_cidrs_allow_internet=True)
+    assert cloud_inputs.problems(anywhere) == []
+    assert cloud_inputs.problems(dict(GOOD, scc_cloud_access="vpc", scc_cloud_bastion_instance_type=None)) == []
+
 
 def test_an_existing_network_by_id_passes():
     given = dict(GOOD, scc_cloud_vpc_id="vpc-a1", scc_cloud_vswitch_id="vsw-b2", scc_cloud_security_group_id="sg-c3")
@@ -354,3 +411,16 @@ def test_the_route_takes_a_mapping_only():
     assert role_problems.problems("scc_cloud", GOOD) == []
     assert role_problems.rules("scc_cloud") == ("cloud_inputs", "problems", None)
     assert cloud_inputs.problems("x") == ["the scc_cloud_* settings must be a mapping, not str."]
+
+
+def test_ssh_rules_open_tcp_22_from_each_network_once():
+    rules = cloud_filters.cloud_ssh_rules(["203.0.113.0/24", "192.168.0.7", "203.0.113.0/24"])
+    assert rules == [
+        {"ip_protocol": "tcp", "port_range": "22/22", "source_cidr_ip": "203.0.113.0/24"},
+        {"ip_protocol": "tcp", "port_range": "22/22", "source_cidr_ip": "192.168.0.7/32"},
+    ]
+    assert cloud_filters.cloud_ssh_rules([]) == []
+    with pytest.raises(Exception, match=r"cloud_ssh_rules: .*203\.0\.113\.1/24"):
+        cloud_filters.cloud_ssh_rules(["203.0.113.1/24"])
+    with pytest.raises(Exception, match="cloud_ssh_rules: input must be a list"):
+        cloud_filters.cloud_ssh_rules("203.0.113.0/24")
