@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from ansible_collections.scc.training.plugins.filter import cloud as cloud_filters
 from ansible_collections.scc.training.plugins.module_utils import cloud_inputs
 from tests.refusal_names import ROOT, assert_names_only
 
