@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 UNIT = "tests/unit/plugins/module_utils/"
+PROGRESS = "tests/unit/plugins/plugin_utils/test_progress.py"
 
 # name: (module, functions (None: all), test files)
 TARGETS = {
@@ -79,21 +80,87 @@ TARGETS = {
         ["_hostfile_entry", "render_hostfile", "parse_hostfile", "hostfile_ranks", "hostfile_nodes"],
         [UNIT + "test_mpi_argv.py", "tests/unit/plugins/filter/test_mpi.py"],
     ),
+    # The modules added since issue 22 (issue 36.8).
+    "hardware_defaults": (
+        "plugins/module_utils/hardware_defaults.py",
+        None,
+        [
+            UNIT + "test_hardware_defaults.py",
+            UNIT + "test_rdma_parsers.py",
+            "tests/unit/plugins/filter/test_rdma_filters.py",
+        ],
+    ),
+    "hardware_fact": (
+        "plugins/module_utils/hardware_fact.py",
+        None,
+        [UNIT + "test_hardware_fact.py", "tests/unit/plugins/lookup/test_hardware.py"],
+    ),
+    "cloud_nodes": ("plugins/module_utils/cloud_nodes.py", None, [UNIT + "test_cloud_nodes.py"]),
+    "training_job": ("plugins/module_utils/training_job.py", None, [UNIT + "test_training_job.py"]),
+    "redact": (
+        "plugins/module_utils/redact.py",
+        None,
+        [UNIT + "test_redact.py", "tests/unit/plugins/filter/test_redact_filter.py"],
+    ),
+    "job_progress": ("plugins/module_utils/job_progress.py", None, [UNIT + "test_job_progress.py"]),
+    "cloud_waiters": ("plugins/module_utils/_alicloud_waiters.py", None, [UNIT + "test_alicloud_waiters.py"]),
+    "progress": ("plugins/plugin_utils/progress.py", None, [PROGRESS]),
+    "cloud_wait": ("plugins/plugin_utils/cloud_wait.py", None, [PROGRESS]),
+    # cluster.py less the host-name rule (its own target above).
+    "cluster": (
+        "plugins/module_utils/cluster.py",
+        ["!host_names", "!host_name_problems", "!_unique"],
+        [
+            UNIT + "test_cluster_addresses.py",
+            UNIT + "test_host_name_rule.py",
+            "tests/unit/plugins/filter/test_cluster_filters.py",
+        ],
+    ),
+    "nccl_check": ("plugins/module_utils/nccl_check.py", None, [UNIT + "test_nccl_check.py"]),
+    # bench/gpu_check.py's judgements; the test file's other tests run torch and nvidia-smi stand-ins (minutes).
+    "gpu_check": (
+        "bench/gpu_check.py",
+        ["judge_nccl", "single_node_threshold", "pci_gpu_count"],
+        [
+            "tests/unit/bench/test_gpu_check.py::test_nccl_tests_judgement_one_gpu_and_several",
+            "tests/unit/bench/test_gpu_check.py::test_the_single_node_threshold_is_hardware_defaults_for_the_gpu_model",
+            "tests/unit/bench/test_gpu_check.py::test_a_gpu_on_the_bus_that_nvidia_smi_does_not_list_fails_the_node",
+        ],
+    ),
+    "nvidia_topo": ("plugins/module_utils/nvidia_topo.py", None, [UNIT + "test_nvidia_topo.py"]),
+    "bert_prep": ("plugins/module_utils/bert_prep.py", None, [UNIT + "test_bert_prep.py"]),
+    "cloud_inputs": ("plugins/module_utils/cloud_inputs.py", None, [UNIT + "test_cloud_inputs.py"]),
+    "host_keys": ("plugins/module_utils/host_keys.py", None, [UNIT + "test_host_keys.py"]),
+    "ack": ("plugins/module_utils/ack.py", None, [UNIT + "test_ack.py"]),
+    # The trainer's and the preparer's own files (tests/unit/bert: torch; run under flock /tmp/scc-lab.lock).
+    "bert_data": (
+        "roles/bert_launch/files/bert_data.py",
+        ["rank_spans", "batch_indices"],
+        [
+            "tests/unit/bert/test_bert_prep.py::test_rank_spans_are_disjoint_and_cover_every_row",
+            "tests/unit/bert/test_pretrain_bert.py::test_batch_indices_disjoint_and_cover_an_epoch",
+        ],
+    ),
 }
 
 
 def _spans(module: Path, functions):
-    """(first line, last line) of each named function or method of ``module``."""
+    """(first line, last line) of each named function or method of ``module``; names written ``!name``: every line
+    but those of these functions."""
     tree = ast.parse(module.read_text(encoding="utf-8"))
-    spans = [
-        (node.lineno, node.end_lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in functions
-    ]
-    missing = set(functions) - {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,))}
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    left_out = {name[1:] for name in functions if name.startswith("!")}
+    named = {name for name in functions if not name.startswith("!")}
+    missing = (named | left_out) - {n.name for n in defs}
     if missing:
         raise SystemExit("mutation: %s has no function %s" % (module, ", ".join(sorted(missing))))
-    return spans
+    if left_out:
+        spans, line = [], 1
+        for first, last in sorted((n.lineno, n.end_lineno) for n in defs if n.name in left_out):
+            spans.append((line, first - 1))
+            line = last + 1
+        return spans + [(line, 10**9)]
+    return [(n.lineno, n.end_lineno) for n in defs if n.name in named]
 
 
 _ARITHMETIC = {"Add", "Sub", "Mul", "Div"}

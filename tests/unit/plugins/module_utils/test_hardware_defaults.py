@@ -260,3 +260,64 @@ def test_jumbo_frames_that_are_no_boolean_are_refused_by_name():
 def test_an_instance_type_that_is_no_instance_type_is_refused_by_name(instance_type, rule):
     with pytest.raises(ValueError, match=rule):
         hw.resolve(instance_type)
+
+
+# --- issue 36.8: what `make mutation` found unjudged ---
+
+
+def test_pcie_gpus_are_judged_at_their_own_generations_rate():
+    h100 = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H100 PCIe"}] * 2}})
+    assert h100["intra_node"] == {"kind": "pcie", "gbs": 63.0, "detail": "PCIe Gen5 x16 (no NVLink)"}
+    # A Gen3 card is judged at the Gen4 rate (the lowest in the table) but said to be Gen3.
+    t4 = hw.resolve(None, {"a": {"gpus": [{"name": "Tesla T4"}] * 2}})
+    assert t4["intra_node"] == {"kind": "pcie", "gbs": 31.5, "detail": "PCIe Gen3 x16 (no NVLink)"}
+
+
+def test_an_eight_gpu_nvlink_family_has_its_published_link_count():
+    for instance_type, key in (("ecs.sccgn6.24xlarge", "V100 SXM2"), ("ecs.ebmgn7ex.32xlarge", "A100 SXM4")):
+        assert not [u for u in hw.resolve(instance_type)["unconfirmed"] if u.endswith("nvlink_links")], instance_type
+
+
+def test_a_smaller_size_of_an_nvlink_vm_family_marks_its_link_count_unconfirmed(monkeypatch):
+    # Were the H20's link count published, a 2- or 4-GPU gn8v's would still not be: how many links reach its peers.
+    h20 = hw._MODELS["H20"]
+    monkeypatch.setitem(hw._MODELS, "H20", hw._Model("H20", h20.pattern.pattern, h20.cc, 18, 5, h20.sources))
+    assert "H20.nvlink_links" in hw.resolve("ecs.gn8v-2x.8xlarge")["unconfirmed"]
+    assert "H20.nvlink_links" in hw.resolve("ecs.gn8v-4x.8xlarge")["unconfirmed"]
+    assert "H20.nvlink_links" not in hw.resolve("ecs.ebmgn8v.48xlarge")["unconfirmed"]
+
+
+def test_nodes_that_agree_get_no_note_and_a_rate_they_do_not_share_gets_one():
+    agreeing = {"node%d" % i: {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()} for i in (1, 2)}
+    assert hw.resolve(None, agreeing)["notes"] == []
+    bare = {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": []}}
+    assert hw.resolve(None, bare)["notes"] == [] and hw.resolve(None, bare)["rdma"]["kind"] is None
+    mixed_rates = _erdma_devices() * 2
+    mixed_rates[1] = dict(mixed_rates[1], ports=[dict(p, rate_gbps=40) for p in mixed_rates[1]["ports"]])
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": mixed_rates}})
+    assert resolved["rdma"]["total_gbps"] is None
+    assert resolved["notes"] == ["the RDMA ports report no common rate: set nccl_check_link_rate_gbps"]
+
+
+def test_a_mixed_cluster_is_judged_by_its_slowest_node_and_network():
+    fast = {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()}
+    slow_devices = _erdma_devices()
+    for device in slow_devices:
+        device["ports"] = [dict(p, rate_gbps=40) for p in device["ports"]]
+    slow = {"gpus": [{"name": "NVIDIA L20"}] * 8, "rdma_devices": slow_devices}
+    for nodes in ({"a": fast, "b": slow}, {"a": slow, "b": fast}):
+        resolved = hw.resolve(None, nodes)
+        assert resolved["rdma"]["total_gbps"] == 40 and resolved["nccl_check"]["link_rate_gbps"] == 40
+        assert resolved["intra_node"]["kind"] == "pcie" and resolved["nvlink_links"] == 0
+        assert resolved["thresholds"] == {"single_node_gbps": 11.02, "multi_node_gbps": 3.5}
+
+
+def test_a_mixed_cluster_gets_a_torch_with_kernels_for_every_gpu():
+    # torch 2.11's cu128 wheels dropped sm_70: a V100 + Blackwell cluster gets cu128 up to torch 2.10 only.
+    nodes = {
+        "a": {"gpus": [{"name": "Tesla V100-SXM2-32GB"}] * 8},
+        "b": {"gpus": [{"name": "NVIDIA RTX PRO 6000 Blackwell"}] * 8},
+    }
+    resolved = hw.resolve(None, nodes)
+    assert [(b["tag"], b["torch_max"]) for b in resolved["torch_cuda_builds"]] == [("cu128", "2.10")]
+    assert resolved["torch_cuda"] == "cu128"
