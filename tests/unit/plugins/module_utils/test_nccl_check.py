@@ -175,3 +175,22 @@ def test_a_make_variable_without_a_value_is_refused_naming_its_variable(variable
         nccl_check.tests_build({**BUILD, variable: value})
     with pytest.raises(ValueError, match="nccl_check_nccl_home"):
         nccl_check.tests_build({k: v for k, v in BUILD.items() if k != "NCCL_HOME"})
+
+
+def _rows(*points):
+    return [
+        {"size_bytes": size, "busbw_gbs": busbw, "wrong": 0, "in_place": {"busbw_gbs": busbw, "wrong": 0}}
+        for size, busbw in points
+    ]
+
+
+def test_the_verdict_is_the_busbw_at_the_largest_size_not_the_best_over_sizes():
+    # A peak at 64 MiB and a fall at 1 GiB (a link that degrades under load): judged at 1 GiB, failed.
+    falling = {"layout": "2.13+", "rows": _rows((1 << 20, 20.0), (1 << 26, 130.0), (1 << 30, 90.0)), "out_of_bounds": 0}
+    verdict = nccl_check.run_verdict(falling, 105.0)
+    assert (verdict["ok"], verdict["busbw_gbps"]) == (False, 90.0)
+    assert verdict["problems"] == ["busbw 90.0 GB/s at 1073741824 bytes below the threshold 105.00 GB/s"]
+    rising = dict(falling, rows=_rows((1 << 20, 20.0), (1 << 26, 90.0), (1 << 30, 110.0)))
+    assert nccl_check.run_verdict(rising, 105.0)["ok"] is True
+    # At the threshold exactly: passed.
+    assert nccl_check.run_verdict(dict(falling, rows=_rows((1 << 30, 105.0))), 105.0)["problems"] == []

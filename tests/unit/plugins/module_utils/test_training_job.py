@@ -173,3 +173,18 @@ def test_the_tables_flags_parse_back_with_a_parser_of_the_same_flags():
         parser.add_argument(flag, action="store_true" if how == tj.SWITCH else "store")
     parsed = parser.parse_args(program("resnet", resnet_launch_learning_rate=0.2)[1:])
     assert (parsed.model, parsed.learning_rate, parsed.run_id) == ("resnet50", "0.2", "r1")
+
+
+@pytest.mark.parametrize("off", [False, "false", "False", "no", "off", "0", 0, "", None, "n"])
+def test_a_switch_given_false_in_any_spelling_ansible_reads_stays_off(off):
+    assert "--resume" not in program(bert_launch_resume=off)
+    # cpu_only "false" is a GPU run: its levers are the GPU's, not the CPU's.
+    gpu = program(bert_launch_cpu_only=off)
+    assert option(gpu, "--fused-adamw") != "off" and option(gpu, "--loader-workers") != "0"
+
+
+@pytest.mark.parametrize("on", [True, "true", " TRUE ", "yes", "on", "1", 1, "y"])
+def test_a_switch_given_true_in_any_spelling_ansible_reads_is_on(on):
+    assert "--resume" in program(bert_launch_resume=on)
+    cpu = program(bert_launch_cpu_only=on)
+    assert option(cpu, "--fused-adamw") == "off" and option(cpu, "--loader-workers") == "0"
