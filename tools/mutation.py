@@ -144,6 +144,51 @@ TARGETS = {
 }
 
 
+# The survivors judged equivalent (no input can tell them from the original), each with its reason: target ->
+# [(the line before, the line after (stripped, as the survivor prints them), why)]. They are printed and counted
+# apart, and left out of the percentage; any other survivor is a test to write.
+EQUIVALENT = {
+    "redact": [
+        (
+            'return "%s%s:%s@" % (match.group("scheme"), userinfo.split(":", 1)[0], MASK)',
+            'return "%s%s:%s@" % (match.group("scheme"), userinfo.split(":", 2)[0], MASK)',
+            "the first field of a split is the same whatever the split's limit",
+        ),
+    ],
+    "cloud_nodes": [
+        (
+            'erdma = rdma["kind"] == "erdma"',
+            'erdma = rdma["kind"] <= "erdma"',
+            "the table's RDMA kinds are erdma and roce_v2 only (instance_families.FAMILIES): none sorts before erdma",
+        ),
+        (
+            'limit = (rdma["ports"] or 0) if erdma else 0',
+            'limit = (rdma["ports"] or 1) if erdma else 0',
+            "no eRDMA family has 0 ports; one with None (gn8v) takes the unpublished-count branch, which sets "
+            "eri_limit None and never reads limit",
+        ),
+        (
+            'limit = (rdma["ports"] or 0) if erdma else 0',
+            'limit = (rdma["ports"] or -1) if erdma else 0',
+            "as above: the 'or' fallback is never read",
+        ),
+    ],
+    "nvidia_topo": [
+        (
+            'if bind_to != "auto" and map_by != "auto":',
+            'if bind_to > "auto" and map_by != "auto":',
+            "every value of mpirun's --bind-to (none, hwthread, core, l1cache..l3cache, package, socket, numa, board) "
+            "sorts after auto",
+        ),
+        (
+            "break  # the legends follow the matrix",
+            "continue  # the legends follow the matrix",
+            "no legend line starts with a GPU<n> cell, so skipping them parses what stopping there does",
+        ),
+    ],
+}
+
+
 def _spans(module: Path, functions):
     """(first line, last line) of each named function or method of ``module``; names written ``!name``: every line
     but those of these functions."""
@@ -196,21 +241,34 @@ def _skip(db_path: Path, module: Path, functions) -> None:
             )
 
 
-def _tally(db_path: Path):
-    """(killed, survivors: [diff]) of the mutants that ran."""
+def _changed(diff: str):
+    """(the line before, the line after) of a one-line mutant's diff, stripped."""
+    lines = (diff or "").splitlines()
+    minus = [line[1:].strip() for line in lines if line.startswith("-") and not line.startswith("---")]
+    plus = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
+    return (minus[0] if minus else "", plus[0] if plus else "")
+
+
+def _tally(db_path: Path, name: str = ""):
+    """(killed, survivors: [diff], equivalent: [(diff, why)]) of the mutants that ran."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
-    killed, survivors = 0, []
+    known = {(before, after): why for before, after, why in EQUIVALENT.get(name, [])}
+    killed, survivors, equivalent = 0, [], []
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         for _item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
             if result.test_outcome == TestOutcome.SURVIVED:
-                survivors.append(result.diff)
+                why = known.get(_changed(result.diff))
+                if why:
+                    equivalent.append((result.diff, why))
+                else:
+                    survivors.append(result.diff)
             else:  # killed, or incompetent (a timeout, a mutant that cannot run)
                 killed += 1
-    return killed, survivors
+    return killed, survivors, equivalent
 
 
 def _survivor(diff: str) -> str:
@@ -221,7 +279,7 @@ def _survivor(diff: str) -> str:
     return "  survived %s\n    %s" % (where, "\n    ".join(changed))
 
 
-def run_target(name: str, work: Path, timeout: float) -> tuple[int, list]:
+def run_target(name: str, work: Path, timeout: float) -> tuple[int, list, list]:
     module, functions, tests = TARGETS[name]
     config = work / (name + ".toml")
     db = work / (name + ".sqlite")
@@ -243,7 +301,7 @@ def run_target(name: str, work: Path, timeout: float) -> tuple[int, list]:
     if baseline.returncode != 0:
         raise SystemExit("mutation: the tests of %s fail unmutated:\n%s" % (name, baseline.stdout[-3000:]))
     subprocess.run([str(BIN / "cosmic-ray"), "exec", str(config), str(db)], cwd=ROOT, check=True)
-    return _tally(db)
+    return _tally(db, name)
 
 
 def main(argv=None) -> int:
@@ -255,19 +313,26 @@ def main(argv=None) -> int:
     parser.add_argument("--report", action="store_true", help="tally the last runs' results, run nothing")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    killed = total = 0
+    killed = total = equivalents = 0
     for name in args.only or list(TARGETS):
         if args.report:
-            dead, survivors = _tally(args.work / (name + ".sqlite"))
+            dead, survivors, equivalent = _tally(args.work / (name + ".sqlite"), name)
         else:
-            dead, survivors = run_target(name, args.work, args.timeout)
+            dead, survivors, equivalent = run_target(name, args.work, args.timeout)
         count = dead + len(survivors)
-        killed, total = killed + dead, total + count
-        print("mutation: %s: killed %d of %d" % (name, dead, count), flush=True)
+        killed, total, equivalents = killed + dead, total + count, equivalents + len(equivalent)
+        print(
+            "mutation: %s: killed %d of %d (%d equivalent left out)" % (name, dead, count, len(equivalent)), flush=True
+        )
         for diff in survivors:
             print(_survivor(diff), flush=True)
+        for diff, why in equivalent:
+            print(_survivor(diff).replace("survived", "equivalent", 1) + "\n    (%s)" % why, flush=True)
     percent = 100.0 * killed / total if total else 0.0
-    print("mutation: killed %d of %d (%.1f%%)" % (killed, total, percent))
+    print(
+        "mutation: killed %d of %d (%.1f%%); %d equivalent mutants (EQUIVALENT in tools/mutation.py) left out"
+        % (killed, total, percent, equivalents)
+    )
     return 0 if total and percent >= args.min else 1
 
 

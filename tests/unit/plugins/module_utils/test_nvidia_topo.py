@@ -115,3 +115,38 @@ def test_the_header_in_escapes_with_nics_and_legends_parses_like_the_plain_one()
 def test_output_without_a_matrix_is_no_gpu_not_an_error(text):
     assert parse_topo_matrix(text)["gpus"] == []
     assert "no GPU" in launch_placement(text, 8, 1)["reason"]
+
+
+def _topo(numa_nodes, numa_column="NUMA Affinity"):
+    """A matrix of len(numa_nodes) GPUs, each on its NUMA node (a made-up layout: the columns as drivers print them)."""
+    count = len(numa_nodes)
+    names = ["GPU%d" % i for i in range(count)]
+    rows = ["\t" + "\t".join(names + ["CPU Affinity", numa_column])]
+    for i, node in enumerate(numa_nodes):
+        links = ["X" if j == i else "SYS" for j in range(count)]
+        rows.append("\t".join(["GPU%d" % i] + links + ["%d-%d" % (node * 8, node * 8 + 7), str(node)]))
+    return "\n".join(rows) + "\n"
+
+
+def test_three_gpus_on_one_numa_node_and_one_on_the_next_are_bound_three_per_node():
+    placement = launch_placement(_topo([0, 0, 0, 1]), 4, 1)
+    assert (placement["map_by"], placement["bind_to"]) == ("ppr:3:numa", "numa"), placement
+
+
+def test_a_gpu_numa_id_column_is_not_the_numa_affinity():
+    # "GPU NUMA ID" (the GPU's own memory node on some systems) without "NUMA Affinity": no NUMA node for the ranks.
+    topology = parse_topo_matrix(_topo([0, 1], numa_column="GPU NUMA ID"))
+    assert topology["has_numa_column"] is False
+    assert [(gpu["cpu_affinity"], gpu["numa"]) for gpu in topology["gpus"]] == [("0-7", None), ("8-15", None)]
+
+
+def test_a_row_cut_before_its_affinity_has_no_numa_node():
+    topology = parse_topo_matrix(_topo([0, 1]).replace("\t8-15\t1\n", "\n"))
+    assert [(gpu["cpu_affinity"], gpu["numa"]) for gpu in topology["gpus"]] == [("0-7", 0), (None, None)]
+
+
+def test_a_map_by_set_by_hand_is_kept_and_the_binding_still_chosen():
+    placement = launch_placement(_topo([0, 0, 1, 1]), 4, 1, map_by="slot")
+    assert (placement["map_by"], placement["bind_to"]) == ("slot", "numa")
+    placement = launch_placement(_topo([0, 0, 1, 1]), 4, 1, bind_to="core")
+    assert (placement["map_by"], placement["bind_to"]) == ("ppr:2:numa", "core")
