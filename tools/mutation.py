@@ -173,6 +173,50 @@ EQUIVALENT = {
             "as above: the 'or' fallback is never read",
         ),
     ],
+    "hardware_defaults": [
+        (
+            "if len(kinds) > 1:",
+            "if len(kinds) != 1:",
+            "kinds has a member per node and resolve() refuses nodes without a known GPU first: never empty",
+        ),
+        (
+            "if counts and len(set(counts)) > 1:",
+            "if counts and len(set(counts)) != 1:",
+            "a set of a non-empty list has at least one member",
+        ),
+        (
+            "if int(node_count) > 1 and not limits.get(\"link_rate_gbps\"):",
+            "if int(node_count) != 1 and not limits.get(\"link_rate_gbps\"):",
+            "nccl_check passes the play's node count, at least 1 (tested: 1 needs no rate, 2 does)",
+        ),
+        (
+            '"link_rate_gbps": rate or 1,',
+            '"link_rate_gbps": rate or 2,',
+            "without a rate the multi-node threshold computed from the stand-in is replaced by None",
+        ),
+        (
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or 0,',
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or -1,',
+            "read only with NVLinks, where the rate is always set (resolved 25.0, or nccl_check_settings' 25.0)",
+        ),
+    ]
+    # The PCIe generation of an NVLink model is read only for a one-GPU VM size (gn8v's H20): the others' are facts
+    # for the table's reader, never read (a model with links is judged by them).
+    + [
+        (
+            '_Model("%s", r"%s", "%s", %d, %d, ("%s",)%s),' % (key, pattern, cc, links, gen, source, extra),
+            '_Model("%s", r"%s", "%s", %d, %d, ("%s",)%s),' % (key, pattern, cc, links, gen + step, source, extra),
+            "the PCIe generation of an NVLink model that no one-GPU size has",
+        )
+        for key, pattern, cc, links, gen, source, extra in (
+            ("V100 SXM2", "V100.*SXM", "7.0", 6, 3, "nv-v100", ""),
+            ("A100 SXM4", "A100.*SXM", "8.0", 12, 4, "nv-a100", ""),
+            ("H800 SXM5", "\\bH800\\b(?!.*PCIE)", "9.0", 8, 5, "h800", ', ("nvlink_links",)'),
+            ("H100 SXM5", "\\bH100\\b", "9.0", 18, 5, "nv-h100", ""),
+            ("H200 SXM", "\\bH200\\b", "9.0", 18, 5, "nv-h200", ""),
+        )
+        for step in (-1, 1)
+    ],
     "nvidia_topo": [
         (
             'if bind_to != "auto" and map_by != "auto":',

@@ -322,3 +322,22 @@ def test_a_mixed_cluster_gets_a_torch_with_kernels_for_every_gpu():
     resolved = hw.resolve(None, nodes)
     assert [(b["tag"], b["torch_max"]) for b in resolved["torch_cuda_builds"]] == [("cu128", "2.10")]
     assert resolved["torch_cuda"] == "cu128"
+
+
+def test_one_node_needs_no_network_rate_and_its_notes_reach_the_role():
+    nodes = {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8 + [{"name": "NVIDIA GeForce RTX 4090"}]}}
+    resolved = hw.resolve(None, nodes)
+    assert resolved["rdma"]["total_gbps"] is None and resolved["notes"]
+    settings = hw.nccl_check_settings(resolved, {}, 1)
+    assert settings["thresholds"] == {"single_node_gbps": 315.0, "multi_node_gbps": None}
+    assert settings["notes"] == resolved["notes"] and settings["unconfirmed"] == resolved["unconfirmed"]
+    with pytest.raises(ValueError, match=r"^nccl_check_link_rate_gbps: the RDMA rate between nodes is not known"):
+        hw.nccl_check_settings(resolved, {}, 2)
+    assert (
+        hw.nccl_check_settings(resolved, {"nccl_check_link_rate_gbps": 100}, 2)["thresholds"]["multi_node_gbps"] == 8.75
+    )
+
+
+def test_no_known_gpu_names_what_the_nodes_report_or_none():
+    with pytest.raises(ValueError, match=r"the nodes report no known GPU \(none\)"):
+        hw.resolve(None, {"a": {"gpus": []}})
