@@ -225,6 +225,43 @@ EQUIVALENT = {
             "sorts after auto",
         ),
         (
+            '"bind_to": chosen["bind_to"] if bind_to == "auto" else bind_to,',
+            '"bind_to": chosen["bind_to"] if bind_to <= "auto" else bind_to,',
+            "as above: no --bind-to value sorts before auto",
+        ),
+        (
+            '"map_by": chosen["map_by"] if map_by == "auto" else map_by,',
+            '"map_by": chosen["map_by"] if map_by <= "auto" else map_by,',
+            "every value of mpirun's --map-by (slot, hwthread, core, l1cache..l3cache, package, socket, numa, board, "
+            "node, seq, dist, ppr:N:resource, pe-list=...) sorts after auto",
+        ),
+        (
+            'if bind_to != "auto" and map_by != "auto":',
+            'if bind_to != "auto" and map_by > "auto":',
+            "as above for --map-by",
+        ),
+        (
+            "if not match or line is header:",
+            "if not match or line == header:",
+            "no row of the matrix is the same text as its header (a row starts with its GPU's name, the header with "
+            "the indent before GPU0)",
+        ),
+        (
+            "if not match or line is header:",
+            "if not match or line <= header:",
+            "the header starts with an indent (nvidia-smi's layout), which sorts before the G of every row",
+        ),
+        (
+            'if line.strip() and not line.lstrip().startswith("#"):',
+            'if line.strip() or not line.lstrip().startswith("#"):',
+            "a blank or # line kept is never the header (GPU0 first) nor a row (GPU<n> first): parsed the same",
+        ),
+        (
+            "links = dict(zip(columns, cells[1 : 1 + len(columns)]))",
+            "links = dict(zip(columns, cells[1 : 2 + len(columns)]))",
+            "zip stops at the last column: a cell more is never paired",
+        ),
+        (
             "break  # the legends follow the matrix",
             "continue  # the legends follow the matrix",
             "no legend line starts with a GPU<n> cell, so skipping them parses what stopping there does",

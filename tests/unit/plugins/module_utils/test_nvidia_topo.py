@@ -150,3 +150,35 @@ def test_a_map_by_set_by_hand_is_kept_and_the_binding_still_chosen():
     assert (placement["map_by"], placement["bind_to"]) == ("slot", "numa")
     placement = launch_placement(_topo([0, 0, 1, 1]), 4, 1, bind_to="core")
     assert (placement["map_by"], placement["bind_to"]) == ("ppr:2:numa", "core")
+
+
+@pytest.mark.parametrize("numa_nodes", [[0, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 0]])
+def test_gpus_out_of_numa_order_leave_the_ranks_unbound(numa_nodes):
+    placement = launch_placement(_topo(numa_nodes), 4, 1)
+    assert (placement["map_by"], placement["bind_to"]) == ("slot", "none")
+    assert placement["reason"].startswith("the GPUs' NUMA nodes in index order are %s" % numa_nodes)
+
+
+def test_more_ranks_than_gpus_are_unbound():
+    placement = launch_placement(_topo([0, 0, 1, 1]), 8, 1)
+    assert (placement["map_by"], placement["bind_to"]) == ("slot", "none")
+    assert placement["reason"] == "8 rank(s) per node for 4 GPU(s): ranks unbound (a rank per GPU is bound)"
+
+
+def test_a_gpu_without_a_numa_node_leaves_the_ranks_unbound():
+    for cut in ("\t8-15\t1\n", "\t1\n"):  # the row ends before its affinities, or before its NUMA node
+        topology = parse_topo_matrix(_topo([0, 1]).replace(cut, "\n"))
+        assert topology["has_numa_column"] is True and [gpu["numa"] for gpu in topology["gpus"]] == [0, None]
+        placement = launch_placement(_topo([0, 1]).replace(cut, "\n"), 2, 1)
+        assert placement["bind_to"] == "none" and "names no NUMA node for every GPU" in placement["reason"]
+
+
+def test_no_matrix_is_no_gpu_and_no_numa_column():
+    assert parse_topo_matrix("") == {"gpus": [], "columns": [], "has_numa_column": False}
+    assert parse_topo_matrix("No devices were found\n")["has_numa_column"] is False
+
+
+def test_no_node_or_no_rank_is_refused_by_name():
+    for np, nodes in ((8, 0), (0, 1)):
+        with pytest.raises(ValueError, match=r"^np \(%d\) and nodes \(%d\) must be at least 1" % (np, nodes)):
+            launch_placement(_topo([0, 1]), np, nodes)
