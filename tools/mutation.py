@@ -199,6 +199,21 @@ EQUIVALENT = {
             '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or -1,',
             "read only with NVLinks, where the rate is always set (resolved 25.0, or nccl_check_settings' 25.0)",
         ),
+        (
+            'declared = instance_type is not None and str(instance_type).strip() != ""',
+            'declared = instance_type is not None and str(instance_type).strip() > ""',
+            "every string but the empty one sorts after it",
+        ),
+        (
+            'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
+            'elif model.links and prof["gpus_per_node"] < 7 and "nvlink_links" not in model.unconfirmed:',
+            "the VM families' sizes have 1, 2, 4 or 8 GPUs (instance_families.FAMILIES): none has 7",
+        ),
+        (
+            '"single_node_gbps": round(EXPECTED_RATIO[intra["kind"]] * intra["gbs"], 2),',
+            '"single_node_gbps": round(EXPECTED_RATIO[intra["kind"]] * intra["gbs"], 3),',
+            "0.8 x 25 GB/s x links and 0.44 x 31.5 or 63 GB/s have two decimals at most: rounding to 3 is the same",
+        ),
     ]
     # The PCIe generation of an NVLink model is read only for a one-GPU VM size (gn8v's H20): the others' are facts
     # for the table's reader, never read (a model with links is judged by them).

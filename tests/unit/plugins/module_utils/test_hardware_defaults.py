@@ -341,3 +341,36 @@ def test_one_node_needs_no_network_rate_and_its_notes_reach_the_role():
 def test_no_known_gpu_names_what_the_nodes_report_or_none():
     with pytest.raises(ValueError, match=r"the nodes report no known GPU \(none\)"):
         hw.resolve(None, {"a": {"gpus": []}})
+
+
+def test_the_expected_figures_are_the_published_efficiencies_of_the_basis():
+    sccgn6 = hw.resolve("ecs.sccgn6.24xlarge")
+    assert sccgn6["intra_node"] == {"kind": "nvlink", "gbs": 150.0, "detail": "6 NVLinks x 25 GB/s"}
+    assert sccgn6["expected"]["single_node_gbps"] == 120.0  # 0.8 x 150
+    v100_pcie = hw.resolve(None, {"a": {"gpus": [{"name": "Tesla V100-PCIE-32GB"}] * 4}})
+    assert v100_pcie["intra_node"]["detail"] == "PCIe Gen3 x16 (no NVLink)"
+    # The network: 0.96 of the line rate in GB/s, to 0.01 GB/s (a port rate of 13.7 Gb/s: 1.644 -> 1.64).
+    devices = _erdma_devices()
+    for device in devices:
+        device["ports"] = [dict(p, rate_gbps=13.7) for p in device["ports"]]
+    odd = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": devices}})
+    assert odd["expected"]["multi_node_gbps"] == 1.64
+
+
+def test_nodes_with_different_rdma_kinds_are_told_to_declare_the_type():
+    roce = [{"name": "mlx5_0", "driver": "mlx5_core", "ports": [{"state": "PORT_ACTIVE", "rate_gbps": 100}]}]
+    nodes = {
+        "a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()},
+        "b": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": roce},
+    }
+    notes = hw.resolve(None, nodes)["notes"]
+    assert notes == ["the nodes report different RDMA kinds ['erdma', 'roce_v2']: set scc_instance_type"]
+
+
+def test_a_hand_set_zero_nvlink_count_judges_the_pcie_basis_without_a_link_rate():
+    settings = hw.nccl_check_settings(hw.resolve("ecs.ebmgn8is.32xlarge"), {"nccl_check_nvlink_links": 0}, 1)
+    assert settings["limits"]["nvlink_links"] == 0 and settings["limits"]["nvlink_gbs_per_link"] is None
+    assert settings["basis"] == "PCIe 31.5 GB/s per GPU and direction"
+    links = hw.nccl_check_settings(hw.resolve("ecs.ebmgn8is.32xlarge"), {"nccl_check_nvlink_links": 4}, 1)
+    assert links["limits"]["nvlink_gbs_per_link"] == 25.0 and links["basis"] == "4 NVLinks x 25.0 GB/s"
+    assert links["thresholds"]["single_node_gbps"] == 70.0
