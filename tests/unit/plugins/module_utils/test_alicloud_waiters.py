@@ -164,3 +164,39 @@ def test_the_background_jobs_limit_covers_its_waits_and_api_retries():
     # Unset or not a number (as a task may give it): the longest defaults.
     assert job_limit_s(None) == 2 * 3600 + 60 + 600 + 300
     assert job_limit_s("900", "30", None) == 2 * 900 + 30 + 600 + 300
+
+
+def test_a_wait_with_default_intervals_polls_after_a_quarter_second_doubling_up_to_fifteen():
+    clock, sleeps = _Clock(), []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        clock.sleep(seconds)
+
+    values = iter(range(9))
+    assert wait_for(lambda: next(values), lambda v: v == 8, 100, sleep=sleep, clock=clock) == 8
+    assert sleeps == [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 15.0]
+
+
+def test_a_history_before_its_first_poll_and_its_times_to_a_tenth():
+    history = WaitHistory("vpc v-1")
+    assert history.view() == {"what": "vpc v-1", "polls": 0, "seconds": 0.0, "ready": False, "states": []}
+    history.record({"Status": "Pending"}, 2.34)
+    history.record({"Status": "Available"}, 7.86, ready=True)
+    assert history.view() == {
+        "what": "vpc v-1",
+        "polls": 2,
+        "seconds": 7.9,
+        "ready": True,
+        "states": [{"state": "Pending", "after_s": 2.3}, {"state": "Available", "after_s": 7.9}],
+    }
+
+
+def test_an_earlier_wait_is_over_once_a_later_one_began_and_a_wait_without_seconds_is_at_0s():
+    shown = {}
+    mounts = {"what": "mount targets", "states": [{"state": "Deleting 1", "after_s": 0.0}], "seconds": 12.0}
+    itself = {"what": "CPFS file system cpfs-1", "states": [{"state": "Running", "after_s": 0.0}]}
+    assert wait_lines("nas_cpfs", [mounts, itself], shown, ended=False) == [
+        "nas_cpfs: mount targets: Deleting 1, stopped waiting after 12s",
+        "nas_cpfs: CPFS file system cpfs-1: Running, 0s elapsed",
+    ]
