@@ -1,14 +1,18 @@
 """Mutation testing (cosmic-ray, pinned in requirements-dev.txt) over the modules that judge and guard:
 `make mutation` prints `mutation: killed K of N (P%)` and fails below --min (90).
 
-Each target is a module of plugins/module_utils, the functions of it that judge or guard (None: all), and the
-unit tests that cover them: cosmic-ray mutates the file in place, one mutant at a time, and runs those tests
+Each target is a module (plugins/module_utils, plugins/plugin_utils, bench/, a role's files/), the functions of it
+that judge or guard (None: all; ``!name``: all but these), and the unit tests that cover them: cosmic-ray mutates the file in place, one mutant at a time, and runs those tests
 (`pytest -x`); a mutant is killed when they fail (or time out), survives when they pass. Mutations outside the
 named functions are marked skipped before the run, and so are two kinds that say nothing about the tests:
 an arithmetic operator replaced by a bitwise, shift, power, floor-division or modulo one (most sites are
 ``"..." % args``, where any of them raises at once) and ``==``/``!=``/``<``... replaced by ``is``/``is not``
 (the same for the small ints and interned strings compared here: equivalent mutants). Targets run one after
 another: a mutant of one module must not be seen by the tests of another running beside it.
+
+A survivor is a test to write, unless no input can tell it from the original (an equivalent mutant): those are
+listed in EQUIVALENT below, each with its reason, printed apart and left out of the percentage. The bert_data
+target's tests import torch (tests/unit/bert): run it alone (`--only bert_data`), never beside the lab tests.
 
     tools/mutation.py                  every target
     tools/mutation.py --only health    one target, while developing
