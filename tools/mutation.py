@@ -209,6 +209,11 @@ EQUIVALENT = {
             "every string but the empty one sorts after it",
         ),
         (
+            'return value is not None and str(value).strip() != ""',
+            'return value is not None and str(value).strip() > ""',
+            "every string but the empty one sorts after it",
+        ),
+        (
             'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
             'elif model.links and prof["gpus_per_node"] < 7 and "nvlink_links" not in model.unconfirmed:',
             "the VM families' sizes have 1, 2, 4 or 8 GPUs (instance_families.FAMILIES): none has 7",

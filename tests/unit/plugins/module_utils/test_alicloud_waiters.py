@@ -155,6 +155,7 @@ def test_the_progress_file_is_replaced_whole_and_private(tmp_path):
     write_waits(str(path), views + views)
     assert json.loads(path.read_text()) == {"waits": views + views}
     assert oct(path.stat().st_mode & 0o777) == "0o600"
+    assert oct(path.parent.stat().st_mode & 0o777) == "0o700"  # the directory it made: the user's alone
     assert sorted(os.listdir(path.parent)) == ["waits.json"]
 
 

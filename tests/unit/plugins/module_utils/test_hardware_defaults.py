@@ -374,3 +374,11 @@ def test_a_hand_set_zero_nvlink_count_judges_the_pcie_basis_without_a_link_rate(
     links = hw.nccl_check_settings(hw.resolve("ecs.ebmgn8is.32xlarge"), {"nccl_check_nvlink_links": 4}, 1)
     assert links["limits"]["nvlink_gbs_per_link"] == 25.0 and links["basis"] == "4 NVLinks x 25.0 GB/s"
     assert links["thresholds"]["single_node_gbps"] == 70.0
+
+
+def test_only_active_ports_count():
+    devices = _erdma_devices()
+    extra = [{"state": "PORT_DOWN", "rate_gbps": 80}, {"state": "PORT_INIT", "rate_gbps": 80}, {"rate_gbps": 80}]
+    devices[0] = dict(devices[0], ports=devices[0]["ports"] + extra)
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": devices}})
+    assert (resolved["rdma"]["ports"], resolved["rdma"]["total_gbps"]) == (1, 80)
