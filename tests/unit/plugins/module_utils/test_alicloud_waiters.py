@@ -183,6 +183,7 @@ def test_a_history_before_its_first_poll_and_its_times_to_a_tenth():
     history = WaitHistory("vpc v-1")
     assert history.view() == {"what": "vpc v-1", "polls": 0, "seconds": 0.0, "ready": False, "states": []}
     history.record({"Status": "Pending"}, 2.34)
+    assert history.view()["ready"] is False
     history.record({"Status": "Available"}, 7.86, ready=True)
     assert history.view() == {
         "what": "vpc v-1",
@@ -201,3 +202,8 @@ def test_an_earlier_wait_is_over_once_a_later_one_began_and_a_wait_without_secon
         "nas_cpfs: mount targets: Deleting 1, stopped waiting after 12s",
         "nas_cpfs: CPFS file system cpfs-1: Running, 0s elapsed",
     ]
+
+
+def test_a_limit_of_zero_seconds_is_zero_not_the_default():
+    assert job_limit_s(0, 0, 0) == 300  # the API margin alone
+    assert job_limit_s(-5, "-1", 0) == 300
