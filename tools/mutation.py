@@ -214,6 +214,11 @@ EQUIVALENT = {
             "every string but the empty one sorts after it",
         ),
         (
+            '"nvlink_links": limits_in.get("nvlink_links") or 0,',
+            '"nvlink_links": limits_in.get("nvlink_links") or 1,',
+            "without NVLinks the basis is intra_node_gbs (never None there: nccl_check_settings refuses it first)",
+        ),
+        (
             'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
             'elif model.links and prof["gpus_per_node"] < 7 and "nvlink_links" not in model.unconfirmed:',
             "the VM families' sizes have 1, 2, 4 or 8 GPUs (instance_families.FAMILIES): none has 7",
@@ -240,6 +245,28 @@ EQUIVALENT = {
             ("H200 SXM", "\\bH200\\b", "9.0", 18, 5, "nv-h200", ""),
         )
         for step in (-1, 1)
+    ],
+    "cloud_waiters": [
+        (
+            "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",
+            "chain = states[max(0, count - 1) :] if count <= len(states) else states[-1:]",
+            "at count == len(states) both give the last state alone",
+        ),
+        (
+            "count, end_shown = shown.get(index, (0, False))",
+            "count, end_shown = shown.get(index, ( 1, False))",
+            "a wait not shown yet starts its chain at state 0 from a count of 0 or 1 alike (max(0, count - 1))",
+        ),
+        (
+            'elapsed = duration(view.get("seconds") or 0)',
+            'elapsed = duration(view.get("seconds") or -1)',
+            "duration() counts a negative time as 0 s",
+        ),
+        (
+            "over = bool(view.get(\"ready\")) or ended or index < len(views) - 1",
+            "over = bool(view.get(\"ready\")) or ended or index != len(views) - 1",
+            "index runs over range(len(views)): it is never above the last",
+        ),
     ],
     "nvidia_topo": [
         (

@@ -207,3 +207,16 @@ def test_an_earlier_wait_is_over_once_a_later_one_began_and_a_wait_without_secon
 def test_a_limit_of_zero_seconds_is_zero_not_the_default():
     assert job_limit_s(0, 0, 0) == 300  # the API margin alone
     assert job_limit_s(-5, "-1", 0) == 300
+
+
+def test_a_wait_never_asks_to_sleep_a_negative_time():
+    # A clock that moves on between the deadline check and the sleep (a loaded machine): time.sleep(-x) raises.
+    ticks, sleeps = iter(range(100)), []
+    with pytest.raises(TimeoutError, match="still not ready after 1.5s"):
+        wait_for(lambda: None, lambda v: False, 1.5, sleep=sleeps.append, clock=lambda: next(ticks))
+    assert sleeps and min(sleeps) >= 0, sleeps
+
+
+def test_unset_or_bad_timeouts_take_the_defaults():
+    assert job_limit_s(100, None, None) == 2 * 100 + 60 + 600 + 300
+    assert job_limit_s("x", "y", "z") == 2 * 3600 + 60 + 600 + 300

@@ -382,3 +382,28 @@ def test_only_active_ports_count():
     devices[0] = dict(devices[0], ports=devices[0]["ports"] + extra)
     resolved = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": devices}})
     assert (resolved["rdma"]["ports"], resolved["rdma"]["total_gbps"]) == (1, 80)
+
+
+@pytest.mark.parametrize(
+    "name, gbs, generation",
+    [
+        ("Tesla V100-PCIE-16GB", 31.5, 3),
+        ("NVIDIA A100-PCIE-40GB", 31.5, 4),
+        ("NVIDIA H100 PCIe", 63.0, 5),
+        ("NVIDIA H100 NVL", 63.0, 5),
+        ("NVIDIA H200 NVL", 63.0, 5),
+        ("NVIDIA L20", 31.5, 4),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 63.0, 5),
+        ("Tesla T4", 31.5, 3),
+    ],
+)
+def test_every_pcie_model_is_judged_at_its_generations_x16_rate(name, gbs, generation):
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": name}] * 2}})
+    assert resolved["intra_node"] == {"kind": "pcie", "gbs": gbs, "detail": "PCIe Gen%d x16 (no NVLink)" % generation}
+
+
+def test_no_nvlink_and_no_pcie_rate_names_the_variable_to_set():
+    with pytest.raises(ValueError, match=r"^nccl_check_intra_node_gbs: no NVLink and no PCIe bandwidth is known"):
+        hw.nccl_check_settings({"gpu_models": ["X"], "gpu_count": 8, "nccl_check": {"nvlink_links": 0}}, {}, 1)
+    settings = hw.nccl_check_settings({"gpu_count": 8, "nccl_check": {}}, {"nccl_check_intra_node_gbs": 20}, 1)
+    assert settings["thresholds"]["single_node_gbps"] == 7.0  # 0.35 x 20
