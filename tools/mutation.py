@@ -219,6 +219,16 @@ EQUIVALENT = {
             "without NVLinks the basis is intra_node_gbs (never None there: nccl_check_settings refuses it first)",
         ),
         (
+            '"nvlink_links": limits_in.get("nvlink_links") or 0,',
+            '"nvlink_links": limits_in.get("nvlink_links") or -1,',
+            "as above",
+        ),
+        (
+            'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
+            'elif model.links and prof["gpus_per_node"] != 8 and "nvlink_links" not in model.unconfirmed:',
+            "no VM size has more than 8 GPUs, and 1 GPU is the branch before",
+        ),
+        (
             'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
             'elif model.links and prof["gpus_per_node"] < 7 and "nvlink_links" not in model.unconfirmed:',
             "the VM families' sizes have 1, 2, 4 or 8 GPUs (instance_families.FAMILIES): none has 7",

@@ -407,3 +407,15 @@ def test_no_nvlink_and_no_pcie_rate_names_the_variable_to_set():
         hw.nccl_check_settings({"gpu_models": ["X"], "gpu_count": 8, "nccl_check": {"nvlink_links": 0}}, {}, 1)
     settings = hw.nccl_check_settings({"gpu_count": 8, "nccl_check": {}}, {"nccl_check_intra_node_gbs": 20}, 1)
     assert settings["thresholds"]["single_node_gbps"] == 7.0  # 0.35 x 20
+
+
+def test_a_nodes_rdma_rate_is_its_ports_together_and_no_port_is_zero():
+    devices = _erdma_devices() + [dict(d, name="erdma_1") for d in _erdma_devices()]
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": devices}})
+    assert {k: resolved["rdma"][k] for k in ("ports", "rate_gbps", "total_gbps")} == {
+        "ports": 2,
+        "rate_gbps": 80,
+        "total_gbps": 160,
+    }
+    bare = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8}})
+    assert bare["rdma"] == {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}
