@@ -109,6 +109,8 @@ def test_a_wait_that_ends_at_its_limit_exactly_polls_there_once_more(clock):
     action = FakeAction([RUNNING, RUNNING, DONE])
     status, polls, _lines = progress.wait(action, "j1", {}, 10, 20, lambda s, w: None)
     assert status["finished"] and polls == 3 and clock.now == 1020
+    # Without cleanup the job's status file stays (the caller removes it).
+    assert [call[1]["mode"] for call in action.modules("ansible.legacy.async_status")] == ["status"] * 3
 
 
 def test_a_backed_off_wait_doubles_its_interval_up_to_the_poll(clock):
@@ -233,3 +235,37 @@ def test_read_waits_tolerates_a_missing_or_broken_file():
     broken = FakeAction([DONE])
     broken._execute_module = lambda **kw: {"content": base64.b64encode(b"not json").decode()}
     assert cloud_wait.read_waits(broken, "/p", {}) == []
+
+
+class _Polling(progress.PollingAction):
+    """STAND-IN for a waiting action (mpi_job_wait, pip_install_wait): its options as validate_argument_spec
+    returned them, and what poll_run was given."""
+
+    ARGUMENT_SPEC = {"poll_s": {"type": "int"}, "timeout_s": {"type": "int"}}
+
+    def poll_run(self, args, task_vars):
+        self.ran = args
+        return {"polled": True}
+
+
+def _polling(monkeypatch, **args):
+    monkeypatch.setattr(progress.ActionBase, "run", lambda self, tmp=None, task_vars=None: {"base": True})
+    action = object.__new__(_Polling)
+    action._task = FakeTask(action="scc.training.mpi_job_wait")
+    action.ran = None
+    action.validate_argument_spec = lambda argument_spec=None: (object(), dict(args))
+    return action
+
+
+@pytest.mark.parametrize("poll_s, timeout_s", [(0, 10), (10, 0), (-1, -1)])
+def test_a_polling_action_refuses_a_poll_or_limit_under_a_second_by_its_name(monkeypatch, poll_s, timeout_s):
+    action = _polling(monkeypatch, poll_s=poll_s, timeout_s=timeout_s)
+    result = action.run(task_vars={})
+    assert result == {"base": True, "failed": True, "msg": "mpi_job_wait: poll_s and timeout_s must be at least 1"}
+    assert action.ran is None
+
+
+def test_a_polling_action_runs_with_its_checked_options(monkeypatch):
+    action = _polling(monkeypatch, poll_s=1, timeout_s=1)
+    assert action.run(task_vars={}) == {"base": True, "polled": True}
+    assert action.ran == {"poll_s": 1, "timeout_s": 1}
