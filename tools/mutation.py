@@ -278,6 +278,14 @@ EQUIVALENT = {
             "index runs over range(len(views)): it is never above the last",
         ),
     ],
+    "progress": [
+        (
+            "TRANSFERS_FILES = False",
+            "TRANSFERS_FILES = True",
+            "decides only whether Ansible makes a remote temporary directory before the action runs; the polling "
+            "actions copy no file, and their results are the same",
+        ),
+    ],
     "nvidia_topo": [
         (
             'if bind_to != "auto" and map_by != "auto":',

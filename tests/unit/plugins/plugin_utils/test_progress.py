@@ -119,11 +119,21 @@ def test_a_backed_off_wait_doubles_its_interval_up_to_the_poll(clock):
     assert polls == 7 and clock.sleeps == [1, 1, 2, 4, 6, 6, 6]
 
 
-def test_a_line_function_may_give_several_lines_and_only_the_last_are_kept(clock):
-    action = FakeAction([RUNNING] * (progress.LINES_KEPT + 4) + [DONE])
+def test_a_line_function_may_give_several_lines_and_only_the_last_50_are_kept(clock):
+    action = FakeAction([RUNNING] * 60 + [DONE])
     _status, polls, lines = progress.wait(action, "j1", {}, 1, 10**6, lambda s, w: ["a%d" % w, "b%d" % w])
-    assert polls == progress.LINES_KEPT + 5
-    assert len(lines) == progress.LINES_KEPT and lines[-2:] == ["a%d" % (polls - 1), "b%d" % (polls - 1)]
+    assert polls == 61
+    assert lines == [x % w for w in range(36, 61) for x in ("a%d", "b%d")]
+
+
+@pytest.mark.parametrize("wanted", [True, False])
+def test_the_lines_are_displayed_once_each_only_where_wanted(monkeypatch, clock, wanted):
+    shown = []
+    monkeypatch.setattr(progress, "display_wanted", lambda task: wanted)
+    monkeypatch.setattr(progress.display, "display", shown.append)
+    action = FakeAction([RUNNING, DONE])
+    _status, _polls, lines = progress.wait(action, "j1", {}, 1, 100, lambda s, w: "at %ds" % w)
+    assert lines == ["at 0s", "at 1s"] and shown == (lines if wanted else [])
 
 
 def test_backoff_starts_at_a_second_at_least():
@@ -263,6 +273,9 @@ def test_a_polling_action_refuses_a_poll_or_limit_under_a_second_by_its_name(mon
     result = action.run(task_vars={})
     assert result == {"base": True, "failed": True, "msg": "mpi_job_wait: poll_s and timeout_s must be at least 1"}
     assert action.ran is None
+    # The task may name the action without its collection (the play's collections keyword).
+    action._task.action = "mpi_job_wait"
+    assert action.run(task_vars={})["msg"] == "mpi_job_wait: poll_s and timeout_s must be at least 1"
 
 
 def test_a_polling_action_runs_with_its_checked_options(monkeypatch):
