@@ -229,6 +229,31 @@ EQUIVALENT = {
             "no VM size has more than 8 GPUs, and 1 GPU is the branch before",
         ),
         (
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or 0,',
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or 1,',
+            "as above: the rate is always set where it is read",
+        ),
+        (
+            "rate = rates.pop() if len(rates) == 1 else None",
+            "rate = rates.pop() if len(rates) <= 1 else None",
+            "rates has a member per active port, and a node without one returned before: never empty",
+        ),
+        (
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or 0) if rdmas else None',
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or 1) if rdmas else None',
+            "no RDMA port runs below 1 Gb/s: a node without a rate sorts first either way",
+        ),
+        (
+            'rdma = rdma or {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}',
+            'rdma = rdma or {"kind": None, "provider": None, "ports": -1, "rate_gbps": None, "total_gbps": None}',
+            "_from_nodes gives an rdma per node, and no node is refused before: the fallback is never taken",
+        ),
+        (
+            "def nccl_check_settings(hardware, settings, node_count=1):",
+            "def nccl_check_settings(hardware, settings, node_count= 0):",
+            "0 and 1 node both need no network rate (node_count > 1)",
+        ),
+        (
             'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
             'elif model.links and prof["gpus_per_node"] < 7 and "nvlink_links" not in model.unconfirmed:',
             "the VM families' sizes have 1, 2, 4 or 8 GPUs (instance_families.FAMILIES): none has 7",

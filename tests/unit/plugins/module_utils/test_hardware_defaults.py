@@ -419,3 +419,11 @@ def test_a_nodes_rdma_rate_is_its_ports_together_and_no_port_is_zero():
     }
     bare = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8}})
     assert bare["rdma"] == {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}
+
+
+def test_a_cluster_without_any_rdma_note_says_no_port_was_reported_and_one_node_is_the_default():
+    hardware = {"gpu_count": 8, "nccl_check": {"intra_node_gbs": 31.5}}
+    message = "nccl_check_link_rate_gbps: the RDMA rate between nodes is not known (no RDMA port reported): set it"
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        hw.nccl_check_settings(hardware, {}, 2)
+    assert hw.nccl_check_settings(hardware, {})["thresholds"] == {"single_node_gbps": 11.02, "multi_node_gbps": None}
