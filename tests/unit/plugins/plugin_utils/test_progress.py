@@ -139,7 +139,9 @@ def test_the_lines_are_displayed_once_each_only_where_wanted(monkeypatch, clock,
 def test_backoff_starts_at_a_second_at_least():
     assert [progress.backoff_interval(n, 30, 0) for n in (1, 2, 3)] == [1, 2, 4]
     assert [progress.backoff_interval(n, 30, 3) for n in (1, 2, 3, 4)] == [3, 6, 12, 24]
-    assert progress.backoff_interval(40, 30, 1) == 30  # 2**16 at most: no huge integers
+    assert progress.backoff_interval(40, 30, 1) == 30
+    # The doubling stops at 2**16 (about 18 h from 1 s): no huge integers after thousands of polls.
+    assert [progress.backoff_interval(n, 10**6, 1) for n in (16, 17, 18, 5000)] == [2**15, 2**16, 2**16, 2**16]
 
 
 def test_start_runs_the_module_in_the_background_under_the_limit_and_restores_the_tasks_async():
@@ -279,6 +281,7 @@ def test_a_polling_action_refuses_a_poll_or_limit_under_a_second_by_its_name(mon
 
 
 def test_a_polling_action_runs_with_its_checked_options(monkeypatch):
-    action = _polling(monkeypatch, poll_s=1, timeout_s=1)
-    assert action.run(task_vars={}) == {"base": True, "polled": True}
-    assert action.ran == {"poll_s": 1, "timeout_s": 1}
+    for poll_s, timeout_s in ((1, 1), (10, 3600)):
+        action = _polling(monkeypatch, poll_s=poll_s, timeout_s=timeout_s)
+        assert action.run(task_vars={}) == {"base": True, "polled": True}
+        assert action.ran == {"poll_s": poll_s, "timeout_s": timeout_s}
