@@ -194,3 +194,20 @@ def test_the_verdict_is_the_busbw_at_the_largest_size_not_the_best_over_sizes():
     assert nccl_check.run_verdict(rising, 105.0)["ok"] is True
     # At the threshold exactly: passed.
     assert nccl_check.run_verdict(dict(falling, rows=_rows((1 << 30, 105.0))), 105.0)["problems"] == []
+
+
+def test_a_suspect_the_bisection_could_not_clear_is_amber_and_still_ok():
+    good = nccl_check.run_verdict(parse_nccl_tests(table(120.0, 8, 1 << 20, 1 << 28, 2)), 105.0)
+    slow = nccl_check.run_verdict(parse_nccl_tests(table(60.0, 8, 1 << 20, 1 << 28, 2)), 105.0)
+    bisection = {"bad_nodes": ["node3"], "unresolved": ["node4"]}
+    amber = nccl_check.node_report(good, bisection, "node4")
+    assert (amber["status"], amber["ok"]) == ("amber", True)
+    assert amber["problems"] == ["slow in the cluster run: a suspect the bisection could not clear"]
+    # Slow alone and a suspect: red, both said.
+    both = nccl_check.node_report(slow, bisection, "node4")
+    assert (both["status"], both["ok"]) == ("red", False) and len(both["problems"]) == 2
+    assert both["problems"][0].startswith("alone: busbw ") and "below the threshold 105.00 GB/s" in both["problems"][0]
+    # No host named: the bisection's names are not this node's.
+    assert nccl_check.node_report(good, bisection, None)["status"] == "green"
+    assert nccl_check.node_report(good, {"bad_nodes": None, "unresolved": None}, "node3")["problems"] == []
+    assert nccl_check.cluster_verdict({"cluster": {"ok": True}}, "3", 9.0) == {"ok": True}
