@@ -311,6 +311,18 @@ EQUIVALENT = {
             "actions copy no file, and their results are the same",
         ),
     ],
+    "cloud_wait": [
+        (
+            "poll_s = max(1, self._task.poll or 1)",
+            "poll_s = max(1, self._task.poll or 0)",
+            "max(1, 0) is 1: the fallback is the floor",
+        ),
+        (
+            'label = self._task.action.rsplit(".", 1)[-1]',
+            'label = self._task.action.rsplit(".", 2)[-1]',
+            "the last dotted part is the same whatever the split's limit",
+        ),
+    ],
     "nvidia_topo": [
         (
             'if bind_to != "auto" and map_by != "auto":',

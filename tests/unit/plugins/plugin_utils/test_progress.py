@@ -186,7 +186,8 @@ def test_a_cloud_wait_cut_off_by_its_time_limit_fails_and_removes_its_progress_f
     path = fake.calls[0][1]["progress_file"]
     assert path.startswith("/home/u/.ansible_async/scc_training_waits.") and path.endswith(".json")
     assert fake.modules("ansible.legacy.file") == [("ansible.legacy.file", {"path": path, "state": "absent"}, False, 0)]
-    assert clock.now - 1000 <= limit + 30 and result["polls"] >= 2
+    # Polled until the limit passed (the module's own wait_timeout ends it first), not a poll more.
+    assert limit <= clock.now - 1000 <= limit + 30 and result["polls"] >= 2
     assert "started" not in result and "ansible_job_id" not in result and result["base"] is True
 
 
@@ -285,3 +286,24 @@ def test_a_polling_action_runs_with_its_checked_options(monkeypatch):
         action = _polling(monkeypatch, poll_s=poll_s, timeout_s=timeout_s)
         assert action.run(task_vars={}) == {"base": True, "polled": True}
         assert action.ran == {"poll_s": poll_s, "timeout_s": timeout_s}
+
+
+def test_a_cloud_wait_polls_every_second_without_a_poll_and_takes_the_modules_default_timeouts(clock):
+    action, fake = _cloud_action([RUNNING, RUNNING, RUNNING, DONE], args={"wait_timeout": 100})
+    action._task.action = "nas_cpfs"  # named without its collection
+    result = action.run(task_vars={})
+    assert clock.sleeps == [1, 1, 1, 1] and result["polls"] == 4
+    assert fake.calls[0][3] == 2 * 100 + 60 + 600 + 300  # listing 60 s, dependencies 600 s: the modules' defaults
+    assert result["progress_lines"] == [] and "failed" not in result
+
+
+def test_a_start_without_a_job_id_is_the_result_and_nothing_waits(clock):
+    action, fake = _cloud_action([DONE])
+    action._execute_module = fake._execute_module = lambda **kw: {"msg": "async not supported"}
+    assert action.run(task_vars={}) == {"base": True, "msg": "async not supported"} and clock.sleeps == []
+
+
+def test_read_waits_of_a_reply_without_content_is_nothing():
+    empty = FakeAction([DONE])
+    empty._execute_module = lambda **kw: {}
+    assert cloud_wait.read_waits(empty, "/p", {}) == []
