@@ -318,6 +318,11 @@ EQUIVALENT = {
             "max(1, 0) is 1: the fallback is the floor",
         ),
         (
+            "poll_s = max(1, self._task.poll or 1)",
+            "poll_s = max( 0, self._task.poll or 1)",
+            "a task's poll is 0 or more, and 0 is made 1 by the or: never below 1",
+        ),
+        (
             'label = self._task.action.rsplit(".", 1)[-1]',
             'label = self._task.action.rsplit(".", 2)[-1]',
             "the last dotted part is the same whatever the split's limit",
