@@ -249,6 +249,21 @@ EQUIVALENT = {
             "_from_nodes gives an rdma per node, and no node is refused before: the fallback is never taken",
         ),
         (
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or 0) if rdmas else None',
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or -1) if rdmas else None',
+            "as above: a node without a rate sorts first with 0 or -1",
+        ),
+        (
+            'rdma = rdma or {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}',
+            'rdma = rdma or {"kind": None, "provider": None, "ports": 1, "rate_gbps": None, "total_gbps": None}',
+            "as above: the fallback is never taken",
+        ),
+        (
+            'if prof["gpus_per_node"] == 1 and model.links:',
+            'if prof["gpus_per_node"] <= 1 and model.links:',
+            "no instance type has 0 GPUs",
+        ),
+        (
             "def nccl_check_settings(hardware, settings, node_count=1):",
             "def nccl_check_settings(hardware, settings, node_count= 0):",
             "0 and 1 node both need no network rate (node_count > 1)",

@@ -403,8 +403,12 @@ def test_every_pcie_model_is_judged_at_its_generations_x16_rate(name, gbs, gener
 
 
 def test_no_nvlink_and_no_pcie_rate_names_the_variable_to_set():
-    with pytest.raises(ValueError, match=r"^nccl_check_intra_node_gbs: no NVLink and no PCIe bandwidth is known"):
-        hw.nccl_check_settings({"gpu_models": ["X"], "gpu_count": 8, "nccl_check": {"nvlink_links": 0}}, {}, 1)
+    with pytest.raises(
+        ValueError,
+        match=r"^nccl_check_intra_node_gbs: no NVLink and no PCIe bandwidth is known for "
+        r"these GPUs \(X, Y\): set it",
+    ):
+        hw.nccl_check_settings({"gpu_models": ["X", "Y"], "gpu_count": 8, "nccl_check": {"nvlink_links": 0}}, {}, 1)
     settings = hw.nccl_check_settings({"gpu_count": 8, "nccl_check": {}}, {"nccl_check_intra_node_gbs": 20}, 1)
     assert settings["thresholds"]["single_node_gbps"] == 7.0  # 0.35 x 20
 
@@ -427,3 +431,10 @@ def test_a_cluster_without_any_rdma_note_says_no_port_was_reported_and_one_node_
     with pytest.raises(ValueError, match="^" + re.escape(message)):
         hw.nccl_check_settings(hardware, {}, 2)
     assert hw.nccl_check_settings(hardware, {})["thresholds"] == {"single_node_gbps": 11.02, "multi_node_gbps": None}
+
+
+def test_an_empty_hand_set_value_is_unset_and_the_pcie_expectation_is_to_a_hundredth():
+    resolved = hw.resolve("ecs.ebmgn8is.32xlarge")
+    assert resolved["expected"]["single_node_gbps"] == 13.86  # 0.44 x 31.5
+    blank = {"nccl_check_nvlink_links": "", "nccl_check_intra_node_gbs": " ", "nccl_check_gpus": None}
+    assert hw.nccl_check_settings(resolved, blank, 1) == hw.nccl_check_settings(resolved, {}, 1)
