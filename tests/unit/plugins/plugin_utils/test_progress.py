@@ -205,6 +205,8 @@ def test_a_cloud_wait_that_ends_returns_the_modules_result_and_its_lines(clock):
         "nas_cpfs: CPFS file system cpfs-1: Pending -> Running, ready after 9s",
     ]
     assert fake.modules("ansible.legacy.file") == []
+    # The job's status file is removed once it ended.
+    assert [call[1]["mode"] for call in fake.modules("ansible.legacy.async_status")][-1] == "cleanup"
     assert clock.sleeps == [1, 1]  # a second before the first poll: a converged run shows no line
 
 
@@ -214,6 +216,7 @@ def test_a_cloud_wait_that_ends_returns_the_modules_result_and_its_lines(clock):
         ({"wait": "false"}, {}),
         ({"wait": False}, {}),
         ({"wait": "no"}, {}),
+        ({"wait": "sometimes"}, {}),  # not a boolean: the module's own argument check refuses it, by name
         ({}, {"check_mode": True}),
         ({}, {"async_val": 60}),
     ],
