@@ -308,6 +308,22 @@ EQUIVALENT = {
             "a wait not shown yet starts its chain at state 0 from a count of 0 or 1 alike (max(0, count - 1))",
         ),
         (
+            "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",
+            "chain = states[max(0, count - 1) :] if count != len(states) else states[-1:]",
+            "count is how many states were shown, and states only grow: never above len(states)",
+        ),
+        (
+            "count, end_shown = shown.get(index, (0, False))",
+            "count, end_shown = shown.get(index, ( -1, False))",
+            "as above: max(0, count - 1) is 0 from -1 too",
+        ),
+        (
+            "continue",
+            "break",
+            "the one continue that survives is a wait with no state yet, which only the last wait can be (each "
+            "wait polls at once, and a later one begins after): nothing follows it",
+        ),
+        (
             'elapsed = duration(view.get("seconds") or 0)',
             'elapsed = duration(view.get("seconds") or -1)',
             "duration() counts a negative time as 0 s",

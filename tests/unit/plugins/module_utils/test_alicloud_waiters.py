@@ -220,3 +220,22 @@ def test_a_wait_never_asks_to_sleep_a_negative_time():
 def test_unset_or_bad_timeouts_take_the_defaults():
     assert job_limit_s(100, None, None) == 2 * 100 + 60 + 600 + 300
     assert job_limit_s("x", "y", "z") == 2 * 3600 + 60 + 600 + 300
+
+
+def test_the_last_sleep_ends_at_the_deadline_not_after_it():
+    clock, sleeps = _Clock(), []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        clock.sleep(seconds)
+
+    with pytest.raises(TimeoutError):
+        wait_for(lambda: None, lambda v: False, 0.6, sleep=sleep, clock=clock)
+    assert sleeps == [0.25, pytest.approx(0.35)]
+
+
+def test_a_progress_file_that_cannot_be_written_leaves_no_partial_file(tmp_path):
+    path = tmp_path / "waits.json"
+    with pytest.raises(TypeError):
+        write_waits(str(path), [{"what": object()}])
+    assert os.listdir(tmp_path) == []
