@@ -359,6 +359,18 @@ EQUIVALENT = {
             "the last dotted part is the same whatever the split's limit",
         ),
     ],
+    "nccl_check": [
+        (
+            "if int(node_count) > 1:",
+            "if int(node_count) != 1:",
+            "the role passes the play's node count, at least 1",
+        ),
+        (
+            'return lambda value: value is None or str(value).strip() == "" or check(value)',
+            'return lambda value: value is None or str(value).strip() <= "" or check(value)',
+            'no string sorts before ""',
+        ),
+    ],
     "nvidia_topo": [
         (
             'if bind_to != "auto" and map_by != "auto":',

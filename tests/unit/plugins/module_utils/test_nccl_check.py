@@ -211,3 +211,27 @@ def test_a_suspect_the_bisection_could_not_clear_is_amber_and_still_ok():
     assert nccl_check.node_report(good, bisection, None)["status"] == "green"
     assert nccl_check.node_report(good, {"bad_nodes": None, "unresolved": None}, "node3")["problems"] == []
     assert nccl_check.cluster_verdict({"cluster": {"ok": True}}, "3", 9.0) == {"ok": True}
+
+
+@pytest.mark.parametrize(
+    "variable, good, bad",
+    [
+        ("nccl_check_gpus", [None, "", " ", 1, 8], [0, -1]),
+        ("nccl_check_step_factor", [2, 3], [1, 0]),
+        ("nccl_check_timeout_s", [1, 900], [0, -5]),
+        ("nccl_check_nvlink_links", [None, "", 0, 18], [-1]),
+        ("nccl_check_link_rate_gbps", [None, "", 0.5, 100], [0, -1]),
+    ],
+)
+def test_each_rules_boundary_is_refused_by_name_and_its_edge_kept(variable, good, bad):
+    from tests.unit.plugins.module_utils.test_input_problems import NCCL_CHECK
+
+    assert nccl_check.nccl_check_input_problems(NCCL_CHECK) == []
+    for value in good:
+        assert nccl_check.nccl_check_input_problems(dict(NCCL_CHECK, **{variable: value})) == [], value
+    for value in bad:
+        problems = nccl_check.nccl_check_input_problems(dict(NCCL_CHECK, **{variable: value}))
+        assert len(problems) == 1 and problems[0].startswith(variable), (value, problems)
+    # The problems of every kind together: the group's, a rule's and the environment's, each once.
+    mixed = dict(NCCL_CHECK, group_hosts=[], nccl_check_step_factor=1, nccl_check_env=["NCCL_ALGO=Ring"])
+    assert len(nccl_check.nccl_check_input_problems(mixed)) == 3
