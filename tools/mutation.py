@@ -370,6 +370,11 @@ EQUIVALENT = {
             'return lambda value: value is None or str(value).strip() <= "" or check(value)',
             'no string sorts before ""',
         ),
+        (
+            'return {"status": status, "ok": status != "red", "problems": problems, "single_node": summary}',
+            'return {"status": status, "ok": status < "red", "problems": problems, "single_node": summary}',
+            "the statuses are amber, green and red: both others sort before red",
+        ),
     ],
     "nvidia_topo": [
         (

@@ -235,3 +235,15 @@ def test_each_rules_boundary_is_refused_by_name_and_its_edge_kept(variable, good
     # The problems of every kind together: the group's, a rule's and the environment's, each once.
     mixed = dict(NCCL_CHECK, group_hosts=[], nccl_check_step_factor=1, nccl_check_env=["NCCL_ALGO=Ring"])
     assert len(nccl_check.nccl_check_input_problems(mixed)) == 3
+
+
+def test_thresholds_are_to_a_hundredth_and_a_fraction_of_one_is_allowed():
+    limits = {"intra_node_gbs": 31.5, "single_fraction": 0.35, "link_rate_gbps": 100, "multi_fraction": 1}
+    assert nccl_check.thresholds(dict(limits, nvlink_links=0)) == {
+        "single_node_gbps": 11.02,
+        "multi_node_gbps": 12.5,
+    }  # 11.025 in binary
+    with pytest.raises(ValueError, match=r"^multi_fraction must be in \(0, 1\], got 1\.01$"):
+        nccl_check.thresholds(dict(limits, multi_fraction=1.01))
+    with pytest.raises(ValueError, match=r"^link_rate_gbps must be > 0, got -1$"):
+        nccl_check.thresholds(dict(limits, link_rate_gbps=-1))
