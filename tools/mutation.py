@@ -376,6 +376,23 @@ EQUIVALENT = {
             "the statuses are amber, green and red: both others sort before red",
         ),
     ],
+    "training_job": [
+        (
+            "elif how == SWITCH:",
+            "elif how <= SWITCH:",
+            "the kinds are levers (taken by the branch before), switch and value, which sorts after switch",
+        ),
+        (
+            "if how == LEVER_GROUP:",
+            "if how <= LEVER_GROUP:",
+            "switch and value both sort after levers",
+        ),
+        (
+            'if workload == "bert":',
+            'if workload <= "bert":',
+            "the workloads are bert and resnet (SCRIPTS; anything else is refused first), resnet after bert",
+        ),
+    ],
     "nvidia_topo": [
         (
             'if bind_to != "auto" and map_by != "auto":',
