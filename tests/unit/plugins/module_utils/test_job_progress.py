@@ -99,3 +99,31 @@ def test_duration(seconds, text):
 )
 def test_display_wanted(callback, wrapped, one_line, no_log, wanted):
     assert job_progress.display_wanted(callback, wrapped, one_line=one_line, no_log=no_log) is wanted
+
+
+def test_durations_at_their_unit_boundaries():
+    assert [job_progress.duration(s) for s in (0, 59, 60, 119, 3599, 3600, 7322)] == [
+        "0s",
+        "59s",
+        "1m00s",
+        "1m59s",
+        "59m59s",
+        "1h00m",
+        "2h02m",
+    ]
+
+
+def test_lines_are_wanted_by_default_and_a_wrapped_callback_is_judged_by_its_last_name():
+    assert job_progress.display_wanted("default") is True
+    assert job_progress.display_wanted("awx_display", "community.general.yaml") is True
+    assert job_progress.display_wanted("awx_display", "ansible.posix.json") is False
+    assert job_progress.display_wanted("x.y.awx_display", "json") is False
+
+
+def test_a_rank_that_has_not_stepped_yet_is_the_slowest():
+    snap = job_progress.snapshot([rank(0, 5), dict(rank(1, None), updated_at=50.0)])
+    assert (snap["step"], snap["updated_at"]) == (0, 50.0)
+    assert (
+        job_progress.rate([{"updated_at": 10.0, "ranks": 1, "step": 5}, {"updated_at": 9.0, "ranks": 1, "step": 9}])
+        is None
+    )
