@@ -296,6 +296,13 @@ EQUIVALENT = {
         )
         for step in (-1, 1)
     ],
+    "job_progress": [
+        (
+            'slowest = min(ranks, key=lambda r: (_number(r.get("step")) or 0, r["rank"]))',
+            'slowest = min(ranks, key=lambda r: (_number(r.get("step")) or 1, r["rank"]))',
+            "steps are whole numbers: the or makes 0 and None the same least step either way",
+        ),
+    ],
     "cloud_waiters": [
         (
             "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",
