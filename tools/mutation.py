@@ -343,6 +343,11 @@ EQUIVALENT = {
     ],
     "progress": [
         (
+            'name = self._task.action.rsplit(".", 1)[-1]',
+            'name = self._task.action.rsplit(".", 2)[-1]',
+            "the last dotted part is the same whatever the split's limit",
+        ),
+        (
             "TRANSFERS_FILES = False",
             "TRANSFERS_FILES = True",
             "decides only whether Ansible makes a remote temporary directory before the action runs; the polling "
