@@ -1,14 +1,18 @@
 """Mutation testing (cosmic-ray, pinned in requirements-dev.txt) over the modules that judge and guard:
 `make mutation` prints `mutation: killed K of N (P%)` and fails below --min (90).
 
-Each target is a module of plugins/module_utils, the functions of it that judge or guard (None: all), and the
-unit tests that cover them: cosmic-ray mutates the file in place, one mutant at a time, and runs those tests
+Each target is a module (plugins/module_utils, plugins/plugin_utils, bench/, a role's files/), the functions of it
+that judge or guard (None: all; ``!name``: all but these), and the unit tests that cover them: cosmic-ray mutates the file in place, one mutant at a time, and runs those tests
 (`pytest -x`); a mutant is killed when they fail (or time out), survives when they pass. Mutations outside the
 named functions are marked skipped before the run, and so are two kinds that say nothing about the tests:
 an arithmetic operator replaced by a bitwise, shift, power, floor-division or modulo one (most sites are
 ``"..." % args``, where any of them raises at once) and ``==``/``!=``/``<``... replaced by ``is``/``is not``
 (the same for the small ints and interned strings compared here: equivalent mutants). Targets run one after
 another: a mutant of one module must not be seen by the tests of another running beside it.
+
+A survivor is a test to write, unless no input can tell it from the original (an equivalent mutant): those are
+listed in EQUIVALENT below, each with its reason, printed apart and left out of the percentage. The bert_data
+target's tests import torch (tests/unit/bert): run it alone (`--only bert_data`), never beside the lab tests.
 
     tools/mutation.py                  every target
     tools/mutation.py --only health    one target, while developing
@@ -26,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 UNIT = "tests/unit/plugins/module_utils/"
+PROGRESS = "tests/unit/plugins/plugin_utils/test_progress.py"
 
 # name: (module, functions (None: all), test files)
 TARGETS = {
@@ -79,21 +84,397 @@ TARGETS = {
         ["_hostfile_entry", "render_hostfile", "parse_hostfile", "hostfile_ranks", "hostfile_nodes"],
         [UNIT + "test_mpi_argv.py", "tests/unit/plugins/filter/test_mpi.py"],
     ),
+    # The modules added since issue 22 (issue 36.8).
+    "hardware_defaults": (
+        "plugins/module_utils/hardware_defaults.py",
+        None,
+        [
+            UNIT + "test_hardware_defaults.py",
+            UNIT + "test_rdma_parsers.py",
+            "tests/unit/plugins/filter/test_rdma_filters.py",
+        ],
+    ),
+    "hardware_fact": (
+        "plugins/module_utils/hardware_fact.py",
+        None,
+        [UNIT + "test_hardware_fact.py", "tests/unit/plugins/lookup/test_hardware.py"],
+    ),
+    "cloud_nodes": ("plugins/module_utils/cloud_nodes.py", None, [UNIT + "test_cloud_nodes.py"]),
+    "training_job": ("plugins/module_utils/training_job.py", None, [UNIT + "test_training_job.py"]),
+    "redact": (
+        "plugins/module_utils/redact.py",
+        None,
+        [UNIT + "test_redact.py", "tests/unit/plugins/filter/test_redact_filter.py"],
+    ),
+    "job_progress": ("plugins/module_utils/job_progress.py", None, [UNIT + "test_job_progress.py"]),
+    "cloud_waiters": ("plugins/module_utils/_alicloud_waiters.py", None, [UNIT + "test_alicloud_waiters.py"]),
+    "progress": ("plugins/plugin_utils/progress.py", None, [PROGRESS]),
+    "cloud_wait": ("plugins/plugin_utils/cloud_wait.py", None, [PROGRESS]),
+    # cluster.py less the host-name rule (its own target above).
+    "cluster": (
+        "plugins/module_utils/cluster.py",
+        ["!host_names", "!host_name_problems", "!_unique"],
+        [
+            UNIT + "test_cluster_addresses.py",
+            UNIT + "test_host_name_rule.py",
+            "tests/unit/plugins/filter/test_cluster_filters.py",
+        ],
+    ),
+    "nccl_check": ("plugins/module_utils/nccl_check.py", None, [UNIT + "test_nccl_check.py"]),
+    # bench/gpu_check.py's judgements; the test file's other tests run torch and nvidia-smi stand-ins (minutes).
+    "gpu_check": (
+        "bench/gpu_check.py",
+        ["judge_nccl", "single_node_threshold", "pci_gpu_count"],
+        [
+            "tests/unit/bench/test_gpu_check.py::test_nccl_tests_judgement_one_gpu_and_several",
+            "tests/unit/bench/test_gpu_check.py::test_the_single_node_threshold_is_hardware_defaults_for_the_gpu_model",
+            "tests/unit/bench/test_gpu_check.py::test_a_gpu_on_the_bus_that_nvidia_smi_does_not_list_fails_the_node",
+        ],
+    ),
+    "nvidia_topo": ("plugins/module_utils/nvidia_topo.py", None, [UNIT + "test_nvidia_topo.py"]),
+    "bert_prep": ("plugins/module_utils/bert_prep.py", None, [UNIT + "test_bert_prep.py"]),
+    "cloud_inputs": ("plugins/module_utils/cloud_inputs.py", None, [UNIT + "test_cloud_inputs.py"]),
+    "host_keys": ("plugins/module_utils/host_keys.py", None, [UNIT + "test_host_keys.py"]),
+    "ack": ("plugins/module_utils/ack.py", None, [UNIT + "test_ack.py"]),
+    # The trainer's and the preparer's own files (tests/unit/bert: torch; run under flock /tmp/scc-lab.lock).
+    "bert_data": (
+        "roles/bert_launch/files/bert_data.py",
+        ["rank_spans", "batch_indices"],
+        [
+            "tests/unit/bert/test_bert_prep.py::test_rank_spans_are_disjoint_and_cover_every_row",
+            "tests/unit/bert/test_pretrain_bert.py::test_batch_indices_disjoint_and_cover_an_epoch",
+        ],
+    ),
+}
+
+
+# The survivors judged equivalent (no input can tell them from the original), each with its reason: target ->
+# [(the line before, the line after (stripped, as the survivor prints them), why)]. They are printed and counted
+# apart, and left out of the percentage; any other survivor is a test to write.
+EQUIVALENT = {
+    "redact": [
+        (
+            'return "%s%s:%s@" % (match.group("scheme"), userinfo.split(":", 1)[0], MASK)',
+            'return "%s%s:%s@" % (match.group("scheme"), userinfo.split(":", 2)[0], MASK)',
+            "the first field of a split is the same whatever the split's limit",
+        ),
+    ],
+    "cloud_nodes": [
+        (
+            'erdma = rdma["kind"] == "erdma"',
+            'erdma = rdma["kind"] <= "erdma"',
+            "the table's RDMA kinds are erdma and roce_v2 only (instance_families.FAMILIES): none sorts before erdma",
+        ),
+        (
+            'limit = (rdma["ports"] or 0) if erdma else 0',
+            'limit = (rdma["ports"] or 1) if erdma else 0',
+            "no eRDMA family has 0 ports; one with None (gn8v) takes the unpublished-count branch, which sets "
+            "eri_limit None and never reads limit",
+        ),
+        (
+            'limit = (rdma["ports"] or 0) if erdma else 0',
+            'limit = (rdma["ports"] or -1) if erdma else 0',
+            "as above: the 'or' fallback is never read",
+        ),
+    ],
+    "hardware_defaults": [
+        (
+            "if len(kinds) > 1:",
+            "if len(kinds) != 1:",
+            "kinds has a member per node and resolve() refuses nodes without a known GPU first: never empty",
+        ),
+        (
+            "if counts and len(set(counts)) > 1:",
+            "if counts and len(set(counts)) != 1:",
+            "a set of a non-empty list has at least one member",
+        ),
+        (
+            "if int(node_count) > 1 and not limits.get(\"link_rate_gbps\"):",
+            "if int(node_count) != 1 and not limits.get(\"link_rate_gbps\"):",
+            "nccl_check passes the play's node count, at least 1 (tested: 1 needs no rate, 2 does)",
+        ),
+        (
+            '"link_rate_gbps": rate or 1,',
+            '"link_rate_gbps": rate or 2,',
+            "without a rate the multi-node threshold computed from the stand-in is replaced by None",
+        ),
+        (
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or 0,',
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or -1,',
+            "read only with NVLinks, where the rate is always set (resolved 25.0, or nccl_check_settings' 25.0)",
+        ),
+        (
+            'declared = instance_type is not None and str(instance_type).strip() != ""',
+            'declared = instance_type is not None and str(instance_type).strip() > ""',
+            "every string but the empty one sorts after it",
+        ),
+        (
+            'return value is not None and str(value).strip() != ""',
+            'return value is not None and str(value).strip() > ""',
+            "every string but the empty one sorts after it",
+        ),
+        (
+            '"nvlink_links": limits_in.get("nvlink_links") or 0,',
+            '"nvlink_links": limits_in.get("nvlink_links") or 1,',
+            "without NVLinks the basis is intra_node_gbs (never None there: nccl_check_settings refuses it first)",
+        ),
+        (
+            '"nvlink_links": limits_in.get("nvlink_links") or 0,',
+            '"nvlink_links": limits_in.get("nvlink_links") or -1,',
+            "as above",
+        ),
+        (
+            'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
+            'elif model.links and prof["gpus_per_node"] != 8 and "nvlink_links" not in model.unconfirmed:',
+            "no VM size has more than 8 GPUs, and 1 GPU is the branch before",
+        ),
+        (
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or 0,',
+            '"nvlink_gbs_per_link": limits_in.get("nvlink_gbs_per_link") or 1,',
+            "as above: the rate is always set where it is read",
+        ),
+        (
+            "rate = rates.pop() if len(rates) == 1 else None",
+            "rate = rates.pop() if len(rates) <= 1 else None",
+            "rates has a member per active port, and a node without one returned before: never empty",
+        ),
+        (
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or 0) if rdmas else None',
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or 1) if rdmas else None',
+            "no RDMA port runs below 1 Gb/s: a node without a rate sorts first either way",
+        ),
+        (
+            'rdma = rdma or {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}',
+            'rdma = rdma or {"kind": None, "provider": None, "ports": -1, "rate_gbps": None, "total_gbps": None}',
+            "_from_nodes gives an rdma per node, and no node is refused before: the fallback is never taken",
+        ),
+        (
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or 0) if rdmas else None',
+            'rdma = min(rdmas, key=lambda r: r["total_gbps"] or -1) if rdmas else None',
+            "as above: a node without a rate sorts first with 0 or -1",
+        ),
+        (
+            'rdma = rdma or {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}',
+            'rdma = rdma or {"kind": None, "provider": None, "ports": 1, "rate_gbps": None, "total_gbps": None}',
+            "as above: the fallback is never taken",
+        ),
+        (
+            'if prof["gpus_per_node"] == 1 and model.links:',
+            'if prof["gpus_per_node"] <= 1 and model.links:',
+            "no instance type has 0 GPUs",
+        ),
+        (
+            "def nccl_check_settings(hardware, settings, node_count=1):",
+            "def nccl_check_settings(hardware, settings, node_count= 0):",
+            "0 and 1 node both need no network rate (node_count > 1)",
+        ),
+        (
+            'elif model.links and prof["gpus_per_node"] < 8 and "nvlink_links" not in model.unconfirmed:',
+            'elif model.links and prof["gpus_per_node"] < 7 and "nvlink_links" not in model.unconfirmed:',
+            "the VM families' sizes have 1, 2, 4 or 8 GPUs (instance_families.FAMILIES): none has 7",
+        ),
+        (
+            '"single_node_gbps": round(EXPECTED_RATIO[intra["kind"]] * intra["gbs"], 2),',
+            '"single_node_gbps": round(EXPECTED_RATIO[intra["kind"]] * intra["gbs"], 3),',
+            "0.8 x 25 GB/s x links and 0.44 x 31.5 or 63 GB/s have two decimals at most: rounding to 3 is the same",
+        ),
+    ]
+    # The PCIe generation of an NVLink model is read only for a one-GPU VM size (gn8v's H20): the others' are facts
+    # for the table's reader, never read (a model with links is judged by them).
+    + [
+        (
+            '_Model("%s", r"%s", "%s", %d, %d, ("%s",)%s),' % (key, pattern, cc, links, gen, source, extra),
+            '_Model("%s", r"%s", "%s", %d, %d, ("%s",)%s),' % (key, pattern, cc, links, gen + step, source, extra),
+            "the PCIe generation of an NVLink model that no one-GPU size has",
+        )
+        for key, pattern, cc, links, gen, source, extra in (
+            ("V100 SXM2", "V100.*SXM", "7.0", 6, 3, "nv-v100", ""),
+            ("A100 SXM4", "A100.*SXM", "8.0", 12, 4, "nv-a100", ""),
+            ("H800 SXM5", "\\bH800\\b(?!.*PCIE)", "9.0", 8, 5, "h800", ', ("nvlink_links",)'),
+            ("H100 SXM5", "\\bH100\\b", "9.0", 18, 5, "nv-h100", ""),
+            ("H200 SXM", "\\bH200\\b", "9.0", 18, 5, "nv-h200", ""),
+        )
+        for step in (-1, 1)
+    ],
+    "job_progress": [
+        (
+            'slowest = min(ranks, key=lambda r: (_number(r.get("step")) or 0, r["rank"]))',
+            'slowest = min(ranks, key=lambda r: (_number(r.get("step")) or 1, r["rank"]))',
+            "steps are whole numbers: the or makes 0 and None the same least step either way",
+        ),
+    ],
+    "cloud_waiters": [
+        (
+            "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",
+            "chain = states[max(0, count - 1) :] if count <= len(states) else states[-1:]",
+            "at count == len(states) both give the last state alone",
+        ),
+        (
+            "count, end_shown = shown.get(index, (0, False))",
+            "count, end_shown = shown.get(index, ( 1, False))",
+            "a wait not shown yet starts its chain at state 0 from a count of 0 or 1 alike (max(0, count - 1))",
+        ),
+        (
+            "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",
+            "chain = states[max(0, count - 1) :] if count != len(states) else states[-1:]",
+            "count is how many states were shown, and states only grow: never above len(states)",
+        ),
+        (
+            "count, end_shown = shown.get(index, (0, False))",
+            "count, end_shown = shown.get(index, ( -1, False))",
+            "as above: max(0, count - 1) is 0 from -1 too",
+        ),
+        (
+            "continue",
+            "break",
+            "the one continue that survives is a wait with no state yet, which only the last wait can be (each "
+            "wait polls at once, and a later one begins after): nothing follows it",
+        ),
+        (
+            'elapsed = duration(view.get("seconds") or 0)',
+            'elapsed = duration(view.get("seconds") or -1)',
+            "duration() counts a negative time as 0 s",
+        ),
+        (
+            "over = bool(view.get(\"ready\")) or ended or index < len(views) - 1",
+            "over = bool(view.get(\"ready\")) or ended or index != len(views) - 1",
+            "index runs over range(len(views)): it is never above the last",
+        ),
+    ],
+    "progress": [
+        (
+            'name = self._task.action.rsplit(".", 1)[-1]',
+            'name = self._task.action.rsplit(".", 2)[-1]',
+            "the last dotted part is the same whatever the split's limit",
+        ),
+        (
+            "TRANSFERS_FILES = False",
+            "TRANSFERS_FILES = True",
+            "decides only whether Ansible makes a remote temporary directory before the action runs; the polling "
+            "actions copy no file, and their results are the same",
+        ),
+    ],
+    "cloud_wait": [
+        (
+            "poll_s = max(1, self._task.poll or 1)",
+            "poll_s = max(1, self._task.poll or 0)",
+            "max(1, 0) is 1: the fallback is the floor",
+        ),
+        (
+            "poll_s = max(1, self._task.poll or 1)",
+            "poll_s = max( 0, self._task.poll or 1)",
+            "a task's poll is 0 or more, and 0 is made 1 by the or: never below 1",
+        ),
+        (
+            'label = self._task.action.rsplit(".", 1)[-1]',
+            'label = self._task.action.rsplit(".", 2)[-1]',
+            "the last dotted part is the same whatever the split's limit",
+        ),
+    ],
+    "nccl_check": [
+        (
+            "if int(node_count) > 1:",
+            "if int(node_count) != 1:",
+            "the role passes the play's node count, at least 1",
+        ),
+        (
+            'return lambda value: value is None or str(value).strip() == "" or check(value)',
+            'return lambda value: value is None or str(value).strip() <= "" or check(value)',
+            'no string sorts before ""',
+        ),
+        (
+            'return {"status": status, "ok": status != "red", "problems": problems, "single_node": summary}',
+            'return {"status": status, "ok": status < "red", "problems": problems, "single_node": summary}',
+            "the statuses are amber, green and red: both others sort before red",
+        ),
+    ],
+    "training_job": [
+        (
+            "elif how == SWITCH:",
+            "elif how <= SWITCH:",
+            "the kinds are levers (taken by the branch before), switch and value, which sorts after switch",
+        ),
+        (
+            "if how == LEVER_GROUP:",
+            "if how <= LEVER_GROUP:",
+            "switch and value both sort after levers",
+        ),
+        (
+            'if workload == "bert":',
+            'if workload <= "bert":',
+            "the workloads are bert and resnet (SCRIPTS; anything else is refused first), resnet after bert",
+        ),
+    ],
+    "nvidia_topo": [
+        (
+            'if bind_to != "auto" and map_by != "auto":',
+            'if bind_to > "auto" and map_by != "auto":',
+            "every value of mpirun's --bind-to (none, hwthread, core, l1cache..l3cache, package, socket, numa, board) "
+            "sorts after auto",
+        ),
+        (
+            '"bind_to": chosen["bind_to"] if bind_to == "auto" else bind_to,',
+            '"bind_to": chosen["bind_to"] if bind_to <= "auto" else bind_to,',
+            "as above: no --bind-to value sorts before auto",
+        ),
+        (
+            '"map_by": chosen["map_by"] if map_by == "auto" else map_by,',
+            '"map_by": chosen["map_by"] if map_by <= "auto" else map_by,',
+            "every value of mpirun's --map-by (slot, hwthread, core, l1cache..l3cache, package, socket, numa, board, "
+            "node, seq, dist, ppr:N:resource, pe-list=...) sorts after auto",
+        ),
+        (
+            'if bind_to != "auto" and map_by != "auto":',
+            'if bind_to != "auto" and map_by > "auto":',
+            "as above for --map-by",
+        ),
+        (
+            "if not match or line is header:",
+            "if not match or line == header:",
+            "no row of the matrix is the same text as its header (a row starts with its GPU's name, the header with "
+            "the indent before GPU0)",
+        ),
+        (
+            "if not match or line is header:",
+            "if not match or line <= header:",
+            "the header starts with an indent (nvidia-smi's layout), which sorts before the G of every row",
+        ),
+        (
+            'if line.strip() and not line.lstrip().startswith("#"):',
+            'if line.strip() or not line.lstrip().startswith("#"):',
+            "a blank or # line kept is never the header (GPU0 first) nor a row (GPU<n> first): parsed the same",
+        ),
+        (
+            "links = dict(zip(columns, cells[1 : 1 + len(columns)]))",
+            "links = dict(zip(columns, cells[1 : 2 + len(columns)]))",
+            "zip stops at the last column: a cell more is never paired",
+        ),
+        (
+            "break  # the legends follow the matrix",
+            "continue  # the legends follow the matrix",
+            "no legend line starts with a GPU<n> cell, so skipping them parses what stopping there does",
+        ),
+    ],
 }
 
 
 def _spans(module: Path, functions):
-    """(first line, last line) of each named function or method of ``module``."""
+    """(first line, last line) of each named function or method of ``module``; names written ``!name``: every line
+    but those of these functions."""
     tree = ast.parse(module.read_text(encoding="utf-8"))
-    spans = [
-        (node.lineno, node.end_lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in functions
-    ]
-    missing = set(functions) - {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef,))}
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    left_out = {name[1:] for name in functions if name.startswith("!")}
+    named = {name for name in functions if not name.startswith("!")}
+    missing = (named | left_out) - {n.name for n in defs}
     if missing:
         raise SystemExit("mutation: %s has no function %s" % (module, ", ".join(sorted(missing))))
-    return spans
+    if left_out:
+        spans, line = [], 1
+        for first, last in sorted((n.lineno, n.end_lineno) for n in defs if n.name in left_out):
+            spans.append((line, first - 1))
+            line = last + 1
+        return spans + [(line, 10**9)]
+    return [(n.lineno, n.end_lineno) for n in defs if n.name in named]
 
 
 _ARITHMETIC = {"Add", "Sub", "Mul", "Div"}
@@ -129,21 +510,34 @@ def _skip(db_path: Path, module: Path, functions) -> None:
             )
 
 
-def _tally(db_path: Path):
-    """(killed, survivors: [diff]) of the mutants that ran."""
+def _changed(diff: str):
+    """(the line before, the line after) of a one-line mutant's diff, stripped."""
+    lines = (diff or "").splitlines()
+    minus = [line[1:].strip() for line in lines if line.startswith("-") and not line.startswith("---")]
+    plus = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
+    return (minus[0] if minus else "", plus[0] if plus else "")
+
+
+def _tally(db_path: Path, name: str = ""):
+    """(killed, survivors: [diff], equivalent: [(diff, why)]) of the mutants that ran."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
-    killed, survivors = 0, []
+    known = {(before, after): why for before, after, why in EQUIVALENT.get(name, [])}
+    killed, survivors, equivalent = 0, [], []
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         for _item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
             if result.test_outcome == TestOutcome.SURVIVED:
-                survivors.append(result.diff)
+                why = known.get(_changed(result.diff))
+                if why:
+                    equivalent.append((result.diff, why))
+                else:
+                    survivors.append(result.diff)
             else:  # killed, or incompetent (a timeout, a mutant that cannot run)
                 killed += 1
-    return killed, survivors
+    return killed, survivors, equivalent
 
 
 def _survivor(diff: str) -> str:
@@ -154,7 +548,7 @@ def _survivor(diff: str) -> str:
     return "  survived %s\n    %s" % (where, "\n    ".join(changed))
 
 
-def run_target(name: str, work: Path, timeout: float) -> tuple[int, list]:
+def run_target(name: str, work: Path, timeout: float) -> tuple[int, list, list]:
     module, functions, tests = TARGETS[name]
     config = work / (name + ".toml")
     db = work / (name + ".sqlite")
@@ -176,7 +570,7 @@ def run_target(name: str, work: Path, timeout: float) -> tuple[int, list]:
     if baseline.returncode != 0:
         raise SystemExit("mutation: the tests of %s fail unmutated:\n%s" % (name, baseline.stdout[-3000:]))
     subprocess.run([str(BIN / "cosmic-ray"), "exec", str(config), str(db)], cwd=ROOT, check=True)
-    return _tally(db)
+    return _tally(db, name)
 
 
 def main(argv=None) -> int:
@@ -188,19 +582,26 @@ def main(argv=None) -> int:
     parser.add_argument("--report", action="store_true", help="tally the last runs' results, run nothing")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    killed = total = 0
+    killed = total = equivalents = 0
     for name in args.only or list(TARGETS):
         if args.report:
-            dead, survivors = _tally(args.work / (name + ".sqlite"))
+            dead, survivors, equivalent = _tally(args.work / (name + ".sqlite"), name)
         else:
-            dead, survivors = run_target(name, args.work, args.timeout)
+            dead, survivors, equivalent = run_target(name, args.work, args.timeout)
         count = dead + len(survivors)
-        killed, total = killed + dead, total + count
-        print("mutation: %s: killed %d of %d" % (name, dead, count), flush=True)
+        killed, total, equivalents = killed + dead, total + count, equivalents + len(equivalent)
+        print(
+            "mutation: %s: killed %d of %d (%d equivalent left out)" % (name, dead, count, len(equivalent)), flush=True
+        )
         for diff in survivors:
             print(_survivor(diff), flush=True)
+        for diff, why in equivalent:
+            print(_survivor(diff).replace("survived", "equivalent", 1) + "\n    (%s)" % why, flush=True)
     percent = 100.0 * killed / total if total else 0.0
-    print("mutation: killed %d of %d (%.1f%%)" % (killed, total, percent))
+    print(
+        "mutation: killed %d of %d (%.1f%%); %d equivalent mutants (EQUIVALENT in tools/mutation.py) left out"
+        % (killed, total, percent, equivalents)
+    )
     return 0 if total and percent >= args.min else 1
 
 

@@ -351,6 +351,22 @@ def test_rank_spans_are_disjoint_and_cover_every_row(shard_rows, world):
     assert sorted(seen) == sorted((s["name"], r) for s in shards for r in range(s["rows"]))
 
 
+@pytest.mark.parametrize("shard_rows,world", [([40], 4), ([3], 3), ([5, 3], 3), ([2, 2, 1], 4), ([100, 100, 37], 3)])
+def test_every_rank_gets_its_even_share_when_ranks_share_shards(shard_rows, world):
+    """One shard shared by several ranks gives each of them rows, within one row of each other (issue 36: a rank
+    left with nothing refuses to start, the others wait for it forever)."""
+    shards = [{"name": f"s{i}", "rows": rows} for i, rows in enumerate(shard_rows)]
+    counts = [
+        sum(len(range(first, stop, stride)) for _name, first, stop, stride in bert_data.rank_spans(shards, rank, world))
+        for rank in range(world)
+    ]
+    assert min(counts) >= 1 and sum(counts) == sum(shard_rows), counts
+    if len(shard_rows) < world:  # row-strided: even to one row
+        assert max(counts) - min(counts) <= 1, counts
+    else:  # shard-strided: each rank its own shards
+        assert counts == [sum(shard_rows[rank::world]) for rank in range(world)]
+
+
 def test_prepared_rows_are_the_packed_instances():
     instances = [([5, 6, 7], [8, 9], 0), ([10], [11, 12, 13, 14], 1)]
     packed = bert_data.pack_instances(instances, 12, cls_id=2, sep_id=3, pad_id=0)

@@ -155,6 +155,7 @@ def test_the_progress_file_is_replaced_whole_and_private(tmp_path):
     write_waits(str(path), views + views)
     assert json.loads(path.read_text()) == {"waits": views + views}
     assert oct(path.stat().st_mode & 0o777) == "0o600"
+    assert oct(path.parent.stat().st_mode & 0o777) == "0o700"  # the directory it made: the user's alone
     assert sorted(os.listdir(path.parent)) == ["waits.json"]
 
 
@@ -164,3 +165,77 @@ def test_the_background_jobs_limit_covers_its_waits_and_api_retries():
     # Unset or not a number (as a task may give it): the longest defaults.
     assert job_limit_s(None) == 2 * 3600 + 60 + 600 + 300
     assert job_limit_s("900", "30", None) == 2 * 900 + 30 + 600 + 300
+
+
+def test_a_wait_with_default_intervals_polls_after_a_quarter_second_doubling_up_to_fifteen():
+    clock, sleeps = _Clock(), []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        clock.sleep(seconds)
+
+    values = iter(range(9))
+    assert wait_for(lambda: next(values), lambda v: v == 8, 100, sleep=sleep, clock=clock) == 8
+    assert sleeps == [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 15.0]
+
+
+def test_a_history_before_its_first_poll_and_its_times_to_a_tenth():
+    history = WaitHistory("vpc v-1")
+    assert history.view() == {"what": "vpc v-1", "polls": 0, "seconds": 0.0, "ready": False, "states": []}
+    history.record({"Status": "Pending"}, 2.34)
+    assert history.view()["ready"] is False
+    history.record({"Status": "Available"}, 7.86, ready=True)
+    assert history.view() == {
+        "what": "vpc v-1",
+        "polls": 2,
+        "seconds": 7.9,
+        "ready": True,
+        "states": [{"state": "Pending", "after_s": 2.3}, {"state": "Available", "after_s": 7.9}],
+    }
+
+
+def test_an_earlier_wait_is_over_once_a_later_one_began_and_a_wait_without_seconds_is_at_0s():
+    shown = {}
+    mounts = {"what": "mount targets", "states": [{"state": "Deleting 1", "after_s": 0.0}], "seconds": 12.0}
+    itself = {"what": "CPFS file system cpfs-1", "states": [{"state": "Running", "after_s": 0.0}]}
+    assert wait_lines("nas_cpfs", [mounts, itself], shown, ended=False) == [
+        "nas_cpfs: mount targets: Deleting 1, stopped waiting after 12s",
+        "nas_cpfs: CPFS file system cpfs-1: Running, 0s elapsed",
+    ]
+
+
+def test_a_limit_of_zero_seconds_is_zero_not_the_default():
+    assert job_limit_s(0, 0, 0) == 300  # the API margin alone
+    assert job_limit_s(-5, "-1", 0) == 300
+
+
+def test_a_wait_never_asks_to_sleep_a_negative_time():
+    # A clock that moves on between the deadline check and the sleep (a loaded machine): time.sleep(-x) raises.
+    ticks, sleeps = iter(range(100)), []
+    with pytest.raises(TimeoutError, match=r"still not ready after 1\.5s"):
+        wait_for(lambda: None, lambda v: False, 1.5, sleep=sleeps.append, clock=lambda: next(ticks))
+    assert sleeps and min(sleeps) >= 0, sleeps
+
+
+def test_unset_or_bad_timeouts_take_the_defaults():
+    assert job_limit_s(100, None, None) == 2 * 100 + 60 + 600 + 300
+    assert job_limit_s("x", "y", "z") == 2 * 3600 + 60 + 600 + 300
+
+
+def test_the_last_sleep_ends_at_the_deadline_not_after_it():
+    clock, sleeps = _Clock(), []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        clock.sleep(seconds)
+
+    with pytest.raises(TimeoutError):
+        wait_for(lambda: None, lambda v: False, 0.6, sleep=sleep, clock=clock)
+    assert sleeps == [0.25, pytest.approx(0.35)]
+
+
+def test_a_progress_file_that_cannot_be_written_leaves_no_partial_file(tmp_path):
+    path = tmp_path / "waits.json"
+    with pytest.raises(TypeError):
+        write_waits(str(path), [{"what": object()}])
+    assert os.listdir(tmp_path) == []

@@ -80,13 +80,14 @@ def test_sccgn6_needs_an_hpc_cluster_and_has_no_eri():
 
 
 def test_a_hand_set_count_below_the_limit_is_kept_above_it_refused():
-    assert plan("ecs.ebmgn8v.48xlarge", eri=1)["eri_count"] == 1
-    assert plan("ecs.ebmgn8v.48xlarge", eri="0")["eri_count"] == 0
+    for given, kept in ((1, 1), ("0", 0), (" 1 ", 1)):
+        result = plan("ecs.ebmgn8v.48xlarge", eri=given)
+        assert (result["problems"], result["eri_count"], result["eri_limit"]) == ([], kept, 2), given
     refused = plan("ecs.ebmgn8v.48xlarge", eri=3)["problems"]
     assert len(refused) == 1 and "more than the 2 Elastic RDMA Interfaces" in refused[0]
 
 
-@pytest.mark.parametrize("bad", [-1, "two", 1.5, True, None, "2x"])
+@pytest.mark.parametrize("bad", [-1, "two", 1.5, True, None, "2x", "+1", "01", "1.0"])
 def test_a_count_that_is_not_auto_or_a_whole_number_is_refused_by_name(bad):
     problems = plan("ecs.ebmgn8v.48xlarge", eri=bad)["problems"]
     assert any(p.startswith("scc_cloud_eri_count must be 'auto'") for p in problems), problems
@@ -140,3 +141,30 @@ def test_the_hosts_set_the_mtu_provision_asked_for(declared, instance_type):
     assert provision["mtu"] == hosts
     if instance_type != "ecs.sccgn6.24xlarge":
         assert hosts == (8500 if boolean(declared.get("scc_jumbo_frames", False)) else 1400)
+
+
+@pytest.mark.parametrize(
+    "instance_type, most", [("ecs.ebmgn8v.48xlarge", 2), ("ecs.gn8is-2x.8xlarge", 1), ("ecs.sccgn6.24xlarge", 0)]
+)
+def test_an_eri_count_equal_to_the_types_maximum_is_kept_one_more_refused(instance_type, most):
+    for given in (most, str(most)):
+        result = plan(instance_type, eri=given)
+        assert (result["problems"], result["eri_count"]) == ([], most), given
+    refused = plan(instance_type, eri=most + 1)
+    assert len(refused["problems"]) == 1, refused["problems"]
+    assert refused["problems"][0].startswith(
+        "scc_cloud_eri_count %d is more than the %d Elastic RDMA Interfaces instance family " % (most + 1, most)
+    )
+
+
+def test_unset_switches_mean_no_jumbo_frames_and_no_uefi_rule_outside_the_table():
+    erdma = cloud_nodes.node_plan({"scc_cloud_instance_type": "ecs.ebmgn8v.48xlarge"})
+    assert (erdma["problems"], erdma["mtu"], erdma["eri_count"]) == ([], 1400, 2)
+    unknown = cloud_nodes.node_plan({"scc_cloud_instance_type": "ecs.gn7i-c8g1.2xlarge", "scc_cloud_eri_count": 0})
+    assert (unknown["problems"], unknown["require_uefi"], unknown["mtu"]) == ([], False, None)
+
+
+@pytest.mark.parametrize("charge_type", ["PostPaid", "Spot", "prepaid"])
+def test_a_period_is_for_prepaid_alone_whatever_else_the_charge_type_says(charge_type):
+    assert cloud_nodes.charge_problems(charge_type, None, "Month") == []
+    assert cloud_nodes.charge_problems(charge_type, 1, "Month") == ["period is for instance_charge_type=PrePaid only"]

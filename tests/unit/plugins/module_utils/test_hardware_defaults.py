@@ -260,3 +260,181 @@ def test_jumbo_frames_that_are_no_boolean_are_refused_by_name():
 def test_an_instance_type_that_is_no_instance_type_is_refused_by_name(instance_type, rule):
     with pytest.raises(ValueError, match=rule):
         hw.resolve(instance_type)
+
+
+# --- issue 36.8: what `make mutation` found unjudged ---
+
+
+def test_pcie_gpus_are_judged_at_their_own_generations_rate():
+    h100 = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H100 PCIe"}] * 2}})
+    assert h100["intra_node"] == {"kind": "pcie", "gbs": 63.0, "detail": "PCIe Gen5 x16 (no NVLink)"}
+    # A Gen3 card is judged at the Gen4 rate (the lowest in the table) but said to be Gen3.
+    t4 = hw.resolve(None, {"a": {"gpus": [{"name": "Tesla T4"}] * 2}})
+    assert t4["intra_node"] == {"kind": "pcie", "gbs": 31.5, "detail": "PCIe Gen3 x16 (no NVLink)"}
+
+
+def test_an_eight_gpu_nvlink_family_has_its_published_link_count():
+    for instance_type, key in (("ecs.sccgn6.24xlarge", "V100 SXM2"), ("ecs.ebmgn7ex.32xlarge", "A100 SXM4")):
+        resolved = hw.resolve(instance_type)
+        assert resolved["gpu_models"] == [key] and key + ".nvlink_links" not in resolved["unconfirmed"], resolved
+
+
+def test_a_smaller_size_of_an_nvlink_vm_family_marks_its_link_count_unconfirmed(monkeypatch):
+    # Were the H20's link count published, a 2- or 4-GPU gn8v's would still not be: how many links reach its peers.
+    h20 = hw._MODELS["H20"]
+    monkeypatch.setitem(hw._MODELS, "H20", hw._Model("H20", h20.pattern.pattern, h20.cc, 18, 5, h20.sources))
+    assert "H20.nvlink_links" in hw.resolve("ecs.gn8v-2x.8xlarge")["unconfirmed"]
+    assert "H20.nvlink_links" in hw.resolve("ecs.gn8v-4x.8xlarge")["unconfirmed"]
+    assert "H20.nvlink_links" not in hw.resolve("ecs.ebmgn8v.48xlarge")["unconfirmed"]
+
+
+def test_nodes_that_agree_get_no_note_and_a_rate_they_do_not_share_gets_one():
+    agreeing = {"node%d" % i: {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()} for i in (1, 2)}
+    assert hw.resolve(None, agreeing)["notes"] == []
+    bare = {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": []}}
+    assert hw.resolve(None, bare)["notes"] == [] and hw.resolve(None, bare)["rdma"]["kind"] is None
+    mixed_rates = _erdma_devices() * 2
+    mixed_rates[1] = dict(mixed_rates[1], ports=[dict(p, rate_gbps=40) for p in mixed_rates[1]["ports"]])
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": mixed_rates}})
+    assert resolved["rdma"]["total_gbps"] is None
+    assert resolved["notes"] == ["the RDMA ports report no common rate: set nccl_check_link_rate_gbps"]
+
+
+def test_a_mixed_cluster_is_judged_by_its_slowest_node_and_network():
+    fast = {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()}
+    slow_devices = _erdma_devices()
+    for device in slow_devices:
+        device["ports"] = [dict(p, rate_gbps=40) for p in device["ports"]]
+    slow = {"gpus": [{"name": "NVIDIA L20"}] * 8, "rdma_devices": slow_devices}
+    for nodes in ({"a": fast, "b": slow}, {"a": slow, "b": fast}):
+        resolved = hw.resolve(None, nodes)
+        assert resolved["rdma"]["total_gbps"] == 40 and resolved["nccl_check"]["link_rate_gbps"] == 40
+        assert resolved["intra_node"]["kind"] == "pcie" and resolved["nvlink_links"] == 0
+        assert resolved["thresholds"] == {"single_node_gbps": 11.02, "multi_node_gbps": 3.5}
+
+
+def test_a_mixed_cluster_gets_a_torch_with_kernels_for_every_gpu():
+    # torch 2.11's cu128 wheels dropped sm_70: a V100 + Blackwell cluster gets cu128 up to torch 2.10 only.
+    nodes = {
+        "a": {"gpus": [{"name": "Tesla V100-SXM2-32GB"}] * 8},
+        "b": {"gpus": [{"name": "NVIDIA RTX PRO 6000 Blackwell"}] * 8},
+    }
+    resolved = hw.resolve(None, nodes)
+    assert [(b["tag"], b["torch_max"]) for b in resolved["torch_cuda_builds"]] == [("cu128", "2.10")]
+    assert resolved["torch_cuda"] == "cu128"
+
+
+def test_one_node_needs_no_network_rate_and_its_notes_reach_the_role():
+    nodes = {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8 + [{"name": "NVIDIA GeForce RTX 4090"}]}}
+    resolved = hw.resolve(None, nodes)
+    assert resolved["rdma"]["total_gbps"] is None and resolved["notes"]
+    settings = hw.nccl_check_settings(resolved, {}, 1)
+    assert settings["thresholds"] == {"single_node_gbps": 315.0, "multi_node_gbps": None}
+    assert settings["notes"] == resolved["notes"] and settings["unconfirmed"] == resolved["unconfirmed"]
+    with pytest.raises(ValueError, match=r"^nccl_check_link_rate_gbps: the RDMA rate between nodes is not known"):
+        hw.nccl_check_settings(resolved, {}, 2)
+    assert (
+        hw.nccl_check_settings(resolved, {"nccl_check_link_rate_gbps": 100}, 2)["thresholds"]["multi_node_gbps"] == 8.75
+    )
+
+
+def test_no_known_gpu_names_what_the_nodes_report_or_none():
+    with pytest.raises(ValueError, match=r"the nodes report no known GPU \(none\)"):
+        hw.resolve(None, {"a": {"gpus": []}})
+
+
+def test_the_expected_figures_are_the_published_efficiencies_of_the_basis():
+    sccgn6 = hw.resolve("ecs.sccgn6.24xlarge")
+    assert sccgn6["intra_node"] == {"kind": "nvlink", "gbs": 150.0, "detail": "6 NVLinks x 25 GB/s"}
+    assert sccgn6["expected"]["single_node_gbps"] == 120.0  # 0.8 x 150
+    v100_pcie = hw.resolve(None, {"a": {"gpus": [{"name": "Tesla V100-PCIE-32GB"}] * 4}})
+    assert v100_pcie["intra_node"]["detail"] == "PCIe Gen3 x16 (no NVLink)"
+    # The network: 0.96 of the line rate in GB/s, to 0.01 GB/s (a port rate of 13.7 Gb/s: 1.644 -> 1.64).
+    devices = _erdma_devices()
+    for device in devices:
+        device["ports"] = [dict(p, rate_gbps=13.7) for p in device["ports"]]
+    odd = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": devices}})
+    assert odd["expected"]["multi_node_gbps"] == 1.64
+
+
+def test_nodes_with_different_rdma_kinds_are_told_to_declare_the_type():
+    roce = [{"name": "mlx5_0", "driver": "mlx5_core", "ports": [{"state": "PORT_ACTIVE", "rate_gbps": 100}]}]
+    nodes = {
+        "a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": _erdma_devices()},
+        "b": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": roce},
+    }
+    notes = hw.resolve(None, nodes)["notes"]
+    assert notes == ["the nodes report different RDMA kinds ['erdma', 'roce_v2']: set scc_instance_type"]
+
+
+def test_a_hand_set_zero_nvlink_count_judges_the_pcie_basis_without_a_link_rate():
+    settings = hw.nccl_check_settings(hw.resolve("ecs.ebmgn8is.32xlarge"), {"nccl_check_nvlink_links": 0}, 1)
+    assert settings["limits"]["nvlink_links"] == 0 and settings["limits"]["nvlink_gbs_per_link"] is None
+    assert settings["basis"] == "PCIe 31.5 GB/s per GPU and direction"
+    links = hw.nccl_check_settings(hw.resolve("ecs.ebmgn8is.32xlarge"), {"nccl_check_nvlink_links": 4}, 1)
+    assert links["limits"]["nvlink_gbs_per_link"] == 25.0 and links["basis"] == "4 NVLinks x 25.0 GB/s"
+    assert links["thresholds"]["single_node_gbps"] == 70.0
+
+
+def test_only_active_ports_count():
+    devices = _erdma_devices()
+    extra = [{"state": "PORT_DOWN", "rate_gbps": 80}, {"state": "PORT_INIT", "rate_gbps": 80}, {"rate_gbps": 80}]
+    devices[0] = dict(devices[0], ports=devices[0]["ports"] + extra)
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": devices}})
+    assert (resolved["rdma"]["ports"], resolved["rdma"]["total_gbps"]) == (1, 80)
+
+
+@pytest.mark.parametrize(
+    "name, gbs, generation",
+    [
+        ("Tesla V100-PCIE-16GB", 31.5, 3),
+        ("NVIDIA A100-PCIE-40GB", 31.5, 4),
+        ("NVIDIA H100 PCIe", 63.0, 5),
+        ("NVIDIA H100 NVL", 63.0, 5),
+        ("NVIDIA H200 NVL", 63.0, 5),
+        ("NVIDIA L20", 31.5, 4),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", 63.0, 5),
+        ("Tesla T4", 31.5, 3),
+    ],
+)
+def test_every_pcie_model_is_judged_at_its_generations_x16_rate(name, gbs, generation):
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": name}] * 2}})
+    assert resolved["intra_node"] == {"kind": "pcie", "gbs": gbs, "detail": "PCIe Gen%d x16 (no NVLink)" % generation}
+
+
+def test_no_nvlink_and_no_pcie_rate_names_the_variable_to_set():
+    with pytest.raises(
+        ValueError,
+        match=r"^nccl_check_intra_node_gbs: no NVLink and no PCIe bandwidth is known for "
+        r"these GPUs \(X, Y\): set it",
+    ):
+        hw.nccl_check_settings({"gpu_models": ["X", "Y"], "gpu_count": 8, "nccl_check": {"nvlink_links": 0}}, {}, 1)
+    settings = hw.nccl_check_settings({"gpu_count": 8, "nccl_check": {}}, {"nccl_check_intra_node_gbs": 20}, 1)
+    assert settings["thresholds"]["single_node_gbps"] == 7.0  # 0.35 x 20
+
+
+def test_a_nodes_rdma_rate_is_its_ports_together_and_no_port_is_zero():
+    devices = _erdma_devices() + [dict(d, name="erdma_1") for d in _erdma_devices()]
+    resolved = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8, "rdma_devices": devices}})
+    assert {k: resolved["rdma"][k] for k in ("ports", "rate_gbps", "total_gbps")} == {
+        "ports": 2,
+        "rate_gbps": 80,
+        "total_gbps": 160,
+    }
+    bare = hw.resolve(None, {"a": {"gpus": [{"name": "NVIDIA H20"}] * 8}})
+    assert bare["rdma"] == {"kind": None, "provider": None, "ports": 0, "rate_gbps": None, "total_gbps": None}
+
+
+def test_a_cluster_without_any_rdma_note_says_no_port_was_reported_and_one_node_is_the_default():
+    hardware = {"gpu_count": 8, "nccl_check": {"intra_node_gbs": 31.5}}
+    message = "nccl_check_link_rate_gbps: the RDMA rate between nodes is not known (no RDMA port reported): set it"
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        hw.nccl_check_settings(hardware, {}, 2)
+    assert hw.nccl_check_settings(hardware, {})["thresholds"] == {"single_node_gbps": 11.02, "multi_node_gbps": None}
+
+
+def test_an_empty_hand_set_value_is_unset_and_the_pcie_expectation_is_to_a_hundredth():
+    resolved = hw.resolve("ecs.ebmgn8is.32xlarge")
+    assert resolved["expected"]["single_node_gbps"] == 13.86  # 0.44 x 31.5
+    blank = {"nccl_check_nvlink_links": "", "nccl_check_intra_node_gbs": " ", "nccl_check_gpus": None}
+    assert hw.nccl_check_settings(resolved, blank, 1) == hw.nccl_check_settings(resolved, {}, 1)

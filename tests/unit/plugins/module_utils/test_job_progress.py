@@ -99,3 +99,62 @@ def test_duration(seconds, text):
 )
 def test_display_wanted(callback, wrapped, one_line, no_log, wanted):
     assert job_progress.display_wanted(callback, wrapped, one_line=one_line, no_log=no_log) is wanted
+
+
+def test_durations_at_their_unit_boundaries():
+    assert [job_progress.duration(s) for s in (0, 59, 60, 119, 3599, 3600, 7322)] == [
+        "0s",
+        "59s",
+        "1m00s",
+        "1m59s",
+        "59m59s",
+        "1h00m",
+        "2h02m",
+    ]
+
+
+def test_lines_are_wanted_by_default_and_a_wrapped_callback_is_judged_by_its_last_name():
+    assert job_progress.display_wanted("default") is True
+    assert job_progress.display_wanted("awx_display", "community.general.yaml") is True
+    assert job_progress.display_wanted("awx_display", "ansible.posix.json") is False
+    assert job_progress.display_wanted("x.y.awx_display", "json") is False
+
+
+def test_a_rank_that_has_not_stepped_yet_is_the_slowest():
+    snap = job_progress.snapshot([rank(0, 5), dict(rank(1, None), updated_at=50.0)])
+    assert (snap["step"], snap["updated_at"]) == (0, 50.0)
+    assert (
+        job_progress.rate([{"updated_at": 10.0, "ranks": 1, "step": 5}, {"updated_at": 9.0, "ranks": 1, "step": 9}])
+        is None
+    )
+
+
+def _snap(step, at, ranks=1):
+    return {"step": step, "updated_at": at, "ranks": ranks}
+
+
+def test_the_rate_is_from_the_first_timed_snapshot_to_the_last():
+    assert job_progress.rate([_snap(10, 100.0), _snap(20, 110.0), _snap(50, 120.0)]) == 2.0
+    assert job_progress.rate([_snap(0, 90.0), _snap(10, 100.0), _snap(11, 101.0)]) == 1.0  # before step 1: left out
+    assert job_progress.rate([_snap(10, 100.0)]) is None
+    assert job_progress.rate([]) is None
+    assert job_progress.rate([_snap(10, 100.0), _snap(11, 100.5)]) == 2.0  # half a second is a time
+    assert job_progress.rate([_snap(10, 100.0), _snap(10, 105.0)]) is None  # no step: no rate
+    assert job_progress.rate([_snap(10, 100.0), _snap(11, 100.0)]) is None  # no time: no rate
+
+
+def test_no_rank_read_is_step_0_of_nothing_and_not_finished():
+    assert job_progress.snapshot([]) == {
+        "step": 0,
+        "steps": None,
+        "loss": None,
+        "loss_rank": None,
+        "updated_at": None,
+        "samples_per_step": None,
+        "unit": None,
+        "ranks": 0,
+        "failed": [],
+        "finished": False,
+    }
+    snap = job_progress.snapshot([rank(0, 3, status="done"), rank(1, 3, status="done", samples_per_step=64)])
+    assert (snap["failed"], snap["finished"], snap["samples_per_step"]) == ([], True, 64)

@@ -175,3 +175,75 @@ def test_a_make_variable_without_a_value_is_refused_naming_its_variable(variable
         nccl_check.tests_build({**BUILD, variable: value})
     with pytest.raises(ValueError, match="nccl_check_nccl_home"):
         nccl_check.tests_build({k: v for k, v in BUILD.items() if k != "NCCL_HOME"})
+
+
+def _rows(*points):
+    return [
+        {"size_bytes": size, "busbw_gbs": busbw, "wrong": 0, "in_place": {"busbw_gbs": busbw, "wrong": 0}}
+        for size, busbw in points
+    ]
+
+
+def test_the_verdict_is_the_busbw_at_the_largest_size_not_the_best_over_sizes():
+    # A peak at 64 MiB and a fall at 1 GiB (a link that degrades under load): judged at 1 GiB, failed.
+    falling = {"layout": "2.13+", "rows": _rows((1 << 20, 20.0), (1 << 26, 130.0), (1 << 30, 90.0)), "out_of_bounds": 0}
+    verdict = nccl_check.run_verdict(falling, 105.0)
+    assert (verdict["ok"], verdict["busbw_gbps"]) == (False, 90.0)
+    assert verdict["problems"] == ["busbw 90.0 GB/s at 1073741824 bytes below the threshold 105.00 GB/s"]
+    rising = dict(falling, rows=_rows((1 << 20, 20.0), (1 << 26, 90.0), (1 << 30, 110.0)))
+    assert nccl_check.run_verdict(rising, 105.0)["ok"] is True
+    # At the threshold exactly: passed.
+    assert nccl_check.run_verdict(dict(falling, rows=_rows((1 << 30, 105.0))), 105.0)["problems"] == []
+
+
+def test_a_suspect_the_bisection_could_not_clear_is_amber_and_still_ok():
+    good = nccl_check.run_verdict(parse_nccl_tests(table(120.0, 8, 1 << 20, 1 << 28, 2)), 105.0)
+    slow = nccl_check.run_verdict(parse_nccl_tests(table(60.0, 8, 1 << 20, 1 << 28, 2)), 105.0)
+    bisection = {"bad_nodes": ["node3"], "unresolved": ["node4"]}
+    amber = nccl_check.node_report(good, bisection, "node4")
+    assert (amber["status"], amber["ok"]) == ("amber", True)
+    assert amber["problems"] == ["slow in the cluster run: a suspect the bisection could not clear"]
+    # Slow alone and a suspect: red, both said.
+    both = nccl_check.node_report(slow, bisection, "node4")
+    assert (both["status"], both["ok"]) == ("red", False) and len(both["problems"]) == 2
+    assert both["problems"][0].startswith("alone: busbw ") and "below the threshold 105.00 GB/s" in both["problems"][0]
+    # No host named: the bisection's names are not this node's.
+    assert nccl_check.node_report(good, bisection, None)["status"] == "green"
+    assert nccl_check.node_report(good, {"bad_nodes": None, "unresolved": None}, "node3")["problems"] == []
+    assert nccl_check.cluster_verdict({"cluster": {"ok": True}}, "3", 9.0) == {"ok": True}
+
+
+@pytest.mark.parametrize(
+    "variable, good, bad",
+    [
+        ("nccl_check_gpus", [None, "", " ", 1, 8], [0, -1]),
+        ("nccl_check_step_factor", [2, 3], [1, 0]),
+        ("nccl_check_timeout_s", [1, 900], [0, -5]),
+        ("nccl_check_nvlink_links", [None, "", 0, 18], [-1]),
+        ("nccl_check_link_rate_gbps", [None, "", 0.5, 100], [0, -1]),
+    ],
+)
+def test_each_rules_boundary_is_refused_by_name_and_its_edge_kept(variable, good, bad):
+    from tests.unit.plugins.module_utils.test_input_problems import NCCL_CHECK
+
+    assert nccl_check.nccl_check_input_problems(NCCL_CHECK) == []
+    for value in good:
+        assert nccl_check.nccl_check_input_problems(dict(NCCL_CHECK, **{variable: value})) == [], value
+    for value in bad:
+        problems = nccl_check.nccl_check_input_problems(dict(NCCL_CHECK, **{variable: value}))
+        assert len(problems) == 1 and problems[0].startswith(variable), (value, problems)
+    # The problems of every kind together: the group's, a rule's and the environment's, each once.
+    mixed = dict(NCCL_CHECK, group_hosts=[], nccl_check_step_factor=1, nccl_check_env=["NCCL_ALGO=Ring"])
+    assert len(nccl_check.nccl_check_input_problems(mixed)) == 3
+
+
+def test_thresholds_are_to_a_hundredth_and_a_fraction_of_one_is_allowed():
+    limits = {"intra_node_gbs": 31.5, "single_fraction": 0.35, "link_rate_gbps": 100, "multi_fraction": 1}
+    assert nccl_check.thresholds(dict(limits, nvlink_links=0)) == {
+        "single_node_gbps": 11.02,
+        "multi_node_gbps": 12.5,
+    }  # 11.025 in binary
+    with pytest.raises(ValueError, match=r"^multi_fraction must be in \(0, 1\], got 1\.01$"):
+        nccl_check.thresholds(dict(limits, multi_fraction=1.01))
+    with pytest.raises(ValueError, match=r"^link_rate_gbps must be > 0, got -1$"):
+        nccl_check.thresholds(dict(limits, link_rate_gbps=-1))

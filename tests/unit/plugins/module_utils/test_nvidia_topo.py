@@ -115,3 +115,70 @@ def test_the_header_in_escapes_with_nics_and_legends_parses_like_the_plain_one()
 def test_output_without_a_matrix_is_no_gpu_not_an_error(text):
     assert parse_topo_matrix(text)["gpus"] == []
     assert "no GPU" in launch_placement(text, 8, 1)["reason"]
+
+
+def _topo(numa_nodes, numa_column="NUMA Affinity"):
+    """A matrix of len(numa_nodes) GPUs, each on its NUMA node (a made-up layout: the columns as drivers print them)."""
+    count = len(numa_nodes)
+    names = ["GPU%d" % i for i in range(count)]
+    rows = ["\t" + "\t".join(names + ["CPU Affinity", numa_column])]
+    for i, node in enumerate(numa_nodes):
+        links = ["X" if j == i else "SYS" for j in range(count)]
+        rows.append("\t".join(["GPU%d" % i] + links + ["%d-%d" % (node * 8, node * 8 + 7), str(node)]))
+    return "\n".join(rows) + "\n"
+
+
+def test_three_gpus_on_one_numa_node_and_one_on_the_next_are_bound_three_per_node():
+    placement = launch_placement(_topo([0, 0, 0, 1]), 4, 1)
+    assert (placement["map_by"], placement["bind_to"]) == ("ppr:3:numa", "numa"), placement
+
+
+def test_a_gpu_numa_id_column_is_not_the_numa_affinity():
+    # "GPU NUMA ID" (the GPU's own memory node on some systems) without "NUMA Affinity": no NUMA node for the ranks.
+    topology = parse_topo_matrix(_topo([0, 1], numa_column="GPU NUMA ID"))
+    assert topology["has_numa_column"] is False
+    assert [(gpu["cpu_affinity"], gpu["numa"]) for gpu in topology["gpus"]] == [("0-7", None), ("8-15", None)]
+
+
+def test_a_row_cut_before_its_affinity_has_no_numa_node():
+    topology = parse_topo_matrix(_topo([0, 1]).replace("\t8-15\t1\n", "\n"))
+    assert [(gpu["cpu_affinity"], gpu["numa"]) for gpu in topology["gpus"]] == [("0-7", 0), (None, None)]
+
+
+def test_a_map_by_set_by_hand_is_kept_and_the_binding_still_chosen():
+    placement = launch_placement(_topo([0, 0, 1, 1]), 4, 1, map_by="slot")
+    assert (placement["map_by"], placement["bind_to"]) == ("slot", "numa")
+    placement = launch_placement(_topo([0, 0, 1, 1]), 4, 1, bind_to="core")
+    assert (placement["map_by"], placement["bind_to"]) == ("ppr:2:numa", "core")
+
+
+@pytest.mark.parametrize("numa_nodes", [[0, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 0]])
+def test_gpus_out_of_numa_order_leave_the_ranks_unbound(numa_nodes):
+    placement = launch_placement(_topo(numa_nodes), 4, 1)
+    assert (placement["map_by"], placement["bind_to"]) == ("slot", "none")
+    assert placement["reason"].startswith("the GPUs' NUMA nodes in index order are %s" % numa_nodes)
+
+
+def test_more_ranks_than_gpus_are_unbound():
+    placement = launch_placement(_topo([0, 0, 1, 1]), 8, 1)
+    assert (placement["map_by"], placement["bind_to"]) == ("slot", "none")
+    assert placement["reason"] == "8 rank(s) per node for 4 GPU(s): ranks unbound (a rank per GPU is bound)"
+
+
+def test_a_gpu_without_a_numa_node_leaves_the_ranks_unbound():
+    for cut in ("\t8-15\t1\n", "\t1\n"):  # the row ends before its affinities, or before its NUMA node
+        topology = parse_topo_matrix(_topo([0, 1]).replace(cut, "\n"))
+        assert topology["has_numa_column"] is True and [gpu["numa"] for gpu in topology["gpus"]] == [0, None]
+        placement = launch_placement(_topo([0, 1]).replace(cut, "\n"), 2, 1)
+        assert placement["bind_to"] == "none" and "names no NUMA node for every GPU" in placement["reason"]
+
+
+def test_no_matrix_is_no_gpu_and_no_numa_column():
+    assert parse_topo_matrix("") == {"gpus": [], "columns": [], "has_numa_column": False}
+    assert parse_topo_matrix("No devices were found\n")["has_numa_column"] is False
+
+
+def test_no_node_or_no_rank_is_refused_by_name():
+    for np, nodes in ((8, 0), (0, 1)):
+        with pytest.raises(ValueError, match=r"^np \(%d\) and nodes \(%d\) must be at least 1" % (np, nodes)):
+            launch_placement(_topo([0, 1]), np, nodes)

@@ -70,3 +70,16 @@ def test_url_secrets_names_each_password_or_token_and_nothing_empty():
     assert url_secrets(args) == {SECRET, "tok"}
     # no secret, an empty password, an already masked one: nothing for Ansible to mask everywhere
     assert url_secrets(["https://pypi.org/simple", "https://alice:@a.corp/", "https://u:****@b.corp/"]) == set()
+
+
+def test_a_password_with_a_colon_or_any_leading_character_is_a_secret_whole():
+    # userinfo user:password splits at its first ":" (urlsplit's password keeps the rest); "$", "&", "!" sort before
+    # the mask's "*" and are as secret as any other password.
+    args = ["https://alice:pa:ss@a.corp/", "https://bob:$3cret@b.corp/", "https://&tok@c.corp/", "https://c:!x@d.corp/"]
+    assert url_secrets(args) == {"pa:ss", "$3cret", "&tok", "!x"}
+    assert redact_args(args) == [
+        "https://alice:****@a.corp/",
+        "https://bob:****@b.corp/",
+        "https://****@c.corp/",
+        "https://c:****@d.corp/",
+    ]

@@ -173,3 +173,47 @@ def test_the_tables_flags_parse_back_with_a_parser_of_the_same_flags():
         parser.add_argument(flag, action="store_true" if how == tj.SWITCH else "store")
     parsed = parser.parse_args(program("resnet", resnet_launch_learning_rate=0.2)[1:])
     assert (parsed.model, parsed.learning_rate, parsed.run_id) == ("resnet50", "0.2", "r1")
+
+
+@pytest.mark.parametrize("off", [False, "false", "False", "no", "off", "0", 0, "", None, "n"])
+def test_a_switch_given_false_in_any_spelling_ansible_reads_stays_off(off):
+    assert "--resume" not in program(bert_launch_resume=off)
+    # cpu_only "false" is a GPU run: its levers are the GPU's, not the CPU's.
+    gpu = program(bert_launch_cpu_only=off)
+    assert option(gpu, "--fused-adamw") != "off" and option(gpu, "--loader-workers") != "0"
+
+
+@pytest.mark.parametrize("on", [True, "true", " TRUE ", "yes", "on", "1", 1, "y"])
+def test_a_switch_given_true_in_any_spelling_ansible_reads_is_on(on):
+    assert "--resume" in program(bert_launch_resume=on)
+    cpu = program(bert_launch_cpu_only=on)
+    assert option(cpu, "--fused-adamw") == "off" and option(cpu, "--loader-workers") == "0"
+
+
+def test_a_corpus_is_read_prepared_and_needs_its_length_and_seed():
+    plain = program()
+    assert "--prepared" not in plain and option(plain, "--corpus") == "/opt/scc-training/bert/corpus.txt"
+    corpus = program(bert_launch_corpus="/data/wiki", bert_launch_seq_len=128, bert_launch_seed=7)
+    assert "--corpus" not in corpus and option(corpus, "--prepared").startswith("/")
+    vocab = program(
+        bert_launch_corpus="/data/wiki", bert_launch_seq_len=128, bert_launch_seed=7, bert_launch_vocab="/v"
+    )
+    assert option(vocab, "--prepared") != option(corpus, "--prepared")  # another vocabulary, another preparation
+    for missing in ({"bert_launch_seq_len": None}, {"bert_launch_seed": None}):
+        with pytest.raises(ValueError, match=r"^bert_launch_corpus needs bert_launch_seq_len and bert_launch_seed"):
+            program(
+                bert_launch_corpus="/data/wiki", **dict({"bert_launch_seq_len": 128, "bert_launch_seed": 7}, **missing)
+            )
+
+
+@pytest.mark.parametrize("workload", ["bert", "resnet"])
+def test_the_env_and_extra_arguments_given_reach_the_job(workload):
+    role = tj.SCRIPTS[workload]["role"]
+    changes = {
+        role + "_env": {"X": "1"},
+        role + "_mpirun_extra_args": ["--tag-output"],
+        role + "_script_extra_args": ["--a"],
+    }
+    job = tj.build(workload, settings(workload, **changes), RESOLVED)
+    assert job["env"]["X"] == "1"
+    assert (job["mpirun_extra_args"], job["script_extra_args"]) == (["--tag-output"], ["--a"])
