@@ -70,6 +70,8 @@ INSTANCE_TYPE_NAME = re.compile(r"_instance_type$")
 NOT_A_COPY = {
     # The utility instance that prepares the data set (provision.yml), not a GPU node of the cluster.
     "scc_cloud_data_prep_instance_type": "the data-prep instance, a CPU type provision.yml creates",
+    # The bastion (scc_cloud_access bastion): a small CPU instance the controller jumps through, no GPU node either.
+    "scc_cloud_bastion_instance_type": "the bastion, a CPU type provision.yml creates",
 }
 COPY = re.compile(r"^\s*\w+:\s*[\"']?\{\{\s*scc_instance_type\b", re.M)
 
