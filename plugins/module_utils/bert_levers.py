@@ -52,6 +52,8 @@ from __future__ import absolute_import, division, print_function
 
 import json
 
+from ansible_collections.scc.training.plugins.module_utils import input_checks as checks
+
 __metaclass__ = type
 
 # lever -> (pretrain_bert.py option, kind): int (>= 1, or >= 0 for loader_workers), bool (a flag),
@@ -120,14 +122,8 @@ def generation(compute_capability, cpu_only=False):
 
 
 def _as_bool(value):
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "on", "1"):
-        return True
-    if text in ("false", "no", "off", "0"):
-        return False
-    return None
+    """Ansible's reading of a boolean (input_checks.boolean), None for what is none."""
+    return checks.boolean(value)
 
 
 def _resolve(name, value, default):

@@ -16,23 +16,19 @@ from __future__ import annotations
 import importlib
 from collections import namedtuple
 
+from ansible_collections.scc.training.plugins.module_utils import input_checks
+
 MODULE_UTILS = "ansible_collections.scc.training.plugins.module_utils"
 
 # module: plugins/module_utils/<module>.py; function: its judge of the role's settings; extras: (settings, get) -> the
 # values it reads beyond the spec's options (added to, or replacing, the settings).
 Rules = namedtuple("Rules", "module function extras")
 
-_TRUE = frozenset(("yes", "on", "true", "1"))
-
 
 def as_bool(value):
-    """A switch as Ansible's ``bool`` filter reads it: yes/on/true/1 (any case, or the number 1, or True) -> True,
-    anything else (null included) -> False."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (str, int)):
-        return str(value).lower() in _TRUE
-    return False
+    """A switch as Ansible's ``bool`` filter reads it (input_checks.boolean: y/yes/on/true/t/1, any case, 1 or True);
+    anything else, null included, is False."""
+    return input_checks.boolean(value) is True
 
 
 def group_hosts(get, group_variable):

@@ -27,6 +27,7 @@ __metaclass__ = type
 
 import posixpath
 
+from ansible_collections.scc.training.plugins.module_utils import input_checks as checks
 from ansible_collections.scc.training.plugins.module_utils.bert_levers import LEVERS, bert_levers, lever_argv
 from ansible_collections.scc.training.plugins.module_utils.bert_prep import bert_prepared_dir, bert_prepared_root
 from ansible_collections.scc.training.plugins.module_utils.mpi import master_addr
@@ -153,7 +154,7 @@ def shared_directory(configured, root, default_relative):
 
 def _as_bool(value):
     """A boolean as Ansible's ``bool`` filter reads it (a templated default may be the string "False")."""
-    return str(value).strip().lower() in ("true", "yes", "on", "1", "y")
+    return checks.boolean(value) is True
 
 
 def _defined(value):

@@ -78,6 +78,9 @@ def test_no_role_calls_an_input_problems_filter_any_more():
         (True, True),
         (False, False),
         ("yes", True),
+        ("y", True),  # Ansible's BOOLEANS_TRUE has y and t too (convert_bool)
+        ("t", True),
+        (" True ", True),
         ("True", True),
         ("ON", True),
         ("1", True),
