@@ -2,9 +2,9 @@
 `make mutation` prints `mutation: killed K of N (P%)` and fails below --min (90).
 
 Each target is a module (plugins/module_utils, plugins/plugin_utils, bench/, a role's files/), the functions of it
-that judge or guard (None: all; ``!name``: all but these), and the unit tests that cover them: cosmic-ray mutates the file in place, one mutant at a time, and runs those tests
-(`pytest -x`); a mutant is killed when they fail (or time out), survives when they pass. Mutations outside the
-named functions are marked skipped before the run, and so are two kinds that say nothing about the tests:
+that judge or guard (None: all; ``!name``: all but these), and the unit tests that cover them: cosmic-ray mutates the
+file in place, one mutant at a time, and runs those tests (`pytest -x`); a mutant is killed when they fail (or time
+out), survives when they pass. Mutations outside the named functions are marked skipped before the run, and so are two kinds that say nothing about the tests:
 an arithmetic operator replaced by a bitwise, shift, power, floor-division or modulo one (most sites are
 ``"..." % args``, where any of them raises at once) and ``==``/``!=``/``<``... replaced by ``is``/``is not``
 (the same for the small ints and interned strings compared here: equivalent mutants). Targets run one after
