@@ -276,23 +276,56 @@ def machine_identity(value):
     return str(parsed) + percent + zone
 
 
+def _is_name(identity):
+    try:
+        ipaddress.ip_address(identity.partition("%")[0])
+    except ValueError:
+        return True
+    return False
+
+
+def _short_name_aliases(identities):
+    """``{short name: full name}`` for each dotless name of the inventory that exactly one full name (a name with
+    dots) begins with: 'node1' beside 'node1.example.com' is that node, the way a resolver's search domain reads
+    it (resolv.conf(5), search). A short name that begins two full names (node1.a, node1.b) is left alone: which
+    one it means depends on the search list, which the controller does not know."""
+    identities = {identity for identity in identities if identity and _is_name(identity)}
+    full_by_label = {}
+    for identity in identities:
+        if "." in identity:
+            full_by_label.setdefault(identity.split(".", 1)[0], []).append(identity)
+    return {
+        short: full_by_label[short][0]
+        for short in identities
+        if "." not in short and len(full_by_label.get(short, ())) == 1
+    }
+
+
 def machine_identity_problems(entries):
     """``[{host, ansible_host}]`` -> one sentence per machine listed under two or more inventory names.
 
     Each entry is known by its inventory name and its ``ansible_host`` (``machine_identity``: addresses parsed,
     names lower-cased), so two entries are one machine when their names differ only in case, when their
-    ``ansible_host`` values are one address however spelled, or when one's ``ansible_host`` is another's
-    inventory name (the address Ansible reaches it at is that node's). No DNS lookup: only the inventory's own
+    ``ansible_host`` values are one address however spelled, when one's ``ansible_host`` is another's
+    inventory name (the address Ansible reaches it at is that node's), or when one is the short name of the
+    other's full name (``_short_name_aliases``). No DNS lookup: only the inventory's own
     names and addresses are compared. Each sentence names every entry and what they share. Linear in nodes."""
+    entries = [
+        (str(entry["host"]), [("inventory name", str(entry["host"])), ("ansible_host", entry.get("ansible_host"))])
+        for entry in entries
+    ]
+    # What Ansible connects to: ansible_host, else the inventory name. Only these are read as short names: two
+    # entries with their own distinct addresses are two machines whatever their names.
+    targets = [machine_identity(fields[1][1]) or machine_identity(host) for host, fields in entries]
+    short_names = _short_name_aliases(targets)
     seen = {}
     order = []
-    for entry in entries:
-        host = str(entry["host"])
-        fields = [("inventory name", host), ("ansible_host", entry.get("ansible_host"))]
+    for host, fields in entries:
         for field, value in fields:
             key = machine_identity(value)
             if key is None:
                 continue
+            key = short_names.get(key, key)
             if key not in seen:
                 seen[key] = []
                 order.append(key)
@@ -310,8 +343,10 @@ def machine_identity_problems(entries):
         if all(field == "ansible_host" and value == found[0][2] for _h, field, value in found):
             what = "share ansible_host %s" % found[0][2]
         else:
-            what = "are one machine (%s: the same once names are lower-cased and addresses compared as addresses)" % (
-                ", ".join("%s's %s %r" % (host, field, value) for host, field, value in found)
+            what = (
+                "are one machine (%s: the same once names are lower-cased, addresses compared as addresses and a "
+                "short name read as the one full name that begins with it)"
+                % ", ".join("%s's %s %r" % (host, field, value) for host, field, value in found)
             )
         problems.append(
             "%s %s: one machine would be listed twice (twice in /etc/hosts and the MPI hostfile); give each node its "

@@ -329,6 +329,15 @@ ONE_MACHINE = [
     ),
     ({"a": {"ansible_host": "10.0.0.7"}, "b": {"ansible_host": "::ffff:10.0.0.7"}}, ["a and b are one machine"]),
     ({"10.0.0.9": {}, "b": {"ansible_host": "10.0.0.9"}}, ["10.0.0.9 and b are one machine"]),
+    # A short name and the one full name that begins with it, either way round and through ansible_host.
+    ({"node1": {}, "Node1.Example.com": {}}, ["node1 and Node1.Example.com are one machine", "a short name"]),
+    ({"gpu1.cluster.local": {}, "gpu1": {}}, ["gpu1.cluster.local and gpu1 are one machine"]),
+    (
+        {"a": {"ansible_host": "gpu7"}, "b": {"ansible_host": "gpu7.example.com"}},
+        ["a and b are one machine", "a's ansible_host 'gpu7'", "b's ansible_host 'gpu7.example.com'"],
+    ),
+    # A short name aliased to its full name still meets the same name in other case elsewhere.
+    ({"node8": {}, "node8.example": {}, "NODE8": {"ansible_host": "10.0.0.9"}}, ["node8 and node8.example and NODE8"]),
 ]
 
 
@@ -347,6 +356,15 @@ def test_inventory_problems_tell_distinct_machines_apart():
         "node3": {"ansible_host": "node3.example"},
         "node4": {},
         "node5": {"ansible_host": "node5"},
+        # One entry's own short name and full name; two full names sharing a first label; a short name that
+        # begins two full names, which one it means depends on the search list.
+        "node6": {"ansible_host": "node6.example"},
+        "gpu1.rack-a": {},
+        "gpu1.rack-b": {},
+        "gpu1": {},
+        "node7.a": {"ansible_host": "10.0.0.12"},
+        "node7": {"ansible_host": "10.0.0.13"},
+        "10.0.0.14": {},
     }
     assert cluster.inventory_problems(list(hostvars), hostvars) == []
     assert cluster.machine_identity("FE80::0:1%eth0") == "fe80::1%eth0"
