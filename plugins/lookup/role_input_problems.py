@@ -17,16 +17,8 @@ description:
   - The rules are the registry of C(plugins/module_utils/role_problems.py), role name -> the function of the role's
     topic module; each problem is one readable line naming its variable (control characters escaped, long values cut).
   - An empty list means the role's variables are sound.
-options:
-  _terms:
-    description: The role's name, short (V(bert_launch)) or fully qualified (V(scc.training.bert_launch)).
-    required: true
-    type: list
-    elements: str
-  entry_point:
-    description: The entry point of C(meta/argument_specs.yml) whose options are read.
-    type: str
-    default: main
+extends_documentation_fragment:
+  - scc.training.role_lookup
 """
 
 EXAMPLES = r"""

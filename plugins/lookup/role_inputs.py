@@ -20,16 +20,8 @@ description:
     checkout and from a collection installed from Galaxy.
   - Options marked C(no_log) in the spec (such as C(bert_launch_secret_env)) are returned like the others, for the
     rules that check them (names, overlaps); a caller never prints the mapping.
-options:
-  _terms:
-    description: The role's name, short (V(bert_launch)) or fully qualified (V(scc.training.bert_launch)).
-    required: true
-    type: list
-    elements: str
-  entry_point:
-    description: The entry point of C(meta/argument_specs.yml) whose options are read.
-    type: str
-    default: main
+extends_documentation_fragment:
+  - scc.training.role_lookup
 """
 
 EXAMPLES = r"""
