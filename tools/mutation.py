@@ -149,7 +149,8 @@ TARGETS = {
 
 
 # The survivors judged equivalent (no input can tell them from the original), each with its reason: target ->
-# [(the line before, the line after (stripped, as the survivor prints them), why)]. They are printed and counted
+# [(the line before, the line after (stripped, as the survivor prints them), why[, the line above, where the
+# same line occurs twice in the file and only one is equivalent])]. They are printed and counted
 # apart, and left out of the percentage; any other survivor is a test to write.
 EQUIVALENT = {
     "redact": [
@@ -329,6 +330,7 @@ EQUIVALENT = {
             "break",
             "the one continue that survives is a wait with no state yet, which only the last wait can be (each "
             "wait polls at once, and a later one begins after): nothing follows it",
+            "if not states:",
         ),
         (
             'elapsed = duration(view.get("seconds") or 0)',
@@ -511,11 +513,21 @@ def _skip(db_path: Path, module: Path, functions) -> None:
 
 
 def _changed(diff: str):
-    """(the line before, the line after) of a one-line mutant's diff, stripped."""
+    """(the line before, the line after, the diff's context line just above them) of a one-line mutant, stripped.
+    The line above tells apart two identical lines of one file (two ``continue``)."""
     lines = (diff or "").splitlines()
     minus = [line[1:].strip() for line in lines if line.startswith("-") and not line.startswith("---")]
     plus = [line[1:].strip() for line in lines if line.startswith("+") and not line.startswith("+++")]
-    return (minus[0] if minus else "", plus[0] if plus else "")
+    first = next((i for i, line in enumerate(lines) if line[:1] in "-+" and not line.startswith(("---", "+++"))), 0)
+    above = next((line[1:].strip() for line in reversed(lines[:first]) if line[:1] == " " and line.strip()), "")
+    return (minus[0] if minus else "", plus[0] if plus else "", above)
+
+
+def _equivalent_reason(known, diff):
+    """The reason a survivor is listed as equivalent, or None. An entry with a fourth item, the line above the
+    mutated one, matches only there; one without matches the line wherever it is."""
+    before, after, above = _changed(diff)
+    return known.get((before, after, above)) or known.get((before, after, None))
 
 
 def _tally(db_path: Path, name: str = ""):
@@ -523,14 +535,14 @@ def _tally(db_path: Path, name: str = ""):
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome
 
-    known = {(before, after): why for before, after, why in EQUIVALENT.get(name, [])}
+    known = {(entry[0], entry[1], entry[3] if len(entry) > 3 else None): entry[2] for entry in EQUIVALENT.get(name, [])}
     killed, survivors, equivalent = 0, [], []
     with use_db(str(db_path), WorkDB.Mode.open) as db:
         for _item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
             if result.test_outcome == TestOutcome.SURVIVED:
-                why = known.get(_changed(result.diff))
+                why = _equivalent_reason(known, result.diff)
                 if why:
                     equivalent.append((result.diff, why))
                 else:

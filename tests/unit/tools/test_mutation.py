@@ -1,0 +1,46 @@
+"""tools/mutation.py: an equivalent survivor is recognised by its lines, and, where one line occurs twice in a
+file, by the line above it."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from tools import mutation
+
+WAITERS = Path(__file__).resolve().parents[3] / "plugins/module_utils/_alicloud_waiters.py"
+
+
+def _mutant_diff(path, match_above, before, after):
+    """The unified diff (as cosmic-ray records it) of ``before`` -> ``after`` on the line below ``match_above``."""
+    lines = path.read_text().splitlines(True)
+    index = next(i for i in range(1, len(lines)) if lines[i].strip() == before and lines[i - 1].strip() == match_above)
+    mutated = list(lines)
+    mutated[index] = mutated[index].replace(before, after)
+    return "".join(difflib.unified_diff(lines, mutated, "a", "b"))
+
+
+def _known(name):
+    return {(entry[0], entry[1], entry[3] if len(entry) > 3 else None): entry[2] for entry in mutation.EQUIVALENT[name]}
+
+
+def test_the_two_continues_of_wait_lines_are_told_apart():
+    known = _known("cloud_waiters")
+    no_state = _mutant_diff(WAITERS, "if not states:", "continue", "break")
+    end_shown = _mutant_diff(WAITERS, "if end_shown:", "continue", "break")
+    assert mutation._changed(no_state) == ("continue", "break", "if not states:")
+    assert mutation._equivalent_reason(known, no_state)
+    # Breaking out after a wait whose end was shown would hide every later wait: a test must kill it.
+    assert mutation._equivalent_reason(known, end_shown) is None
+
+
+def test_an_entry_without_a_line_above_matches_wherever_its_line_is():
+    known = _known("cloud_waiters")
+    diff = _mutant_diff(
+        WAITERS,
+        "over = bool(view.get(\"ready\")) or ended or index < len(views) - 1",
+        "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",
+        "chain = states[max(0, count - 1) :] if count <= len(states) else states[-1:]",
+    )
+    assert mutation._equivalent_reason(known, diff) == "at count == len(states) both give the last state alone"
+    assert mutation._equivalent_reason(known, diff.replace("count <= len", "count >= len")) is None
