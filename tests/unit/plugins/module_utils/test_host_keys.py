@@ -120,3 +120,39 @@ def test_known_hosts_round_trip(keys):
     }
     with pytest.raises(ValueError):
         hk.known_hosts_line([], "ssh-ed25519", "AAAA")
+
+
+def _blob(declared, body):
+    """A blob whose first SSH string declares ``declared`` bytes and carries ``body``, base64-encoded."""
+    return base64.b64encode(declared.to_bytes(4, "big") + body).decode("ascii")
+
+
+@pytest.mark.parametrize(
+    ("blob", "named"),
+    [
+        (_blob(7, b"ssh-rsa"), "ssh-rsa"),  # the string fills the blob exactly
+        (_blob(7, b"ssh-rsa\x00\x00\x00\x01"), "ssh-rsa"),  # more fields follow
+        (_blob(0, b""), ""),  # four bytes: an empty string, still a blob
+        (_blob(64, b"k" * 64), "k" * 64),  # the longest name read
+        (_blob(8, b"ssh-rsa"), None),  # the length runs one byte past the end
+        (_blob(65, b"k" * 65), None),  # a name longer than any key type
+        (base64.b64encode(b"\x00\x00\x07").decode(), None),  # shorter than the length field
+        (_blob(7, b"ssh-rsa")[:8] + "*" + _blob(7, b"ssh-rsa")[8:], None),  # not base64: refused, not skipped
+        ("AAAAB3Nza\u00e9", None),  # not ASCII (base64 raises ValueError, not binascii.Error)
+    ],
+)
+def test_key_blob_type_reads_the_first_string_within_its_bounds(blob, named):
+    assert hk.key_blob_type(blob) == named
+
+
+def test_a_blob_of_a_type_sorting_after_its_label_is_refused(keys):
+    rsa = keys["ssh-rsa"][0].split()[1]
+    text = "-----BEGIN SSH HOST KEY KEYS-----\r\nssh-ed25519 %s root@x\r\n-----END SSH HOST KEY KEYS-----\r\n" % rsa
+    with pytest.raises(hk.ConsoleKeysError, match="ssh-ed25519 key on the console does not decode"):
+        hk.parse_console_host_keys(text)
+
+
+def test_known_hosts_lines_with_a_comment_after_the_key_and_short_lines(keys):
+    blob = keys["ssh-ed25519"][0].split()[1]
+    text = "node1\n# a comment\nnode1 ssh-ed25519\nnode2 ssh-ed25519 %s root@node2 added by hand\n" % blob
+    assert hk.parse_known_hosts(text) == {"node2": {("ssh-ed25519", blob)}}
