@@ -304,6 +304,63 @@ EQUIVALENT = {
             "steps are whole numbers: the or makes 0 and None the same least step either way",
         ),
     ],
+    "ack": [
+        (
+            "if network is None or network.version != 4:",
+            "if network is None or network.version > 4:",
+            "IP networks are version 4 or 6 only",
+        ),
+        (
+            "if len(set(ids)) != len(ids):",
+            "if len(set(ids)) < len(ids):",
+            "a set of a list is never longer than the list",
+        ),
+        (
+            'if state == "present":',
+            'if state >= "present":',
+            "cs_cluster_nodes' state is present or absent (its choices): absent sorts before",
+        ),
+        (
+            'if params.get("state") == "present":',
+            'if params.get("state") >= "present":',
+            "state is present or absent (the module's choices): absent sorts before",
+        ),
+        (
+            'if params.get("state") == "absent":',
+            'if params.get("state") <= "absent":',
+            "state is present or absent (the module's choices): present sorts after",
+        ),
+        (
+            'if plugin != "flannel":',
+            'if plugin > "flannel":',
+            "plugin is one of NETWORK_PLUGINS here (refused above otherwise): terway-eniip sorts after flannel",
+        ),
+        (
+            'enabled = enabled.lower() == "true"',
+            'enabled = enabled.lower() >= "true"',
+            "the value is 'true' or 'false' here (the line's own guard): false sorts before",
+        ),
+        (
+            'if option == "scc_cloud_ack_pod_cidr" and settings.get("scc_cloud_ack_network_plugin") == "terway-eniip":',
+            'if option <= "scc_cloud_ack_pod_cidr" and settings.get("scc_cloud_ack_network_plugin") == "terway-eniip":',
+            "the loop's other option, scc_cloud_ack_service_cidr, sorts after scc_cloud_ack_pod_cidr",
+        ),
+        (
+            "continue  # Terway gives pods addresses of the VPC: no pod CIDR is sent",
+            "break  # Terway gives pods addresses of the VPC: no pod CIDR is sent",
+            "the pod block is the loop's last option: nothing follows it",
+        ),
+        (
+            "if block.version == vpc.version and block.overlaps(vpc):",
+            "if block.version >= vpc.version and block.overlaps(vpc):",
+            "block is IPv4 here (judged above): 4 >= the VPC's version holds exactly when they are equal",
+        ),
+        (
+            '"container_cidr": params.get("pod_cidr") if (params.get("network_plugin") or "flannel") == "flannel" else None,',
+            '"container_cidr": params.get("pod_cidr") if (params.get("network_plugin") or "flannel") <= "flannel" else None,',
+            "network_plugin is flannel or terway-eniip (the module's choices): terway-eniip sorts after",
+        ),
+    ],
     "cloud_waiters": [
         (
             "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",

@@ -36,9 +36,10 @@ VSWITCH_ID = re.compile(r"^vsw-[0-9a-z]+\Z")
 # pod_vswitch_ids (Terway's pod vSwitches) is marked [Deprecated] there with no replacement named: it is not sent.
 NETWORK_PLUGINS = ("flannel", "terway-eniip")
 # container_cidr: "10.0.0.0/8, 172.16-31.0.0/12-16, and 192.168.0.0/16" and their subnets; service_cidr:
-# "10.0.0.0/16-24, 172.16-31.0.0/16-24, and 192.168.0.0/16-24" (the same model's field comments).
+# "10.0.0.0/16-24, 172.16-31.0.0/16-24, and 192.168.0.0/16-24" (the same model's field comments). A pod block
+# inside one of the three ranges has a prefix that range allows, so the pod block is judged by its range alone.
 _PRIVATE = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"))
-POD_PREFIXES = {"10.0.0.0/8": 8, "172.16.0.0/12": 12, "192.168.0.0/16": 16}
+SERVICE_PREFIXES = range(16, 25)
 
 
 def tags_from_cs(tags):
@@ -92,7 +93,7 @@ def cluster_body(params, region):
         "vpcid": params["vpc_id"],
         "vswitch_ids": list(params["vswitch_ids"] or []),
         "service_cidr": params["service_cidr"],
-        "container_cidr": params.get("pod_cidr") if params.get("network_plugin", "flannel") == "flannel" else None,
+        "container_cidr": params.get("pod_cidr") if (params.get("network_plugin") or "flannel") == "flannel" else None,
         "addons": addons(params),
         "snat_entry": params["snat_entry"],
         "endpoint_public_access": params["endpoint_public_access"],
@@ -111,14 +112,15 @@ def addons(params):
     return listed
 
 
-def _cidr_problems(option, value, ranges, prefixes):
-    """Why ``value`` is not a network inside one of ``ranges`` with a prefix length in ``prefixes``, or None."""
+def _cidr_problems(option, value, ranges, prefixes=None):
+    """Why ``value`` is not a network inside one of ``ranges`` (with a prefix length in ``prefixes`` when given), or
+    None."""
     network = _network(value)
     if network is None or network.version != 4:
         return "%s (%r) must be an IPv4 network in CIDR form, e.g. 172.20.0.0/16" % (option, value)
     if not any(network.subnet_of(r) for r in ranges):
         return "%s (%s) must lie in 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16 (CreateCluster)" % (option, network)
-    if network.prefixlen not in prefixes:
+    if prefixes is not None and network.prefixlen not in prefixes:
         return "%s (%s) must have a prefix length from /%d to /%d (CreateCluster)" % (
             option,
             network,
@@ -135,9 +137,9 @@ def network_problems(params, pod_option="pod_cidr", service_option="service_cidr
         return ["%s (%r) must be one of %s" % (plugin_option, plugin, ", ".join(NETWORK_PLUGINS))]
     problems = []
     service_cidr = params.get(service_option)
-    problem = _cidr_problems(service_option, service_cidr, _PRIVATE, range(16, 25))
-    if problem:
-        problems.append(problem)
+    service_problem = _cidr_problems(service_option, service_cidr, _PRIVATE, SERVICE_PREFIXES)
+    if service_problem:
+        problems.append(service_problem)
     if plugin != "flannel":
         return problems
     pod_cidr = params.get(pod_option)
@@ -145,16 +147,11 @@ def network_problems(params, pod_option="pod_cidr", service_option="service_cidr
         return problems + [
             "%s is required with %s=flannel (CreateCluster container_cidr)" % (pod_option, plugin_option)
         ]
-    pod = _network(pod_cidr)
-    ranges = [r for r in _PRIVATE if pod is not None and pod.version == 4 and pod.subnet_of(r)]
-    low = POD_PREFIXES[str(ranges[0])] if ranges else 8
-    problem = _cidr_problems(pod_option, pod_cidr, _PRIVATE, range(low, 33))
+    problem = _cidr_problems(pod_option, pod_cidr, _PRIVATE)
     if problem:
         problems.append(problem)
-    elif not _cidr_problems(service_option, service_cidr, _PRIVATE, range(16, 25)) and pod.overlaps(
-        _network(service_cidr)
-    ):
-        problems.append("%s (%s) overlaps %s (%s)" % (pod_option, pod, service_option, service_cidr))
+    elif not service_problem and _network(pod_cidr).overlaps(_network(service_cidr)):
+        problems.append("%s (%s) overlaps %s (%s)" % (pod_option, _network(pod_cidr), service_option, service_cidr))
     return problems
 
 

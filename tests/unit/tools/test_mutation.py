@@ -44,3 +44,13 @@ def test_an_entry_without_a_line_above_matches_wherever_its_line_is():
     )
     assert mutation._equivalent_reason(known, diff) == "at count == len(states) both give the last state alone"
     assert mutation._equivalent_reason(known, diff.replace("count <= len", "count >= len")) is None
+
+
+def test_every_equivalent_entry_names_a_line_of_its_target():
+    root = Path(__file__).resolve().parents[3]
+    stale = []
+    for name, entries in mutation.EQUIVALENT.items():
+        lines = [line.strip() for line in (root / mutation.TARGETS[name][0]).read_text().splitlines()]
+        stale += ["%s: %s" % (name, entry[0]) for entry in entries if entry[0] not in lines]
+        stale += ["%s: above %s" % (name, entry[3]) for entry in entries if len(entry) > 3 and entry[3] not in lines]
+    assert stale == []

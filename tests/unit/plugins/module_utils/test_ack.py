@@ -321,3 +321,106 @@ def test_ack_input_problems_accept_good_input_and_nothing_when_disabled():
     # Terway: pods take VPC addresses, so no pod CIDR is needed or judged.
     terway = dict(ACK_SETTINGS, scc_cloud_ack_network_plugin="terway-eniip", scc_cloud_ack_pod_cidr="192.168.0.0/16")
     assert ack.ack_input_problems(terway) == []
+
+
+# --- make mutation's survivors of ack (issue 36.8): each test below fails on one or more of them ---
+
+
+@pytest.mark.parametrize(
+    ("pod_cidr", "service_cidr"),
+    [("10.0.0.0/8", "172.21.0.0/20"), ("172.16.0.0/12", "10.96.0.0/16"), ("192.168.0.0/16", "10.96.0.0/24")],
+)
+def test_a_pod_block_as_wide_as_its_private_range_is_accepted(pod_cidr, service_cidr):
+    assert ack.validate_cluster(dict(PARAMS, pod_cidr=pod_cidr, service_cidr=service_cidr)) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "problems"),
+    [
+        # The service block's widest and narrowest prefixes still meet the overlap check.
+        (dict(service_cidr="172.20.0.0/24"), ["pod_cidr (172.20.0.0/16) overlaps service_cidr (172.20.0.0/24)"]),
+        (dict(service_cidr="172.20.0.0/16"), ["pod_cidr (172.20.0.0/16) overlaps service_cidr (172.20.0.0/16)"]),
+        # A service block refused for its prefix is not judged again for an overlap.
+        (
+            dict(service_cidr="172.20.0.0/25"),
+            ["service_cidr (172.20.0.0/25) must have a prefix length from /16 to /24 (CreateCluster)"],
+        ),
+        (
+            dict(service_cidr="172.20.0.0/15"),
+            ["service_cidr (172.20.0.0/15) must have a prefix length from /16 to /24 (CreateCluster)"],
+        ),
+        (
+            dict(service_cidr="fd00::/112"),
+            ["service_cidr ('fd00::/112') must be an IPv4 network in CIDR form, e.g. 172.20.0.0/16"],
+        ),
+        (
+            dict(pod_cidr="fd00::/64"),
+            ["pod_cidr ('fd00::/64') must be an IPv4 network in CIDR form, e.g. 172.20.0.0/16"],
+        ),
+    ],
+)
+def test_the_service_block_is_judged_once(change, problems):
+    assert ack.validate_cluster(dict(PARAMS, **change)) == problems
+
+
+def test_cluster_tags_views_and_names_read_only_what_is_there():
+    assert ack.tags_from_cs([{"value": "v"}, "junk", {"key": "a"}, {"key": "b", "value": "2"}]) == {"a": "", "b": "2"}
+    # A name that sorts after the wanted one is not it.
+    assert not ack.cluster_matches({"name": "scc-ack-2", "tags": []}, "scc-ack", {})
+    assert ack.cluster_view({"cluster_id": "c1", "kubernetes_version": "1.32.1-aliyun.1"})["kubernetes_version"] == (
+        "1.32.1-aliyun.1"
+    )
+    node = {"instance_id": "i-a", "ip_address": ["10.0.0.1"], "state": "running"}
+    assert ack.node_view(node)["ip_address"] == ["10.0.0.1"] and ack.node_view({})["ip_address"] == []
+    # A flannel cluster whose network_plugin came as null still sends its pod block, as its add-on is flannel.
+    body = ack.cluster_body(dict(PARAMS, network_plugin=None), "cn-shanghai")
+    assert body["container_cidr"] == "172.20.0.0/16" and body["addons"][0]["name"] == "flannel"
+
+
+def test_vpc_problems_go_on_after_a_missing_instance_and_compare_vpcs_exactly():
+    instances = [{"InstanceId": "i-low", "VpcAttributes": {"VpcId": "vpc-0"}}]
+    problems = ack.vpc_problems(instances, ["i-none", "i-low"], "vpc-1")
+    assert len(problems) == 2 and "i-none is not" in problems[0] and "i-low is in VPC vpc-0" in problems[1]
+
+
+def test_validate_nodes_by_node_pool_and_removal_need_no_login():
+    good = dict(cluster_id="c1a", instance_ids=["i-ab"], state="present", password=None, key_pair=None)
+    assert ack.validate_nodes(dict(good, nodepool_id="np1")) == []
+    assert ack.validate_nodes(dict(good, state="absent", nodepool_id=None)) == []
+
+
+def test_ack_input_problems_judge_when_enabled_by_a_string_and_each_block_on_its_own():
+    assert (
+        ack.ack_input_problems(dict(ACK_SETTINGS, scc_cloud_ack_enabled="true", scc_cloud_ack_node_password="")) != []
+    )
+    # Terway: the service block is still judged against the VPC's block; only the pod block is not.
+    terway = dict(
+        ACK_SETTINGS, scc_cloud_ack_network_plugin="terway-eniip", scc_cloud_ack_service_cidr="192.168.16.0/20"
+    )
+    assert ack.ack_input_problems(terway) == [
+        "scc_cloud_ack_service_cidr (192.168.16.0/20) overlaps scc_cloud_vpc_cidr (192.168.0.0/16)."
+    ]
+    # A service block refused for its form leaves the pod block still judged against the VPC's.
+    both = dict(ACK_SETTINGS, scc_cloud_ack_service_cidr="x", scc_cloud_ack_pod_cidr="192.168.128.0/17")
+    problems = ack.ack_input_problems(both)
+    assert len(problems) == 2 and "scc_cloud_ack_pod_cidr (192.168.128.0/17) overlaps scc_cloud_vpc_cidr" in problems[1]
+    # A service block refused for its prefix is not also reported as overlapping the VPC.
+    wide = dict(ACK_SETTINGS, scc_cloud_vpc_cidr="172.16.0.0/12", scc_cloud_ack_service_cidr="172.21.0.0/25")
+    wide["scc_cloud_ack_pod_cidr"] = "10.0.0.0/16"
+    assert ack.ack_input_problems(wide) == [
+        "scc_cloud_ack_service_cidr (172.21.0.0/25) must have a prefix length from /16 to /24 (CreateCluster)"
+    ]
+    # No VPC block given, or one of another IP version: nothing to compare, and no error.
+    assert ack.ack_input_problems(dict(ACK_SETTINGS, scc_cloud_vpc_cidr="")) == []
+    assert ack.ack_input_problems(dict(ACK_SETTINGS, scc_cloud_vpc_cidr="fd00::/48")) == []
+
+
+def test_ack_input_problems_judge_the_pod_block_of_an_unknown_or_unset_plugin_as_flannels():
+    weave = dict(ACK_SETTINGS, scc_cloud_ack_network_plugin="weave", scc_cloud_ack_pod_cidr="192.168.128.0/17")
+    problems = ack.ack_input_problems(weave)
+    assert (
+        len(problems) == 2
+        and "('weave') must be one of" in problems[0]
+        and "overlaps scc_cloud_vpc_cidr" in problems[1]
+    )
+    assert ack.ack_input_problems(dict(ACK_SETTINGS, scc_cloud_ack_network_plugin=None)) == []
