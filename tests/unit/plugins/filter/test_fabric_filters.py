@@ -1,5 +1,6 @@
 # -*- coding: utf-8 -*-
-"""The plans of plugins/plugin_utils/role_plans.py over module_utils/fabric.py (filters until 0.4.0): thin wrappers over module_utils/fabric.py that reject bad input naming the filter."""
+"""The plans of plugins/plugin_utils/role_plans.py over module_utils/fabric.py (filters until 0.4.0): thin wrappers
+that reject bad input naming the plan."""
 
 from __future__ import annotations
 
