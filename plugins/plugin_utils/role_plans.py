@@ -54,7 +54,7 @@ rdma = lazy_module_utils("rdma")
 wheels = lazy_module_utils("wheels")
 
 
-# -------------------- from plugins/filter/artifacts.py
+# ---- the plans that were filters of plugins/filter/artifacts.py (0.4.0)
 
 
 def _call(name, function, *args):
@@ -81,7 +81,7 @@ def artifacts_to_copy(items, controller_files, host_files, pinned=None):
     return _call("artifacts_to_copy", _artifacts.artifacts_to_copy, items, controller_files, host_files, pinned)
 
 
-# -------------------- from plugins/filter/bert_prep.py
+# ---- the plans that were filters of plugins/filter/bert_prep.py (0.4.0)
 
 
 def bert_prepared_root(prepared_dir, cpfs_path):
@@ -89,7 +89,7 @@ def bert_prepared_root(prepared_dir, cpfs_path):
     return filter_call("bert_prepared_root", bert_prep.bert_prepared_root, prepared_dir, cpfs_path)
 
 
-# -------------------- from plugins/filter/cloud.py
+# ---- the plans that were filters of plugins/filter/cloud.py (0.4.0)
 
 
 def cloud_node_plan(settings):
@@ -97,7 +97,7 @@ def cloud_node_plan(settings):
     return cloud_nodes.node_plan(require_settings(settings, "cloud_node_plan"))
 
 
-# -------------------- from plugins/filter/cluster.py
+# ---- the plans that were filters of plugins/filter/cluster.py (0.4.0)
 
 
 def cluster_hosts_block(nodes):
@@ -191,7 +191,7 @@ def mpi_hostfile_check_problems(report, content, path):
     return cluster.hostfile_check_problems(report, content, str(path))
 
 
-# -------------------- from plugins/filter/envfile.py
+# ---- the plans that were filters of plugins/filter/envfile.py (0.4.0)
 
 
 def secret_env_problems(secret, variable):
@@ -202,7 +202,7 @@ def secret_env_problems(secret, variable):
     return input_checks.secret_env_problems(variable, secret, "", [])
 
 
-# -------------------- from plugins/filter/fabric.py
+# ---- the plans that were filters of plugins/filter/fabric.py (0.4.0)
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError)
 
@@ -266,7 +266,7 @@ def fabric_traffic(samples):
     return filter_call("fabric_traffic: malformed sample", fabric.traffic_rates, dict(samples), errors=_MALFORMED)
 
 
-# -------------------- from plugins/filter/gpu_health.py
+# ---- the plans that were filters of plugins/filter/gpu_health.py (0.4.0)
 
 
 def gpu_health_report(verdicts):
@@ -292,7 +292,7 @@ def dcgm_diag_outcome(diag, mode="auto", found=True):
     )
 
 
-# -------------------- from plugins/filter/imagenet.py
+# ---- the plans that were filters of plugins/filter/imagenet.py (0.4.0)
 
 
 def imagenet_content_problems(found, archives):
@@ -321,7 +321,7 @@ def imagenet_shard_plan(counts):
     return filter_call("imagenet_shard_plan", imagenet.plan_summary, require_settings(counts, "imagenet_shard_plan"))
 
 
-# -------------------- from plugins/filter/k8s.py
+# ---- the plans that were filters of plugins/filter/k8s.py (0.4.0)
 
 
 def k8s_cpfs_volume_manifests(settings):
@@ -354,7 +354,7 @@ def mpijob_results(log_text, run_id, succeeded, transport=None, job_name=None):
     return filter_call("mpijob_results", k8s_jobs.mpijob_results, log_text, run_id, succeeded, transport, job_name)
 
 
-# -------------------- from plugins/filter/mpi.py
+# ---- the plans that were filters of plugins/filter/mpi.py (0.4.0)
 
 
 def mpi_hostfile_ranks(text, np=0):
@@ -390,7 +390,7 @@ def nccl_tests_mpirun(job):
     return filter_call("nccl_tests_mpirun", mpi.nccl_tests_mpirun, job)
 
 
-# -------------------- from plugins/filter/mpi_job.py
+# ---- the plans that were filters of plugins/filter/mpi_job.py (0.4.0)
 
 
 def mpi_job_argv(job):
@@ -403,7 +403,7 @@ def mpi_job_results(job):
     return filter_call("mpi_job_results", mpi_job.job_results, job)
 
 
-# -------------------- from plugins/filter/nccl.py
+# ---- the plans that were filters of plugins/filter/nccl.py (0.4.0)
 
 
 def nccl_cluster_verdict(bisect, node_count, threshold_gbps):
@@ -439,7 +439,7 @@ def nccl_tests_build(values):
     return filter_call("nccl_tests_build", nccl_check.tests_build, values)
 
 
-# -------------------- from plugins/filter/nic_firmware.py
+# ---- the plans that were filters of plugins/filter/nic_firmware.py (0.4.0)
 
 
 def nic_firmware_compare(devices, targets):
@@ -463,7 +463,7 @@ def nic_firmware_differences(plan):
     return mellanox_fw.differences(plan)
 
 
-# -------------------- from plugins/filter/openpgp.py
+# ---- the plans that were filters of plugins/filter/openpgp.py (0.4.0)
 
 
 def openpgp_key_problems(text, pinned):
@@ -471,7 +471,7 @@ def openpgp_key_problems(text, pinned):
     return filter_call("openpgp_key_problems", openpgp.key_problems, require_text(text, "openpgp_key_problems"), pinned)
 
 
-# -------------------- from plugins/filter/perftest.py
+# ---- the plans that were filters of plugins/filter/perftest.py (0.4.0)
 
 
 def _nodes(nodes, filter_name):
@@ -515,7 +515,7 @@ def bandwidth_matrix(measurements, nodes, min_fraction, link_rate_gbps=None, rai
     )
 
 
-# -------------------- from plugins/filter/rdma.py
+# ---- the plans that were filters of plugins/filter/rdma.py (0.4.0)
 
 
 def _devices(devices, filter_name):
@@ -561,7 +561,7 @@ def rdma_netdev_mtu_plan(result, netdev_mtu=None, sysfs_path="/sys/class/infinib
     return filter_call("rdma_netdev_mtu_plan", rdma.netdev_mtu_plan, result, netdev_mtu, sysfs_path)
 
 
-# -------------------- from plugins/filter/torch_build.py
+# ---- the plans that were filters of plugins/filter/torch_build.py (0.4.0)
 
 
 def torch_gpu_problems(probe, torch_cuda="", tolerance=1e-3):
@@ -570,7 +570,7 @@ def torch_gpu_problems(probe, torch_cuda="", tolerance=1e-3):
     return filter_call("torch_gpu_problems", _torch_build.torch_gpu_problems, probe, torch_cuda, float(tolerance))
 
 
-# -------------------- from plugins/filter/wheels.py
+# ---- the plans that were filters of plugins/filter/wheels.py (0.4.0)
 
 
 def pip_hash_mismatches(output):
