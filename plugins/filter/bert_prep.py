@@ -1,10 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""BERT data filters for scc.training, thin wrappers over plugins/module_utils/bert_prep.py:
-``bert_prepared_root`` (the directory of the prepared
-corpora) and ``bert_prepared_dir`` (where bert_prep writes a corpus's shards and bert_launch reads them). Their
-documentation lives in the sidecar ``<filter name>.yml`` files."""
+"""BERT data filters for scc.training, a thin wrapper over plugins/module_utils/bert_prep.py: ``bert_prepared_dir``
+(where bert_prep writes a corpus's shards and bert_launch reads them). Its documentation lives in the sidecar
+``bert_prepared_dir.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -26,13 +25,8 @@ def bert_prepared_dir(settings):
     )
 
 
-def bert_prepared_root(prepared_dir, cpfs_path):
-    """bert_launch_prepared_dir, cpfs path -> the directory of the prepared corpora."""
-    return filter_call("bert_prepared_root", bert_prep.bert_prepared_root, prepared_dir, cpfs_path)
-
-
 class FilterModule(object):
     """scc.training BERT data filters."""
 
     def filters(self):
-        return {f.__name__: f for f in (bert_prepared_root, bert_prepared_dir)}
+        return {f.__name__: f for f in (bert_prepared_dir,)}

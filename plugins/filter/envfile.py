@@ -1,11 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""The aiacc role's filters for scc.training, thin wrappers: ``env_file`` over plugins/module_utils/envfile.py
-and ``secret_env_problems`` over plugins/module_utils/input_checks.py (mpi_job's validate.yml),
+"""Filters for scc.training, thin wrappers: ``env_file`` over plugins/module_utils/envfile.py and
 ``aiacc_component`` over plugins/module_utils/aiacc.py (aiacc's validate.yml; the playbooks that install and validate
-it). Their documentation lives in the sidecars ``env_file.yml``, ``secret_env_problems.yml`` and
-``aiacc_component.yml``."""
+it). Their documentation lives in the sidecars ``env_file.yml`` and ``aiacc_component.yml``."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,7 +15,6 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
 
 aiacc = lazy_module_utils("aiacc")
 envfile = lazy_module_utils("envfile")
-input_checks = lazy_module_utils("input_checks")
 
 
 def env_file(env, style="plain", header="", secret=False):
@@ -26,14 +23,6 @@ def env_file(env, style="plain", header="", secret=False):
         return envfile.env_file(env, style, header, secret)
     except (ValueError, TypeError) as exc:
         raise AnsibleFilterError("env_file: %s" % exc) from exc
-
-
-def secret_env_problems(secret, variable):
-    """A secret environment (``variable``) -> [] or the sentences naming its bad names and values' names (never a
-    value): names that are not environment variable names, values that are not strings or span lines."""
-    if not isinstance(variable, str) or not variable:
-        raise AnsibleFilterError("secret_env_problems: the variable's name must be a non-empty string")
-    return input_checks.secret_env_problems(variable, secret, "", [])
 
 
 def aiacc_component(frameworks):
@@ -50,8 +39,4 @@ class FilterModule(object):
     """scc.training filters of the aiacc role."""
 
     def filters(self):
-        return {
-            "env_file": env_file,
-            "secret_env_problems": secret_env_problems,
-            "aiacc_component": aiacc_component,
-        }
+        return {f.__name__: f for f in (env_file, aiacc_component)}

@@ -2,8 +2,7 @@
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Wheel filters for scc.training, thin wrappers over plugins/module_utils/wheels.py:
-``wheel_platforms``, ``wheel_hash_lock`` and ``pip_hash_mismatches``.
-Their documentation lives in the .yml file of each name."""
+``wheel_platforms`` and ``wheel_hash_lock``. Their documentation lives in the .yml file of each name."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,7 +11,6 @@ __metaclass__ = type
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     lazy_module_utils,
-    require_text,
 )
 
 wheels = lazy_module_utils("wheels")
@@ -28,17 +26,8 @@ def wheel_hash_lock(digests):
     return filter_call("wheel_hash_lock", wheels.wheel_hash_lock, digests)
 
 
-def pip_hash_mismatches(output):
-    """pip's output -> the wheel files it refused for their sha256."""
-    return wheels.pip_hash_mismatches(require_text(output, "pip_hash_mismatches"))
-
-
 class FilterModule(object):
     """scc.training wheel filters."""
 
     def filters(self):
-        return {
-            "pip_hash_mismatches": pip_hash_mismatches,
-            "wheel_hash_lock": wheel_hash_lock,
-            "wheel_platforms": wheel_platforms,
-        }
+        return {f.__name__: f for f in (wheel_platforms, wheel_hash_lock)}

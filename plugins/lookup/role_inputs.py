@@ -27,7 +27,8 @@ extends_documentation_fragment:
 EXAMPLES = r"""
 - name: Build the PersistentVolume and its claim from every k8s_cpfs_volume variable
   ansible.builtin.set_fact:
-    __manifests: "{{ lookup('scc.training.role_inputs', 'k8s_cpfs_volume') | scc.training.k8s_cpfs_volume_manifests }}"
+    __manifests: >-
+      {{ lookup('scc.training.role_plan', 'k8s_cpfs_volume_manifests', lookup('scc.training.role_inputs', 'k8s_cpfs_volume')) }}
 """
 
 RETURN = r"""

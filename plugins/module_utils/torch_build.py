@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """Which torch build python_env installs, and whether the GPU hosts can run it.
 
-Used by the filters ``scc.training.torch_build`` and ``scc.training.torch_gpu_problems``
+Used by the filter ``scc.training.torch_build`` and the plan ``torch_gpu_problems`` (lookup scc.training.role_plan)
 (plugins/filter/torch_build.py); the version facts are the matrix's (``_gpu_matrix``:
 TORCH_BUILDS, FRAMEWORK_PROFILES, the driver rows, arch_covers).
 

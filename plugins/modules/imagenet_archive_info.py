@@ -16,7 +16,7 @@ description:
     tars, each named after its WordNet id), the images of the val tar, the synsets named by the bounding-box XML files
     (Pascal VOC), the synset list and the val labels.
   - The role scc.training.imagenet_prep runs it on the controller, and judges the result with the filter
-    C(scc.training.imagenet_content_problems) before any host changes.
+    the plan C(imagenet_content_problems) of P(scc.training.role_plan#lookup) before any host changes.
   - Read-only; it changes nothing, also outside check mode.
 options:
   archives:

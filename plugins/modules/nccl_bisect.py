@@ -35,7 +35,7 @@ options:
     required: true
   mpirun:
     description:
-      - C(mpirun) and its options up to the hosts (P(scc.training.nccl_tests_mpirun#filter)); the module adds
+      - C(mpirun) and its options up to the hosts (plan C(nccl_tests_mpirun) of P(scc.training.role_plan#lookup)); the module adds
         C(--hostfile <group's hostfile> -np <ranks>) and O(command).
     type: list
     elements: str
@@ -66,8 +66,8 @@ EXAMPLES = r"""
   scc.training.nccl_bisect:
     nodes: "{{ groups['scc_cluster'] | scc.training.cluster_addresses(hostvars) }}"
     slots: 8
-    mpirun: "{{ {'mpirun_path': '/usr/bin/mpirun', 'bind_to': 'none', 'map_by': 'slot', 'tcp_interface': 'eth0',
-                 'transport': 'tcp'} | scc.training.nccl_tests_mpirun }}"
+    mpirun: "{{ lookup('scc.training.role_plan', 'nccl_tests_mpirun', {'mpirun_path': '/usr/bin/mpirun', 'bind_to': 'none',
+                 'map_by': 'slot', 'tcp_interface': 'eth0', 'transport': 'tcp'}) }}"
     command: [/opt/scc-training/nccl-tests/build/all_reduce_perf, -b, "8", -e, 1G, -f, "2", -g, "1"]
     threshold_gbps: 4.38
   run_once: true

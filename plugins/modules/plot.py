@@ -13,10 +13,10 @@ version_added: 0.2.0
 description:
   - Draws one of the verify stage's plots from its results into a PNG file on the controller, with
     matplotlib in the controller's Python (C(requirements.txt)); nothing runs on the managed host.
-  - V(bandwidth_heatmap) draws the node-pair bandwidth matrix of C(scc.training.bandwidth_matrix) (as the
+  - V(bandwidth_heatmap) draws the node-pair bandwidth matrix of the plan C(bandwidth_matrix) of P(scc.training.role_plan#lookup) (as the
     C(rdma_bandwidth) role completes it with C(tool), C(link_rate_gbps) and C(min_fraction)) - Gb/s per pair,
     pairs below C(min_gbps) outlined in red.
-  - V(traffic) draws the rates of C(scc.training.fabric_traffic) - tx+rx Gb/s over time per node and counter,
+  - V(traffic) draws the rates of the plan C(fabric_traffic) - tx+rx Gb/s over time per node and counter,
     counters that never passed 1 Mb/s left out.
   - V(nccl_busbw) draws the C(nccl_check) role's cluster results (C(nccl_check_cluster)) - the all_reduce bus
     bandwidth by message size across the nodes (log2 sizes), with the threshold as a dashed line.

@@ -1,6 +1,6 @@
 """Probe torch's CUDA build on a GPU host (python_env's verify runs it with the venv's python).
 
-Prints one JSON object and decides nothing: the scc.training.torch_gpu_problems filter judges it
+Prints one JSON object and decides nothing: the plan torch_gpu_problems (lookup scc.training.role_plan) judges it
 (unit-tested; this script needs a GPU, so it cannot run in the lab).
 
 - torch, cuda: torch.__version__ and torch.version.cuda (the CUDA of the build, None on CPU builds);

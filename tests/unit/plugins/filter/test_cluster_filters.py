@@ -8,6 +8,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import cluster
 from ansible_collections.scc.training.plugins.module_utils import cluster as cluster_rules
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 
 HOSTVARS = {
     "node1": {
@@ -21,31 +22,36 @@ HOSTVARS = {
 def test_registered_names():
     assert cluster.FilterModule().filters() == {
         "cluster_addresses": cluster.cluster_addresses,
-        "cluster_hosts_block": cluster.cluster_hosts_block,
-        "cluster_stale_hosts_regex": cluster.cluster_stale_hosts_regex,
-        "cluster_known_hosts": cluster.cluster_known_hosts,
-        "cluster_authorized_key": cluster.cluster_authorized_key,
         "cluster_inventory_problems": cluster.cluster_inventory_problems,
-        "cluster_node_problems": cluster.cluster_node_problems,
-        "mpi_hostfile_check_problems": cluster.mpi_hostfile_check_problems,
-        "mpi_hostfile_slots": cluster.mpi_hostfile_slots,
-        "cluster_resolution_problems": cluster.cluster_resolution_problems,
-        "cluster_ring_peers": cluster.cluster_ring_peers,
-        "cluster_mesh_problems": cluster.cluster_mesh_problems,
     }
+    for name in (
+        "cluster_hosts_block",
+        "cluster_stale_hosts_regex",
+        "cluster_known_hosts",
+        "cluster_authorized_key",
+        "cluster_node_problems",
+        "mpi_hostfile_check_problems",
+        "mpi_hostfile_slots",
+        "cluster_resolution_problems",
+        "cluster_ring_peers",
+        "cluster_mesh_problems",
+    ):
+        assert role_plans.plan(name) is getattr(role_plans, name)
+    assert "mpi_hostfile_slots" in role_plans.READS_HOSTVARS
 
 
 def test_the_filters_chain_into_the_files():
     nodes = cluster.cluster_addresses(["node1", "node2"], HOSTVARS)
     assert [n["address"] for n in nodes] == ["127.0.23.11", "127.0.23.12"]
     assert cluster.cluster_addresses(["node1"], HOSTVARS, " lo ")[0]["address"] == "127.0.0.1"
-    assert cluster.cluster_hosts_block(nodes) == "127.0.23.11 node1\n127.0.23.12 node2"
-    assert cluster.cluster_stale_hosts_regex(nodes).startswith(r"^\s*(?:(?!127\.0\.23\.11\s)")
+    assert role_plans.cluster_hosts_block(nodes) == "127.0.23.11 node1\n127.0.23.12 node2"
+    assert role_plans.cluster_stale_hosts_regex(nodes).startswith(r"^\s*(?:(?!127\.0\.23\.11\s)")
     keys = {"node1": "ssh-ed25519 K1 root@node1", "node2": ["ssh-ed25519 K2"]}
     assert (
-        cluster.cluster_known_hosts(nodes, keys) == "node1,127.0.23.11 ssh-ed25519 K1\nnode2,127.0.23.12 ssh-ed25519 K2"
+        role_plans.cluster_known_hosts(nodes, keys)
+        == "node1,127.0.23.11 ssh-ed25519 K1\nnode2,127.0.23.12 ssh-ed25519 K2"
     )
-    assert cluster.cluster_authorized_key("ssh-ed25519 K", (n["address"] for n in nodes), ["no-pty"]) == (
+    assert role_plans.cluster_authorized_key("ssh-ed25519 K", (n["address"] for n in nodes), ["no-pty"]) == (
         'from="127.0.23.11,127.0.23.12",no-pty ssh-ed25519 K'
     )
 
@@ -61,24 +67,24 @@ def test_the_filters_chain_into_the_files():
         (lambda: cluster.cluster_addresses(["node1"], HOSTVARS, None), r"^cluster_addresses: interface must be"),
         (lambda: cluster.cluster_addresses(["node9"], HOSTVARS), r"^cluster_addresses: not in the inventory: node9"),
         (
-            lambda: cluster.cluster_hosts_block({"host": "node1"}),
+            lambda: role_plans.cluster_hosts_block({"host": "node1"}),
             r"^cluster_hosts_block: the input \(cluster_addresses' nodes\) must be a list",
         ),
         (
-            lambda: cluster.cluster_hosts_block([{"host": "node3", "address": None, "names": ["node3"]}]),
+            lambda: role_plans.cluster_hosts_block([{"host": "node3", "address": None, "names": ["node3"]}]),
             r"^cluster_hosts_block: no cluster address for node3",
         ),
         (
-            lambda: cluster.cluster_known_hosts([], ["ssh-ed25519 K"]),
+            lambda: role_plans.cluster_known_hosts([], ["ssh-ed25519 K"]),
             r"^cluster_known_hosts: host_keys \(each node's host keys\) must be a mapping",
         ),
         (
-            lambda: cluster.cluster_known_hosts([{"host": "node1", "peer_names": ["node1"]}], {}),
+            lambda: role_plans.cluster_known_hosts([{"host": "node1", "peer_names": ["node1"]}], {}),
             r"^cluster_known_hosts: no host keys for node1",
         ),
-        (lambda: cluster.cluster_authorized_key(""), r"^cluster_authorized_key: input must be the public key"),
+        (lambda: role_plans.cluster_authorized_key(""), r"^cluster_authorized_key: input must be the public key"),
         (
-            lambda: cluster.cluster_authorized_key("k", "10.0.0.1"),
+            lambda: role_plans.cluster_authorized_key("k", "10.0.0.1"),
             r"^cluster_authorized_key: from_addresses must be a list",
         ),
     ],
@@ -113,26 +119,26 @@ def test_mpi_slots_refuses_a_node_without_any_count():
 def test_the_verify_filters_judge_the_reports():
     nodes = cluster.cluster_addresses(["node1", "node2"], HOSTVARS)
     report = "node1\t0\t127.0.23.11 node1\nnode2\t2\t\n"
-    assert cluster.cluster_resolution_problems(report, nodes) == [
+    assert role_plans.cluster_resolution_problems(report, nodes) == [
         "'getent hosts node2' returned 'nothing' (rc 2), expected address 127.0.23.12"
     ]
-    assert cluster.cluster_ring_peers(["node1", "node2", "node3"], "node2") == ["node3", "node1"]
-    assert cluster.cluster_ring_peers(["node1", "node2", "node3"], "node2", "ring") == ["node3"]
-    assert cluster.cluster_ring_peers(["node1", "node2", "node3"], "node1", "ring") == ["node2", "node3"]
-    assert cluster.cluster_mesh_problems("node2\t0\tnode2\t\n", ["node2"], {"node2": "node2"}) == []
+    assert role_plans.cluster_ring_peers(["node1", "node2", "node3"], "node2") == ["node3", "node1"]
+    assert role_plans.cluster_ring_peers(["node1", "node2", "node3"], "node2", "ring") == ["node3"]
+    assert role_plans.cluster_ring_peers(["node1", "node2", "node3"], "node1", "ring") == ["node2", "node3"]
+    assert role_plans.cluster_mesh_problems("node2\t0\tnode2\t\n", ["node2"], {"node2": "node2"}) == []
 
 
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: cluster.cluster_resolution_problems(None, []), "cluster_resolution_problems: input must be"),
-        (lambda: cluster.cluster_resolution_problems("", "node1"), "cluster_resolution_problems: nodes"),
-        (lambda: cluster.cluster_ring_peers("node1", "node1"), "cluster_ring_peers: the input"),
+        (lambda: role_plans.cluster_resolution_problems(None, []), "cluster_resolution_problems: input must be"),
+        (lambda: role_plans.cluster_resolution_problems("", "node1"), "cluster_resolution_problems: nodes"),
+        (lambda: role_plans.cluster_ring_peers("node1", "node1"), "cluster_ring_peers: the input"),
         (
-            lambda: cluster.cluster_ring_peers(["node1"], "node1", "star"),
+            lambda: role_plans.cluster_ring_peers(["node1"], "node1", "star"),
             "cluster_ring_peers: scope must be one of ring, mesh",
         ),
-        (lambda: cluster.cluster_mesh_problems("", ["n"], ["n"]), "cluster_mesh_problems: nodenames"),
+        (lambda: role_plans.cluster_mesh_problems("", ["n"], ["n"]), "cluster_mesh_problems: nodenames"),
     ],
 )
 def test_the_verify_filters_reject_bad_input(call, message):
@@ -146,13 +152,13 @@ def test_the_cluster_wide_filters_name_what_is_wrong():
     with pytest.raises(AnsibleFilterError, match="cluster_inventory_problems: not in the inventory: node9"):
         cluster.cluster_inventory_problems(["node9"], hostvars)
     with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile_slots: no slot count for node1, node2"):
-        cluster.mpi_hostfile_slots(["node1", "node2"], hostvars)
+        role_plans.mpi_hostfile_slots(["node1", "node2"], hostvars)
     nodes = cluster.cluster_addresses(["node1", "node2"], hostvars)
-    assert cluster.cluster_node_problems(nodes, "ansible_host", True)[0].startswith(
+    assert role_plans.cluster_node_problems(nodes, "ansible_host", True)[0].startswith(
         "no gathered facts for node1, node2"
     )
     with pytest.raises(AnsibleFilterError, match="mpi_hostfile_check_problems: input must be"):
-        cluster.mpi_hostfile_check_problems(None, "", "/x")
+        role_plans.mpi_hostfile_check_problems(None, "", "/x")
 
 
 @pytest.mark.parametrize("size", [True, "four", -1, 2.5])

@@ -1,5 +1,6 @@
 # -*- coding: utf-8 -*-
-"""plugins/filter/fabric.py: thin wrappers over module_utils/fabric.py that reject bad input naming the filter."""
+"""The plans of plugins/plugin_utils/role_plans.py over module_utils/fabric.py (filters until 0.4.0): thin wrappers
+that reject bad input naming the plan."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import base64
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter import fabric
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 
 DEVICES = [{"name": "mlx5_0", "ports": [{"port": 1, "state": "PORT_ACTIVE", "roce_v2_gid_index": 3}]}]
 
@@ -18,18 +19,20 @@ def b64(text):
 
 
 def test_registered_names():
-    assert fabric.FilterModule().filters() == {
-        "rdma_port_list": fabric.rdma_port_list,
-        "rdma_measurement_ports": fabric.rdma_measurement_ports,
-        "bandwidth_shortfalls": fabric.bandwidth_shortfalls,
-        "fabric_samples": fabric.fabric_samples,
-        "fabric_traffic": fabric.fabric_traffic,
-    }
+    for name in (
+        "rdma_port_list",
+        "rdma_measurement_ports",
+        "bandwidth_shortfalls",
+        "fabric_samples",
+        "fabric_traffic",
+    ):
+        assert role_plans.plan(name) is getattr(role_plans, name)
+    assert "fabric_samples" in role_plans.READS_HOSTVARS
 
 
 def test_measurement_ports_take_a_gid_index_as_inventories_give_it():
-    assert fabric.rdma_measurement_ports(DEVICES, "", "5")[0]["gid_index"] == 5
-    assert fabric.rdma_measurement_ports(DEVICES, None, None)[0]["gid_index"] == 3
+    assert role_plans.rdma_measurement_ports(DEVICES, "", "5")[0]["gid_index"] == 5
+    assert role_plans.rdma_measurement_ports(DEVICES, None, None)[0]["gid_index"] == 3
 
 
 def test_samples_of_the_hosts_that_have_them():
@@ -38,32 +41,35 @@ def test_samples_of_the_hosts_that_have_them():
         "n2": {"raw": {"failed": True, "msg": "file not found"}},
         "n3": {},
     }
-    assert fabric.fabric_samples(["n1", "n2", "n3", "n4"], hostvars, "raw") == {"n1": [{"t": 1}, {"t": 2}]}
+    assert role_plans.fabric_samples(["n1", "n2", "n3", "n4"], hostvars, "raw") == {"n1": [{"t": 1}, {"t": 2}]}
 
 
 def test_traffic_of_samples():
     samples = {"n1": [{"t": 0, "net": {"lo": [0, 0]}}, {"t": 1, "net": {"lo": [125_000_000, 0]}}]}
-    assert fabric.fabric_traffic(samples)["nodes"]["n1"]["counters"]["net:lo"]["peak_gbps"] == pytest.approx(1.0)
+    assert role_plans.fabric_traffic(samples)["nodes"]["n1"]["counters"]["net:lo"]["peak_gbps"] == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: fabric.rdma_port_list({"devices": []}), r"^rdma_port_list: input must be rdma_info's devices"),
-        (lambda: fabric.rdma_port_list([{"ports": [{}]}]), r"^rdma_port_list: malformed device"),
-        (lambda: fabric.rdma_measurement_ports("mlx5_0"), r"^rdma_measurement_ports: input must be"),
-        (lambda: fabric.rdma_measurement_ports(DEVICES, "", "three"), r"^rdma_measurement_ports: gid_index must be"),
-        (lambda: fabric.rdma_measurement_ports(DEVICES, "", True), r"^rdma_measurement_ports: gid_index must be"),
-        (lambda: fabric.bandwidth_shortfalls([]), r"^bandwidth_shortfalls: input must be"),
-        (lambda: fabric.bandwidth_shortfalls({"below_threshold": [{}]}), r"^bandwidth_shortfalls: malformed"),
-        (lambda: fabric.fabric_samples("n1", {}, "raw"), r"^fabric_samples: input must be a list"),
-        (lambda: fabric.fabric_samples(["n1"], [], "raw"), r"^fabric_samples: hostvars must be"),
+        (lambda: role_plans.rdma_port_list({"devices": []}), r"^rdma_port_list: input must be rdma_info's devices"),
+        (lambda: role_plans.rdma_port_list([{"ports": [{}]}]), r"^rdma_port_list: malformed device"),
+        (lambda: role_plans.rdma_measurement_ports("mlx5_0"), r"^rdma_measurement_ports: input must be"),
         (
-            lambda: fabric.fabric_samples(["n1"], {"n1": {"raw": {"content": b64("not json\n")}}}, "raw"),
+            lambda: role_plans.rdma_measurement_ports(DEVICES, "", "three"),
+            r"^rdma_measurement_ports: gid_index must be",
+        ),
+        (lambda: role_plans.rdma_measurement_ports(DEVICES, "", True), r"^rdma_measurement_ports: gid_index must be"),
+        (lambda: role_plans.bandwidth_shortfalls([]), r"^bandwidth_shortfalls: input must be"),
+        (lambda: role_plans.bandwidth_shortfalls({"below_threshold": [{}]}), r"^bandwidth_shortfalls: malformed"),
+        (lambda: role_plans.fabric_samples("n1", {}, "raw"), r"^fabric_samples: input must be a list"),
+        (lambda: role_plans.fabric_samples(["n1"], [], "raw"), r"^fabric_samples: hostvars must be"),
+        (
+            lambda: role_plans.fabric_samples(["n1"], {"n1": {"raw": {"content": b64("not json\n")}}}, "raw"),
             r"^fabric_samples: the samples of n1 are not JSON lines",
         ),
-        (lambda: fabric.fabric_traffic([]), r"^fabric_traffic: input must map"),
-        (lambda: fabric.fabric_traffic({"n1": [{"net": {}}]}), r"^fabric_traffic: malformed sample"),
+        (lambda: role_plans.fabric_traffic([]), r"^fabric_traffic: input must map"),
+        (lambda: role_plans.fabric_traffic({"n1": [{"net": {}}]}), r"^fabric_traffic: malformed sample"),
     ],
 )
 def test_bad_input_is_refused_naming_the_filter(call, message):

@@ -1,4 +1,5 @@
-"""The filter files import their module_utils when a filter is called, not when the file loads (issue 38).
+"""The filter files import their module_utils when a filter is called, not when the file loads (issue 38); the roles'
+plans (lookup scc.training.role_plan) load no filter file and only the module_utils of the plan called.
 
 Ansible's Jinja2 loader imports every filter file of a collection to find one of its filters, in each worker it
 forks for a task that uses one, and compiles a collection's files from source each time. A real ansible-playbook
@@ -35,14 +36,17 @@ from ansible.cli.playbook import main
 sys.argv[0] = "ansible-playbook"
 main()
 """
-RING_PEERS = "(['a', 'b'] | scc.training.cluster_ring_peers('a', 'ring')) == ['b']"
+RING_PEERS = "lookup('scc.training.role_plan', 'cluster_ring_peers', ['a', 'b'], 'a', 'ring') == ['b']"
 REDACTED = "('https://u:p@mirror/x' | scc.training.redact_urls) == 'https://u:****@mirror/x'"
 PLAY = [
     {
         "hosts": "localhost",
         "gather_facts": False,
         "tasks": [
-            {"name": f"Use a filter of the collection ({n})", "ansible.builtin.assert": {"that": [RING_PEERS]}}
+            {
+                "name": f"Use a plan of the roles (lookup role_plan) ({n})",
+                "ansible.builtin.assert": {"that": [RING_PEERS]},
+            }
             for n in range(2)
         ]
         + [
@@ -95,16 +99,19 @@ def test_a_worker_compiles_only_the_module_utils_of_the_filter_it_calls(run):
     main, by_pid, _output = run
     in_workers = [files for pid, files in by_pid.items() if pid != main]
     filter_files = len(list((ROOT / "plugins" / "filter").glob("*.py")))
-    # Each task's worker still loads every filter file (Ansible's loader, to find one filter) ...
+    # A task that calls a filter: its worker loads every filter file (Ansible's loader, to find one filter) ...
     finding = [files for files in in_workers if sum("/plugins/filter/" in f for f in files) == filter_files]
-    assert len(finding) == 3, [len(files) for files in in_workers]
-    # ... but of plugins/module_utils only what the filter it calls imports: cluster_ring_peers needs cluster.py
-    # (and what cluster.py imports), redact_urls redact.py; never the other ~50 files.
-    assert sorted(sorted(module_utils(files)) for files in finding) == [
-        ["cluster.py", "input_checks.py", "redact.py"],
-        ["cluster.py", "input_checks.py", "redact.py"],
-        ["redact.py"],
-    ]
+    assert len(finding) == 1, [len(files) for files in in_workers]
+    # ... but of plugins/module_utils only what the filter it calls imports: redact_urls redact.py.
+    assert sorted(module_utils(finding[0])) == ["redact.py"]
+    # A task that calls a role's plan (lookup role_plan) loads no filter file: the lookup, its registry and what the
+    # plan imports (cluster_ring_peers: cluster.py and what cluster.py imports), never the other ~50 files.
+    planning = [files for files in in_workers if any(f.endswith("/plugins/lookup/role_plan.py") for f in files)]
+    assert len(planning) == 2, [len(files) for files in in_workers]
+    for files in planning:
+        assert not [f for f in files if "/plugins/filter/" in f]
+        assert any(f.endswith("/plugins/plugin_utils/role_plans.py") for f in files)
+        assert sorted(module_utils(files)) == ["cluster.py", "input_checks.py", "redact.py"]
 
 
 def test_the_run_warns_of_nothing(run):

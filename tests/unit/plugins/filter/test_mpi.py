@@ -12,6 +12,8 @@ import pathlib
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
+
 _PLUGIN = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "filter" / "mpi.py"
 _spec = importlib.util.spec_from_file_location("scc_training_filter_mpi", _PLUGIN)
 mpi = importlib.util.module_from_spec(_spec)
@@ -21,23 +23,26 @@ _spec.loader.exec_module(mpi)
 def test_registered_under_their_names():
     assert mpi.FilterModule().filters() == {
         "mpi_hostfile": mpi.mpi_hostfile,
-        "mpi_hostfile_nodes": mpi.mpi_hostfile_nodes,
-        "mpi_hostfile_node_count": mpi.mpi_hostfile_node_count,
-        "mpi_hostfile_ranks": mpi.mpi_hostfile_ranks,
         "mpirun_argv": mpi.mpirun_argv,
-        "mpi_framework_modules": mpi.mpi_framework_modules,
-        "nccl_tests_mpirun": mpi.nccl_tests_mpirun,
         "mpirun_placement": mpi.mpirun_placement,
     }
+    for name in (
+        "mpi_hostfile_nodes",
+        "mpi_hostfile_node_count",
+        "mpi_hostfile_ranks",
+        "mpi_framework_modules",
+        "nccl_tests_mpirun",
+    ):
+        assert role_plans.plan(name) is getattr(role_plans, name)
 
 
 def test_mpi_hostfile_ranks():
-    assert mpi.mpi_hostfile_ranks("node1 slots=8\nnode2 slots=8\n") == 16
-    assert mpi.mpi_hostfile_ranks("node1 slots=8\nnode2 slots=8\n", 4) == 4
+    assert role_plans.mpi_hostfile_ranks("node1 slots=8\nnode2 slots=8\n") == 16
+    assert role_plans.mpi_hostfile_ranks("node1 slots=8\nnode2 slots=8\n", 4) == 4
     with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile_ranks: with np 0 .* 1 of 2 have none: node2$"):
-        mpi.mpi_hostfile_ranks("node1 slots=8\nnode2\n")
+        role_plans.mpi_hostfile_ranks("node1 slots=8\nnode2\n")
     with pytest.raises(AnsibleFilterError, match=r"^mpi_hostfile_ranks: input must be the hostfile's text, got list"):
-        mpi.mpi_hostfile_ranks(["node1 slots=8"])
+        role_plans.mpi_hostfile_ranks(["node1 slots=8"])
 
 
 def test_mpirun_argv_errors_name_the_filter():
@@ -133,30 +138,30 @@ NODES = ["node1", "node2", "node3", "node4"]
     ],
 )
 def test_mpi_hostfile_nodes(healthy, exclude, expected):
-    assert mpi.mpi_hostfile_nodes(NODES, healthy, exclude) == expected
+    assert role_plans.mpi_hostfile_nodes(NODES, healthy, exclude) == expected
 
 
 def test_mpi_hostfile_nodes_refuses_unhealthy_nodes_unless_excluded():
     with pytest.raises(AnsibleFilterError, match=r"unhealthy node\(s\) node2, node4 .*mpi_hostfile_exclude_unhealthy"):
-        mpi.mpi_hostfile_nodes(NODES, ["node1", "node3"], False)
+        role_plans.mpi_hostfile_nodes(NODES, ["node1", "node3"], False)
 
 
 def test_mpi_hostfile_nodes_refuses_an_empty_result_and_bad_input():
     with pytest.raises(AnsibleFilterError, match=r"no healthy node left .*node1, node2, node3, node4"):
-        mpi.mpi_hostfile_nodes(NODES, [], True)
+        role_plans.mpi_hostfile_nodes(NODES, [], True)
     with pytest.raises(AnsibleFilterError, match="scc_healthy_nodes must be a list"):
-        mpi.mpi_hostfile_nodes(NODES, "node1", True)
+        role_plans.mpi_hostfile_nodes(NODES, "node1", True)
     with pytest.raises(AnsibleFilterError, match="no node"):
-        mpi.mpi_hostfile_nodes([], None, True)
+        role_plans.mpi_hostfile_nodes([], None, True)
 
 
 def test_mpi_hostfile_node_count():
     text = "# healthy nodes\nnode1 slots=8\n\nnode3 slots=8\n"
-    assert mpi.mpi_hostfile_node_count(text) == 2
-    assert mpi.mpi_hostfile_node_count(text, 2) == 2
+    assert role_plans.mpi_hostfile_node_count(text) == 2
+    assert role_plans.mpi_hostfile_node_count(text, 2) == 2
     with pytest.raises(
         AnsibleFilterError, match=r"lists 2 node\(s\) \(node1, node3\), fewer than bert_launch_min_nodes \(3\)"
     ):
-        mpi.mpi_hostfile_node_count(text, 3)
+        role_plans.mpi_hostfile_node_count(text, 3)
     with pytest.raises(AnsibleFilterError, match="the hostfile's text"):
-        mpi.mpi_hostfile_node_count(None, 1)
+        role_plans.mpi_hostfile_node_count(None, 1)

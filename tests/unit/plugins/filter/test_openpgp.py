@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.openpgp import openpgp_key_problems
 from ansible_collections.scc.training.plugins.module_utils.openpgp import openpgp_fingerprints
+from ansible_collections.scc.training.plugins.plugin_utils.role_plans import openpgp_key_problems
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import mpi, resnet
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 
 
 def test_the_filters_are_registered():
@@ -11,7 +12,8 @@ def test_the_filters_are_registered():
         "transport_legs_problems": resnet.transport_legs_problems,
         "transport_comparison": resnet.transport_comparison,
     }
-    assert mpi.FilterModule().filters()["mpi_framework_modules"] is mpi.mpi_framework_modules
+    assert role_plans.plan("mpi_framework_modules") is role_plans.mpi_framework_modules
+    assert "mpi_framework_modules" not in mpi.FilterModule().filters()
 
 
 def test_errors_name_the_filter():
@@ -19,7 +21,7 @@ def test_errors_name_the_filter():
         resnet.transport_comparison({})
     assert "resnet_launch_input_problems" not in resnet.FilterModule().filters()
     with pytest.raises(AnsibleFilterError, match="mpi_framework_modules: framework must be one of"):
-        mpi.mpi_framework_modules("x")
+        role_plans.mpi_framework_modules("x")
 
 
 def test_the_legs_filter_takes_the_declared_transport():

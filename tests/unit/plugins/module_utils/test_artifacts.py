@@ -14,6 +14,7 @@ from ansible_collections.scc.training.plugins.module_utils.artifacts import (
     mirror_manifest_sha256,
 )
 from ansible_collections.scc.training.plugins.module_utils.envfile import env_file
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 
 MANIFEST = {
     "artifacts": [
@@ -52,7 +53,7 @@ def test_mirror_files_needs_exactly_one_match(prefix, count):
     with pytest.raises(ValueError, match="The mirror /m lists %d files named %s\\*" % (count, prefix)):
         mirror_files(MANIFEST, [prefix], "/m")
     with pytest.raises(AnsibleFilterError, match=r"artifact_mirror_files: .*exactly one is needed"):
-        artifact_filters.artifact_mirror_files(MANIFEST, [prefix], "/m")
+        role_plans.artifact_mirror_files(MANIFEST, [prefix], "/m")
 
 
 def test_flat_plan_puts_files_then_wheels_in_the_destination():
@@ -97,7 +98,7 @@ def test_plan_refusals():
         artifact_plan(FILES, "/c/files", {}, "/opt/a", "tree")
     clash = [{"name": "six-1.17.0-py2.py3-none-any.whl"}]
     with pytest.raises(AnsibleFilterError, match="artifact_plan: two artifacts land at /opt/a/six"):
-        artifact_filters.artifact_plan(clash, "/c/files", WHEELHOUSE, "/opt/a")
+        role_plans.artifact_plan(clash, "/c/files", WHEELHOUSE, "/opt/a")
 
 
 def test_to_copy_sends_what_is_missing_or_of_another_sha256():
@@ -112,7 +113,7 @@ def test_to_copy_sends_what_is_missing_or_of_another_sha256():
     assert artifacts_to_copy(plan, controller, host, pinned) == []
     assert artifacts_to_copy(plan, controller, host) == []
     with pytest.raises(AnsibleFilterError, match=r"artifacts_to_copy: the controller lacks /c/files/perseus\.whl"):
-        artifact_filters.artifacts_to_copy(plan, controller[1:], host)
+        role_plans.artifacts_to_copy(plan, controller[1:], host)
 
 
 @pytest.mark.parametrize(
@@ -140,7 +141,7 @@ def test_to_copy_sends_what_is_missing_or_of_another_sha256():
 def test_to_copy_refuses_what_is_not_held_to_its_sha256(controller, host, message):
     planned = artifact_plan(FILES, "/c/files", {}, "/opt/a")
     with pytest.raises(AnsibleFilterError, match="^artifacts_to_copy: " + message):
-        artifact_filters.artifacts_to_copy(planned["artifacts"], controller, host, planned["sha256"])
+        role_plans.artifacts_to_copy(planned["artifacts"], controller, host, planned["sha256"])
 
 
 def test_env_file_styles_match_what_aiacc_wrote_before():
@@ -179,7 +180,7 @@ def test_an_unpinned_mirror_is_refused_naming_the_variable(pins):
     with pytest.raises(ValueError, match=r"artifact_fetch_mirror_manifests must pin the mirror \"/m\""):
         mirror_manifest_sha256(pins, "/m")
     with pytest.raises(AnsibleFilterError, match=r"artifact_mirror_manifest_sha256: artifact_fetch_mirror_manifests"):
-        artifact_filters.artifact_mirror_manifest_sha256(pins, "/m")
+        role_plans.artifact_mirror_manifest_sha256(pins, "/m")
 
 
 @pytest.mark.parametrize(

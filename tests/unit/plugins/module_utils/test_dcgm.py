@@ -11,6 +11,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter import gpu_health as gpu_health_filters
 from ansible_collections.scc.training.plugins.module_utils import dcgm, gpu_health, nvidia_smi
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 from tests.unit.plugins.nvidia_fixtures import dcgm_diag, v100_nvlink, v100_xml
 
 PASS_4 = "diag-r1-8xv100-pass-4.x-layout.txt"
@@ -270,12 +271,12 @@ def test_diag_outcome(mode, found, run, expected):
 
 
 def test_diag_outcome_of_a_failing_run_parses_it_whatever_the_exit_status():
-    outcome = gpu_health_filters.dcgm_diag_outcome({"stdout": dcgm_diag(FAIL_4), "stderr": "", "rc": 226}, mode="true")
+    outcome = role_plans.dcgm_diag_outcome({"stdout": dcgm_diag(FAIL_4), "stderr": "", "rc": 226}, mode="true")
     assert outcome["error"] is None and [r["gpu"] for r in outcome["results"] if r["result"] == "fail"] == [5]
     with pytest.raises(AnsibleFilterError, match="dcgm_diag_outcome: mode must be"):
-        gpu_health_filters.dcgm_diag_outcome({}, mode="sometimes")
+        role_plans.dcgm_diag_outcome({}, mode="sometimes")
     with pytest.raises(AnsibleFilterError, match="dcgm_diag_outcome: input must be"):
-        gpu_health_filters.dcgm_diag_outcome("text")
+        role_plans.dcgm_diag_outcome("text")
 
 
 def test_a_clean_diag_counts_passed_and_skipped_results_apart():

@@ -14,6 +14,7 @@ from ansible_collections.scc.training.plugins.module_utils.wheels import (
     python_env_input_problems,
     wheel_hash_lock,
 )
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 
 SHA = "0123456789abcdef" * 4
 FETCH = {
@@ -188,7 +189,7 @@ versions, please update the hashes. Otherwise, examine the package contents care
 
 def test_pip_refusal_names_each_tampered_wheel():
     assert pip_hash_mismatches(PIP_REFUSAL) == ["six-1.17.0-py2.py3-none-any.whl", "idna-3.20-py3-none-any.whl"]
-    assert wheel_filters.pip_hash_mismatches(PIP_REFUSAL + PIP_REFUSAL)[:1] == ["six-1.17.0-py2.py3-none-any.whl"]
+    assert role_plans.pip_hash_mismatches(PIP_REFUSAL + PIP_REFUSAL)[:1] == ["six-1.17.0-py2.py3-none-any.whl"]
 
 
 @pytest.mark.parametrize(
@@ -200,4 +201,4 @@ def test_other_pip_failures_name_no_wheel(output):
 
 def test_pip_hash_mismatches_needs_text():
     with pytest.raises(AnsibleFilterError, match="pip_hash_mismatches: input must be"):
-        wheel_filters.pip_hash_mismatches(None)
+        role_plans.pip_hash_mismatches(None)

@@ -11,6 +11,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.filter import gpu_health as gpu_health_filters
 from ansible_collections.scc.training.plugins.filter import nvidia_smi as nvidia_smi_filters
 from ansible_collections.scc.training.plugins.module_utils import gpu_health, nvidia_pci, nvidia_smi, xid
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 from tests.unit.plugins.nvidia_fixtures import (
     drop_gpu,
     link_down,
@@ -413,22 +414,20 @@ def test_filters_wrap_module_utils():
     filters = gpu_health_filters.FilterModule().filters()
     assert set(filters) == {
         "gpu_health_verdicts",
-        "gpu_health_report",
         "parse_xid",
         "parse_dcgm_diag",
-        "dcgm_diag_outcome",
     }
     smi = _v100()
     verdicts = filters["gpu_health_verdicts"](smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
     assert verdicts == gpu_health.verdicts(smi, xid_events=[], nvlink=_nvlink(), expected_gpus=8)
-    assert filters["gpu_health_report"](verdicts)["status"] == "green"
+    assert role_plans.gpu_health_report(verdicts)["status"] == "green"
     assert filters["parse_xid"]("NVRM: Xid (PCI:0000:1a:00): 79, GPU has fallen off the bus.")[0]["xid"] == 79
     with pytest.raises(AnsibleFilterError, match="parse_xid: input must be the kernel log"):
         filters["parse_xid"](None)
     with pytest.raises(AnsibleFilterError, match="gpu_health_verdicts: input must be"):
         filters["gpu_health_verdicts"]("xml text")
     with pytest.raises(AnsibleFilterError, match="gpu_health_report: input must be"):
-        filters["gpu_health_report"]({})
+        role_plans.gpu_health_report({})
     smi_filters = nvidia_smi_filters.FilterModule().filters()
     assert smi_filters["parse_nvlink_status"]("GPU 0: X (UUID: U)\n\t Link 0: 25.781 GB/s\n")[0]["links_up"] == 1
     assert smi_filters["nvidia_pci_devices"](["0000:1a:00.0 0x10de 0x030200"])["gpus"] == ["0000:1a:00.0"]
@@ -482,7 +481,7 @@ def test_gpu_health_input_problems_name_the_one_bad_variable(name, value, rule):
 def test_cpu_only_node_is_one_passing_verdict_and_a_green_report():
     verdicts = gpu_health_filters.gpu_health_verdicts(None, cpu_only=True)
     assert [(v["gpu"], v["check"], v["ok"]) for v in verdicts] == [("node", "cpu_only", True)]
-    report = gpu_health_filters.gpu_health_report(verdicts)
+    report = role_plans.gpu_health_report(verdicts)
     assert (report["status"], report["ok"], report["problems"]) == ("green", True, [])
     # Without the declaration, no nvidia-smi output is a failing verdict, never a silent green.
     assert gpu_health.report(gpu_health.verdicts(None))["problems"]

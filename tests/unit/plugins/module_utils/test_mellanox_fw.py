@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.nic_firmware import (
-    FilterModule,
+from ansible_collections.scc.training.plugins.module_utils import mellanox_fw as m
+from ansible_collections.scc.training.plugins.modules import nic_firmware_info
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
+from ansible_collections.scc.training.plugins.plugin_utils.role_plans import (
     nic_firmware_compare,
     nic_firmware_differences,
 )
-from ansible_collections.scc.training.plugins.module_utils import mellanox_fw as m
-from ansible_collections.scc.training.plugins.modules import nic_firmware_info
 from tests.unit.plugins.modules.module_runner import run_module
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -104,12 +104,10 @@ def test_compare_carries_the_image_and_differences_name_what_to_burn():
 
 
 def test_filters_wrap_the_same_parsers():
-    filters = FilterModule().filters()
-    assert (
-        filters["nic_firmware_compare"] is nic_firmware_compare
-        and filters["nic_firmware_differences"] is nic_firmware_differences
-    )
-    assert "parse_nic_firmware" not in filters
+    plans = role_plans.PLANS
+    assert plans["nic_firmware_compare"] is nic_firmware_compare
+    assert plans["nic_firmware_differences"] is nic_firmware_differences
+    assert "parse_nic_firmware" not in plans
     assert m.parse_flint_query(_read("mstflint-query-connectx5.txt"))["fw_current"] == "16.28.2006"
     with pytest.raises(AnsibleFilterError, match="needs 'psid' and 'version'"):
         nic_firmware_compare([], [{"psid": "MT_0000000359"}])

@@ -10,8 +10,8 @@ import sys
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter import perftest as perftest_filters
 from ansible_collections.scc.training.plugins.module_utils import perftest
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 from tests.unit.plugins.source_fixture import source_fixture
 
 
@@ -195,7 +195,7 @@ def test_all_pairs_rounds_rejects_duplicates_and_strings():
 @pytest.mark.parametrize("rails", [1, 2])
 def test_bandwidth_rounds_every_ordered_pair_once_per_rail(n, rails):
     nodes = ["node%d" % i for i in range(1, n + 1)]
-    rounds = perftest_filters.bandwidth_rounds(nodes, rails)
+    rounds = role_plans.bandwidth_rounds(nodes, rails)
     # O(N) rounds per rail: the round-robin schedule twice (once each way).
     assert len(rounds) == rails * 2 * (n - 1 if n % 2 == 0 else n)
     for rail in range(1, rails + 1):
@@ -208,9 +208,9 @@ def test_bandwidth_rounds_every_ordered_pair_once_per_rail(n, rails):
 
 def test_bandwidth_rounds_refuses_no_rail():
     with pytest.raises(AnsibleFilterError, match=r"^bandwidth_rounds: rails must be >= 1"):
-        perftest_filters.bandwidth_rounds(["a", "b"], 0)
+        role_plans.bandwidth_rounds(["a", "b"], 0)
     with pytest.raises(AnsibleFilterError, match=r"^bandwidth_rounds: input must be a list of node names"):
-        perftest_filters.bandwidth_rounds("a,b")
+        role_plans.bandwidth_rounds("a,b")
 
 
 @pytest.mark.parametrize("n", range(2, 12))
@@ -218,12 +218,12 @@ def test_bandwidth_rounds_refuses_no_rail():
 def test_bandwidth_round_side_is_each_nodes_view_of_bandwidth_rounds(n, rails):
     nodes = ["node%d" % i for i in range(n)]
     rounds = perftest.bandwidth_rounds(nodes, rails)
-    assert perftest_filters.bandwidth_round_count(n, rails) == len(rounds)
+    assert role_plans.bandwidth_round_count(n, rails) == len(rounds)
     for index, plan in enumerate(rounds):
         clients = dict(plan["pairs"])
         servers = {b: a for a, b in plan["pairs"]}
         for i, node in enumerate(nodes):
-            side = perftest_filters.bandwidth_round_side(i, n, index)
+            side = role_plans.bandwidth_round_side(i, n, index)
             assert side["rail"] == plan["rail"]
             if node in clients:
                 assert side == {"rail": plan["rail"], "side": "client", "peer": nodes.index(clients[node])}
@@ -235,13 +235,13 @@ def test_bandwidth_round_side_is_each_nodes_view_of_bandwidth_rounds(n, rails):
 
 def test_bandwidth_round_side_refuses_what_is_no_node_or_round():
     with pytest.raises(AnsibleFilterError, match=r"^bandwidth_round_side: node index 3 is not one of 0..2"):
-        perftest_filters.bandwidth_round_side(3, 3, 0)
+        role_plans.bandwidth_round_side(3, 3, 0)
     with pytest.raises(AnsibleFilterError, match=r"^bandwidth_round_side: a bandwidth schedule needs at least 2 nodes"):
-        perftest_filters.bandwidth_round_side(0, 1, 0)
+        role_plans.bandwidth_round_side(0, 1, 0)
     with pytest.raises(AnsibleFilterError, match=r"^bandwidth_round_count: rails must be >= 1"):
-        perftest_filters.bandwidth_round_count(4, 0)
+        role_plans.bandwidth_round_count(4, 0)
     # One node: no pair, no round (as bandwidth_rounds).
-    assert perftest_filters.bandwidth_round_count(1, 2) == len(perftest.bandwidth_rounds(["a"], 2)) == 0
+    assert role_plans.bandwidth_round_count(1, 2) == len(perftest.bandwidth_rounds(["a"], 2)) == 0
 
 
 def _lines_per_side(n, calls=200):
@@ -320,7 +320,7 @@ def test_bandwidth_matrix_directional_per_rail_and_each_pair_against_its_slower_
     ]
     # One direction of one rail is slow: n2 sends to n1 at 12 Gb/s on rail 2.
     next(x for x in measurements if (x["client"], x["server"], x["rail"]) == ("n2", "n1", 2))["gbps"] = 12.0
-    result = perftest_filters.bandwidth_matrix(measurements, nodes, 0.8, None, 2)
+    result = role_plans.bandwidth_matrix(measurements, nodes, 0.8, None, 2)
     assert [(p["client"], p["server"], p["rail"], p["min_gbps"]) for p in result["below_threshold"]] == [
         ("n2", "n1", 2, 20.0)
     ]
@@ -338,7 +338,7 @@ def test_bandwidth_matrix_directional_per_rail_and_each_pair_against_its_slower_
 def test_bandwidth_matrix_declared_rate_missing_measurements_and_errors():
     measurements = [m("n1", "n2", 23.5), m("n2", "n1", 23.0, rates=(None, None))]
     # A declared rate wins over the ports' (and stands in for unknown ones).
-    result = perftest_filters.bandwidth_matrix(measurements, ["n1", "n2", "n3"], 0.5, 2, 1)
+    result = role_plans.bandwidth_matrix(measurements, ["n1", "n2", "n3"], 0.5, 2, 1)
     assert {p["min_gbps"] for p in result["pairs"]} == {1.0} and result["below_threshold"] == []
     assert result["missing"] == [
         ["n1", "n3", "rail 1"],
@@ -349,13 +349,13 @@ def test_bandwidth_matrix_declared_rate_missing_measurements_and_errors():
     assert result["ok"] is False
     assert result["summary"] == {"pairs": 2, "min": 23.0, "max": 23.5, "mean": 23.25}
     with pytest.raises(AnsibleFilterError, match=r"link rate of n2 -> n1 is unknown.*rdma_bandwidth_link_rate_gbps"):
-        perftest_filters.bandwidth_matrix(measurements, ["n1", "n2"], 0.8)
+        role_plans.bandwidth_matrix(measurements, ["n1", "n2"], 0.8)
     with pytest.raises(AnsibleFilterError, match="not in"):
-        perftest_filters.bandwidth_matrix([{"client": "x", "server": "n1", "gbps": 1}], ["n1"], 0.8, 25)
+        role_plans.bandwidth_matrix([{"client": "x", "server": "n1", "gbps": 1}], ["n1"], 0.8, 25)
     with pytest.raises(AnsibleFilterError, match=r"rail 3, not one of 1\.\.2"):
-        perftest_filters.bandwidth_matrix([m("n1", "n2", 20, rail=3)], ["n1", "n2"], 0.8, None, 2)
+        role_plans.bandwidth_matrix([m("n1", "n2", 20, rail=3)], ["n1", "n2"], 0.8, None, 2)
     # No measurement at all (one node): nothing to judge, a declared rate still gives the threshold.
-    alone = perftest_filters.bandwidth_matrix([], ["n1"], 0.8, 25)
+    alone = role_plans.bandwidth_matrix([], ["n1"], 0.8, 25)
     assert (alone["ok"], alone["min_gbps"], alone["summary"]["pairs"]) == (True, 20.0, 0)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter import artifacts as artifact_filters
 from ansible_collections.scc.training.plugins.module_utils import (
     aiacc,
     artifacts,
@@ -23,6 +22,7 @@ from ansible_collections.scc.training.plugins.module_utils import (
     wheels,
 )
 from ansible_collections.scc.training.plugins.module_utils.envfile import env_file
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 from tests.unit.plugins.module_utils.test_digests import FETCH, PYTHON_ENV
 from tests.unit.plugins.module_utils.test_imagenet import _settings as imagenet_settings
 from tests.unit.plugins.module_utils.test_input_problems import AIACC, BERT, NCCL_CHECK, NIC_FIRMWARE, RDMA_STACK
@@ -312,11 +312,11 @@ def test_the_launcher_refuses_a_control_character_in_the_ranks_env():
     "call, message",
     [
         (
-            lambda: artifact_filters.artifact_plan([{"url": "/srv/a"}], "/srv", {}, "/opt"),
+            lambda: role_plans.artifact_plan([{"url": "/srv/a"}], "/srv", {}, "/opt"),
             "artifact_plan: the input lacks 'name'",
         ),
         (
-            lambda: artifact_filters.artifacts_to_copy([{"src": "/srv/a"}], [{"checksum": "0" * 64}], []),
+            lambda: role_plans.artifacts_to_copy([{"src": "/srv/a"}], [{"checksum": "0" * 64}], []),
             "artifacts_to_copy: the input lacks 'path'",
         ),
     ],

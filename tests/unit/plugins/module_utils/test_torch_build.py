@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.scc.training.plugins.filter.torch_build import FilterModule, torch_build, torch_gpu_problems
+from ansible_collections.scc.training.plugins.filter.torch_build import FilterModule, torch_build
 from ansible_collections.scc.training.plugins.module_utils import _gpu_matrix as matrix
 from ansible_collections.scc.training.plugins.module_utils import torch_build as tb
+from ansible_collections.scc.training.plugins.plugin_utils.role_plans import torch_gpu_problems
 
 ROOT = Path(__file__).resolve().parents[4]
 FIXTURES = ROOT / "tests" / "fixtures" / "torch"
@@ -228,7 +229,13 @@ def test_no_device():
 
 def test_filters_are_registered_and_check_their_input():
     filters = FilterModule().filters()
-    assert filters["torch_build"] is torch_build and filters["torch_gpu_problems"] is torch_gpu_problems
+    assert (
+        filters == {"torch_build": torch_build}
+        and __import__("ansible_collections.scc.training.plugins.plugin_utils.role_plans", fromlist=["PLANS"]).PLANS[
+            "torch_gpu_problems"
+        ]
+        is torch_gpu_problems
+    )
     assert torch_build({"requirements": PINS, "compute_capability": "7.0"})["torch_cuda"] == "12.6"
     assert torch_gpu_problems(v100_probe(), "12.6", "1e-3") == []
     with pytest.raises(AnsibleFilterError, match="torch_build: input must be a dict"):
