@@ -185,11 +185,15 @@ def describe_eip_addresses(s: Store, p: Params, ctx) -> dict:
 # DeleteNatGatewayRequest NatGatewayId and RegionId required, Force; CreateSnatEntryRequest RegionId and SnatTableId
 # required, SourceVSwitchId or SourceCIDR, SnatIp; DeleteSnatEntryRequest RegionId, SnatEntryId and SnatTableId
 # required; DescribeSnatTableEntriesRequest SnatTableId or NatGatewayId). A NAT gateway's states are the
-# DescribeNatGatewaysRequest Status comment's: Creating, Available, Modifying, Deleting, Converting. An SNAT entry's
-# (Pending, Available, Deleting) are the API reference's (DescribeSnatTableEntries "Status"; the response model's
-# comment lists none: UNCONFIRMED beyond the reference page). The emulator's rules the API reference states in words:
-# DeleteNatGateway without Force refuses a gateway that still has SNAT entries or EIPs (error codes the emulator's,
-# UNCONFIRMED); CreateSnatEntry's SnatIp must be an EIP associated with the gateway.
+# DescribeNatGatewaysRequest Status comment's: Creating, Available, Modifying, Deleting, Converting; DeleteNatGateway is
+# asynchronous, Deleting until the gateway is no longer listed (VPC API reference, api-vpc-2016-04-28-deletenatgateway).
+# An SNAT entry: Pending while it is made, Deleting until it is no longer listed, and "If some SNAT entries are in the
+# Pending state, you cannot delete these SNAT entries" with 400 IncorretSnatEntryStatus (sic; VPC API reference,
+# api-vpc-2016-04-28-deletesnatentry); Available is DescribeSnatTableEntries' word for the rest (that page not
+# retrieved: UNCONFIRMED; the response model's comment lists no values). DeleteNatGateway's page lists
+# DependencyViolation.* codes for what still depends on a gateway; the emulator refuses a gateway with SNAT entries or
+# EIPs without Force under codes of that form (the exact codes UNCONFIRMED). CreateSnatEntry's SnatIp must be an EIP
+# associated with the gateway (the emulator's reading of the API reference).
 NAT_PAGE_MAX = 50  # DescribeNatGatewaysRequest / DescribeSnatTableEntriesRequest PageSize: "Maximum value: 50"
 
 
@@ -423,9 +427,7 @@ def delete_snat_entry(s: Store, p: Params, ctx) -> dict:
     if entry["_table"] != table:
         raise ApiError(404, *NOT_FOUND["snat_entries"])
     if _snat_status(s, entry) != "Available":
-        raise ApiError(
-            400, "IncorrectStatus.SnatEntry", "The status of the SNAT entry does not support this operation."
-        )
+        raise ApiError(400, "IncorretSnatEntryStatus", "Some Snat entry status blocked this operation..")
     ctx.dry_run_check()
     entry["_timeline"] = s.timeline((0, "Deleting"))
     entry["_deleting"] = time.monotonic() + s.timings.snat_entry

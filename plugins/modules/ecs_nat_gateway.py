@@ -16,7 +16,7 @@ description:
     C(Available).
   - Associates the EIP O(eip_allocation_id) with it (C(AssociateEipAddress) with C(InstanceType=Nat)), waiting until
     the EIP is C(InUse), and keeps one SNAT entry in its SNAT table for O(snat_source_vswitch_id) through that EIP's
-    address (C(CreateSnatEntry), C(DescribeSnatTableEntries)), waiting until it is C(Available): the nodes of that
+    address (C(CreateSnatEntry), C(DescribeSnatTableEntries)), waiting until it is C(Available). The nodes of that
     vSwitch reach the Internet (package mirrors) through it, and nothing reaches them from the Internet.
   - O(state=absent) deletes the gateway's SNAT entries (C(DeleteSnatEntry)), unassociates its EIPs, then deletes the
     gateway and waits until it is gone. The EIPs themselves are left allocated (M(scc.training.ecs_eip) releases
@@ -179,8 +179,9 @@ NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{1,127}\Z")
 # The states a gateway passes on its way to Available (DescribeNatGatewaysRequest Status: Creating, Available,
 # Modifying, Deleting, Converting); Deleting never leads back.
 GATEWAY_PASSING = ("Creating", "Modifying", "Converting")
-# An SNAT entry: Pending -> Available, Deleting -> gone (DescribeSnatTableEntries "Status", the VPC API reference;
-# UNCONFIRMED beyond that page, the response model's comment lists none).
+# An SNAT entry: Pending while it is made, Deleting -> no longer listed (VPC API reference,
+# api-vpc-2016-04-28-deletesnatentry); Available once made (DescribeSnatTableEntries "Status": UNCONFIRMED, that page
+# not retrieved and the response model's comment lists no values).
 SNAT_READY = "Available"
 
 
