@@ -144,6 +144,7 @@ def unassociate_eip_address(s: Store, p: Params, ctx) -> dict:
         raise invalid("InstanceId", "The EIP is not associated with the specified instance.")
     if p.get("InstanceType", "EcsInstance") != eip["InstanceType"]:
         raise invalid("InstanceType", "The EIP is associated with an instance of type %s." % eip["InstanceType"])
+    _snats(s)
     if eip["InstanceType"] == "Nat" and any(
         eip["IpAddress"] in e["SnatIp"].split(",") for e in s.snat_entries.values()
     ):
@@ -202,6 +203,7 @@ def _ngw_status(s: Store, ngw: dict) -> str:
 
 
 def _ngw_out(s: Store, ngw: dict) -> dict:
+    _snats(s)
     out = {k: v for k, v in ngw.items() if not k.startswith("_")}
     out["Status"] = _ngw_status(s, ngw)
     out["IpLists"] = {
@@ -294,6 +296,7 @@ def describe_nat_gateways(s: Store, p: Params, ctx) -> dict:
 
 
 def delete_nat_gateway(s: Store, p: Params, ctx) -> dict:
+    _snats(s)
     ngw = _ngw(s, ctx, p.req("NatGatewayId"))
     force = p.bool("Force")
     table = ngw["SnatTableIds"]["SnatTableId"][0]
