@@ -39,6 +39,6 @@ def test_nat_gateway_states_are_the_models():
 
     models = importlib.import_module("alibabacloud_vpc20160428.models")
     source = inspect.getsource(models.DescribeNatGatewaysRequest.__init__)
-    comment = source.split("self.status = status")[0].rsplit("self.", 1)[-1]
+    comment = source.split("self.status = status", maxsplit=1)[0].rsplit("self.", 1)[-1]
     for state in ("Available", "Deleting", *ecs_nat_gateway.GATEWAY_PASSING):
         assert "**%s**" % state in comment, state
