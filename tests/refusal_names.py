@@ -47,6 +47,17 @@ RULES_ACROSS = (
     # The package comes from a URL or from a mirror, exactly one; a mirror's manifest is pinned.
     ("cpfs_mount_alinas_url", "cpfs_mount_alinas_mirror"),
     ("cpfs_mount_alinas_mirror", "artifact_fetch_mirror_manifests"),
+    # Which client mounts CPFS (cpfs_mount_cpfs_nfs_client) decides whether Alibaba's package, where it comes from
+    # and its helper-only mount options apply: a refusal of one names the client and the others it needs or refuses.
+    (
+        "cpfs_mount_cpfs_nfs_client",
+        "cpfs_mount_alinas_package",
+        "cpfs_mount_alinas_url",
+        "cpfs_mount_alinas_sha256",
+        "cpfs_mount_alinas_mirror",
+        "cpfs_mount_alinas_gpg_key",
+        "cpfs_mount_options",
+    ),
     # The protocol a refusal points at: what provision.yml makes (scc_cloud_cpfs_protocol).
     ("cpfs_mount_protocol", "scc_cloud_cpfs_protocol"),
     # A tool path names the tool nic_firmware_tool chose.

@@ -176,6 +176,8 @@ def delete_vswitch(s: Store, p: Params, ctx) -> dict:
     users += [x["VSwitchId"] for x in [*s.protocol_services.values(), *s.exports.values()]]
     # An ACK cluster (lab/cloud/cs.py) holds its vSwitches until it is deleted.
     users += [v for c in s.clusters.values() if Store.status(c) != "deleted" for v in c["vswitch_ids"]]
+    # A NAT gateway (lab/cloud/vpc.py) holds an address in its vSwitch until its Deleting ends.
+    users += [n["_vswitch"] for n in s.nat_gateways.values()]
     if sw["VSwitchId"] in users or s.still_in_use("vswitch", sw["VSwitchId"]):
         raise dependency("DependencyViolation", "Specified object has dependent resources.")
     reply = s.delete(ctx, "vswitches", sw["VSwitchId"])

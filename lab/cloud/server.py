@@ -209,6 +209,18 @@ class CloudEmulator:
         """EIPs as DescribeEipAddresses shows them (their addresses loopback: lab/cloud/vpc.py)."""
         return self._list(self.store.eips, vpc._eip_out)
 
+    def nat_gateways(self) -> list[dict]:
+        """NAT gateways as DescribeNatGateways shows them (those whose Deleting ended are gone)."""
+        with self.store.lock:
+            vpc._ngws(self.store)
+        return self._list(self.store.nat_gateways, vpc._ngw_out)
+
+    def snat_entries(self) -> list[dict]:
+        """SNAT entries as DescribeSnatTableEntries shows them."""
+        with self.store.lock:
+            vpc._snats(self.store)
+        return self._list(self.store.snat_entries, vpc._snat_out)
+
     def file_systems(self) -> list[dict]:
         return self._list(self.store.file_systems, nas._fs_out)
 

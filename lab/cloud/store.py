@@ -31,6 +31,10 @@ NOT_FOUND = {
     # VPC API ReleaseEipAddress / AssociateEipAddress error codes: "InvalidAllocationId.NotFound" (the VPC API
     # reference's error lists; UNCONFIRMED: no model states error codes).
     "eips": ("InvalidAllocationId.NotFound", "Specified allocation ID is not found."),
+    # DeleteNatGateway / DescribeSnatTableEntries error lists of the VPC API reference (UNCONFIRMED: no model states
+    # error codes): an unknown NAT gateway, SNAT table or SNAT entry.
+    "nat_gateways": ("InvalidNatGatewayId.NotFound", "The specified NAT gateway does not exist."),
+    "snat_entries": ("InvalidSnatEntryId.NotFound", "The specified SNAT entry does not exist."),
 }
 # ACK clusters answer in the CS API's own way (lab/cloud/cs.py, ErrorClusterNotFound).
 
@@ -62,6 +66,8 @@ class Timings:
     # minute or more). Before it the console shows the kernel's first lines only; before Running, nothing.
     console_keys: float = 0.0
     eip: float = 0.0  # an EIP Associating -> InUse and Unassociating -> Available (real life: seconds)
+    nat_gateway: float = 0.2  # a NAT gateway Creating -> Available, and Deleting -> gone (real life: a minute or two)
+    snat_entry: float = 0.1  # an SNAT entry Pending -> Available, and Deleting -> gone (real life: seconds)
 
 
 def now_iso(when: float | None = None, seconds: bool = False) -> str:
@@ -84,6 +90,8 @@ class Store:
         self.protocol_services: dict[str, dict] = {}
         self.exports: dict[str, dict] = {}
         self.eips: dict[str, dict] = {}  # EIPs (VPC API), by AllocationId; their addresses are loopback (eip_address)
+        self.nat_gateways: dict[str, dict] = {}  # NAT gateways (VPC API), by NatGatewayId
+        self.snat_entries: dict[str, dict] = {}  # SNAT entries (VPC API), by SnatEntryId; "_table" their SNAT table
         self.clusters: dict[str, dict] = {}  # ACK (CS API) clusters, their nodes inside under "_nodes"
         self.cs_tokens: dict[str, tuple[str, dict]] = {}  # CreateCluster client_token -> (its body, its reply)
         # (until, {kind: ids}) of deleted resources whose dependencies are still being released.

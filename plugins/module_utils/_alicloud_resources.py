@@ -136,6 +136,30 @@ EIP = ResourceKind(
             "status": "Status", "bandwidth": "Bandwidth", "internet_charge_type": "InternetChargeType",
             "instance_id": lambda e: e.get("InstanceId") or None, "tags": _tags},
 )  # fmt: skip
+# NAT gateways (VPC API 2016-04-28): CreateNatGateway (ClientToken), DeleteNatGateway (NatGatewayId and RegionId
+# required), DescribeNatGateways (PageNumber, PageSize at most 50; Name, VpcId, NatGatewayId filters; Tag.N server-side).
+# alibabacloud_vpc20160428 7.2.2: DescribeNatGatewaysResponseBodyNatGatewaysNatGateway (the fields below; Tags.Tag[] of
+# TagKey/TagValue; IpLists.IpList[] the EIPs bound to it; SnatTableIds.SnatTableId[] its SNAT table).
+NAT_GATEWAY = ResourceKind(
+    "NAT gateway", "NAT gateways", "vpc", "DescribeNatGateways", ("NatGateways", "NatGateway"), "NatGatewayId",
+    id_param="NatGatewayId", server_tags=True, create="CreateNatGateway", delete="DeleteNatGateway",
+    gone="InvalidNatGatewayId.NotFound",
+    fields={"nat_gateway_id": "NatGatewayId", "name": "Name", "description": "Description", "vpc_id": "VpcId",
+            "vswitch_id": "NatGatewayPrivateInfo.VswitchId", "status": "Status", "nat_type": "NatType",
+            "network_type": "NetworkType",
+            "snat_table_id": lambda n: (_list_at("SnatTableIds.SnatTableId")(n) or [None])[0],
+            "eip_allocation_ids": lambda n: [i.get("AllocationId") for i in _list_at("IpLists.IpList")(n)],
+            "tags": _tags},
+)  # fmt: skip
+# SNAT entries of a NAT gateway's SNAT table: CreateSnatEntry (ClientToken), DeleteSnatEntry (RegionId, SnatEntryId and
+# SnatTableId required; ClientToken), DescribeSnatTableEntries (SnatTableId; PageSize at most 50).
+SNAT_ENTRY = ResourceKind(
+    "SNAT entry", "SNAT entries", "vpc", "DescribeSnatTableEntries", ("SnatTableEntries", "SnatTableEntry"),
+    "SnatEntryId", id_param="SnatEntryId", parent="SnatTableId", create="CreateSnatEntry", delete="DeleteSnatEntry",
+    gone="InvalidSnatEntryId.NotFound",
+    fields={"snat_entry_id": "SnatEntryId", "snat_entry_name": "SnatEntryName", "snat_ip": "SnatIp",
+            "source_vswitch_id": "SourceVSwitchId", "source_cidr": "SourceCIDR", "status": "Status"},
+)  # fmt: skip
 HPC_CLUSTER = ResourceKind(
     "HPC cluster", "HPC clusters", "ecs", "DescribeHpcClusters", ("HpcClusters", "HpcCluster"), "HpcClusterId",
     id_param="HpcClusterIds", create="CreateHpcCluster", delete="DeleteHpcCluster",

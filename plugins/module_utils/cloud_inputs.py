@@ -533,9 +533,15 @@ def problems(settings):
         "scc_cloud_cpfs_enabled",
         "scc_cloud_data_prep_enabled",
         "scc_cloud_ack_enabled",
+        "scc_cloud_nat_gateway",
     ):
         if name in settings:
             found.append(_boolean(name, settings[name]))
+    if "scc_cloud_nat_bandwidth" in settings:
+        # AllocateEipAddressRequest.bandwidth (alibabacloud_vpc20160428 7.2.2): pay-by-traffic, 1 to 200 Mbit/s.
+        value = settings["scc_cloud_nat_bandwidth"]
+        problem = None if not isinstance(value, bool) else _bad("scc_cloud_nat_bandwidth", value, "must be 1 to 200")
+        found.append(problem or _whole("scc_cloud_nat_bandwidth", value, 1, 200, " Mbit/s (a pay-by-traffic EIP)")[0])
     vpc = vswitch = None
     if "scc_cloud_vpc_cidr" in settings:
         problem, vpc = _cidr(

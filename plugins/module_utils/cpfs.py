@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""cpfs_mount's rules across its variables (its validate.yml): ``cpfs_mount_input_problems``.
+"""cpfs_mount's rules across its variables (its validate.yml): ``cpfs_mount_input_problems``; and which client
+mounts CPFS through its protocol service on one host (its preflight.yml): ``cpfs_nfs_client``.
 
-The refused protocols, the source forms and the package pattern stay in roles/cpfs_mount/vars/main.yml
-with their sources; the role passes them in. Pure Python, no Ansible imports.
+The refused protocols, the source forms, the package pattern and the list of OSes aliyun-alinas-utils' authors
+verified stay in roles/cpfs_mount/vars/main.yml with their sources; the role passes them in. Pure Python, no Ansible
+imports.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,6 +18,7 @@ import re
 from ansible_collections.scc.training.plugins.module_utils.artifacts import mirror_pin_problems
 from ansible_collections.scc.training.plugins.module_utils.input_checks import (
     SHA256,
+    boolean,
     group_problems,
     matches,
     show,
@@ -24,6 +27,29 @@ from ansible_collections.scc.training.plugins.module_utils.input_checks import (
 
 _PATH_PART = re.compile(r"\s|/\.\.?(/|$)")
 _NFS_VERSION = re.compile(r"^(nfs)?vers=")
+
+# cpfs_mount_cpfs_nfs_client: who mounts CPFS's protocol service (NFSv3) for cpfs_mount_protocol cpfs-nfs.
+CPFS_NFS_CLIENTS = ("auto", "alinas", "nfs")
+# The options only Alibaba's mount.cpfs-nfs reads (ALINAS_ONLY_OPTIONS of aliyun-alinas-utils'
+# src/cpfs/mount_cpfs/__init__.py, commit 2b9ad89d): mount.nfs refuses them, so they go with client alinas only.
+ALINAS_ONLY_OPTIONS = (
+    "tls",
+    "proxy",
+    "proxy_port",
+    "nas_ip",
+    "backup_ip",
+    "direct",
+    "verify",
+    "no_start_watchdog",
+    "alitimeo",
+    "hp_config_dir",
+)
+_ALINAS_SOURCE_VARIABLES = (
+    "cpfs_mount_alinas_url",
+    "cpfs_mount_alinas_sha256",
+    "cpfs_mount_alinas_mirror",
+    "cpfs_mount_alinas_gpg_key",
+)
 
 
 def _mount_problems(settings, protocol, forms):
@@ -41,7 +67,7 @@ def _mount_problems(settings, protocol, forms):
     return problems
 
 
-def _options_problems(options, protocol):
+def _options_problems(options, protocol, client):
     # A string passes the argument spec as a list (it splits on commas), so that is refused here.
     if not isinstance(options, list) or any(not isinstance(o, str) or re.search(r"^$|[\s,]", o) for o in options):
         return [
@@ -54,6 +80,13 @@ def _options_problems(options, protocol):
         return [
             "CPFS serves NFSv3 only, so cpfs_mount_options must not ask protocol cpfs-nfs for another version, got %s."
             % show(versions)
+        ]
+    helper_only = [o for o in options if o.split("=", 1)[0] in ALINAS_ONLY_OPTIONS]
+    if protocol == "cpfs-nfs" and client != "alinas" and helper_only:
+        return [
+            "cpfs_mount_options %s are read only by Alibaba's mount.cpfs-nfs, and cpfs_mount_cpfs_nfs_client %s may mount"
+            " with the distribution's mount.nfs, which refuses them: set cpfs_mount_cpfs_nfs_client alinas to use them."
+            % (show(helper_only), client)
         ]
     return []
 
@@ -118,6 +151,29 @@ def _alinas_problems(settings, package_pattern):
     return problems
 
 
+def _client_problems(settings, client):
+    """cpfs_mount_cpfs_nfs_client against the package variables: nfs installs no package; auto without a package
+    mounts with the distribution's client everywhere, so a package source without the package is a mistake."""
+    package = text(settings["cpfs_mount_alinas_package"])
+    given = [v for v in _ALINAS_SOURCE_VARIABLES if text(settings[v])]
+    if client == "nfs":
+        named = (["cpfs_mount_alinas_package"] if package else []) + given
+        if named:
+            return [
+                "cpfs_mount_cpfs_nfs_client nfs mounts with the distribution's NFS client and installs no package, yet"
+                " %s %s set: leave %s empty, or set cpfs_mount_cpfs_nfs_client auto or alinas."
+                % (", ".join(named), "is" if len(named) == 1 else "are", "it" if len(named) == 1 else "them")
+            ]
+        return []
+    if client == "auto" and not package and given:
+        return [
+            "cpfs_mount_alinas_package is empty while %s %s set: name the aliyun-alinas-utils package those fetch"
+            " and verify, or leave them empty (cpfs_mount_cpfs_nfs_client auto then mounts with the distribution's"
+            " NFS client)." % (", ".join(given), "is" if len(given) == 1 else "are")
+        ]
+    return []
+
+
 def cpfs_mount_input_problems(settings):
     """cpfs_mount's variables -> one sentence per problem, naming the variable and its value ([] when all is well).
 
@@ -133,7 +189,105 @@ def cpfs_mount_input_problems(settings):
         problems.append("cpfs_mount_protocol %s is refused: %s" % (protocol, settings["refused_protocols"][protocol]))
     if protocol in forms:
         problems.extend(_mount_problems(settings, protocol, forms))
-    problems.extend(_options_problems(settings["cpfs_mount_options"], protocol))
+    client = settings["cpfs_mount_cpfs_nfs_client"]
+    client = client if isinstance(client, str) else show(client)
+    problems.extend(_options_problems(settings["cpfs_mount_options"], protocol, client))
     if protocol == "cpfs-nfs":
-        problems.extend(_alinas_problems(settings, settings["alinas_package_pattern"]))
+        if client not in CPFS_NFS_CLIENTS:
+            problems.append(
+                "cpfs_mount_cpfs_nfs_client must be one of %s, got %s." % (", ".join(CPFS_NFS_CLIENTS), show(client))
+            )
+            return problems
+        client_problems = _client_problems(settings, client)
+        problems.extend(client_problems)
+        # alinas: the package is required; auto: its rules apply once it is named (it is then used where it fits).
+        if not client_problems and (
+            client == "alinas" or (client == "auto" and text(settings["cpfs_mount_alinas_package"]))
+        ):
+            problems.extend(_alinas_problems(settings, settings["alinas_package_pattern"]))
     return problems
+
+
+def _os_names(host):
+    """The names a host's OS matches in the verified list: its distribution alone, with its major version, with its
+    full version (``Alibaba``, ``Alibaba 3``, ``Alibaba 3.2104``)."""
+    distribution = text(host.get("distribution"))
+    return [
+        distribution,
+        "%s %s" % (distribution, text(host.get("distribution_major_version"))),
+        "%s %s" % (distribution, text(host.get("distribution_version"))),
+    ]
+
+
+def _alinas_host_problems(settings, host):
+    """Why Alibaba's CPFS-NFS client package does not suit this host ([] when it does): an OS outside the list its
+    authors verified (unless cpfs_mount_alinas_allow_unverified_os), a format the host's package manager does not
+    take in this role."""
+    package = text(settings["cpfs_mount_alinas_package"])
+    os_name = "%s %s" % (text(host.get("distribution")), text(host.get("distribution_version")))
+    verified = list(settings["verified_os"])
+    problems = []
+    if not boolean(settings["cpfs_mount_alinas_allow_unverified_os"]) and not set(_os_names(host)) & set(verified):
+        problems.append(
+            "aliyun-alinas-utils is verified by its authors on %s; this host runs %s (set"
+            " cpfs_mount_alinas_allow_unverified_os: true once you have checked the client works there)."
+            % (", ".join(verified), os_name)
+        )
+    fmt = "." + package.rsplit(".", 1)[-1] if "." in package else ""
+    managers = list(settings["package_managers"].get(fmt, []))
+    pkg_mgr = text(host.get("pkg_mgr"))
+    if pkg_mgr not in managers:
+        problems.append(
+            "cpfs_mount_alinas_package %s is a %s package, installed here with %s; this host (%s) uses %s."
+            % (package, fmt or "(no format)", " or ".join(managers) or "nothing", os_name, pkg_mgr)
+        )
+    return problems
+
+
+def cpfs_nfs_client(settings, host):
+    """Which client mounts CPFS's protocol service on one host -> ``{client, reason, problems}``.
+
+    ``client``: ``alinas`` (Alibaba's CPFS-NFS client, aliyun-alinas-utils, fstab type cpfs-nfs) or ``nfs`` (the
+    distribution's NFS client, fstab type nfs, the options mount.cpfs-nfs itself hands mount.nfs). ``reason``: one
+    sentence saying why. ``problems``: the refusals of an explicit ``alinas`` on a host it does not suit ([] otherwise:
+    ``auto`` never refuses, it picks ``nfs`` there).
+
+    ``settings``: ``cpfs_mount_cpfs_nfs_client`` (auto, alinas or nfs), ``cpfs_mount_alinas_package``,
+    ``cpfs_mount_alinas_allow_unverified_os``, and the role's ``verified_os`` (the package's verified OSes, as
+    "<distribution>[ <version>]") and ``package_managers`` ({".deb": [...], ".rpm": [...]}). ``host``: the host's facts
+    ``distribution``, ``distribution_version``, ``distribution_major_version`` and ``pkg_mgr``.
+
+    ``auto`` picks Alibaba's client only where its package can be verified: a package is named (validate then holds
+    its sha256 pin, and for an rpm its signing key), the host's OS is one the package's authors verified (or the user
+    vouched for it) and the host's package manager takes the package's format. Everywhere else it picks the
+    distribution's NFS client.
+    """
+    requested = settings["cpfs_mount_cpfs_nfs_client"]
+    if requested not in CPFS_NFS_CLIENTS:
+        raise ValueError(
+            "cpfs_mount_cpfs_nfs_client must be one of %s, got %s" % (", ".join(CPFS_NFS_CLIENTS), show(requested))
+        )
+    if requested == "nfs":
+        return {"client": "nfs", "reason": "cpfs_mount_cpfs_nfs_client is nfs.", "problems": []}
+    if requested == "auto" and not text(settings["cpfs_mount_alinas_package"]):
+        return {
+            "client": "nfs",
+            "reason": "cpfs_mount_cpfs_nfs_client is auto and no cpfs_mount_alinas_package is given.",
+            "problems": [],
+        }
+    problems = _alinas_host_problems(settings, host)
+    if requested == "alinas":
+        return {"client": "alinas", "reason": "cpfs_mount_cpfs_nfs_client is alinas.", "problems": problems}
+    if problems:
+        return {
+            "client": "nfs",
+            "reason": "cpfs_mount_cpfs_nfs_client is auto and Alibaba's client does not suit this host: %s"
+            % " ".join(problems),
+            "problems": [],
+        }
+    return {
+        "client": "alinas",
+        "reason": "cpfs_mount_cpfs_nfs_client is auto, the package is pinned and verified, and this host is one its"
+        " authors verified (or cpfs_mount_alinas_allow_unverified_os) with a package manager that takes it.",
+        "problems": [],
+    }

@@ -5,8 +5,10 @@ a stand-in .deb with dpkg-deb: package name aliyun-alinas-utils, one file, /sbin
 shell script that records how mount(8) called it and bind-mounts the lab's shared directory. It is
 NOT Alibaba's client. It is served from an offline mirror on 127.0.0.1 (manifest.json with its sha256).
 
-Proven: Debian 12 (not on the package's verified list) refused without
-cpfs_mount_alinas_allow_unverified_os, before any host changes; a mirror manifest other than the one
+Proven: Debian 12 (not on the package's verified list) refused to cpfs_mount_cpfs_nfs_client alinas without
+cpfs_mount_alinas_allow_unverified_os, before any host changes; with auto (the default) Debian 12 gets the
+distribution's NFS client instead (in --check --diff: nfs-common and the fstab line of type nfs planned, the
+package never fetched); a mirror manifest other than the one
 the inventory pins (artifact_fetch_mirror_manifests), and a pinned manifest whose sha256 is wrong, stop
 on the controller before any host sees the file; with the override the package is fetched once for
 both hosts, copied, installed with apt, the fstab line has type cpfs-nfs and the documented options,
@@ -30,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab_runner import changed, failed, lab_fixture, run_playbook
+from tests.lab_runner import changed, failed, lab_fixture, ok_results, run_playbook
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYBOOK = ROOT / "tests" / "integration" / "playbooks" / "cpfs_mount_alinas.yml"
@@ -40,6 +42,11 @@ SOURCE = "cpfs-0123456789abcdef-fedcba987654.cn-shanghai.cpfs.aliyuncs.com:/shar
 MOUNT_PATH = "/mnt/scc-cpfs-nfs"
 HELPER_LOG = "/var/log/scc-standin-mount.cpfs-nfs.log"
 OPTIONS = "vers=3,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev"
+# What aliyun-alinas-utils' mount.cpfs-nfs hands mount.nfs for NFSv3 without its proxy, plus _netdev (the role's vars).
+NFS_OPTIONS = (
+    "vers=3,nolock,proto=tcp,port=2049,mountport=2049,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,"
+    "noresvport,_netdev"
+)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the lab needs root")
 
@@ -133,9 +140,9 @@ def settings(mirror_url, cache, manifest, **extra):
     }
 
 
-def run(lab, workdir, extravars, check=False, skip_verify=True):
+def run(lab, workdir, extravars, check=False, skip_verify=True, envvars=None):
     # verify.yml expects the kernel's nfs type, which the stand-in's bind mount is not (last test).
-    envvars = {"no_proxy": "127.0.0.1", "NO_PROXY": "127.0.0.1"}
+    envvars = {"no_proxy": "127.0.0.1", "NO_PROXY": "127.0.0.1", **(envvars or {})}
     if skip_verify:
         envvars["ANSIBLE_SKIP_TAGS"] = "cpfs_mount_verify"
     status, _rc, events = run_playbook(PLAYBOOK, lab.inventory, workdir, extravars, check=check, envvars=envvars)
@@ -146,15 +153,49 @@ def on_hosts(lab, command):
     return {host.address: lab.ssh(host.address, command) for host in lab.load()}
 
 
-def test_debian12_is_refused_without_the_override_before_any_change(lab, mirror, tmp_path):
-    status, events = run(lab, tmp_path, settings(mirror[1], tmp_path / "cache", mirror[0] / "manifest.json"))
+def test_debian12_is_refused_to_an_explicit_alinas_without_the_override_before_any_change(lab, mirror, tmp_path):
+    extravars = settings(
+        mirror[1], tmp_path / "cache", mirror[0] / "manifest.json", cpfs_mount_cpfs_nfs_client="alinas"
+    )
+    status, events = run(lab, tmp_path, extravars)
     assert status == "failed"
     failures = failed(events)
     assert {host for host, _task, _msg in failures} == {"node1", "node2"}
     for _host, task, msg in failures:
-        assert task == "Check the OS is one the package's authors verified", task
+        assert task == "Check the host can take Alibaba's CPFS-NFS client", task
         assert "runs Debian 12" in msg and "cpfs_mount_alinas_allow_unverified_os" in msg, msg
+        assert "cpfs_mount_cpfs_nfs_client auto or nfs" in msg, msg
     assert changed(events) == []
+
+
+def test_auto_mounts_debian12_with_the_distribution_nfs_client(lab, mirror, tmp_path):
+    """Debian 12 is not on the package's list: auto (the default) chooses the distribution's NFS client, says so,
+    plans nfs-common and the fstab line of type nfs with the helper's own mount.nfs options, and never fetches
+    Alibaba's package. In --check --diff: the lab kernel has no NFS client to mount with, and nfs-common would come
+    from Debian's network mirror, which the lab tests never reach."""
+    extravars = settings(mirror[1], tmp_path / "cache", mirror[0] / "manifest.json")
+    CountingHandler.requests.clear()
+    status, events = run(lab, tmp_path, extravars, check=True, envvars={"ANSIBLE_DIFF_ALWAYS": "1"})
+    assert status == "successful", failed(events)
+    said = ok_results(events, "Say which client mounts CPFS here, and why")
+    assert set(said) == {"node1", "node2"}, said
+    for host, result in said.items():
+        assert f"mounts {SOURCE} with the distribution's NFS client" in result["msg"], (host, result)
+        assert "runs Debian 12" in result["msg"], (host, result)
+    planned = set(changed(events))
+    for host in ("node1", "node2"):
+        assert (host, "Install the NFS client") in planned, planned
+        assert (host, "Persist the mount in /etc/fstab") in planned, planned
+    fstab = ok_results(events, "Persist the mount in /etc/fstab")
+    wanted = f"{SOURCE} {MOUNT_PATH} nfs {NFS_OPTIONS} 0 0"
+    for host, result in fstab.items():
+        diffs = result["diff"] if isinstance(result["diff"], list) else [result["diff"]]
+        assert any(wanted in d.get("after", "").splitlines() for d in diffs), (host, diffs)
+    assert CountingHandler.requests == []
+    # --check: nothing on the hosts changed.
+    checks = f"grep -c -E '\\s{MOUNT_PATH}\\s' /etc/fstab; dpkg-query -W -f '${{Status}}' nfs-common 2>/dev/null; true"
+    for address, result in on_hosts(lab, checks).items():
+        assert result.stdout.split()[:1] == ["0"] and "install ok installed" not in result.stdout, (address, result)
 
 
 def test_a_wrong_sha256_stops_on_the_controller_before_any_host_sees_the_file(lab, mirror, tmp_path):

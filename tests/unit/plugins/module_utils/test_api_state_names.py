@@ -27,3 +27,18 @@ def test_ack_node_ready_state_is_the_models():
 def test_protocol_service_states_are_the_models():
     states = documented("alibabacloud_nas20170626", "DescribeProtocolServiceResponseBody", "ProtocolServices", "Status")
     assert {nas_cpfs_protocol_service.SERVICE_UP, *nas_cpfs_protocol_service.SERVICE_FAILED} <= states
+
+
+def test_nat_gateway_states_are_the_models():
+    """The states ecs_nat_gateway waits through or for are those DescribeNatGatewaysRequest's Status comment lists
+    (alibabacloud_vpc20160428; its bullets are prose, so the contract's enum reader gives none: the comment is read)."""
+    import importlib
+    import inspect
+
+    from ansible_collections.scc.training.plugins.modules import ecs_nat_gateway
+
+    models = importlib.import_module("alibabacloud_vpc20160428.models")
+    source = inspect.getsource(models.DescribeNatGatewaysRequest.__init__)
+    comment = source.split("self.status = status", maxsplit=1)[0].rsplit("self.", 1)[-1]
+    for state in ("Available", "Deleting", *ecs_nat_gateway.GATEWAY_PASSING):
+        assert "**%s**" % state in comment, state

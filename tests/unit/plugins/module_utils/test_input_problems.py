@@ -29,6 +29,7 @@ CPFS = {
     "cpfs_mount_path": "/mnt/cpfs",
     "cpfs_mount_source": "cpfs-0123.cn-chengdu.cpfs.aliyuncs.com:/share",
     "cpfs_mount_options": [],
+    "cpfs_mount_cpfs_nfs_client": "alinas",
     "cpfs_mount_alinas_package": RPM,
     "cpfs_mount_alinas_url": "https://mirror.example/" + RPM,
     "cpfs_mount_alinas_sha256": SHA,

@@ -1,9 +1,11 @@
-"""cpfs_mount's preflight (tasks_from: preflight): the CPFS-NFS client against each host's OS and package
-manager, judged on made-up facts in one local run (no host contacted, nothing installed).
+"""cpfs_mount's preflight (tasks_from: preflight): each host's CPFS-NFS client, chosen and checked against its OS and
+package manager, judged on made-up facts in one local run (no host contacted, nothing installed).
 
 Each case is an inventory host carrying its variables and its facts (the facts ansible would gather on
-that OS); the preflight must accept the OSes aliyun-alinas-utils' README verifies, refuse the others
-naming the override variable, and refuse a package format the host's package manager does not take.
+that OS). With cpfs_mount_cpfs_nfs_client alinas the preflight must accept the OSes aliyun-alinas-utils' README
+verifies, refuse the others naming the override variable, and refuse a package format the host's package manager
+does not take. With auto (the default) it never refuses: it chooses Alibaba's client where the package can be
+verified and the distribution's NFS client elsewhere (Ubuntu 22.04/24.04 among them), and says which.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.lab_runner import failed, run_playbook, unreachable
+from tests.lab_runner import failed, ok_results, run_playbook, unreachable
 
 RPM = "aliyun-alinas-utils-1.1-8.20240527201444.2012cc.al7.noarch.rpm"
 DEB = "aliyun-alinas-utils_1.1-8_all.deb"
-CPFS_NFS = {
+AUTO = {
     "cpfs_mount_protocol": "cpfs-nfs",
     "cpfs_mount_source": "cpfs-0123.cn-shanghai.cpfs.aliyuncs.com:/share",
-    "cpfs_mount_alinas_mirror": "/srv/mirror",
 }
+CPFS_NFS = {**AUTO, "cpfs_mount_alinas_mirror": "/srv/mirror", "cpfs_mount_cpfs_nfs_client": "alinas"}
+ALINAS_NAME = "Alibaba's CPFS-NFS client"
+NFS_NAME = "the distribution's NFS client"
 
 
 def facts(distribution, version, pkg_mgr):
@@ -35,6 +39,13 @@ ALINUX3 = facts("Alibaba", "3", "dnf")
 UBUNTU2204 = facts("Ubuntu", "22.04", "apt")
 # (variables, facts, None = accepted, else words the refusal must contain)
 CASES = {
+    # auto, the default: nothing to hunt for on either OS family.
+    "auto_no_package_alinux3": (AUTO, ALINUX3, None),
+    "auto_no_package_ubuntu2204": (AUTO, UBUNTU2204, None),
+    "auto_no_package_ubuntu2404": (AUTO, facts("Ubuntu", "24.04", "apt"), None),
+    "auto_deb_ubuntu2204": ({**AUTO, "cpfs_mount_alinas_package": DEB}, UBUNTU2204, None),
+    "auto_deb_ubuntu2004": ({**AUTO, "cpfs_mount_alinas_package": DEB}, facts("Ubuntu", "20.04", "apt"), None),
+    "auto_rpm_alinux3": ({**AUTO, "cpfs_mount_alinas_package": RPM}, ALINUX3, None),
     "ok_alinux3_rpm": ({**CPFS_NFS, "cpfs_mount_alinas_package": RPM}, ALINUX3, None),
     "ok_rhel8_rpm": ({**CPFS_NFS, "cpfs_mount_alinas_package": RPM}, facts("RedHat", "8.10", "dnf"), None),
     "ok_ubuntu2004_deb": ({**CPFS_NFS, "cpfs_mount_alinas_package": DEB}, facts("Ubuntu", "20.04", "apt"), None),
@@ -112,11 +123,15 @@ def results(tmp_path_factory):
     outcome = dict.fromkeys(CASES)
     for host, _task, msg in failed(run.events):
         outcome[host] = outcome[host] or msg
-    return outcome
+    said = {
+        host: res["msg"] for host, res in ok_results(run.events, "Say which client mounts CPFS here, and why").items()
+    }
+    return outcome, said
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_preflight(results, case):
+    results = results[0]
     words = CASES[case][2]
     if words is None:
         assert results[case] is None, f"{case} should pass, failed with: {results[case]}"
@@ -124,3 +139,22 @@ def test_preflight(results, case):
     assert results[case] is not None, f"{case} should be refused"
     for word in words:
         assert word in results[case], f"{case}: {word!r} not in {results[case]}"
+
+
+# The client auto chooses, as the preflight says it: (case, client name, words of the reason)
+CHOSEN = [
+    ("auto_no_package_alinux3", NFS_NAME, "no cpfs_mount_alinas_package"),
+    ("auto_no_package_ubuntu2204", NFS_NAME, "no cpfs_mount_alinas_package"),
+    ("auto_no_package_ubuntu2404", NFS_NAME, "no cpfs_mount_alinas_package"),
+    ("auto_deb_ubuntu2204", NFS_NAME, "runs Ubuntu 22.04"),
+    ("auto_deb_ubuntu2004", ALINAS_NAME, "the package is pinned and verified"),
+    ("auto_rpm_alinux3", ALINAS_NAME, "the package is pinned and verified"),
+    ("ok_alinux3_rpm", ALINAS_NAME, "cpfs_mount_cpfs_nfs_client is alinas"),
+]
+
+
+@pytest.mark.parametrize(("case", "client", "words"), CHOSEN)
+def test_preflight_says_the_client_it_chose(results, case, client, words):
+    said = results[1].get(case, "")
+    assert f"mounts {AUTO['cpfs_mount_source']} with {client}" in said, said
+    assert words in said, said

@@ -46,6 +46,27 @@ CASES = {
         },
         None,
     ),
+    # The default client (auto) with no package: the distribution's NFS client, nothing more to give.
+    "ok_cpfs_nfs_auto_bare": ({"cpfs_mount_protocol": "cpfs-nfs", "cpfs_mount_source": CPFS_NFS_SOURCE}, None),
+    "ok_cpfs_nfs_client_nfs": (
+        {"cpfs_mount_protocol": "cpfs-nfs", "cpfs_mount_source": CPFS_NFS_SOURCE, "cpfs_mount_cpfs_nfs_client": "nfs"},
+        None,
+    ),
+    "ok_cpfs_nfs_client_alinas": ({**CPFS_NFS, "cpfs_mount_cpfs_nfs_client": "alinas"}, None),
+    "bad_cpfs_nfs_client_choice": cpfs_nfs("cpfs_mount_cpfs_nfs_client", cpfs_mount_cpfs_nfs_client="kernel"),
+    "bad_cpfs_nfs_client_nfs_with_package": cpfs_nfs("cpfs_mount_cpfs_nfs_client", cpfs_mount_cpfs_nfs_client="nfs"),
+    "bad_cpfs_nfs_client_alinas_no_package": (
+        {
+            "cpfs_mount_protocol": "cpfs-nfs",
+            "cpfs_mount_source": CPFS_NFS_SOURCE,
+            "cpfs_mount_cpfs_nfs_client": "alinas",
+        },
+        "cpfs_mount_alinas_package",
+    ),
+    "bad_cpfs_nfs_auto_helper_option": (
+        {"cpfs_mount_protocol": "cpfs-nfs", "cpfs_mount_source": CPFS_NFS_SOURCE, "cpfs_mount_options": ["tls"]},
+        "cpfs_mount_options",
+    ),
     "bad_protocol": ({"cpfs_mount_protocol": "lustre"}, "cpfs_mount_protocol"),
     # CPFS 1.0 (Lustre) and the CPFS POSIX client are refused with their reasons.
     "bad_cpfs_lustre_refused": (
