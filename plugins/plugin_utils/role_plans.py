@@ -36,6 +36,7 @@ _torch_build = lazy_module_utils("torch_build")
 bert_prep = lazy_module_utils("bert_prep")
 cloud_nodes = lazy_module_utils("cloud_nodes")
 cluster = lazy_module_utils("cluster")
+cpfs = lazy_module_utils("cpfs")
 dcgm = lazy_module_utils("dcgm")
 envfile = lazy_module_utils("envfile")
 fabric = lazy_module_utils("fabric")
@@ -189,6 +190,19 @@ def mpi_hostfile_check_problems(report, content, path):
     report = require_text(report, "mpi_hostfile_check_problems", "the verify command's report as a string")
     content = require_text(content, "mpi_hostfile_check_problems", "content (the rendered hostfile)")
     return cluster.hostfile_check_problems(report, content, str(path))
+
+
+# ---- cpfs_mount (0.5.0)
+
+
+def cpfs_nfs_client(settings, host_facts):
+    """cpfs_mount's client settings + one host's facts -> {client, reason, problems}."""
+    return filter_call(
+        "cpfs_nfs_client",
+        cpfs.cpfs_nfs_client,
+        require_settings(settings, "cpfs_nfs_client"),
+        require_mapping(host_facts, "cpfs_nfs_client", "the host's facts must be a dict"),
+    )
 
 
 # ---- the plans that were filters of plugins/filter/envfile.py (0.4.0)
@@ -598,6 +612,7 @@ PLANS = {
     "cluster_node_problems": cluster_node_problems,
     "cluster_resolution_problems": cluster_resolution_problems,
     "cluster_ring_peers": cluster_ring_peers,
+    "cpfs_nfs_client": cpfs_nfs_client,
     "cluster_stale_hosts_regex": cluster_stale_hosts_regex,
     "dcgm_diag_outcome": dcgm_diag_outcome,
     "fabric_samples": fabric_samples,
