@@ -1,7 +1,7 @@
 """provision.yml's optional NAT gateway (scc_cloud_nat_gateway, issue 34.3: the nodes' way out) against the offline
 emulator, without lab hosts; every request through the contract check (alibabacloud_vpc20160428's models).
 
-Checked: bad values refused before any API call, naming the variable; off (the default) makes nothing; on makes an EIP
+Checked (bad values and the default, off, in test_cloud_playbooks.py's runs): on makes an EIP
 and an enhanced Internet NAT gateway in the cluster's VSwitch with one SNAT entry of that VSwitch through the EIP, and a
 re-run changes nothing; switched off, provision deletes them (the gateway, then the EIP) and nothing else; teardown
 deletes them before the VSwitch they hold an address in.
@@ -10,7 +10,6 @@ deletes them before the VSwitch they hold an address in.
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from lab.cloud.store import Timings
 from lab.cloud.testing import emulator
@@ -41,30 +40,10 @@ def provision(cloud, *extra):
     return run_playbook(cloud["env"], "provision.yml", cloud["vars_file"], *extra)
 
 
-@pytest.mark.parametrize(
-    ("change", "words"),
-    [
-        ({"scc_cloud_nat_gateway": "maybe"}, ["scc_cloud_nat_gateway"]),
-        ({"scc_cloud_nat_bandwidth": 500}, ["scc_cloud_nat_bandwidth (500) must be at most 200"]),
-        ({"scc_cloud_nat_bandwidth": 0}, ["scc_cloud_nat_bandwidth (0) must be at least 1"]),
-    ],
-)
-def test_bad_values_are_refused_before_any_api_call(cloud, change, words):
-    emu = cloud["emu"]
-    bad = cloud["tmp"] / "bad.yml"
-    bad.write_text(yaml.safe_dump(dict(cloud["settings"], **change)))
-    mark = len(emu.calls)
-    rc, out = run_playbook(cloud["env"], "provision.yml", bad)
-    assert rc != 0 and all(word in out for word in words), out[-3000:]
-    assert emu.calls[mark:] == []
-
-
 def test_nat_gateway_on_off_and_teardown(cloud):
     emu = cloud["emu"]
-    rc, out = provision(cloud)  # off, the default: nothing of it
-    assert rc == 0, out[-3000:]
-    assert emu.nat_gateways() == [] and emu.eips() == []
-
+    # Off, the default, makes nothing of it, and bad values are refused before any API call: both in
+    # tests/integration/test_cloud_playbooks.py, whose provision runs already pay for them.
     rc, out = provision(cloud, "-e", "scc_cloud_nat_gateway=true")
     assert rc == 0, out[-3000:]
     (vswitch,) = emu.vswitches()

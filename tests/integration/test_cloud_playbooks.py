@@ -128,6 +128,7 @@ def test_provision_inventory_teardown(cloud):
     assert rc == 0, out[-4000:]
     assert cloud["secret"] not in out  # -vvvv shows module args: the secret must be masked
     assert recap(out)["changed"] == 9  # 8 resources and the known_hosts file of their host keys
+    assert emu.nat_gateways() == [] and emu.eips() == []  # scc_cloud_nat_gateway: off by default, nothing of it
     nodes = [i for i in ours(emu, "instances") if i["InstanceName"] == "pbt-node"]
     assert len(nodes) == 2 and len(ours(emu, "file_systems")) == 1 and len(ours(emu, "mount_targets")) == 1
     [prep] = [i for i in ours(emu, "instances") if i["InstanceName"] == "pbt-prep"]
@@ -264,6 +265,9 @@ def test_teardown_refuses_what_is_not_ours(cloud):
             {"scc_cloud_security_group_id": "sg-0123"},
             ['scc_cloud_security_group_id ("sg-0123") needs scc_cloud_vpc_id'],
         ),
+        # issue 34.3: the nodes' way out through a NAT gateway
+        ({"scc_cloud_nat_gateway": "maybe"}, ["scc_cloud_nat_gateway"]),
+        ({"scc_cloud_nat_bandwidth": 500}, ["scc_cloud_nat_bandwidth (500) must be at most 200"]),
     ],
 )
 def test_bad_variables_fail_before_any_api_call(cloud, change, names):

@@ -337,6 +337,17 @@ CASES["bastion_instance_type_short"] = case(
 CASES["bastion_instance_type_null"] = case("scc_cloud_bastion_instance_type", None, "must be a string", **BASTION)
 CASES["bastion_image_blank"] = case("scc_cloud_bastion_image_id", "m 1", "must be an image ID", **BASTION)
 CASES["bastion_image_list"] = case("scc_cloud_bastion_image_id", ["m-1"], "must be a string", **BASTION)
+# issue 34.3: the NAT gateway's EIP (AllocateEipAddress, pay-by-traffic: 1 to 200 Mbit/s).
+CASES["nat_gateway_word"] = case("scc_cloud_nat_gateway", "maybe", "true or false")
+CASES["nat_bandwidth_zero"] = case("scc_cloud_nat_bandwidth", 0, "must be at least 1")
+CASES["nat_bandwidth_over"] = case("scc_cloud_nat_bandwidth", 201, "must be at most 200")
+CASES["nat_bandwidth_bool"] = case("scc_cloud_nat_bandwidth", True, "must be 1 to 200")
+CASES["nat_bandwidth_float"] = case("scc_cloud_nat_bandwidth", 1.5, "scc_cloud_nat_bandwidth")
+
+
+def test_the_nat_gateways_bounds_pass():
+    for bandwidth in (1, 200, "100"):
+        assert cloud_inputs.problems(dict(GOOD, scc_cloud_nat_gateway=True, scc_cloud_nat_bandwidth=bandwidth)) == []
 
 
 def test_the_bastion_way_passes():
