@@ -10,6 +10,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible.errors import AnsibleFilterError
+
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     lazy_module_utils,
@@ -26,9 +28,11 @@ def cloud_node_plan(settings):
     return cloud_nodes.node_plan(require_settings(settings, "cloud_node_plan"))
 
 
-def cloud_ssh_rules(sources):
-    """A list of CIDR blocks or addresses -> ecs_security_group rules opening tcp 22 from each."""
-    return filter_call("cloud_ssh_rules", cloud_inputs.ssh_rules, require_list(sources, "cloud_ssh_rules"))
+def cloud_ssh_rules(sources, description=None):
+    """A list of CIDR blocks or addresses -> ecs_security_group rules opening tcp 22 from each (with ``description``)."""
+    if description is not None and not isinstance(description, str):
+        raise AnsibleFilterError("cloud_ssh_rules: description must be a string, not %s" % type(description).__name__)
+    return filter_call("cloud_ssh_rules", cloud_inputs.ssh_rules, require_list(sources, "cloud_ssh_rules"), description)
 
 
 class FilterModule(object):
