@@ -275,8 +275,6 @@ def test_the_bastion_example_walks_from_provision_to_teardown(walk):
         ("all", "-1/-1", settings["scc_cloud_vswitch_cidr"]),
         ("tcp", "8888/8888", "10.1.0.0/16"),
     }, rules
-    rc, out = run_playbook(env, "provision.yml", str(VARS))
-    assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
 
     rc, out = run_playbook(env, "teardown.yml", str(VARS))
     assert rc == 0, out[-4000:]

@@ -63,7 +63,7 @@ def wrong_key(known_hosts: Path, names: str, tmp_path: Path) -> None:
     """Every known_hosts line of ``names`` (its first field) now holds one freshly made key, not the host's."""
     fake = tmp_path / ("fake-" + names.replace(",", "_"))
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(fake)], check=True)
-    key = " ".join(fake.with_suffix(".pub").read_text().split()[:2])
+    key = " ".join(Path("%s.pub" % fake).read_text().split()[:2])
     lines = known_hosts.read_text().splitlines()
     hit = [n for n, line in enumerate(lines) if line.split()[0] == names]
     assert hit, names
