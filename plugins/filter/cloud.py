@@ -9,6 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible.errors import AnsibleFilterError
+
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     lazy_module_utils,
@@ -18,9 +20,11 @@ from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import 
 cloud_inputs = lazy_module_utils("cloud_inputs")
 
 
-def cloud_ssh_rules(sources):
-    """A list of CIDR blocks or addresses -> ecs_security_group rules opening tcp 22 from each."""
-    return filter_call("cloud_ssh_rules", cloud_inputs.ssh_rules, require_list(sources, "cloud_ssh_rules"))
+def cloud_ssh_rules(sources, description=None):
+    """A list of CIDR blocks or addresses -> ecs_security_group rules opening tcp 22 from each (with ``description``)."""
+    if description is not None and not isinstance(description, str):
+        raise AnsibleFilterError("cloud_ssh_rules: description must be a string, not %s" % type(description).__name__)
+    return filter_call("cloud_ssh_rules", cloud_inputs.ssh_rules, require_list(sources, "cloud_ssh_rules"), description)
 
 
 class FilterModule(object):

@@ -99,6 +99,15 @@ options:
     type: str
     default: root
     version_added: 0.4.0
+  bastion_private_key_file:
+    description:
+      - The private key the jump through the bastion logs in with (its own ssh, the ProxyCommand, gets
+        C(-i <file> -o IdentitiesOnly=yes)). Ansible's C(ansible_ssh_private_key_file) is given to the nodes' own ssh
+        only; without this option the jump offers the controller user's default keys (C(~/.ssh/id_*)) and
+        ssh-agent's.
+      - A leading C(~) is expanded on the controller. It must be a readable file, checked before any API call.
+    type: path
+    version_added: 0.5.0
 extends_documentation_fragment:
   - scc.training.alicloud.plugins
   - scc.training.alicloud.api
@@ -170,9 +179,10 @@ def host_vars(view):
     }
 
 
-def ssh_strict_args(known_hosts_file, jump=None, jump_user="root"):
+def ssh_strict_args(known_hosts_file, jump=None, jump_user="root", jump_key=None):
     """The ssh options that trust only the keys in ``known_hosts_file`` (a leading ``~`` expanded here); with ``jump``
-    (the bastion's address), through it, its own key checked against the same file.
+    (the bastion's address), through it, its own key checked against the same file; with ``jump_key``, the jump logs
+    in with that private key only (``-i <key> -o IdentitiesOnly=yes``).
 
     The jump is a ProxyCommand (``ssh ... -W %h:%p user@jump``), the connection ProxyJump makes, with the strict
     options on the jump itself: ProxyJump applies none of the command line's ``-o`` options to the jump host
@@ -183,7 +193,11 @@ def ssh_strict_args(known_hosts_file, jump=None, jump_user="root"):
     strict = "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % shlex.quote(path)
     if not jump:
         return strict
-    proxy = "ssh %s -W %%h:%%p %s@%s" % (strict, jump_user, jump)
+    identity = ""
+    if jump_key:
+        key = os.path.abspath(os.path.expanduser(jump_key))
+        identity = "-i %s -o IdentitiesOnly=yes " % shlex.quote(key)
+    proxy = "ssh %s%s -W %%h:%%p %s@%s" % (identity, strict, jump_user, jump)
     return "%s -o %s" % (strict, shlex.quote("ProxyCommand=" + proxy))
 
 
@@ -200,6 +214,18 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 "scc.training.ecs: tags is empty; give the cluster's tags (scc_cloud_tags of provision.yml, e.g."
                 " managed-by: scc.training and scc-cluster: <scc_cloud_name>), else every instance of the account"
                 " would be a node"
+            )
+
+    def _check_jump_key(self):
+        """bastion_private_key_file, when set, names a readable file (checked before any API call)."""
+        key = self.get_option("bastion_private_key_file")
+        if not key:
+            return
+        path = os.path.abspath(os.path.expanduser(key))
+        if not os.path.isfile(path) or not os.access(path, os.R_OK):
+            raise AnsibleError(
+                "scc.training.ecs: bastion_private_key_file %s is not a readable file (the private key the jump"
+                " through the bastion logs in with)" % path
             )
 
     def _fetch(self):
@@ -265,6 +291,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         super().parse(inventory, loader, path, cache)
         self._read_config_data(path)
         self._require_tags()
+        self._check_jump_key()
         cache_key = self.get_cache_key(path)
         use_cache = self.get_option("cache") and cache
         views = None
@@ -305,7 +332,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             if known_hosts:
                 through = None if bastion else jump
                 variables["ansible_ssh_common_args"] = ssh_strict_args(
-                    known_hosts, through, self.get_option("bastion_user")
+                    known_hosts, through, self.get_option("bastion_user"), self.get_option("bastion_private_key_file")
                 )
             for key, value in variables.items():
                 self.inventory.set_variable(host, key, value)

@@ -484,14 +484,17 @@ def _bastion(settings):
     return found
 
 
-def ssh_rules(sources):
+def ssh_rules(sources, description=None):
     """ecs_security_group's ``rules`` opening SSH (tcp 22) from each of ``sources`` (CIDR blocks or addresses, an
     address as its /32), in their order, each once: the bastion's from scc_cloud_admin_cidrs, the nodes' from the
-    bastion's private address."""
+    bastion's private address. ``description``, when given, is every rule's (what tells a later run the rule is
+    provision.yml's: ecs_security_group's purge_descriptions)."""
     rules = []
     for source in sources:
         network = str(ipaddress.ip_network(source, strict=True))
         rule = {"ip_protocol": "tcp", "port_range": "22/22", "source_cidr_ip": network}
+        if description:
+            rule["description"] = description
         if rule not in rules:
             rules.append(rule)
     return rules

@@ -66,6 +66,16 @@ options:
     description: Revoke ingress rules that O(rules) does not list.
     type: bool
     default: false
+  purge_descriptions:
+    description:
+      - Revoke the ingress rules that O(rules) does not list and whose description is one of these; every other rule
+        not listed stays (unless O(purge_rules)). A rule an earlier run made for a purpose now gone, told by the
+        description it was made with (C(playbooks/provision.yml)'s SSH rule from the bastion, once C(scc_cloud_access)
+        is no longer C(bastion)).
+    type: list
+    elements: str
+    default: []
+    version_added: 0.5.0
 author: scc.training developers (!UNKNOWN)
 """
 
@@ -195,7 +205,10 @@ def present(module):
     have_keys = {rule_key(r) for r in have}
     want_keys = {rule_key(r) for r in p["rules"]}
     to_add = [r for r in p["rules"] if rule_key(r) not in have_keys]
-    to_revoke = [r for r in have if rule_key(r) not in want_keys] if p["purge_rules"] else []
+    purge = set(p["purge_descriptions"])
+    to_revoke = [
+        r for r in have if rule_key(r) not in want_keys and (p["purge_rules"] or r.get("description") in purge)
+    ]
     if not module.check_mode:
         for rule in to_add:
             module.api.call("ecs", "AuthorizeSecurityGroup", rule_params(group["SecurityGroupId"], rule))
@@ -225,6 +238,7 @@ def main():
         tags=dict(type="dict", default={}),
         rules=dict(type="list", elements="dict", default=[], options=rule_spec),
         purge_rules=dict(type="bool", default=False),
+        purge_descriptions=dict(type="list", elements="str", default=[]),
     )
     module = AlicloudModule.for_state(spec, validate=validate)
     module.run_state(present, absent, SECURITY_GROUP.view, "security_group")

@@ -248,11 +248,33 @@ def test_the_bastion_example_walks_from_provision_to_teardown(walk):
     rc, out = run_playbook(env, "provision.yml", str(VARS), "-e", "@%s" % BASTION_VARS)
     assert rc == 0 and recap(out)["changed"] == 0, out[-3000:]
 
-    # Back to scc_cloud_access: vpc (the example alone): the bastion, its EIP and its group are released.
+    [rule] = [r for r in node_sg["Permissions"]["Permission"] if r["PortRange"] == "22/22"]
+    assert rule["Description"] == "SSH from %s-bastion (scc.training)" % name  # what tells a later run it is ours
+    # A rule of the user's own in the nodes' group (with a description of its own): no business of provision's.
+    from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi
+
+    api = AlicloudApi(emu.access_key_id, emu.access_key_secret, settings["scc_cloud_region"], ecs_endpoint=emu.endpoint)
+    theirs_rule = {"IpProtocol": "tcp", "PortRange": "8888/8888", "SourceCidrIp": "10.1.0.0/16", "Description": "mine"}
+    api.call(
+        "ecs", "AuthorizeSecurityGroup", {"SecurityGroupId": node_sg["SecurityGroupId"], "Permissions": [theirs_rule]}
+    )
+
+    # Back to scc_cloud_access: vpc (the example alone): the bastion, its EIP and its group are released, and the nodes'
+    # SSH rule from the bastion is revoked; SSH comes from scc_cloud_ssh_source_cidr again; the user's rule stays.
     rc, out = run_playbook(env, "provision.yml", str(VARS))
     assert rc == 0, out[-4000:]
     assert [i for i in emu.instances() if i["InstanceName"] == name + "-bastion"] == [] and emu.eips() == []
-    assert name + "-bastion-sg" not in {g["SecurityGroupName"] for g in emu.security_groups()}
+    groups = {g["SecurityGroupName"]: g for g in emu.security_groups()}
+    assert name + "-bastion-sg" not in groups
+    rules = {
+        (r["IpProtocol"].lower(), r["PortRange"], r["SourceCidrIp"])
+        for r in groups[name + "-sg"]["Permissions"]["Permission"]
+    }
+    assert rules == {
+        ("tcp", "22/22", settings["scc_cloud_ssh_source_cidr"]),
+        ("all", "-1/-1", settings["scc_cloud_vswitch_cidr"]),
+        ("tcp", "8888/8888", "10.1.0.0/16"),
+    }, rules
 
     rc, out = run_playbook(env, "teardown.yml", str(VARS))
     assert rc == 0, out[-4000:]

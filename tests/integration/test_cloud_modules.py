@@ -179,6 +179,17 @@ def test_security_group_cycle_with_rules(emu, network):
     result = run_module(emu, "ecs_security_group", **purged)
     assert result["changed"] is True and [r["port_range"] for r in result["security_group"]["rules"]] == ["22/22"]
     assert run_module(emu, "ecs_security_group", **purged)["changed"] is False
+
+    # purge_descriptions: of the rules not listed, those with one of these descriptions go; the others stay.
+    marked = dict(ip_protocol="tcp", port_range="22/22", source_cidr_ip="192.168.0.7/32", description="from-bastion")
+    theirs = dict(ip_protocol="tcp", port_range="8888/8888", source_cidr_ip="10.1.0.0/16", description="mine")
+    assert run_module(emu, "ecs_security_group", **{**args, "rules": rules[:1] + [marked, theirs]})["changed"] is True
+    swept = {**args, "rules": rules[:1], "purge_descriptions": ["from-bastion"]}
+    assert run_module(emu, "ecs_security_group", check=True, **swept)["changed"] is True
+    result = run_module(emu, "ecs_security_group", **swept)
+    assert result["changed"] is True
+    assert sorted(r["source_cidr_ip"] for r in result["security_group"]["rules"]) == ["10.1.0.0/16", "192.168.0.0/16"]
+    assert run_module(emu, "ecs_security_group", **swept)["changed"] is False
     assert run_module(emu, "ecs_security_group", name="t-sg", vpc_id=group["vpc_id"], state="absent")["changed"]
 
 

@@ -80,6 +80,7 @@ def make_plugin(monkeypatch, data=None, **options):
         bastion_tags={},
         bastion_group="scc_bastion",
         bastion_user="root",
+        bastion_private_key_file=None,
         known_hosts_file=None,
         strict=True,
         leading_separator=True,
@@ -286,3 +287,28 @@ def test_no_bastion_means_direct_and_a_doubtful_one_fails(monkeypatch, tmp_path)
     plugin = make_plugin(monkeypatch, data=one, bastion_tags={"scc-role": "bastion"})[0]
     with pytest.raises(AnsibleError, match="known_hosts_file is not set"):
         plugin._populate(plugin._fetch())
+
+
+def test_the_jump_logs_in_with_its_own_key_checked_before_any_call(monkeypatch, tmp_path):
+    """bastion_private_key_file: the jump's ssh offers that key only; the nodes' own ssh is left as it was. A file that
+    is not there fails the inventory naming the option, before any API call."""
+    data, [bastion] = with_bastion(reply())
+    key = tmp_path / "jump key"  # a blank: quoted for both ssh command lines
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    known = tmp_path / "known_hosts"
+    options = dict(data=data, bastion_tags={"scc-role": "bastion"}, known_hosts_file=str(known))
+    plugin = make_plugin(monkeypatch, bastion_private_key_file=str(key), **options)[0]
+    plugin._check_jump_key()
+    plugin._populate(plugin._fetch())
+    node = next(h for h in plugin.inventory.hosts.values() if h.name != bastion)
+    config = ssh_config(node.vars["ansible_ssh_common_args"], node.vars["ansible_host"])
+    inner = shlex.split(config["proxycommand"])
+    assert inner[:5] == ["ssh", "-i", str(key), "-o", "IdentitiesOnly=yes"] and inner[-1] == "root@127.0.200.2"
+    assert "identityfile" not in config or str(key) not in config["identityfile"]  # the nodes' ssh: unchanged
+    jump = plugin.inventory.get_host(bastion).vars["ansible_ssh_common_args"]
+    assert str(key) not in jump  # the bastion itself is reached with Ansible's own key
+
+    plugin = make_plugin(monkeypatch, bastion_private_key_file=str(tmp_path / "missing"), **options)[0]
+    with pytest.raises(AnsibleError, match=r"bastion_private_key_file .*missing is not a readable file"):
+        plugin._check_jump_key()
+    make_plugin(monkeypatch, **options)[0]._check_jump_key()  # unset: nothing to check

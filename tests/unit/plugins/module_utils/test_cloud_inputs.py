@@ -436,3 +436,9 @@ def test_ssh_rules_open_tcp_22_from_each_network_once():
         cloud_filters.cloud_ssh_rules(["203.0.113.1/24"])
     with pytest.raises(Exception, match="cloud_ssh_rules: input must be a list"):
         cloud_filters.cloud_ssh_rules("203.0.113.0/24")
+    # With a description (provision.yml's mark on the nodes' rule from the bastion): on every rule.
+    marked = cloud_filters.cloud_ssh_rules(["192.168.0.7", "192.168.0.8"], "SSH from bert-bastion (scc.training)")
+    assert [r["description"] for r in marked] == ["SSH from bert-bastion (scc.training)"] * 2
+    assert [r["source_cidr_ip"] for r in marked] == ["192.168.0.7/32", "192.168.0.8/32"]
+    with pytest.raises(Exception, match="cloud_ssh_rules: description must be a string, not int"):
+        cloud_filters.cloud_ssh_rules(["192.168.0.7"], 7)
