@@ -77,7 +77,7 @@ lab-down: venv
 
 demo: lab-up
 	$(BIN)/ansible-playbook -i $(LAB_DIR)/inventory.yml playbooks/site.yml
-	@$(BIN)/python roles/cluster_report/files/render_report.py --summary "$${SCC_TRAINING_RESULTS_DIR:-results}/cluster-report.json"
+	@PYTHONPATH=runtime $(BIN)/python -m scc_training_runtime.render_report --summary "$${SCC_TRAINING_RESULTS_DIR:-results}/cluster-report.json"
 	@echo "Results: $(CURDIR)/results/  (the lab stays up: 'make lab-down' stops it)"
 
 # The emulator's instances are backed by the lab's hosts: provision.yml -> inventory plugin -> site.yml -> teardown.yml.

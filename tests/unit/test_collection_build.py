@@ -51,9 +51,9 @@ PLANTED_CACHES = (
     "plugins/module_utils/.ruff_cache/0.17.6/123",
     "roles/nccl_check/files/.ruff_cache/CACHEDIR.TAG",
     "plugins/modules/__pycache__/gpu_info.cpython-311.pyc",
-    "roles/cluster_report/files/__pycache__/render_report.cpython-311.pyc",
+    "runtime/scc_training_runtime/__pycache__/render_report.cpython-311.pyc",
     "plugins/filter/stale.pyc",
-    "roles/bert_launch/files/.mypy_cache/3.11/cache.db",
+    "runtime/scc_training_runtime/.mypy_cache/3.11/cache.db",
     "roles/cuda/.ansible/roles/x.yml",
     ".pytest_cache/v/cache/nodeids",
     ".ruff_cache/CACHEDIR.TAG",
@@ -76,6 +76,7 @@ SHIPPED_TOP_LEVEL = {
     "requirements.txt",
     "requirements.yml",
     "roles",
+    "runtime",
 }
 
 # ansible-galaxy's own always-ignored patterns and directory names
@@ -267,7 +268,9 @@ def test_artifact_lists_what_it_ships(members):
         f"{sorted(SHIPPED_TOP_LEVEL - top)}"
     )
     files = set(members)
-    checkout = [rel for rel in _git_files() if rel.split("/", 1)[0] in ("plugins", "roles", "playbooks", "meta")]
+    checkout = [
+        rel for rel in _git_files() if rel.split("/", 1)[0] in ("plugins", "roles", "playbooks", "meta", "runtime")
+    ]
     missing = sorted(rel for rel in checkout if rel not in files and not _galaxy_skips(rel))
     assert not missing, f"files of the checkout missing from the artifact: {missing[:20]}"
     for kind in ("modules", "filter", "inventory", "lookup", "action", "module_utils", "plugin_utils"):

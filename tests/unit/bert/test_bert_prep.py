@@ -12,14 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from scc_training_runtime import bert_corpus, bert_data, bert_prep
 
-from tests.unit.bert.small_run import FILES, run_alone, small_run
-
-sys.path.insert(0, str(FILES.parents[1] / "bert_prep" / "files"))
-
-import bert_corpus
-import bert_data
-import bert_prep
+from tests.unit.bert.small_run import run_alone, small_run
 
 
 def write_corpus(directory: Path, files: int, documents: int) -> Path:
