@@ -17,19 +17,30 @@ from __future__ import annotations
 
 
 def _version() -> str:
-    # A built wheel carries _version.py (written by build_wheel.py from galaxy.yml); a checkout reads galaxy.yml.
+    # A built wheel carries _version.py (written by build_wheel.py from galaxy.yml); the collection's tree (a checkout,
+    # or an installed collection running the report renderer from runtime/) reads galaxy.yml, else MANIFEST.json.
     try:
         from ._version import VERSION
 
         return VERSION
     except ImportError:
+        import json
         import os
         import re
 
-        galaxy = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "galaxy.yml")
-        with open(galaxy, encoding="utf-8") as handle:
-            match = re.search(r"^version:\s*['\"]?([^'\"\s]+)", handle.read(), re.M)
-        return match.group(1) if match else "0"
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir)
+        try:
+            with open(os.path.join(root, "galaxy.yml"), encoding="utf-8") as handle:
+                match = re.search(r"^version:\s*['\"]?([^'\"\s#]+)", handle.read(), re.M)
+            if match:
+                return match.group(1)
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(root, "MANIFEST.json"), encoding="utf-8") as handle:
+                return str(json.load(handle)["collection_info"]["version"])
+        except (OSError, ValueError, KeyError):
+            return "0+unknown"
 
 
 __version__ = _version()
