@@ -18,13 +18,15 @@ from tests.unit.rank_scripts import RANK_VARIABLES, free_port
 from tests.unit.resnet.shards import RUNTIME
 
 STEPS = 4
-# Runs train_resnet.py as its __main__ with the input packages of the shards made unimportable.
+# Runs train_resnet as its __main__ (`-c CODE -m MODULE args`, as `python -m` would) with the input packages of the
+# shards made unimportable.
 HIDDEN_INPUT_PACKAGES = (
     "import runpy, sys\n"
     "for name in ('tfrecord', 'PIL'):\n"
     "    sys.modules[name] = None  # import raises ImportError\n"
-    "sys.argv = sys.argv[1:]\n"
-    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    "module = sys.argv[2]\n"
+    "sys.argv = [module] + sys.argv[3:]\n"
+    "runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
 )
 
 
