@@ -13,7 +13,7 @@ SCENARIOS := cpfs_mount rdma_stack hosts_file ssh_trust mpi_hostfile openmpi pyt
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock release release-artifact core-venvs core-matrix core-lock molecule-core-matrix
+.PHONY: runtime-wheel help venv collections lab-deps test-deps demo demo-cloud test checks checks-integration lint format docs ee unit sanity molecule integration chaos bench bench-prep bench-data bench-scale bench-train gpu-check nccl-tests-source lab-up lab-down clean mutation lock release release-artifact core-venvs core-matrix core-lock molecule-core-matrix
 
 help:
 	@echo "make demo   set up everything, start a 2-host lab, run site.yml (BERT over mpirun)"
@@ -25,6 +25,7 @@ help:
 	@echo "make bench-data  bert_prep on a generated corpus: peak RSS 4x/1x corpus, 2/1 nodes speed-up, padding"
 	@echo "make bench-scale  validate.yml and cluster.yml: tasks and controller CPU per host at N = 25..200 fake local hosts; 4 job slices vs one run"
 	@echo "make gpu-check  on a GPU node or machine: one check of its GPUs (bench/gpu_check.sh; GPU_PYTHON=a Python with torch)"
+	@echo "make runtime-wheel  the training runtime's wheel (runtime/scc_training_runtime) in .cache/runtime-wheel, reproducible"
 	@echo "make docs   regenerate the role READMEs' variable tables and CHANGELOG.md"
 	@echo "make mutation  mutation testing (cosmic-ray) of the modules that judge and guard: 'mutation: killed K of N (P%)'"
 	@echo "make ee     the execution environment's build context in .cache/ee/context (ansible-builder)"
@@ -77,12 +78,18 @@ lab-down: venv
 
 demo: lab-up
 	$(BIN)/ansible-playbook -i $(LAB_DIR)/inventory.yml playbooks/site.yml
-	@$(BIN)/python roles/cluster_report/files/render_report.py --summary "$${SCC_TRAINING_RESULTS_DIR:-results}/cluster-report.json"
+	@PYTHONPATH=runtime $(BIN)/python -m scc_training_runtime.render_report --summary "$${SCC_TRAINING_RESULTS_DIR:-results}/cluster-report.json"
 	@echo "Results: $(CURDIR)/results/  (the lab stays up: 'make lab-down' stops it)"
 
 # The emulator's instances are backed by the lab's hosts: provision.yml -> inventory plugin -> site.yml -> teardown.yml.
 demo-cloud: lab-up
 	$(BIN)/python -m lab.cloud.demo --lab-dir $(LAB_DIR)
+
+# The training runtime's wheel (runtime/scc_training_runtime; docs/runtime.md): the same bytes from the same tree, its
+# version galaxy.yml's; python_env builds the same one on the controller. Its path and sha256 on the last line.
+RUNTIME_WHEEL_DIR ?= .cache/runtime-wheel
+runtime-wheel:
+	$(PYTHON) runtime/build_wheel.py --out $(RUNTIME_WHEEL_DIR)
 
 lint: venv collections
 	$(BIN)/yamllint -s .

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ROOT / "roles" / "bert_launch" / "files"
-MPI_JOB_FILES = ROOT / "roles" / "mpi_job" / "files"
+# The runtime package from this checkout (its directory on PYTHONPATH: a node has the wheel in its venv instead).
+RUNTIME = ROOT / "runtime"
 WORLD = 2
 
 
@@ -42,13 +42,13 @@ def free_port() -> int:
 def run_job(out: Path, steps: int, warmup: int, *options: str) -> dict:
     """A 2-rank run of pretrain_bert.py; its results plus the wall seconds of the whole job."""
     argv = [
-        sys.executable, str(FILES / "pretrain_bert.py"), "--output-dir", str(out), "--model-size", "tiny",
+        sys.executable, "-m", "scc_training_runtime.pretrain_bert", "--output-dir", str(out), "--model-size", "tiny",
         "--seq-len", "128", "--steps", str(steps), "--warmup-steps", str(warmup), "--threads", "1",
         "--device", "cpu", "--log-every", "1000", *options,
     ]  # fmt: skip
     port = str(free_port())
     env_base = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "RANK", "WORLD_SIZE", "MASTER_"))}
-    env_base["PYTHONPATH"] = os.pathsep.join([str(FILES), str(MPI_JOB_FILES)])
+    env_base["PYTHONPATH"] = str(RUNTIME)
     started = time.perf_counter()
     processes = []
     for rank in range(WORLD):

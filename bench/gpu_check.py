@@ -1,6 +1,7 @@
 """One GPU check of a node, before a job: every GPU-facing part of the collection run on this machine's GPUs, each
 judged by the collection's own Python, one summary line per part and one JSON report (bench/gpu_check.sh runs it;
-`make gpu-check` too). Needs only a Python with torch: no Ansible, no venv of ours. The collection's module_utils are
+`make gpu-check` too). Needs only a Python with torch: no Ansible, no venv of ours (gpu_check.sh makes a venv over that
+Python's packages and installs the runtime wheel built from this checkout into it: the trainers run from the wheel). The collection's module_utils are
 imported as Ansible would (ansible_collections.scc.training, here a link to this checkout); none imports Ansible.
 
 Parts (each PASS, FAIL or SKIP with the reason):
@@ -15,9 +16,9 @@ Parts (each PASS, FAIL or SKIP with the reason):
              busbw is 0 by definition (factor 2(n-1)/n), so it is judged on what one GPU proves (it ran, algbw > 0,
              #wrong 0, no value out of bounds)
   placement  nvidia-smi topo -m read by nvidia_topo.launch_placement for a rank per GPU
-  bert       pretrain_bert.py, BERT-base at seq 128: the role's defaults, the tuned levers (bert_levers for this
+  bert       pretrain_bert (the runtime wheel's), BERT-base at seq 128: the role's defaults, the tuned levers (bert_levers for this
              compute capability), tuned + torch.compile; MFU and useful MFU (non-padding tokens) each
-  resnet     train_resnet.py, one short run: images/s; on --resnet-data's shards, else on synthetic data (random
+  resnet     train_resnet (the runtime wheel's), one short run: images/s; on --resnet-data's shards, else on synthetic data (random
              images made once on the GPU: the model's step alone, said so in its line and report)
 
 Stand-ins for the CPU tests (tests/unit/bench/test_gpu_check.py): --nvidia-smi, --kernel-log, --nccl-tests-dir name
@@ -40,11 +41,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BERT_FILES = ROOT / "roles" / "bert_launch" / "files"
-RESNET_FILES = ROOT / "roles" / "resnet_launch" / "files"
-# mpi_job's rank modules, which the mpi_job role installs next to the trainers on a node: from a checkout they are
-# in their own role's files/, so the trainers' PYTHONPATH names both.
-MPI_JOB_FILES = ROOT / "roles" / "mpi_job" / "files"
+# The trainers are modules of the runtime wheel (runtime/scc_training_runtime), run as `--python -m <module>`: that
+# Python has the wheel installed (bench/gpu_check.sh installs it into a venv over the given Python's packages), as
+# python_env's venv has it on a node. No PYTHONPATH.
+BERT_MODULE = "scc_training_runtime.pretrain_bert"
+RESNET_MODULE = "scc_training_runtime.train_resnet"
 PARTS = ("torch", "health", "nccl", "placement", "bert", "resnet")
 NCCL_SOURCE_DIR = ROOT / ".cache" / "nccl-tests"
 # Issue 22: BERT-base, seq 128, bf16, one H200, the role's defaults (the "tuned" run).
@@ -74,14 +75,11 @@ def collection_modules(work: Path):
 
 
 def trainer_env(extra=None) -> dict:
-    """The environment of a trainer run from this checkout: its own files and mpi_job's on PYTHONPATH (the mpi_job
-    role installs them side by side on a node). The caller's CC/CXX (the C compiler torch.compile's Inductor runs)
-    are passed through untouched: nothing here names a variable CC."""
+    """The environment of a trainer run: the caller's, without a rank's variables (the trainers come from the installed
+    runtime wheel, no PYTHONPATH is added). The caller's CC/CXX (the C compiler torch.compile's Inductor runs) are
+    passed through untouched: nothing here names a variable CC."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMPI_COMM_WORLD_")}
-    paths = [str(BERT_FILES), str(RESNET_FILES), str(MPI_JOB_FILES)]
-    if env.get("PYTHONPATH"):
-        paths.append(env["PYTHONPATH"])
-    env.update(PYTHONPATH=os.pathsep.join(paths), TOKENIZERS_PARALLELISM="false", MASTER_ADDR="127.0.0.1")
+    env.update(TOKENIZERS_PARALLELISM="false", MASTER_ADDR="127.0.0.1")
     env.update(extra or {})
     return env
 
@@ -334,7 +332,7 @@ def part_bert(args, mu, capability, work):
     for name, options in bert_runs(args, mu, capability):
         out = work / ("bert-" + name)
         argv = [
-            args.python, str(BERT_FILES / "pretrain_bert.py"), "--output-dir", str(out), "--model-size", args.bert_size,
+            args.python, "-m", BERT_MODULE, "--output-dir", str(out), "--model-size", args.bert_size,
             "--seq-len", "128", "--batch-size", str(args.bert_batch), "--steps", str(args.bert_steps),
             "--warmup-steps", str(args.bert_steps // 3), "--device", args.device, "--log-every", "1000",
             "--master-port", str(29600 + len(runs)), "--data-dir", str(work / "bert-shards"), *options,
@@ -374,7 +372,7 @@ def part_bert(args, mu, capability, work):
 def part_resnet(args, mu, work):
     out = work / "resnet"
     argv = [
-        args.python, str(RESNET_FILES / "train_resnet.py"), "--output-dir", str(out), "--steps", str(args.resnet_steps),
+        args.python, "-m", RESNET_MODULE, "--output-dir", str(out), "--steps", str(args.resnet_steps),
         "--warmup-steps", str(args.resnet_steps // 3), "--device", args.device, "--master-port", "29650",
         "--model", args.resnet_model, "--batch-size", str(args.resnet_batch), "--image-size", str(args.resnet_image_size),
     ]  # fmt: skip

@@ -138,7 +138,7 @@ TARGETS = {
     "ack": ("plugins/module_utils/ack.py", None, [UNIT + "test_ack.py"]),
     # The trainer's and the preparer's own files (tests/unit/bert: torch; run under flock /tmp/scc-lab.lock).
     "bert_data": (
-        "roles/bert_launch/files/bert_data.py",
+        "runtime/scc_training_runtime/bert_data.py",
         ["rank_spans", "batch_indices"],
         [
             "tests/unit/bert/test_bert_prep.py::test_rank_spans_are_disjoint_and_cover_every_row",

@@ -3,7 +3,7 @@
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
 """How far a running mpi_job has got, as one line a person reads while waiting (pure functions).
 
-The ranks rewrite ``progress-rank<k>.json`` after every step (roles/mpi_job/files/mpi_job_rank.py:
+The ranks rewrite ``progress-rank<k>.json`` after every step (runtime/scc_training_runtime/mpi_job_rank.py:
 ``{rank, host, step, steps, loss, status, error, updated_at}`` and, where the program says so,
 ``samples_per_step`` and ``unit``). The controller polls them (the ``scc.training.mpi_job_wait`` action)
 and shows one line per poll instead of Ansible's ``FAILED - RETRYING`` of an ``until`` loop:

@@ -275,8 +275,8 @@ def training_job_problems(settings):
     problems += _subdomain_problem(p + "pvc_name", settings.get(p + "pvc_name"))
     if not checks.is_set(settings.get(p + "image")) or re.search(r"\s", checks.text(settings.get(p + "image"))):
         problems.append(
-            "%simage (%s) must name the training image (Open MPI, sshd, the venv and the scripts at the launcher's "
-            "paths; see the role README)." % (p, checks.show(settings.get(p + "image")))
+            "%simage (%s) must name the training image (Open MPI, sshd, the venv at the launcher's path with the runtime wheel "
+            "installed; see docs/runtime.md)." % (p, checks.show(settings.get(p + "image")))
         )
     problems += _absolute_problem(p + "mount_path", settings.get(p + "mount_path"))
     problems += checks.rule_problems(

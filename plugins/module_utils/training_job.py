@@ -4,7 +4,8 @@
 """The training job, built once for both launchers: bare-metal mpirun (bert_launch, resnet_launch through mpi_job)
 and the Kubernetes MPIJob and Arena line (k8s_training_job, k8s_jobs.py).
 
-- ``SCRIPTS``: one table per training script (pretrain_bert.py, train_resnet.py): each row maps a role variable
+- ``SCRIPTS``: one table per training program, a module of the runtime wheel (runtime/scc_training_runtime:
+  ``python -m scc_training_runtime.pretrain_bert``, ``...train_resnet``): each row maps a role variable
   (or a value this module derives, ``job.<key>``) to the script's flag, and says how it renders.
 - ``role_variables``: a workload -> the role variables the job is built from (the table's and the launcher's),
   which the roles pass by name (``query('ansible.builtin.vars', ...)``).
@@ -12,7 +13,7 @@ and the Kubernetes MPIJob and Arena line (k8s_training_job, k8s_jobs.py).
 - ``launch_variables``: the subset the builder cannot do without (a table's variable may be left undefined: its
   flag is then left out and the script's own default applies).
 - ``build``: the workload, its role variables and what was resolved (on the first node, or by k8s_jobs.py) -> the
-  job, the keys of mpi.py's ``mpirun_argv`` (its ``program`` the script and its options from the table).
+  job, the keys of mpi.py's ``mpirun_argv`` (its ``program`` ``-m <module>`` and its options from the table).
 
 Adding a training option: its role's meta/argument_specs.yml (and defaults/main.yml when it has a role default),
 one row here, the script's argparse, and a test (docs/DEVELOPING.md, "How to add a training option").
@@ -55,7 +56,7 @@ _JOB_OUTPUT = (
 SCRIPTS = {
     "bert": {
         "role": "bert_launch",
-        "script": "pretrain_bert.py",
+        "module": "scc_training_runtime.pretrain_bert",
         "options": (
             ("--framework", "framework", VALUE),
             ("--model-size", "model_size", VALUE),
@@ -80,7 +81,7 @@ SCRIPTS = {
     },
     "resnet": {
         "role": "resnet_launch",
-        "script": "train_resnet.py",
+        "module": "scc_training_runtime.train_resnet",
         # The rendezvous comes from MASTER_ADDR/MASTER_PORT, which mpirun -x exports.
         "options": (
             ("--framework", "framework", VALUE),
@@ -252,17 +253,21 @@ def build(workload, settings, resolved):
             {
                 "master_addr": master_addr(job),
                 "prepared": prepared,
-                "corpus": None if prepared else "%s/corpus.txt" % v("install_dir"),
+                # Neither: the corpus the runtime package ships (pretrain_bert's default).
+                "corpus": None,
                 "data_dir": shared_directory(v("data_dir"), root, "data"),
                 "checkpoint_dir": shared_directory(v("checkpoint_dir"), root, "checkpoints"),
                 "levers": bert_levers(levers),
             }
         )
     else:
-        env = {"PYTHONPATH": ":".join([v("install_dir")] + list(v("python_path") or []))}
+        # The runtime is the venv's (python_env installs its wheel): PYTHONPATH only for extra site directories.
+        python_path = list(v("python_path") or [])
+        env = {"PYTHONPATH": ":".join(python_path)} if python_path else {}
         env.update(v("env") or {})
         job.update(
             {"path": "%s:%s" % (posixpath.dirname(v("python")), _SYSTEM_PATH), "python": v("python"), "env": env}
         )
-    job["program"] = ["%s/%s" % (v("install_dir"), table["script"])] + script_argv(workload, settings, derived)
+    # The program is a module of the runtime wheel in the venv: python -m scc_training_runtime.<module> <options>.
+    job["program"] = ["-m", table["module"]] + script_argv(workload, settings, derived)
     return job

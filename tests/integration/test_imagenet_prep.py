@@ -391,6 +391,7 @@ def install_torch_site(target: Path):
         check=True,
         timeout=900,
     )
+    install_runtime(target)  # train_resnet and the ranks' framework (python_env's venv has the wheel)
 
 
 def training_vars(results):
@@ -477,8 +478,9 @@ BERT_WHEELS = ROOT / ".cache" / "bert-wheels"
 BERT_PINS = ["transformers==4.57.6", "tokenizers==0.22.1"]
 BERT_CORPUS = "/mnt/cpfs/bert-corpus"
 PREP_TASK = "Prepare this node's files of the corpus (every node at once)"
-# Stand-in for python_env's venv on the lab hosts (python3 only): bin/python is the system python3, the packages come
-# from site directories on the shared mount through PYTHONPATH (bert_prep_python_path, bert_launch_env).
+# Stand-in for python_env's venv on the lab hosts (python3 only): bin/python is the system python3, the packages (the
+# runtime wheel included, install_runtime) come from site directories on the shared mount through PYTHONPATH
+# (bert_prep_python_path, bert_launch_env).
 LAB_VENV = "/opt/lab-bert-venv"
 
 BERT_TRAIN_PLAY = """
@@ -491,7 +493,8 @@ BERT_TRAIN_PLAY = """
 
 
 def install_bert_site(target: Path, pins=tuple(BERT_PINS)):
-    """transformers and tokenizers (and their dependencies) into ``target``, from wheels cached under ROOT/.cache."""
+    """transformers and tokenizers (and their dependencies) into ``target``, from wheels cached under ROOT/.cache, and
+    the runtime wheel (bert_prep, pretrain_bert)."""
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     if not BERT_WHEELS.is_dir():
         subprocess.run(pip + ["download", "-d", str(BERT_WHEELS)] + BERT_PINS, check=True, timeout=600)
@@ -500,13 +503,26 @@ def install_bert_site(target: Path, pins=tuple(BERT_PINS)):
         check=True,
         timeout=600,
     )
+    install_runtime(target)
+
+
+def install_runtime(target: Path):
+    """The runtime wheel built from this checkout (runtime/build_wheel.py) into ``target``, as python_env installs it
+    into the venv: no index, no dependencies. The lab's stand-in venv reads it from there."""
+    built = subprocess.run(
+        [sys.executable, str(ROOT / "runtime" / "build_wheel.py"), "--out", str(ROOT / ".cache" / "runtime-wheel")],
+        check=True, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    wheel = json.loads(built.stdout)["path"]
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "install", "--no-index", "--no-deps"]
+    subprocess.run(pip + ["--upgrade", "--target", str(target), wheel], check=True, timeout=300)
 
 
 def write_corpus(where: Path, files: int, documents: int, walks=(1, 1)) -> None:
     """``files`` corpus files of ``documents`` documents each, from bert_corpus.py's synthetic world (seeded by the
     file's number); a document is ``walks`` (a range) of its town-river-sea walks of 6 to 24 sentences in a row."""
-    sys.path.insert(0, str(ROOT / "roles" / "bert_launch" / "files"))
-    import bert_corpus
+    sys.path.insert(0, str(ROOT / "runtime"))
+    from scc_training_runtime import bert_corpus
 
     where.mkdir(parents=True, exist_ok=True)
     for number in range(files):
@@ -545,7 +561,7 @@ def test_bert_corpus_prepared_on_two_nodes_a_killed_node_redoes_only_its_files(l
     at_kill = {}
     watch = (
         "for i in $(seq 12000); do if ls /mnt/cpfs/scc-training/bert/prepared/*/parts/f0000[1357].json >/dev/null 2>&1;"
-        " then exec kill -KILL $(pgrep -f '^/usr/bin/python3 /opt/scc-training/bert-prep/bert_prep.py shards'); fi;"
+        " then exec kill -KILL $(pgrep -f '^/usr/bin/python3 -m scc_training_runtime.bert_prep shards'); fi;"
         " sleep 0.05; done; exit 3"
     )
 

@@ -51,9 +51,9 @@ PLANTED_CACHES = (
     "plugins/module_utils/.ruff_cache/0.17.6/123",
     "roles/nccl_check/files/.ruff_cache/CACHEDIR.TAG",
     "plugins/modules/__pycache__/gpu_info.cpython-311.pyc",
-    "roles/cluster_report/files/__pycache__/render_report.cpython-311.pyc",
+    "runtime/scc_training_runtime/__pycache__/render_report.cpython-311.pyc",
     "plugins/filter/stale.pyc",
-    "roles/bert_launch/files/.mypy_cache/3.11/cache.db",
+    "runtime/scc_training_runtime/.mypy_cache/3.11/cache.db",
     "roles/cuda/.ansible/roles/x.yml",
     ".pytest_cache/v/cache/nodeids",
     ".ruff_cache/CACHEDIR.TAG",
@@ -76,6 +76,7 @@ SHIPPED_TOP_LEVEL = {
     "requirements.txt",
     "requirements.yml",
     "roles",
+    "runtime",
 }
 
 # ansible-galaxy's own always-ignored patterns and directory names
@@ -267,7 +268,9 @@ def test_artifact_lists_what_it_ships(members):
         f"{sorted(SHIPPED_TOP_LEVEL - top)}"
     )
     files = set(members)
-    checkout = [rel for rel in _git_files() if rel.split("/", 1)[0] in ("plugins", "roles", "playbooks", "meta")]
+    checkout = [
+        rel for rel in _git_files() if rel.split("/", 1)[0] in ("plugins", "roles", "playbooks", "meta", "runtime")
+    ]
     missing = sorted(rel for rel in checkout if rel not in files and not _galaxy_skips(rel))
     assert not missing, f"files of the checkout missing from the artifact: {missing[:20]}"
     for kind in ("modules", "filter", "inventory", "lookup", "action", "module_utils", "plugin_utils"):
@@ -389,3 +392,32 @@ def test_role_inputs_lookup_reads_the_installed_roles_specs(installed):
     # minimal: "localhost | SUCCESS => {...}"
     msg = json.loads(proc.stdout.split("=>", 1)[1])["msg"]
     assert msg == list(spec["argument_specs"]["validate"]["options"])
+
+
+def test_the_installed_collection_builds_the_checkouts_runtime_wheel_and_renders_the_report(installed, tmp_path):
+    """python_env builds the runtime wheel on the controller from the installed collection's runtime/ (no galaxy.yml
+    there: MANIFEST.json names the version): the same bytes as from this checkout; and cluster_report's renderer runs
+    from that tree as a module."""
+    root = installed["collections"] / "ansible_collections" / NAMESPACE / NAME
+    built = [
+        json.loads(
+            _run(
+                [sys.executable, str(where / "runtime" / "build_wheel.py"), "--out", str(tmp_path / name)],
+                cwd=installed["cwd"],
+                env=installed["env"],
+            ).stdout
+        )
+        for name, where in (("installed", root), ("checkout", ROOT))
+    ]
+    assert built[0]["version"] == built[1]["version"] == VERSION
+    assert built[0]["sha256"] == built[1]["sha256"], "the installed collection's runtime/ differs from the checkout's"
+    env = dict(installed["env"], PYTHONPATH=str(root / "runtime"))
+    report = tmp_path / "cluster-report.json"
+    report.write_text(json.dumps({"summary": ["2 nodes, all green"]}))
+    shown = _run(
+        [sys.executable, "-m", "scc_training_runtime.render_report", "--summary", report], cwd=installed["cwd"], env=env
+    )
+    assert shown.stdout == "2 nodes, all green\n"
+    version = _run([sys.executable, "-c", "import scc_training_runtime as r; print(r.__version__)"],
+                   cwd=installed["cwd"], env=env)  # fmt: skip
+    assert version.stdout.strip() == VERSION

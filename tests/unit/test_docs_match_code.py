@@ -216,7 +216,7 @@ def test_placeholders_and_host_paths_are_not_repository_paths(span):
         ("unit/plugins/module_utils/test_mpi_argv.py", ROOT / "tests/unit/plugins/module_utils/test_mpi_argv.py"),
         ("molecule/cpfs_mount", ROOT / "molecule/cpfs_mount"),
         ("plugin_utils/filter_errors.py", ROOT / "plugins/plugin_utils/filter_errors.py"),
-        ("files/pretrain_bert.py", ROOT / "roles/bert_launch/files/pretrain_bert.py"),
+        ("files/torch_gpu_probe.py", ROOT / "roles/python_env/files/torch_gpu_probe.py"),
         ("tasks/validate.yml", ROOT / "roles/mpi_job/tasks/validate.yml"),
     ],
 )

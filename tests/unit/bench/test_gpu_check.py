@@ -6,6 +6,7 @@ run tiny on the CPU, and the nccl-tests judgement on the parse of a published al
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.util
 import json
 import os
@@ -63,10 +64,13 @@ def standin_sysfs(tmp_path, gpus=1):
 
 
 def check(tmp_path, *options):
+    """bench/gpu_check.sh with this venv's Python (its torch), as on a GPU machine: no PYTHONPATH."""
     report = tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "gpu_check.py"), "--report", str(report), "--device", "cpu", *options],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False,
+        ["bash", str(ROOT / "bench" / "gpu_check.sh"), sys.executable, "--report", str(report), "--device", "cpu",
+         *options],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path, check=False, env=env,
     )  # fmt: skip
     return done, json.loads(report.read_text())
 
@@ -174,15 +178,39 @@ def test_nccl_tests_source_must_match_nccl_checks_pin(tmp_path, monkeypatch):
     assert "nccl_check pins" in gpu_check.build_nccl_tests(args, "9.0", tmp_path)[1]
 
 
-def test_trainers_import_mpi_job_from_a_checkout_and_keep_the_c_compiler(tmp_path):
-    """Issue 22 defects 1 and 2: pretrain_bert.py imports mpi_job_device from mpi_job's files (not next to it in a
-    checkout), and the caller's CC reaches the trainer unchanged (Inductor runs it)."""
+def test_gpu_check_sh_runs_the_trainers_from_the_installed_wheel_and_keeps_the_c_compiler(tmp_path):
+    """Issue 22 defects 1 and 2, issue 38: gpu_check.sh installs the runtime wheel built from this checkout into its
+    venv over the given Python (no index, no dependencies), and the trainers import from there with no PYTHONPATH; the
+    caller's CC reaches the trainer unchanged (Inductor runs it)."""
     bare = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    script = str(gpu_check.BERT_FILES / "pretrain_bert.py")
-    without = subprocess.run([sys.executable, script, "--help"], env=bare, capture_output=True, text=True, check=False)
-    assert without.returncode != 0 and "mpi_job_device" in without.stderr  # the defect, outside the fix
+    done = subprocess.run(
+        ["bash", str(ROOT / "bench" / "gpu_check.sh"), sys.executable, "--help"],
+        env=bare, capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # Its venv: named by the given Python's path.
+    venv = ROOT / ".cache" / "gpu-check" / ("venv-" + hashlib.sha256(sys.executable.encode()).hexdigest()[:12])
+    python = str(venv / "bin" / "python")
+    where = subprocess.run(
+        [python, "-c", "import scc_training_runtime as r, torch; print(r.__file__); print(r.__version__)"],
+        env=bare, capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert where.returncode == 0, where.stderr
+    path, version = where.stdout.split()
+    assert path.startswith(str(venv)) and version == yaml.safe_load((ROOT / "galaxy.yml").read_text())["version"]
+    # The wheel installed is the one this checkout builds.
+    built = json.loads(subprocess.run([sys.executable, str(ROOT / "runtime" / "build_wheel.py"), "--out",
+                                       str(tmp_path / "wheel")], capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert (venv / "runtime.sha256").read_text().strip() == built["sha256"]
+    # Outside that venv, the bare Python has no runtime: it is the wheel, not a path, that makes the trainers importable.
+    outside = subprocess.run([sys.executable, "-c", "import scc_training_runtime"], env=bare, capture_output=True,
+                             text=True, check=False, cwd=tmp_path)  # fmt: skip
+    assert outside.returncode != 0
     env = dict(gpu_check.trainer_env(), CC="/usr/bin/gcc-standin")
-    with_fix = subprocess.run([sys.executable, script, "--help"], env=env, capture_output=True, text=True, check=False)
+    assert "PYTHONPATH" not in env or env["PYTHONPATH"] == os.environ.get("PYTHONPATH")
+    with_fix = subprocess.run(
+        [python, "-m", gpu_check.BERT_MODULE, "--help"], env=env, capture_output=True, text=True, check=False
+    )
     assert with_fix.returncode == 0, with_fix.stderr
     seen = subprocess.run(
         [sys.executable, "-c", "import os; print(os.environ['CC'])"],

@@ -11,19 +11,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-FILES = Path(__file__).resolve().parents[3] / "roles" / "bert_launch" / "files"
+FILES = Path(__file__).resolve().parents[3] / "runtime" / "scc_training_runtime"
 
 
 def main(argv: list[str]) -> int:
     weights, separator, *pretrain_argv = argv
     if separator != "--":
         raise SystemExit("usage: ddp_rank.py WEIGHTS -- <pretrain_bert.py arguments>")
-    sys.path.insert(0, str(FILES))
-    # mpi_job_rank.py, which the scc.training.mpi_job role installs next to pretrain_bert.py.
-    sys.path.insert(0, str(FILES.parents[1] / "mpi_job" / "files"))
-    import bert_model
-    import pretrain_bert
+    # The checkout's package, as an installed wheel would be importable.
+    sys.path.insert(0, str(FILES.parent))
     import torch
+    from scc_training_runtime import bert_model, pretrain_bert
 
     built = []
     build_model = bert_model.build_model

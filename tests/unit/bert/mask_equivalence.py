@@ -4,9 +4,9 @@ real positions, for eager and SDPA attention. Prints the version and the largest
 
 import sys
 
-import bert_model
 import torch
 import transformers
+from scc_training_runtime import bert_model
 
 major = bert_model.transformers_major(transformers.__version__)
 worst = 0.0

@@ -10,9 +10,10 @@ from pathlib import Path
 # A rank's place in a job, which a run of one process must not inherit from the test's environment.
 from tests.unit.rank_scripts import RANK_VARIABLES
 
-FILES = Path(__file__).resolve().parents[3] / "roles" / "bert_launch" / "files"
+FILES = Path(__file__).resolve().parents[3] / "runtime" / "scc_training_runtime"
 # mpi_job_rank.py, which the scc.training.mpi_job role installs next to pretrain_bert.py on the nodes.
-MPI_JOB_FILES = FILES.parents[1] / "mpi_job" / "files"
+# The directory above the package: what a source checkout puts on sys.path (an installed wheel needs none).
+RUNTIME = FILES.parent
 
 
 def small_run(output_dir, steps, *options):
@@ -24,7 +25,7 @@ def small_run(output_dir, steps, *options):
 
 def run_alone(argv):
     """pretrain_bert.main(argv) as a job of one process, on a free rendezvous port; its exit status."""
-    import pretrain_bert
+    from scc_training_runtime import pretrain_bert
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

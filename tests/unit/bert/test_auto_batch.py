@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-import bert_model
-import pretrain_bert as pb
 import pytest
+from scc_training_runtime import bert_model
+from scc_training_runtime import pretrain_bert as pb
 
 from tests.unit.bert.small_run import run_alone, small_run
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import math
 
-import bert_lamb
-import bert_model
-import bert_train
 import pytest
 import torch
+from scc_training_runtime import bert_lamb, bert_model, bert_train
 
 
 def _reference_step(weights, grads, moments, step, lr, decay, betas=(0.9, 0.999), eps=1e-6):

@@ -12,14 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from scc_training_runtime import bert_corpus, bert_data, bert_prep
 
-from tests.unit.bert.small_run import FILES, run_alone, small_run
-
-sys.path.insert(0, str(FILES.parents[1] / "bert_prep" / "files"))
-
-import bert_corpus
-import bert_data
-import bert_prep
+from tests.unit.bert.small_run import run_alone, small_run
 
 
 def write_corpus(directory: Path, files: int, documents: int) -> Path:
@@ -433,24 +428,18 @@ def test_two_ranks_train_on_their_parts_with_loader_workers(prepared, tmp_path):
     assert results["data"]["rank_instances"] == parts[0] and sum(parts) == results["data"]["instances"]
 
 
-def test_the_helpers_both_scripts_carry_agree(tmp_path):
-    """bert_prep.py (bert_prep's node script) and bert_data.py (bert_launch's) each carry BERT's truncate_seq_pair, the
-    vocab.txt reader and the file digest: two roles' files, shipped apart (a role never ships another's). What the one
-    writes the other reads, so the copies must not drift: the same trims for the same draws, the same tokens, the
-    same digest."""
+def test_the_preparer_and_the_reader_share_one_copy_of_berts_helpers(tmp_path):
+    """bert_prep (the writer) and bert_data (the reader) used to carry their own copies of BERT's truncate_seq_pair,
+    the vocab.txt reader and the file digest (two roles' files, shipped apart); in the runtime package bert_prep
+    imports bert_data's, so what the one writes the other reads with the very same code."""
+    assert bert_prep.truncate_pair is bert_data.truncate_pair and bert_prep.read_vocab is bert_data.read_vocab
+    assert bert_prep.sha256_file is bert_data.sha256 and bert_prep.SPECIAL_TOKENS is bert_data.SPECIAL_TOKENS
     for seed in range(20):
-        pairs = []
-        for module in (bert_prep, bert_data):
-            rng = random.Random(seed)
-            a, b = list(range(rng.randint(1, 40))), list(range(100, 100 + rng.randint(1, 40)))
-            module.truncate_pair(a, b, 25, random.Random(seed))
-            pairs.append((a, b))
-        assert pairs[0] == pairs[1] and sum(map(len, pairs[0])) <= 25
+        rng = random.Random(seed)
+        a, b = list(range(rng.randint(1, 40))), list(range(100, 100 + rng.randint(1, 40)))
+        bert_prep.truncate_pair(a, b, 25, random.Random(seed))
+        assert len(a) + len(b) <= 25
     vocab = tmp_path / "vocab.txt"
     vocab.write_text("[PAD]\n[UNK]\n\n[CLS]\nhello\n", encoding="utf-8")
-    assert bert_prep.read_vocab(str(vocab)) == bert_data.read_vocab(str(vocab)) == ["[PAD]", "[UNK]", "[CLS]", "hello"]
-    assert (
-        bert_prep.sha256_file(str(vocab))
-        == bert_data.sha256(str(vocab))
-        == hashlib.sha256(vocab.read_bytes()).hexdigest()
-    )
+    assert bert_prep.read_vocab(str(vocab)) == ["[PAD]", "[UNK]", "[CLS]", "hello"]
+    assert bert_prep.sha256_file(str(vocab)) == hashlib.sha256(vocab.read_bytes()).hexdigest()

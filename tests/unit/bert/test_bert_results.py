@@ -1,4 +1,4 @@
-"""bert_results.build_results (roles/bert_launch/files): the results dict from the run's arguments
+"""bert_results.build_results (runtime/scc_training_runtime): the results dict from the run's arguments
 and measured numbers, without torch and without a training run."""
 
 from __future__ import annotations
@@ -8,10 +8,9 @@ import json
 import math
 from types import SimpleNamespace
 
-import bert_model
-import bert_results
-import pretrain_bert as pb
 import pytest
+from scc_training_runtime import bert_model, bert_results
+from scc_training_runtime import pretrain_bert as pb
 
 LOSSES = ((8.0, 7.3, 0.7), (7.5, 6.8, 0.7), (7.0, 6.4, 0.6), (6.5, 5.9, 0.6))
 START = dt.datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=dt.timezone.utc)

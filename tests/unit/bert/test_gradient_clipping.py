@@ -3,9 +3,9 @@ the gradients are clipped to norm 1 after the loss scaler's unscale, whatever th
 
 from __future__ import annotations
 
-import mpi_job_framework
 import pytest
 import torch
+from scc_training_runtime import mpi_job_framework
 
 
 @pytest.mark.parametrize("scaled", [False, True], ids=["fp32", "fp16_loss_scaling"])

@@ -1,4 +1,4 @@
-"""Unit tests of the pure parts of roles/bert_launch/files/pretrain_bert.py (and its corpus).
+"""Unit tests of the pure parts of runtime/scc_training_runtime/pretrain_bert.py (and its corpus).
 
 They need torch, transformers and tokenizers, which requirements-dev.txt pins: without them
 conftest.py fails the run (it never skips).
@@ -13,19 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import bert_corpus as corpus
-import bert_data
-import bert_model
-import bert_results
-import bert_train
-import mpi_job_framework
-import mpi_job_rank
-import pretrain_bert as pb
 import pytest
 import torch
 import transformers
+from scc_training_runtime import bert_corpus as corpus
+from scc_training_runtime import bert_data, bert_model, bert_results, bert_train, mpi_job_framework, mpi_job_rank
+from scc_training_runtime import pretrain_bert as pb
 
-from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, run_alone, small_run
+from tests.unit.bert.small_run import FILES, RUNTIME, run_alone, small_run
 from tests.unit.rank_scripts import RANK_VARIABLES, free_port
 
 BASE_ARGS = ["--output-dir", "/tmp/unused"]
@@ -216,7 +211,7 @@ def test_rank_info_inconsistent():
 # connected; it prints how many gloo threads are left after close() (0: the process group was freed).
 _CLOSE_A_RANK = """
 import argparse, os, sys
-import mpi_job_framework
+from scc_training_runtime import mpi_job_framework
 if sys.argv[1] == "without":
     mpi_job_framework.import_group_defaults = lambda: None
 args = argparse.Namespace(framework="torch", run_id="unit", device="cpu", precision="auto", threads=1,
@@ -234,7 +229,7 @@ def test_close_frees_the_process_group_despite_late_imports(imported_first):
     # Without import_group_defaults, torch.distributed.nn.functional (imported late) holds the group in its
     # default arguments, and the gloo threads outlive close() into the interpreter's exit (a rank's abort there).
     env = {k: v for k, v in os.environ.items() if k not in RANK_VARIABLES and k != mpi_job_rank.PID_DIR_ENV}
-    env["PYTHONPATH"] = os.pathsep.join([str(FILES), str(MPI_JOB_FILES)])
+    env["PYTHONPATH"] = str(RUNTIME)
     done = subprocess.run(
         [sys.executable, "-c", _CLOSE_A_RANK, "with" if imported_first else "without", str(free_port())],
         env=env,

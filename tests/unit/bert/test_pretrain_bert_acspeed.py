@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import sys
 
-import mpi_job_device
-import mpi_job_framework
-import pretrain_bert as pb
 import pytest
+from scc_training_runtime import mpi_job_device, mpi_job_framework
+from scc_training_runtime import pretrain_bert as pb
 
 STANDIN = '''"""STAND-IN for ACSpeed, written by tests/unit/bert/test_pretrain_bert_acspeed.py: not ACSpeed."""
 import sys

@@ -3,7 +3,7 @@ them: Open MPI's rank variables, a rendezvous on 127.0.0.1) runs the script's ow
 --framework torch (DistributedDataParallel over gloo on the CPU), tiny model, a few steps.
 
 Each test catches one way of training wrong. Both mutations of issue 14 were applied to
-roles/bert_launch/files/pretrain_bert.py by hand (not committed) and each made this file fail:
+runtime/scc_training_runtime/pretrain_bert.py by hand (not committed) and each made this file fail:
 
 - test_a: both ranks hold bit-identical weights after the last step. Catches the loss of DDP
   (`net = model` instead of `framework.wrap_model(...)`): each rank steps on the gradients of its

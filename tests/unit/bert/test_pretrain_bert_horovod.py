@@ -23,11 +23,10 @@ HERE = Path(__file__).resolve().parent
 STANDIN = HERE / "horovod_standin"
 STEPS = 4
 
-import bert_data
-import bert_model
-import pretrain_bert as pb
+from scc_training_runtime import bert_data, bert_model
+from scc_training_runtime import pretrain_bert as pb
 
-from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, run_alone, small_run
+from tests.unit.bert.small_run import FILES, RUNTIME, run_alone, small_run
 from tests.unit.rank_scripts import run_ranks
 
 
@@ -45,13 +44,13 @@ def _run_two_ranks(framework, out_dir, corpus, vocab):
     # The ranks' rendezvous, served here until both have exited (see the stand-in's docstring).
     store = torch.distributed.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
     env = {
-        "PYTHONPATH": os.pathsep.join([str(STANDIN), str(MPI_JOB_FILES)]),
+        "PYTHONPATH": os.pathsep.join([str(STANDIN), str(RUNTIME)]),
         "SCC_HVD_STANDIN_STORE_PORT": str(store.port),
         "SCC_HVD_STANDIN_LOG": str(log),
         "OMP_NUM_THREADS": "1",
         "TOKENIZERS_PARALLELISM": "false",
     }
-    command = [sys.executable, str(FILES / "pretrain_bert.py"), "--framework", framework]
+    command = [sys.executable, "-m", "scc_training_runtime.pretrain_bert", "--framework", framework]
     command += small_run(out_dir, STEPS, "--log-every", "2", "--run-id", framework)
     run_ranks(command + ["--corpus", str(corpus), "--vocab", str(vocab)], 2, env=env, timeout=240, rendezvous=False)
     events = [[json.loads(line) for line in Path(f"{log}.{rank}").read_text().splitlines()] for rank in range(2)]

@@ -1,4 +1,4 @@
-"""pretrain_bert.py's levers, figures and checkpoints on the CPU (roles/bert_launch/files): the
+"""pretrain_bert.py's levers, figures and checkpoints on the CPU (runtime/scc_training_runtime): the
 sync-free masking and masked-row gather, the shards path giving the very batches of the inline one,
 host syncs that do not grow with the steps, useful MFU, and a resumed run continuing the loss curve."""
 
@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import json
 
-import bert_data
-import bert_model
-import bert_train
-import mpi_job_rank
-import pretrain_bert as pb
 import pytest
 import torch
+from scc_training_runtime import bert_data, bert_model, bert_train, mpi_job_rank
+from scc_training_runtime import pretrain_bert as pb
 
 from tests.unit.bert.small_run import run_alone, small_run
 

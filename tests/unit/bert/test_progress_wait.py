@@ -14,7 +14,7 @@ import re
 import sys
 
 from tests.lab_runner import changed, failed, local_play, ok_results, run_playbook, stdout_lines
-from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, small_run
+from tests.unit.bert.small_run import RUNTIME, small_run
 from tests.unit.rank_scripts import free_port
 
 STEPS = 150
@@ -31,7 +31,7 @@ LAST = re.compile(
 
 def _playbook(tmp_path):
     run_dir = tmp_path / "run"
-    argv = [sys.executable, str(FILES / "pretrain_bert.py")]
+    argv = [sys.executable, "-m", "scc_training_runtime.pretrain_bert"]
     argv += small_run(run_dir, STEPS) + ["--master-port", str(free_port()), "--log-every", "50"]
     return local_play(
         tmp_path,
@@ -40,7 +40,7 @@ def _playbook(tmp_path):
             {
                 "name": "Start the run",
                 "ansible.builtin.command": {"argv": argv},
-                "environment": {"PYTHONPATH": "%s:%s" % (FILES, MPI_JOB_FILES)},
+                "environment": {"PYTHONPATH": str(RUNTIME)},
                 "async": 300,
                 "poll": 0,
                 "register": "started",

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit.bert.small_run import FILES, MPI_JOB_FILES, small_run
+from tests.unit.bert.small_run import RUNTIME, small_run
 from tests.unit.rank_scripts import RANK_VARIABLES, free_port
 
-ROOT = FILES.parents[2]
+ROOT = RUNTIME.parent
 REQUIREMENTS = Path(__file__).with_name("transformers5-requirements.txt")
 VERSION = next(
     line.split("==")[1].split()[0]
@@ -65,7 +65,7 @@ def _env(pythonpath):
 @pytest.mark.parametrize("major", [4, 5])
 def test_pretrain_bert_trains_under_transformers(major, tmp_path):
     extra = [_transformers5()] if major == 5 else []
-    env = _env([*extra, FILES, MPI_JOB_FILES])
+    env = _env([*extra, RUNTIME])
     check = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("mask_equivalence.py"))],
         env=env,
@@ -77,7 +77,7 @@ def test_pretrain_bert_trains_under_transformers(major, tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr[-3000:]
     assert check.stdout.startswith(f"transformers {major}."), check.stdout
     run = subprocess.run(
-        [sys.executable, str(FILES / "pretrain_bert.py"), *small_run(tmp_path, 3), "--attention", "sdpa", "--master-port", str(free_port())],
+        [sys.executable, "-m", "scc_training_runtime.pretrain_bert", *small_run(tmp_path, 3), "--attention", "sdpa", "--master-port", str(free_port())],
         env=env, capture_output=True, text=True, timeout=180, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]

@@ -95,8 +95,8 @@ def test_mpijob_path_renders_and_validates(tmp_path, playbook, workload, mpijob_
     # The launcher's variables reached the job as the bare-metal launcher reads them (the lab's tcp, CPU only).
     assert argv[:4] == ["mpirun", "--allow-run-as-root", "-np", "8"]
     assert "NCCL_IB_DISABLE=1" in argv
-    script = "pretrain_bert.py" if workload == "bert" else "train_resnet.py"
-    assert any(arg.endswith("/" + script) for arg in argv)
+    module = "scc_training_runtime." + ("pretrain_bert" if workload == "bert" else "train_resnet")
+    assert argv[argv.index(module) - 1] == "-m"
     arena = (results / "k8s" / ("%s-%s.arena.sh" % (workload, RUN_ID))).read_text()
     assert "arena submit mpijob" in arena and "--workers=2" in arena and "--data=scc-cpfs:/mnt/cpfs" in arena
     assert "The same job with Arena: arena submit mpijob" in ok_messages(run.events)

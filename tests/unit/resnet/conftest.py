@@ -2,6 +2,6 @@
 node. Run in its own process, as tests/unit/bert (torch refuses ansible's sys.intern patch)."""
 
 from tests.unit.rank_scripts import importable_like_on_a_node
-from tests.unit.resnet.shards import FILES, MPI_JOB_FILES
+from tests.unit.resnet.shards import RUNTIME
 
-importable_like_on_a_node("tests/unit/resnet", FILES, MPI_JOB_FILES, needs=("torch", "PIL", "tfrecord"))
+importable_like_on_a_node("tests/unit/resnet", RUNTIME, needs=("torch", "PIL", "tfrecord"))

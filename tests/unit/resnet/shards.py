@@ -9,8 +9,9 @@ import json
 import random
 from pathlib import Path
 
-FILES = Path(__file__).resolve().parents[3] / "roles" / "resnet_launch" / "files"
-MPI_JOB_FILES = FILES.parents[1] / "mpi_job" / "files"
+FILES = Path(__file__).resolve().parents[3] / "runtime" / "scc_training_runtime"
+# The directory above the package: what a source checkout puts on sys.path (an installed wheel needs none).
+RUNTIME = FILES.parent
 COLOURS = ((220, 30, 30), (30, 200, 40), (40, 50, 230), (230, 220, 40))
 
 

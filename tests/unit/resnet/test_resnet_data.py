@@ -3,8 +3,8 @@ rank's part, decoded images and labels."""
 
 import random
 
-import resnet_data
 import torch
+from scc_training_runtime import resnet_data
 
 from tests.unit.resnet.shards import write_shards
 

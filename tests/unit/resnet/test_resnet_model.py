@@ -3,8 +3,8 @@ https://pytorch.org/vision/stable/models/generated/torchvision.models.resnet18 a
 v1.5 stride on the bottleneck's 3x3 convolution."""
 
 import pytest
-import resnet_model
 import torch
+from scc_training_runtime import resnet_model
 
 
 @pytest.mark.parametrize(("name", "params"), [("resnet18", 11_689_512), ("resnet50", 25_557_032)])

@@ -4,7 +4,7 @@ import json
 from argparse import Namespace
 from types import SimpleNamespace
 
-import resnet_results
+from scc_training_runtime import resnet_results
 
 ARGS = Namespace(
     run_id="r1", framework="torch", model="resnet18", num_classes=4, image_size=32, batch_size=8, steps=4,

@@ -6,13 +6,12 @@ on the val shards are in rank 0's results.json, and each rank's progress file sa
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
 
 from tests.unit.rank_scripts import run_ranks
-from tests.unit.resnet.shards import FILES, MPI_JOB_FILES, write_shards
+from tests.unit.resnet.shards import RUNTIME, write_shards
 
 WORLD = 2
 STEPS = 8
@@ -24,12 +23,12 @@ def job(tmp_path_factory):
     write_shards(data, "train", 4, 8)
     write_shards(data, "val", 2, 4)
     argv = [
-        str(FILES / "train_resnet.py"), "--data-dir", str(data), "--output-dir", str(out), "--run-id", "unit",
+        "-m", "scc_training_runtime.train_resnet", "--data-dir", str(data), "--output-dir", str(out), "--run-id", "unit",
         "--model", "resnet18", "--num-classes", "4", "--image-size", "32", "--batch-size", "8",
         "--steps", str(STEPS), "--warmup-steps", "2", "--learning-rate", "0.05", "--lr-warmup-steps", "1",
         "--threads", "1", "--device", "cpu", "--log-every", "4",
     ]  # fmt: skip
-    env = {"PYTHONPATH": os.pathsep.join([str(FILES), str(MPI_JOB_FILES)])}
+    env = {"PYTHONPATH": str(RUNTIME)}
     outputs = run_ranks([sys.executable, *argv], WORLD, env=env)
     return {"results": json.loads((out / "results.json").read_text()), "out": out, "log": outputs[0]}
 

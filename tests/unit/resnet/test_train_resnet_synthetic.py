@@ -11,21 +11,22 @@ import subprocess
 import sys
 
 import pytest
-import resnet_data
 import torch
-import train_resnet
+from scc_training_runtime import resnet_data, train_resnet
 
 from tests.unit.rank_scripts import RANK_VARIABLES, free_port
-from tests.unit.resnet.shards import FILES, MPI_JOB_FILES
+from tests.unit.resnet.shards import RUNTIME
 
 STEPS = 4
-# Runs train_resnet.py as its __main__ with the input packages of the shards made unimportable.
+# Runs train_resnet as its __main__ (`-c CODE -m MODULE args`, as `python -m` would) with the input packages of the
+# shards made unimportable.
 HIDDEN_INPUT_PACKAGES = (
     "import runpy, sys\n"
     "for name in ('tfrecord', 'PIL'):\n"
     "    sys.modules[name] = None  # import raises ImportError\n"
-    "sys.argv = sys.argv[1:]\n"
-    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    "module = sys.argv[2]\n"
+    "sys.argv = [module] + sys.argv[3:]\n"
+    "runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
 )
 
 
@@ -33,13 +34,13 @@ HIDDEN_INPUT_PACKAGES = (
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("synthetic")
     argv = [
-        str(FILES / "train_resnet.py"), "--data", "synthetic", "--output-dir", str(out), "--run-id", "synthetic",
+        "-m", "scc_training_runtime.train_resnet", "--data", "synthetic", "--output-dir", str(out), "--run-id", "synthetic",
         "--model", "resnet18", "--num-classes", "10", "--image-size", "32", "--batch-size", "4",
         "--steps", str(STEPS), "--warmup-steps", "1", "--threads", "1", "--device", "cpu", "--log-every", "2",
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k not in RANK_VARIABLES}
     env.update(
-        PYTHONPATH=os.pathsep.join([str(FILES), str(MPI_JOB_FILES)]),
+        PYTHONPATH=str(RUNTIME),
         MASTER_ADDR="127.0.0.1",
         MASTER_PORT=str(free_port()),
     )

@@ -7,7 +7,9 @@ cluster without CPFS), resnet_launch's (tcp; rdma with horovod and every option)
 BERT and ResNet over tcp and rdma and of BERT with its options set. Each is rebuilt here through the roles' own
 variables and the new builder, and must be equal, item for item. One change since the pin: bert_launch_batch_size's
 default became auto (issue 22), so the pinned BERT commands carry --batch-size auto; and the MPIJob carries the
-scc.training/spec-sha256 annotation (mpijob_conflict's), the sha256 of its spec, which is compared to the pin's."""
+scc.training/spec-sha256 annotation (mpijob_conflict's), the sha256 of its spec, which is compared to the pin's; and the
+programs are modules of the runtime wheel in the venv (`-m scc_training_runtime.pretrain_bert`, `...train_resnet`, no
+PYTHONPATH of the install directory, BERT's shipped corpus the package's default: no --corpus), edited into the pin."""
 
 import hashlib
 import json

@@ -233,7 +233,9 @@ def test_tcp_bert_job_runs_the_bare_metal_command_in_the_launcher():
     assert "-x" in argv and "NCCL_IB_DISABLE=1" in argv and "NCCL_SOCKET_IFNAME=eth0" in argv
     assert "MASTER_ADDR=scc-bert-20261203t220000z-abcd-worker-0.scc-bert-20261203t220000z-abcd.default.svc" in argv
     assert "/opt/scc-training/venv/bin/python" in argv
-    script = argv.index("/opt/scc-training/bert/pretrain_bert.py")
+    # The image's venv runs the runtime wheel's module (docs/k8s.md: the same wheel as python_env's).
+    script = argv.index("scc_training_runtime.pretrain_bert")
+    assert argv[script - 2 : script] == ["/opt/scc-training/venv/bin/python", "-m"]
     assert argv[script + 1 : script + 3] == ["--framework", "torch"]
     assert argv[argv.index("--output-dir") + 1] == "/mnt/cpfs/scc-training/bert/runs/20261203T220000Z-abcd"
     assert argv[argv.index("--data-dir") + 1] == "/mnt/cpfs/scc-training/bert/data"
@@ -259,10 +261,11 @@ def test_rdma_job_uses_the_host_network_the_rdma_resource_and_ncclib():
     argv = container(manifest, "Launcher")["args"][4:]
     assert argv[4:7] == ["--mca", "plm_rsh_args", "-p 2222"]
     assert "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1" in argv and "NCCL_IB_GID_INDEX=3" in argv and "NCCL_IB_DISABLE=0" in argv
-    program = argv[argv.index("/opt/scc-training/resnet/train_resnet.py") :]
+    program = argv[argv.index("scc_training_runtime.train_resnet") :]
     assert program[program.index("--data-dir") + 1] == "/mnt/cpfs/imagenet/tfrecord"
     assert program[program.index("--output-dir") + 1] == "/mnt/cpfs/scc-training/resnet/runs/20261203T220000Z-abcd"
-    assert "PYTHONPATH=/opt/scc-training/resnet" in argv
+    assert argv[argv.index("scc_training_runtime.train_resnet") - 1] == "-m"
+    assert not any(arg.startswith("PYTHONPATH=") for arg in argv)  # the runtime is the image venv's wheel
 
 
 def test_rdma_without_an_active_port_is_refused_naming_the_variable():

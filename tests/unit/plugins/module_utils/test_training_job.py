@@ -12,11 +12,11 @@ from ansible_collections.scc.training.plugins.module_utils import training_job a
 
 ROOT = Path(__file__).resolve().parents[4]
 SCRIPTS = {
-    "bert": ROOT / "roles/bert_launch/files/pretrain_bert.py",
-    "resnet": ROOT / "roles/resnet_launch/files/train_resnet.py",
+    "bert": ROOT / "runtime/scc_training_runtime/pretrain_bert.py",
+    "resnet": ROOT / "runtime/scc_training_runtime/train_resnet.py",
 }
-# The options every rank program shares (the rendezvous, threads, output, run id), which mpi_job installs.
-SHARED = ROOT / "roles/mpi_job/files/mpi_job_rank.py"
+# The options every rank program shares (the rendezvous, threads, output, run id): the runtime's rank framework.
+SHARED = ROOT / "runtime/scc_training_runtime/mpi_job_rank.py"
 
 
 def _defaults(role):
@@ -149,12 +149,22 @@ def test_the_rendezvous_address_is_the_given_one_else_getent():
     assert option(program(resolved={"master_addr": "w0.job.ns.svc"}), "--master-addr") == "w0.job.ns.svc"
 
 
-def test_resnet_gets_its_pythonpath_and_its_python():
+def test_resnet_gets_its_python_and_only_the_extra_site_directories():
     job = tj.build("resnet", settings("resnet", resnet_launch_python_path=["/site"]), RESOLVED)
-    assert job["env"]["PYTHONPATH"] == "/opt/scc-training/resnet:/site"
+    assert job["env"]["PYTHONPATH"] == "/site"
     assert job["python"] == "/opt/scc-training/venv/bin/python"
     assert job["path"].startswith("/opt/scc-training/venv/bin:")
-    assert job["program"][:3] == ["/opt/scc-training/resnet/train_resnet.py", "--framework", "torch"]
+    assert job["program"][:4] == ["-m", "scc_training_runtime.train_resnet", "--framework", "torch"]
+    # The runtime is the venv's wheel: no PYTHONPATH at all without extra site directories.
+    assert "PYTHONPATH" not in tj.build("resnet", settings("resnet", resnet_launch_python_path=[]), RESOLVED)["env"]
+
+
+def test_the_programs_are_modules_of_the_runtime_package():
+    for workload, path in SCRIPTS.items():
+        job = tj.build(workload, settings(workload), RESOLVED)
+        assert job["program"][:2] == ["-m", "scc_training_runtime." + path.stem] and path.is_file()
+    # Without a corpus of the user's, BERT reads the corpus the package ships (pretrain_bert's default).
+    assert "--corpus" not in program() and (SCRIPTS["bert"].parent / "corpus.txt").is_file()
 
 
 def test_a_missing_launch_variable_or_resolved_value_is_named():
@@ -171,7 +181,7 @@ def test_the_tables_flags_parse_back_with_a_parser_of_the_same_flags():
     parser = argparse.ArgumentParser()
     for flag, _source, how in tj.SCRIPTS["resnet"]["options"]:
         parser.add_argument(flag, action="store_true" if how == tj.SWITCH else "store")
-    parsed = parser.parse_args(program("resnet", resnet_launch_learning_rate=0.2)[1:])
+    parsed = parser.parse_args(program("resnet", resnet_launch_learning_rate=0.2)[2:])
     assert (parsed.model, parsed.learning_rate, parsed.run_id) == ("resnet50", "0.2", "r1")
 
 
@@ -192,7 +202,7 @@ def test_a_switch_given_true_in_any_spelling_ansible_reads_is_on(on):
 
 def test_a_corpus_is_read_prepared_and_needs_its_length_and_seed():
     plain = program()
-    assert "--prepared" not in plain and option(plain, "--corpus") == "/opt/scc-training/bert/corpus.txt"
+    assert "--prepared" not in plain and "--corpus" not in plain  # the package's corpus
     corpus = program(bert_launch_corpus="/data/wiki", bert_launch_seq_len=128, bert_launch_seed=7)
     assert "--corpus" not in corpus and option(corpus, "--prepared").startswith("/")
     vocab = program(

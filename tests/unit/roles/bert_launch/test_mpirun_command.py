@@ -26,7 +26,7 @@ from tests.unit.roles.launch_render import render_argv
 
 ROOT = Path(__file__).resolve().parents[4]
 ROLE = ROOT / "roles" / "bert_launch"
-SCRIPT = "/opt/scc-training/bert/pretrain_bert.py"
+SCRIPT = "scc_training_runtime.pretrain_bert"
 
 CASES = {
     "tcp": {"bert_launch_transport": "tcp", "bert_launch_tcp_interface": "eth0"},
@@ -123,11 +123,11 @@ def test_the_whole_tcp_command(argvs):
         "-x", "PATH=/opt/scc-training/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "-x", "GLOO_SOCKET_IFNAME=eth0", "-x", "NCCL_SOCKET_IFNAME=eth0", "-x", "NCCL_IB_DISABLE=1",
         "-x", "TOKENIZERS_PARALLELISM=false", "-x", "SCC_TRAINING_RUN_ID=unit-run",
-        "/opt/scc-training/venv/bin/python", SCRIPT,
+        "/opt/scc-training/venv/bin/python", "-m", SCRIPT,
         "--framework", "torch", "--model-size", "base", "--seq-len", "128", "--batch-size", "auto",
         "--steps", "100", "--warmup-steps", "10", "--backend", "auto", "--precision", "auto",
         "--threads", "4", "--seed", "1234", "--master-addr", "192.168.10.11", "--master-port", "29500",
-        "--corpus", "/opt/scc-training/bert/corpus.txt", "--output-dir", "/opt/scc-training/bert/runs/unit-run",
+        "--output-dir", "/opt/scc-training/bert/runs/unit-run",
         "--run-id", "unit-run",
         # CPFS mounted: the shards and checkpoints go there; then the levers of the default V100 (volta).
         "--data-dir", "/mnt/cpfs/scc-training/bert/data",
@@ -165,7 +165,7 @@ def test_rdma_mode_uses_the_detected_ports_and_gid_index(argvs):
     }
     # MPI's own traffic stays on TCP, and the program is still the pretraining script.
     assert argv[argv.index("--mca") + 1 : argv.index("--mca") + 3] == ["pml", "ob1"]
-    assert option(argv, "/opt/scc-training/venv/bin/python") == SCRIPT
+    assert argv[argv.index("/opt/scc-training/venv/bin/python") + 1 :][:2] == ["-m", SCRIPT]
     # The rest of the command is the tcp one: only the NCCL variables differ.
     assert without(argv, "NCCL_") == without(argvs["tcp"], "NCCL_")
 

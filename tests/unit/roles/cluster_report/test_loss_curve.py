@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 from tests.unit.roles.cluster_report.test_render_report import ROLES, load
 
-render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+render = load(ROLES.parent / "runtime" / "scc_training_runtime" / "render_report.py")
 SVG = "{http://www.w3.org/2000/svg}"
 
 

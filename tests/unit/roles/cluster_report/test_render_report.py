@@ -21,7 +21,7 @@ def load(path):
     return module
 
 
-RENDER = load(ROLES / "cluster_report" / "files" / "render_report.py")
+RENDER = load(ROLES.parent / "runtime" / "scc_training_runtime" / "render_report.py")
 
 
 def report_of(nodes, **sections):

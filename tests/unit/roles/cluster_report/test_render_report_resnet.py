@@ -20,7 +20,7 @@ def resnet(run_id, images_per_s=120.0, backend="gloo", nccl=None):
 
 
 def test_no_resnet_run_leaves_the_keys_null_and_the_page_without_the_section(tmp_path):
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    render = load(ROLES.parent / "runtime" / "scc_training_runtime" / "render_report.py")
     (tmp_path / "r.json").write_text(json.dumps(REPORT))
     assert render.main(["x", str(tmp_path / "r.json"), str(tmp_path / "r.html")]) == 0
     written = json.loads((tmp_path / "r.json").read_text())
@@ -29,7 +29,7 @@ def test_no_resnet_run_leaves_the_keys_null_and_the_page_without_the_section(tmp
 
 
 def test_the_newest_resnet_run_and_the_comparison_are_shown(tmp_path):
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    render = load(ROLES.parent / "runtime" / "scc_training_runtime" / "render_report.py")
     (tmp_path / "r.json").write_text(json.dumps(REPORT))
     (tmp_path / "resnet-r1.json").write_text(json.dumps(resnet("r1")))
     comparison = transport_comparison({"tcp": resnet("r1")})
@@ -49,7 +49,7 @@ def test_the_newest_resnet_run_and_the_comparison_are_shown(tmp_path):
 
 
 def test_a_comparison_draws_its_legs_on_one_figure(tmp_path):
-    render = load(ROLES / "cluster_report" / "files" / "render_report.py")
+    render = load(ROLES.parent / "runtime" / "scc_training_runtime" / "render_report.py")
     (tmp_path / "r.json").write_text(json.dumps(REPORT))
     legs = {"tcp": dict(resnet("c2-tcp"), warmup_steps=1), "rdma": dict(resnet("c2-rdma", 300.0), warmup_steps=1)}
     legs["rdma"]["loss"] = [1.5, 1.1, 0.8]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "roles" / "mpi_job" / "files"))
-import mpi_job_rank
+sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "runtime"))
+from scc_training_runtime import mpi_job_rank
 
 
 def _file(tmp_path, text, mode=0o600):

@@ -8,12 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.lab_runner import changed, failed, localhost_inventory, run_playbook
 
+RUNTIME = Path(__file__).resolve().parents[4] / "runtime"
 SECRET = "hf_S3cretTokenValue-0123456789"
 # STAND-IN for Open MPI's mpirun (the unit tests have none): what the launcher runs, recording its argv.
 MPIRUN = """#!{python}
@@ -30,7 +32,7 @@ while argv and argv[0].startswith("-"):
 sys.exit(subprocess.call(argv, env=env))
 """
 RANK = """import hashlib, json, os, stat, sys
-import mpi_job_rank
+from scc_training_runtime import mpi_job_rank
 names = mpi_job_rank.load_secret_env()
 path = os.environ["SCC_MPI_JOB_SECRET_ENV_FILE"]
 progress = mpi_job_rank.Progress(sys.argv[1], 0, 1)
@@ -77,7 +79,8 @@ def job(tmp_path_factory):
                             "mpi_job_poll_s": 1,
                             "mpi_job_results_file": str(work / "results" / "failed.json"),
                             "mpi_job_collect_files": ["results.json"],
-                            "mpi_job_rank_env": {"NCCL_DEBUG": "INFO"},
+                            # The checkout's runtime package (python_env installs its wheel into the venv on a node).
+                            "mpi_job_rank_env": {"NCCL_DEBUG": "INFO", "PYTHONPATH": str(RUNTIME)},
                             "mpi_job_secret_env": secret_env or {"HF_TOKEN": SECRET},
                         },
                     }

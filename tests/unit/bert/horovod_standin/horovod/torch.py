@@ -2,7 +2,7 @@
 
 Horovod needs a build against torch and MPI/NCCL, which this test machine cannot do, so this
 module implements, on top of torch.distributed's gloo backend, the subset of the horovod.torch
-API that roles/bert_launch/files/pretrain_bert.py uses: init, rank, size, local_rank,
+API that runtime/scc_training_runtime/pretrain_bert.py uses: init, rank, size, local_rank,
 local_size, shutdown, allreduce (Sum, Average), allgather (a different first dimension per
 rank), broadcast, broadcast_parameters, broadcast_optimizer_state and DistributedOptimizer (with
 synchronize and skip_synchronize). Running the script on it proves the script's use of that

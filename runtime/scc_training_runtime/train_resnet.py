@@ -35,12 +35,7 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-import mpi_job_device
-import mpi_job_framework
-import mpi_job_rank
-import resnet_data
-import resnet_model
-import resnet_results
+from . import mpi_job_device, mpi_job_framework, mpi_job_rank, resnet_data, resnet_model, resnet_results
 
 # The exit codes every mpi_job program uses (the tests read them from here).
 EXIT_OK, EXIT_USAGE, EXIT_NON_FINITE = mpi_job_rank.EXIT_OK, mpi_job_rank.EXIT_USAGE, mpi_job_rank.EXIT_NON_FINITE

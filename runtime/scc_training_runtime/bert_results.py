@@ -15,8 +15,8 @@ import math
 import os
 from typing import Any, Mapping, Sequence
 
-import mpi_job_device
-from bert_model import model_flops, peak_flops, useful_flops
+from . import mpi_job_device
+from .bert_model import model_flops, peak_flops, useful_flops
 
 SCHEMA_VERSION = 2
 

@@ -187,7 +187,8 @@ def pretraining_module(model, mlm_head: str, predictions: int):
     import torch
     import torch.nn.functional as F
     import transformers
-    from bert_data import IGNORE_INDEX, masked_positions
+
+    from .bert_data import IGNORE_INDEX, masked_positions
 
     major = transformers_major(transformers.__version__)
     attention = getattr(model.config, "_attn_implementation", "eager")

@@ -27,9 +27,8 @@ import pickle
 import sys
 from typing import Any, Callable, Mapping
 
-import mpi_job_device
-import mpi_job_rank
-from mpi_job_device import UsageError
+from . import mpi_job_device, mpi_job_rank
+from .mpi_job_device import UsageError
 
 # --framework -> the module it imports besides torch (None: torch.distributed + DDP alone).
 FRAMEWORK_MODULES: dict[str, str | None] = {

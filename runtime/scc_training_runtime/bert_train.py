@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bert_data import IGNORE_INDEX, batches, mask_tokens
-from mpi_job_device import Device, UsageError, log
+from .bert_data import IGNORE_INDEX, batches, mask_tokens
+from .mpi_job_device import Device, UsageError, log
 
 
 def lr_factor(step: int, warmup: int, total: int) -> float:
@@ -86,7 +86,7 @@ def build_optimizer(
 
     groups = decay_groups(net.named_parameters())
     if name == "lamb":
-        from bert_lamb import Lamb
+        from .bert_lamb import Lamb
 
         optimizer = Lamb(groups, lr=lr, betas=(0.9, 0.999), eps=1e-6)
     else:

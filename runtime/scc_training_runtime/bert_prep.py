@@ -55,8 +55,12 @@ import tempfile
 import time
 from typing import Any, Iterable, Iterator
 
+# What bert_launch's reader (bert_data) and this writer must agree on, written once: BERT's special tokens, its
+# truncate_seq_pair, the vocab.txt reader and the file digest.
+from .bert_data import SPECIAL_TOKENS, read_vocab, truncate_pair
+from .bert_data import sha256 as sha256_file
+
 FORMAT = "bert-prepared-v1"
-SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 META_COLUMNS = 3  # len(A), real length, next-sentence label
 ENCODE_BATCH = 1024
 POOL_DOCUMENTS = 128
@@ -198,11 +202,6 @@ def decoded(path: str, number: int, raw: bytes) -> str:
         raise PrepError(f"{path}: line {number} is not UTF-8 ({exc.reason})") from exc
 
 
-def read_vocab(path: str) -> list[str]:
-    with open(path, encoding="utf-8") as handle:
-        return [line.rstrip("\n") for line in handle if line.rstrip("\n")]
-
-
 def vocab_problems(vocab: str, vocab_var: str = "bert_launch_vocab") -> list[str]:
     """What is wrong with a vocab.txt: missing, unreadable, or without one of BERT's special tokens."""
     if not vocab:
@@ -219,14 +218,6 @@ def vocab_problems(vocab: str, vocab_var: str = "bert_launch_vocab") -> list[str
             f"{vocab_var}: {vocab} lacks the special token(s) {' '.join(missing)} (a WordPiece vocab.txt has all of {' '.join(SPECIAL_TOKENS)})"
         ]
     return []
-
-
-def sha256_file(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _write_atomic(path: str, data: bytes) -> None:
@@ -286,16 +277,6 @@ def ensure_vocab(corpus: str, out: str, vocab: str, vocab_size: int, sample_byte
 
 
 # --- instances ------------------------------------------------------------------------------------------------
-
-
-def truncate_pair(a: list[int], b: list[int], max_tokens: int, rng: random.Random) -> None:
-    """Trim the longer segment, from a random end, until both fit (create_pretraining_data's truncate_seq_pair)."""
-    while len(a) + len(b) > max_tokens:
-        longer = a if len(a) > len(b) else b
-        if rng.random() < 0.5:
-            del longer[0]
-        else:
-            longer.pop()
 
 
 class InstanceBuilder:

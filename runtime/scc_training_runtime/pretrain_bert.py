@@ -40,13 +40,7 @@ import socket
 import sys
 from typing import Sequence
 
-import bert_data
-import bert_model
-import bert_results
-import bert_train
-import mpi_job_device
-import mpi_job_framework
-import mpi_job_rank
+from . import bert_data, bert_model, bert_results, bert_train, mpi_job_device, mpi_job_framework, mpi_job_rank
 
 SEQ_LEN_MIN = 16
 SEQ_LEN_MAX = bert_model.MAX_POSITION_EMBEDDINGS

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-import mpi_job_device
+from . import mpi_job_device
 
 SCHEMA_VERSION = 1
 
