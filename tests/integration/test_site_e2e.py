@@ -267,6 +267,8 @@ def test_ebmgn8v_leg_erdma_path_checks_report_and_bert_ranks_carry_the_family_nc
         "rdma_stack_mirror": str(workdir / "erdma-mirror"),
         "rdma_stack_artifact_name": name,
         "rdma_stack_artifact_sha256": sha256,
+        # This run's controller cache, not the user's (~/.cache/scc-training).
+        "rdma_stack_cache_dir": str(workdir / "artifact-cache"),
         "rdma_stack_sysfs_path": sysfs,
         "ib_check_sysfs_path": sysfs,
         # No ERI for ib_write_bw: the pairs' bandwidth over loopback (iperf3), the lab's rate.

@@ -29,6 +29,7 @@ unpacks and runs: ``erdma_installer/install.sh --batch``; version 0.0.0: no real
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import tarfile
@@ -98,7 +99,8 @@ def installer(directory: Path) -> tuple[str, str]:
         "modinfo": (_MODINFO, 0o755),
     }
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    # The same bytes every time (gzip's and the members' mtime 0): one sha256 for one content.
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped, tarfile.open(fileobj=zipped, mode="w") as tar:
         for name, (text, mode) in files.items():
             data = text.encode()
             info = tarfile.TarInfo("erdma_installer/" + name)
