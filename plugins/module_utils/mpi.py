@@ -270,8 +270,10 @@ def framework_problems(settings, role):
             "cluster is declared CPU-only (%(role)s_cpu_only, from scc_cpu_only, is %(cpu_only)s). Use "
             "%(role)s_framework torch or horovod on CPUs." % names
         )
-    # On CPUs every framework allreduces over gloo or MPI/TCP: NCCL (the only RDMA path) needs GPUs.
-    if settings[role + "_transport"] == "rdma" and (backend == "gloo" or cpu_only):
+    # On CPUs every framework allreduces over gloo or MPI/TCP: NCCL (the only RDMA path) needs GPUs. The lab's STAND-IN
+    # switch <role>_standin_rdma_on_cpu lets the rdma launch path run on CPUs; the NET/IB check after the run stays.
+    standin = settings.get(role + "_standin_rdma_on_cpu") is True
+    if settings[role + "_transport"] == "rdma" and (backend == "gloo" or cpu_only) and not standin:
         problems.append(
             "%(role)s_transport rdma needs NCCL on GPUs: %(role)s_backend nccl, or auto on GPUs (got %(backend)s, "
             "%(role)s_cpu_only %(cpu_only)s, from scc_cpu_only); gloo has no RDMA transport. On a CPU-only cluster "

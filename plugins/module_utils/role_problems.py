@@ -91,7 +91,7 @@ REGISTRY = {
         "bert_launch_input_problems",
         _extras(
             group="bert_launch_group",
-            bools=("bert_launch_cpu_only",),
+            bools=("bert_launch_cpu_only", "bert_launch_standin_rdma_on_cpu"),
             variables={"seq_len_range": ["_bert_launch_seq_len_min", "_bert_launch_seq_len_max"]},
         ),
     ),

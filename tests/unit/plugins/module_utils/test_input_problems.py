@@ -858,6 +858,18 @@ def test_every_problem_at_once():
     )
 
 
+def test_the_lab_stand_in_switch_lets_rdma_run_on_cpus_and_nothing_more():
+    """bert_launch_standin_rdma_on_cpu (the lab's ebmgn8v leg): transport rdma on CPUs is accepted with it, refused
+    without it; the CPU-only refusal of acspeed stays."""
+    cpu = {**BERT, "bert_launch_cpu_only": True, "bert_launch_transport": "rdma"}
+    (problem,) = bert_launch.bert_launch_input_problems(cpu)
+    assert problem.startswith("bert_launch_transport rdma needs NCCL on GPUs")
+    assert bert_launch.bert_launch_input_problems({**cpu, "bert_launch_standin_rdma_on_cpu": True}) == []
+    assert bert_launch.bert_launch_input_problems({**cpu, "bert_launch_standin_rdma_on_cpu": False}) == [problem]
+    acspeed = {**cpu, "bert_launch_standin_rdma_on_cpu": True, "bert_launch_framework": "acspeed"}
+    assert [p.split(" ")[0] for p in bert_launch.bert_launch_input_problems(acspeed)] == ["bert_launch_framework"]
+
+
 def test_nccl_check_refuses_an_unknown_instance_type_by_name_and_accepts_the_resolved_nulls():
     unknown = nccl_check.nccl_check_input_problems({**NCCL_CHECK, "scc_instance_type": "ecs.gn6i-c4g1.xlarge"})
     assert len(unknown) == 1 and unknown[0].startswith("scc_instance_type='ecs.gn6i-c4g1.xlarge'")
