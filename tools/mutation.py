@@ -361,6 +361,53 @@ EQUIVALENT = {
             "network_plugin is flannel or terway-eniip (the module's choices): terway-eniip sorts after",
         ),
     ],
+    "cloud_inputs": [
+        (
+            "if network.version != 4:",
+            "if network.version > 4:",
+            "IP networks are version 4 or 6 only",
+        ),
+        (
+            "if network.prefixlen == 0:",
+            "if network.prefixlen <= 0:",
+            "a prefix length is never negative",
+        ),
+        (
+            "if input_checks.is_text(item) and _network(item) is not None and _network(item).prefixlen == 0:",
+            "if input_checks.is_text(item) and _network(item) is not None and _network(item).prefixlen <= 0:",
+            "a prefix length is never negative",
+        ),
+        (
+            'if count == 0 and "scc_cloud_release_all_nodes" in settings:',
+            'if count <= 0 and "scc_cloud_release_all_nodes" in settings:',
+            "count is a whole number >= 0 here (_whole's lower bound above)",
+        ),
+        (
+            'if charge == "PostPaid":',
+            'if charge <= "PostPaid":',
+            "charge is PostPaid or PrePaid here (refused above): PrePaid sorts after",
+        ),
+        (
+            'if input_checks.boolean(settings["scc_cloud_release_all_nodes"]) is False:',
+            'if input_checks.boolean(settings["scc_cloud_release_all_nodes"]) == False:',
+            "boolean() returns True, False or None: == False holds exactly when is False does",
+        ),
+        (
+            "if input_checks.boolean(allow) is True:",
+            "if input_checks.boolean(allow) == True:",
+            "boolean() returns True, False or None: == True holds exactly when is True does",
+        ),
+        (
+            'first = problem.split(" ", 1)[0]',
+            'first = problem.split(" ", 2)[0]',
+            "the first field of a split is the same whatever its limit",
+        ),
+        (
+            'plan["scc_cloud_jumbo_frames"] = input_checks.boolean(settings.get("scc_cloud_jumbo_frames", False))',
+            'plan["scc_cloud_jumbo_frames"] = input_checks.boolean(settings.get("scc_cloud_jumbo_frames", True))',
+            "the ERI problems kept here do not depend on jumbo frames (node_plan: they set the MTU only)",
+        ),
+    ],
     "cloud_waiters": [
         (
             "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",

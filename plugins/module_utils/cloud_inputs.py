@@ -359,7 +359,7 @@ def _count(settings, vswitch):
             )
     if vswitch is not None:
         plan = cloud_nodes.node_plan(settings)
-        per_node = 1 + (plan["eri_count"] if isinstance(plan["eri_count"], int) else 0)
+        per_node = 1 + plan["eri_count"]  # node_plan's eri_count is a whole number, 0 when none is known
         usable = vswitch.num_addresses - VSWITCH_RESERVED_ADDRESSES
         if count * per_node > usable:
             return _bad(

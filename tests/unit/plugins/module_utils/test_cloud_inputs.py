@@ -442,3 +442,105 @@ def test_ssh_rules_open_tcp_22_from_each_network_once():
     assert [r["source_cidr_ip"] for r in marked] == ["192.168.0.7/32", "192.168.0.8/32"]
     with pytest.raises(Exception, match="cloud_ssh_rules: description must be a string, not int"):
         cloud_filters.cloud_ssh_rules(["192.168.0.7"], 7)
+
+
+# --- make mutation's survivors of cloud_inputs (issue 36.8): each case sits on a rule's boundary ---
+SCCGN6 = dict(scc_cloud_instance_type="ecs.sccgn6.24xlarge", scc_cloud_eri_count=0)
+TINY_VSWITCH = dict(scc_cloud_vpc_cidr="192.168.0.0/16", scc_cloud_vswitch_cidr="192.168.0.0/29")
+NINETEEN_TAGS = {"managed-by": "scc.training", **{"k%d" % i: "v" for i in range(18)}}
+FIFTY_BLOCKS = ["10.%d.0.0/16" % i for i in range(50)]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # A /29 holds 8 addresses, 4 of them the VSwitch's own: 4 nodes of one ENI each fit exactly.
+        dict(SCCGN6, **TINY_VSWITCH, scc_cloud_instance_count=4),
+        dict(scc_cloud_name="ab"),
+        dict(scc_cloud_name="a" * 31),
+        dict(SCCGN6, scc_cloud_vpc_cidr="192.168.0.0/28", scc_cloud_vswitch_cidr="192.168.0.0/29"),
+        dict(scc_cloud_tags=NINETEEN_TAGS),
+        dict(scc_cloud_tags={"managed-by": "scc.training", "k" * 128: "v" * 128}),
+        dict(scc_cloud_cpfs_nfs_export_path="/" + "a" * 1022 + "/"),
+        dict(scc_cloud_access="bastion", scc_cloud_admin_cidrs=FIFTY_BLOCKS),
+        dict(scc_cloud_host_keys_timeout=1),
+        dict(scc_cloud_instance_count=0, scc_cloud_release_all_nodes=True),
+        dict(scc_cloud_vpc_id=None, scc_cloud_vswitch_id="", scc_cloud_security_group_id=None),
+        dict(scc_cloud_extra_cidrs=["10.0.0.0/8", "192.168.1.0/24"]),
+    ],
+)
+def test_a_value_on_a_rules_boundary_passes(change):
+    assert cloud_inputs.problems(dict(GOOD, **change)) == []
+
+
+CASES["vswitch_one_node_too_many"] = case(
+    "scc_cloud_instance_count", 5, "needs 5 addresses (1 per node", ["scc_cloud_vswitch_cidr"], **SCCGN6, **TINY_VSWITCH
+)
+CASES["tags_key_129"] = case("scc_cloud_tags", {"managed-by": "scc.training", "k" * 129: "v"}, "1 to 128 characters")
+CASES["tags_value_129"] = case("scc_cloud_tags", {"managed-by": "scc.training", "k": "v" * 129}, "at most 128")
+CASES["export_path_1025"] = case("scc_cloud_cpfs_nfs_export_path", "/" + "a" * 1023 + "/", "1 to 1024 characters")
+CASES["admin_cidrs_51"] = case("scc_cloud_admin_cidrs", FIFTY_BLOCKS + ["10.99.0.0/16"], "more than 50", **BASTION)
+CASES["admin_cidrs_internet_then_bad"] = case(
+    "scc_cloud_admin_cidrs",
+    ["0.0.0.0/0", "10.0.0.1/8"],
+    "holds \"10.0.0.1/8\", which is not",
+    **dict(BASTION, scc_cloud_admin_cidrs_allow_internet=True),
+)
+CASES["extra_cidrs_not_a_list"] = case("scc_cloud_extra_cidrs", "10.0.0.0/8", "must be a list")
+CASES["extra_cidrs_internet"] = case("scc_cloud_extra_cidrs", ["0.0.0.0/0"], "other than 0.0.0.0/0")
+CASES["early_cidrs_bad"] = case("scc_cloud_a_cidrs", ["10.0.0.1/8"], "not an IPv4 CIDR block")
+CASES["cpfs_capacity_switch_unset"] = case("scc_cloud_cpfs_capacity", 100, "must be at least 3600")
+CASES["data_prep_type_not_text"] = case(
+    "scc_cloud_data_prep_instance_type", 7, "such as 'ecs.g7.8xlarge', not int", scc_cloud_data_prep_enabled=True
+)
+CASES["data_prep_image_not_text"] = case(
+    "scc_cloud_data_prep_image_id", 7, "such as 'm-...', not int", scc_cloud_data_prep_enabled=True
+)
+
+
+def test_a_switch_left_unset_reads_as_its_default():
+    # scc_cloud_cpfs_enabled unset: CPFS is on (its default), so its capacity is judged.
+    settings = {k: v for k, v in GOOD.items() if k != "scc_cloud_cpfs_enabled"}
+    assert any(
+        p.startswith("scc_cloud_cpfs_capacity")
+        for p in cloud_inputs.problems(dict(settings, scc_cloud_cpfs_capacity=100))
+    )
+    # scc_cloud_auto_renew unset: off, and nothing to read.
+    settings = {k: v for k, v in GOOD.items() if k != "scc_cloud_auto_renew"}
+    assert cloud_inputs.problems(settings) == []
+    # scc_cloud_admin_cidrs_allow_internet unset: 0.0.0.0/0 is refused.
+    settings = {k: v for k, v in dict(GOOD, **BASTION).items() if k != "scc_cloud_admin_cidrs_allow_internet"}
+    (problem,) = cloud_inputs.problems(dict(settings, scc_cloud_admin_cidrs=["0.0.0.0/0"]))
+    assert "whole internet" in problem
+
+
+def test_a_bad_switch_beside_the_rule_it_guards_is_named_once_without_a_crash():
+    (problem,) = cloud_inputs.problems(dict(GOOD, scc_cloud_instance_count=0, scc_cloud_release_all_nodes="maybe"))
+    assert problem.startswith("scc_cloud_release_all_nodes")
+    internet = dict(BASTION, scc_cloud_admin_cidrs=["0.0.0.0/0"], scc_cloud_admin_cidrs_allow_internet="maybe")
+    problems = cloud_inputs.problems(dict(GOOD, **internet))
+    assert [p.split(" ", 1)[0] for p in problems] == ["scc_cloud_admin_cidrs", "scc_cloud_admin_cidrs_allow_internet"]
+    # An unknown charge type with auto-renew on: both named.
+    problems = cloud_inputs.problems(dict(GOOD, scc_cloud_instance_charge_type="Spot", scc_cloud_auto_renew=True))
+    assert [p.split(" ", 1)[0] for p in problems] == ["scc_cloud_instance_charge_type", "scc_cloud_auto_renew"]
+
+
+def test_an_acks_password_of_the_wrong_type_is_not_shown():
+    settings = dict(GOOD, scc_cloud_ack_enabled=True, scc_cloud_ack_node_password=12345678)
+    settings.update(scc_cloud_ack_service_cidr=7)
+    problems = cloud_inputs.problems(settings)
+    assert "scc_cloud_ack_node_password ((hidden)) must be a string, not int." in problems
+    assert "scc_cloud_ack_service_cidr (7) must be a string, not int." in problems
+    assert not any("12345678" in p for p in problems)
+
+
+def test_show_cuts_at_80_characters_and_sorts_keys():
+    # A value is shown whole while its JSON holds at most 80 characters: ["x...x"] is 4 more than its x's.
+    assert cloud_inputs.show(["x" * 76]) == '["%s"]' % ("x" * 76)
+    assert cloud_inputs.show(["x" * 77]) == '["%s"... (81 characters)' % ("x" * 77)
+    # A string's JSON adds its quotes; a string longer than 80 is cut before it is dumped (a huge one is never
+    # dumped whole), and its own length is given.
+    assert cloud_inputs.show("a" * 78) == '"%s"' % ("a" * 78)
+    assert cloud_inputs.show("a" * 80) == '"%s... (82 characters)' % ("a" * 79)
+    assert cloud_inputs.show("a" * 81) == '"%s"... (81 characters)' % ("a" * 80)
+    assert cloud_inputs.show({"b": 1, "a": 2}) == '{"a": 2, "b": 1}'
