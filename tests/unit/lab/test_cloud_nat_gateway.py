@@ -4,14 +4,33 @@ alibabacloud_vpc20160428's models by the contract check: the rules the module an
 from __future__ import annotations
 
 import time
+import types
 
 import pytest
 
 from ansible_collections.scc.training.plugins.module_utils._alicloud import AlicloudApi, AlicloudApiError
-from lab.cloud import Timings
+from lab.cloud import Timings, store, vpc
 from lab.cloud.testing import client, network
 
-EMULATOR_TIMINGS = Timings(eip=0, nat_gateway=0.1, snat_entry=0.3)
+# Long transitions on a clock the test moves (fake_clock): no state is read after a real delay, so a loaded
+# machine cannot make a Pending entry Available before the test looks.
+EMULATOR_TIMINGS = Timings(eip=0, nat_gateway=60, snat_entry=60)
+
+
+@pytest.fixture
+def advance(monkeypatch):
+    """The emulator's state clock (lab/cloud/store.py and vpc.py read time.monotonic) as real time plus what the
+    test added: ``advance(seconds)``."""
+    added = [0.0]
+    clock = types.SimpleNamespace(**{name: getattr(time, name) for name in dir(time) if not name.startswith("_")})
+    clock.monotonic = lambda: time.monotonic() + added[0]
+    for module in (store, vpc):
+        monkeypatch.setattr(module, "time", clock)
+
+    def step(seconds):
+        added[0] += seconds
+
+    return step
 
 
 @pytest.fixture
@@ -26,7 +45,7 @@ def status(api, ngw_id):
     return found[0]["Status"] if found else None
 
 
-def test_a_gateway_its_eip_and_snat_entry_hold_what_they_use(emu, api):
+def test_a_gateway_its_eip_and_snat_entry_hold_what_they_use(emu, api, advance):
     net = network(client(emu, auto_retry=False), cluster=False)
     reply = api.call(
         "vpc",
@@ -35,11 +54,11 @@ def test_a_gateway_its_eip_and_snat_entry_hold_what_they_use(emu, api):
     )
     ngw_id, table = reply["NatGatewayId"], reply["SnatTableIds"]["SnatTableId"][0]
     assert status(api, ngw_id) == "Creating"
-    time.sleep(0.15)
+    advance(61)
     assert status(api, ngw_id) == "Available"
     allocation = api.call("vpc", "AllocateEipAddress", {})
-    api.call("vpc", "AssociateEipAddress", {"AllocationId": allocation["AllocationId"], "InstanceId": ngw_id,
-                                           "InstanceType": "Nat"})  # fmt: skip
+    association = {"AllocationId": allocation["AllocationId"], "InstanceId": ngw_id, "InstanceType": "Nat"}
+    api.call("vpc", "AssociateEipAddress", association)
     # SnatIp must be an EIP of the gateway.
     with pytest.raises(AlicloudApiError) as refused:
         api.call("vpc", "CreateSnatEntry", {"SnatTableId": table, "SourceVSwitchId": net["vsw"], "SnatIp": "127.0.0.1"})
@@ -63,14 +82,14 @@ def test_a_gateway_its_eip_and_snat_entry_hold_what_they_use(emu, api):
         api.call("vpc", "DeleteVSwitch", {"VSwitchId": net["vsw"]})
     assert refused.value.code == "DependencyViolation"
 
-    time.sleep(0.35)
+    advance(61)
     api.call("vpc", "DeleteSnatEntry", {"SnatTableId": table, "SnatEntryId": entry})
     listed = api.call("vpc", "DescribeSnatTableEntries", {"SnatTableId": table})["SnatTableEntries"]["SnatTableEntry"]
     assert [e["Status"] for e in listed] == ["Deleting"]
-    time.sleep(0.35)
+    advance(61)
     api.call("vpc", "UnassociateEipAddress", {"AllocationId": allocation["AllocationId"], "InstanceType": "Nat"})
     api.call("vpc", "DeleteNatGateway", {"NatGatewayId": ngw_id})
     assert status(api, ngw_id) == "Deleting"
-    time.sleep(0.15)
+    advance(61)
     assert status(api, ngw_id) is None
     api.call("vpc", "DeleteVSwitch", {"VSwitchId": net["vsw"]})
