@@ -389,6 +389,42 @@ def test_the_shipped_example_and_the_defaults_pass():
     assert cloud_inputs.problems(dict(off, scc_cloud_data_prep_image_id="", scc_cloud_cpfs_capacity=1)) == []
 
 
+# --- make mutation's survivors of cloud_inputs (issue 36.8): each case sits on a rule's boundary ---
+SCCGN6 = dict(scc_cloud_instance_type="ecs.sccgn6.24xlarge", scc_cloud_eri_count=0)
+TINY_VSWITCH = dict(scc_cloud_vpc_cidr="192.168.0.0/16", scc_cloud_vswitch_cidr="192.168.0.0/29")
+NINETEEN_TAGS = {"managed-by": "scc.training", **{"k%d" % i: "v" for i in range(18)}}
+FIFTY_BLOCKS = ["10.%d.0.0/16" % i for i in range(50)]
+
+
+CASES["vswitch_one_node_too_many"] = case(
+    "scc_cloud_instance_count", 5, "needs 5 addresses (1 per node", ["scc_cloud_vswitch_cidr"], **SCCGN6, **TINY_VSWITCH
+)
+CASES["tags_key_129"] = case("scc_cloud_tags", {"managed-by": "scc.training", "k" * 129: "v"}, "1 to 128 characters")
+CASES["tags_value_129"] = case("scc_cloud_tags", {"managed-by": "scc.training", "k": "v" * 129}, "at most 128")
+CASES["export_path_1025"] = case("scc_cloud_cpfs_nfs_export_path", "/" + "a" * 1023 + "/", "1 to 1024 characters")
+CASES["admin_cidrs_51"] = case("scc_cloud_admin_cidrs", FIFTY_BLOCKS + ["10.99.0.0/16"], "more than 50", **BASTION)
+CASES["admin_cidrs_internet_then_bad"] = case(
+    "scc_cloud_admin_cidrs",
+    ["0.0.0.0/0", "10.0.0.1/8"],
+    "holds \"10.0.0.1/8\", which is not",
+    **dict(BASTION, scc_cloud_admin_cidrs_allow_internet=True),
+)
+CASES["extra_cidrs_not_a_list"] = case("scc_cloud_extra_cidrs", "10.0.0.0/8", "must be a list")
+CASES["extra_cidrs_internet"] = case("scc_cloud_extra_cidrs", ["0.0.0.0/0"], "other than 0.0.0.0/0")
+CASES["early_cidrs_bad"] = case("scc_cloud_a_cidrs", ["10.0.0.1/8"], "not an IPv4 CIDR block")
+CASES["cpfs_capacity_switch_unset"] = case("scc_cloud_cpfs_capacity", 100, "must be at least 3600")
+CASES["data_prep_type_not_text"] = case(
+    "scc_cloud_data_prep_instance_type",
+    7,
+    "such as 'ecs.g7.8xlarge', not int",
+    scc_cloud_data_prep_enabled=True,
+    scc_cloud_data_prep_image_id="m-abc",
+)
+CASES["data_prep_image_not_text"] = case(
+    "scc_cloud_data_prep_image_id", 7, "such as 'm-...', not int", scc_cloud_data_prep_enabled=True
+)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_bad_input_is_refused_naming_it_alone(name):
     change, variable, fragment, related = CASES[name]
@@ -444,13 +480,6 @@ def test_ssh_rules_open_tcp_22_from_each_network_once():
         cloud_filters.cloud_ssh_rules(["192.168.0.7"], 7)
 
 
-# --- make mutation's survivors of cloud_inputs (issue 36.8): each case sits on a rule's boundary ---
-SCCGN6 = dict(scc_cloud_instance_type="ecs.sccgn6.24xlarge", scc_cloud_eri_count=0)
-TINY_VSWITCH = dict(scc_cloud_vpc_cidr="192.168.0.0/16", scc_cloud_vswitch_cidr="192.168.0.0/29")
-NINETEEN_TAGS = {"managed-by": "scc.training", **{"k%d" % i: "v" for i in range(18)}}
-FIFTY_BLOCKS = ["10.%d.0.0/16" % i for i in range(50)]
-
-
 @pytest.mark.parametrize(
     "change",
     [
@@ -471,31 +500,6 @@ FIFTY_BLOCKS = ["10.%d.0.0/16" % i for i in range(50)]
 )
 def test_a_value_on_a_rules_boundary_passes(change):
     assert cloud_inputs.problems(dict(GOOD, **change)) == []
-
-
-CASES["vswitch_one_node_too_many"] = case(
-    "scc_cloud_instance_count", 5, "needs 5 addresses (1 per node", ["scc_cloud_vswitch_cidr"], **SCCGN6, **TINY_VSWITCH
-)
-CASES["tags_key_129"] = case("scc_cloud_tags", {"managed-by": "scc.training", "k" * 129: "v"}, "1 to 128 characters")
-CASES["tags_value_129"] = case("scc_cloud_tags", {"managed-by": "scc.training", "k": "v" * 129}, "at most 128")
-CASES["export_path_1025"] = case("scc_cloud_cpfs_nfs_export_path", "/" + "a" * 1023 + "/", "1 to 1024 characters")
-CASES["admin_cidrs_51"] = case("scc_cloud_admin_cidrs", FIFTY_BLOCKS + ["10.99.0.0/16"], "more than 50", **BASTION)
-CASES["admin_cidrs_internet_then_bad"] = case(
-    "scc_cloud_admin_cidrs",
-    ["0.0.0.0/0", "10.0.0.1/8"],
-    "holds \"10.0.0.1/8\", which is not",
-    **dict(BASTION, scc_cloud_admin_cidrs_allow_internet=True),
-)
-CASES["extra_cidrs_not_a_list"] = case("scc_cloud_extra_cidrs", "10.0.0.0/8", "must be a list")
-CASES["extra_cidrs_internet"] = case("scc_cloud_extra_cidrs", ["0.0.0.0/0"], "other than 0.0.0.0/0")
-CASES["early_cidrs_bad"] = case("scc_cloud_a_cidrs", ["10.0.0.1/8"], "not an IPv4 CIDR block")
-CASES["cpfs_capacity_switch_unset"] = case("scc_cloud_cpfs_capacity", 100, "must be at least 3600")
-CASES["data_prep_type_not_text"] = case(
-    "scc_cloud_data_prep_instance_type", 7, "such as 'ecs.g7.8xlarge', not int", scc_cloud_data_prep_enabled=True
-)
-CASES["data_prep_image_not_text"] = case(
-    "scc_cloud_data_prep_image_id", 7, "such as 'm-...', not int", scc_cloud_data_prep_enabled=True
-)
 
 
 def test_a_switch_left_unset_reads_as_its_default():
