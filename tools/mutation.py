@@ -356,6 +356,11 @@ EQUIVALENT = {
             "block is IPv4 here (judged above): 4 >= the VPC's version holds exactly when they are equal",
         ),
         (
+            "if block.version == vpc.version and block.overlaps(vpc):",
+            "if block.version <= vpc.version and block.overlaps(vpc):",
+            "overlaps() is False between an IPv4 and an IPv6 network (ipaddress), so the version test only saves a call",
+        ),
+        (
             '"container_cidr": params.get("pod_cidr") if (params.get("network_plugin") or "flannel") == "flannel" else None,',
             '"container_cidr": params.get("pod_cidr") if (params.get("network_plugin") or "flannel") <= "flannel" else None,',
             "network_plugin is flannel or terway-eniip (the module's choices): terway-eniip sorts after",
