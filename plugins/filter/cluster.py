@@ -14,6 +14,7 @@ from ansible.errors import AnsibleError, AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     lazy_module_utils,
+    require_hosts,
     require_list,
     require_mapping,
 )
@@ -35,19 +36,10 @@ def cluster_addresses(hosts, hostvars, interface=""):
     return cluster.cluster_nodes(hosts, hostvars, interface.strip())
 
 
-def _hosts_in(hosts, hostvars, filter_name):
-    hosts = [str(h) for h in require_list(hosts, filter_name, "the input (inventory host names) must be a list")]
-    require_mapping(hostvars, filter_name, "hostvars must be a mapping")
-    missing = [h for h in hosts if h not in hostvars]
-    if missing:
-        raise AnsibleFilterError("%s: not in the inventory: %s" % (filter_name, ", ".join(missing)))
-    return hosts
-
-
 def cluster_inventory_problems(hosts, hostvars, expected_size=None):
     """The cluster group's names and hostvars -> bad host names, nodes sharing an ansible_host and (with
     ``expected_size``, scc_cluster_size) a group of another size (judged once)."""
-    hosts = _hosts_in(hosts, hostvars, "cluster_inventory_problems")
+    hosts = require_hosts(hosts, hostvars, "cluster_inventory_problems")
     if expected_size is not None and (isinstance(expected_size, bool) or not str(expected_size).isdigit()):
         raise AnsibleFilterError(
             "cluster_inventory_problems: scc_cluster_size must be an integer, got %r" % expected_size

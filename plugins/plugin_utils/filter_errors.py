@@ -49,6 +49,16 @@ def require_list(value, filter_name, what="input must be a list"):
     return list(value)
 
 
+def require_hosts(hosts, hostvars, filter_name):
+    """``hosts`` as a list of inventory names, each one of ``hostvars``; else an error naming the filter (or plan)."""
+    hosts = [str(h) for h in require_list(hosts, filter_name, "the input (inventory host names) must be a list")]
+    require_mapping(hostvars, filter_name, "hostvars must be a mapping")
+    missing = [h for h in hosts if h not in hostvars]
+    if missing:
+        raise AnsibleFilterError("%s: not in the inventory: %s" % (filter_name, ", ".join(missing)))
+    return hosts
+
+
 def filter_call(filter_name, function, *args, errors=(ValueError,)):
     """``function(*args)``; `errors` become AnsibleFilterError('<filter_name>: <message>'), and a KeyError (a key
     the input lacks) AnsibleFilterError('<filter_name>: the input lacks <key>'), never a bare KeyError."""

@@ -25,6 +25,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.plugin_utils.filter_errors import (
     filter_call,
     lazy_module_utils,
+    require_hosts,
     require_list,
     require_mapping,
     require_settings,
@@ -156,15 +157,6 @@ def cluster_mesh_problems(report, peers, nodenames=None):
     return cluster.mesh_problems(report, peers, nodenames)
 
 
-def _hosts_in(hosts, hostvars, filter_name):
-    hosts = [str(h) for h in require_list(hosts, filter_name, "the input (inventory host names) must be a list")]
-    require_mapping(hostvars, filter_name, "hostvars must be a mapping")
-    missing = [h for h in hosts if h not in hostvars]
-    if missing:
-        raise AnsibleFilterError("%s: not in the inventory: %s" % (filter_name, ", ".join(missing)))
-    return hosts
-
-
 def cluster_node_problems(nodes, rule, need_facts=False, need_host_keys=False):
     """cluster_addresses' nodes -> nodes without an address, sharing one, or (when needed) without facts."""
     nodes = require_list(nodes, "cluster_node_problems", "the input (cluster_addresses' nodes) must be a list")
@@ -181,7 +173,7 @@ def cluster_node_problems(nodes, rule, need_facts=False, need_host_keys=False):
 
 def mpi_hostfile_slots(hosts, hostvars):
     """The hostfile's nodes -> ``[{host, slots}]`` from every node's inventory and (cached) facts."""
-    hosts = _hosts_in(hosts, hostvars, "mpi_hostfile_slots")
+    hosts = require_hosts(hosts, hostvars, "mpi_hostfile_slots")
     return filter_call("mpi_hostfile_slots", cluster.hostfile_slots, hosts, hostvars)
 
 
