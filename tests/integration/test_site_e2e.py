@@ -286,19 +286,8 @@ def test_ebmgn8v_leg_erdma_path_checks_report_and_bert_ranks_carry_the_family_nc
         "bert_launch_warmup_steps": 2,
         "bert_launch_batch_size": 8,
     }
-    status, rc, events = run_playbook(
-        ROOT / "tests" / "integration" / "playbooks" / "e2e_erdma.yml",
-        workdir / "inventory",
-        workdir,
-        {"ssh_trust_key_dir": str(lab.dir / "ssh_trust"), **extravars},
-        envvars={
-            "SCC_TRAINING_RESULTS_DIR": str(workdir / "results"),
-            "ALIBABA_CLOUD_ACCESS_KEY_ID": CLOUD_KEY_ID,
-            "ALIBABA_CLOUD_ACCESS_KEY_SECRET": CLOUD_SECRET,
-            "NO_PROXY": "127.0.0.1",
-            "no_proxy": "127.0.0.1",
-        },
-    )
+    # An absolute path: run() joins it to PLAYBOOKS as pathlib does, leaving it as it is.
+    status, rc, events = run(lab, workdir, ROOT / "tests" / "integration" / "playbooks" / "e2e_erdma.yml", extravars)
     assert (status, rc) == ("successful", 0), failed(events)
     ran = {e["event_data"].get("task") for e in events if e["event"] == "runner_on_ok"}
 
