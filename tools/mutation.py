@@ -413,6 +413,13 @@ EQUIVALENT = {
             "the ERI problems kept here do not depend on jumbo frames (node_plan: they set the MTU only)",
         ),
     ],
+    "bert_prep": [
+        (
+            'name = corpus.rsplit("/", 1)[-1] or "corpus"',
+            'name = corpus.rsplit("/", 2)[-1] or "corpus"',
+            "the last field of a right split is the same whatever its limit",
+        ),
+    ],
     "cloud_waiters": [
         (
             "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",

@@ -38,6 +38,34 @@ def test_each_problem_names_its_variable(changes, expected):
     assert len(problems) == 1 and problems[0].startswith(expected), problems
 
 
+# Each rule's boundary: the least value accepted, the one below it refused (make mutation's survivors of bert_prep).
+@pytest.mark.parametrize(
+    ("variable", "least"),
+    [
+        ("bert_prep_seed", 0),
+        ("bert_prep_vocab_size", 6),
+        ("bert_prep_vocab_sample_mb", 1),
+        ("bert_prep_rows_per_shard", 1),
+        ("bert_prep_timeout", 1),
+        ("bert_prep_seq_len", 16),
+    ],
+)
+def test_each_number_rule_accepts_its_least_value_and_refuses_the_one_below(variable, least):
+    assert bert_prep_input_problems(dict(GOOD, **{variable: least})) == []
+    problems = bert_prep_input_problems(dict(GOOD, **{variable: least - 1}))
+    assert len(problems) == 1 and problems[0].startswith("%s (%d)" % (variable, least - 1)), problems
+
+
+def test_an_empty_corpus_still_has_its_other_variables_judged():
+    problems = bert_prep_input_problems(dict(GOOD, bert_prep_corpus="", bert_prep_vocab="vocab.txt"))
+    assert [p.split(" ", 1)[0] for p in problems] == ["bert_launch_corpus", "bert_prep_vocab"], problems
+
+
+def test_a_corpus_at_the_root_is_named_corpus():
+    settings = {"data_dir": "/p", "corpus": "/", "vocab": "", "seq_len": 128, "seed": 1}
+    assert bert_prepared_dir(settings).startswith("/p/corpus-")
+
+
 def test_the_prepared_directory_changes_with_what_the_shards_are_built_from():
     base = {"data_dir": "/mnt/cpfs/p/", "corpus": "/mnt/cpfs/wiki/", "vocab": "", "seq_len": 128, "seed": 1234}
     name = bert_prepared_dir(base)
