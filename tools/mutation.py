@@ -420,6 +420,38 @@ EQUIVALENT = {
             "the last field of a right split is the same whatever its limit",
         ),
     ],
+    "hardware_fact": [
+        (
+            'elif source in ("doca", "mlnx_ofed") and kind == "erdma":',
+            'elif source in ("doca", "mlnx_ofed") and kind <= "erdma":',
+            "the RDMA kinds are erdma and roce_v2 only (instance_families.FAMILIES): only erdma sorts at or before erdma",
+        ),
+        (
+            'if _set(mtu) and kind == "erdma" and _int(mtu) not in (8500, 1400):',
+            'if _set(mtu) and kind <= "erdma" and _int(mtu) not in (8500, 1400):',
+            "the RDMA kinds are erdma and roce_v2 only (instance_families.FAMILIES): only erdma sorts at or before erdma",
+        ),
+        (
+            'elif _set(mtu) and kind == "erdma" and fact["mtu"] is not None and _int(mtu) != fact["mtu"]:',
+            'elif _set(mtu) and kind <= "erdma" and fact["mtu"] is not None and _int(mtu) != fact["mtu"]:',
+            "the RDMA kinds are erdma and roce_v2 only (instance_families.FAMILIES): only erdma sorts at or before erdma",
+        ),
+        (
+            'elif _set(mtu) and kind == "erdma" and fact["mtu"] is not None and _int(mtu) != fact["mtu"]:',
+            'elif _set(mtu) and kind >= "erdma" and fact["mtu"] is not None and _int(mtu) != fact["mtu"]:',
+            "the other kind, roce_v2, has no MTU in its fact (fact['mtu'] None): the line's next test fails for it either way",
+        ),
+        (
+            'if source == "erdma" and kind != "erdma":',
+            'if source == "erdma" and kind > "erdma":',
+            "the RDMA kinds are erdma and roce_v2 only: > erdma holds exactly for roce_v2",
+        ),
+        (
+            'if source == "erdma" and kind != "erdma":',
+            'if source == "erdma" and kind >= "erdma":',
+            "rdma_stack_source=erdma on an eRDMA family equals the role's default and is dropped before judging (_declared_only): kind is never erdma here",
+        ),
+    ],
     "cloud_waiters": [
         (
             "chain = states[max(0, count - 1) :] if count < len(states) else states[-1:]",

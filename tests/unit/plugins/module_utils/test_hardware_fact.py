@@ -200,3 +200,54 @@ def test_a_roles_own_default_is_not_judged_a_second_time():
     assert problem.startswith("bert_launch_gpu_compute_capability=8.0 contradicts scc_instance_type=ebmgn8v"), problem
     (problem,) = hf.contradictions(hf.cluster_fact("ebmgn8v"), {"gpu_health_declared_gpus": 9, "scc_gpu_count": 0})
     assert problem.startswith("gpu_health_declared_gpus=9 contradicts"), problem
+
+
+# --- make mutation's survivors of hardware_fact (issue 36.8) ---
+
+
+@pytest.mark.parametrize("first, second", [("NVIDIA L20", "NVIDIA H20"), ("NVIDIA H20", "NVIDIA L20")])
+def test_a_mixed_cluster_builds_for_its_lowest_compute_capability(first, second):
+    """L20 (8.9) beside H20 (9.0): code built for 9.0 cannot run on the L20s, whichever node reports first."""
+    nodes = {"n1": {"gpus": [{"name": first}] * 8, "rdma_devices": []}, "n2": {"gpus": [{"name": second}] * 8}}
+    nodes["n2"]["rdma_devices"] = []
+    fact = hf.cluster_fact("", nodes=nodes)
+    assert (fact["compute_capabilities"], fact["compute_capability"]) == (["8.9", "9.0"], "8.9")
+
+
+@pytest.mark.parametrize(
+    "instance_type, jumbo, settings",
+    [
+        # At the limits: as many links as ports; fewer; each MTU eRDMA runs at, matching scc_jumbo_frames.
+        ("sccgn6", False, {"ib_check_expected_links": 2}),
+        ("sccgn6", False, {"ib_check_expected_links": 1}),
+        ("ebmgn8v", False, {"rdma_stack_netdev_mtu": 1400}),
+        ("ebmgn8v", True, {"rdma_stack_netdev_mtu": "8500"}),
+        # An MTU on a RoCE family is not eRDMA's to judge; OFED and distro agree with RoCE.
+        ("sccgn6", False, {"rdma_stack_netdev_mtu": 9000}),
+        ("sccgn6", False, {"rdma_stack_source": "mlnx_ofed"}),
+        ("sccgn6", False, {"rdma_stack_source": "distro"}),
+        # A family whose port count no source gives (gn8v): the links are not judged.
+        ("gn8v", False, {"ib_check_expected_links": 2}),
+        # Values that read as no number are not judged here (the roles' own checks name them).
+        ("ebmgn8v", False, {"nccl_check_gpus": "many", "gpu_health_expected_gpus": [8]}),
+    ],
+)
+def test_settings_at_a_rules_edge_pass(instance_type, jumbo, settings):
+    assert hf.contradictions(hf.cluster_fact(instance_type, jumbo_frames=jumbo), settings) == []
+
+
+def test_an_mtu_below_the_one_jumbo_frames_gives_is_a_contradiction():
+    (problem,) = hf.contradictions(hf.cluster_fact("ebmgn8v", jumbo_frames=True), {"rdma_stack_netdev_mtu": 1400})
+    assert problem.startswith("rdma_stack_netdev_mtu=1400 contradicts scc_jumbo_frames=True"), problem
+
+
+def test_a_default_skipped_does_not_stop_the_judging_of_what_follows():
+    settings = {"rdma_stack_source": "erdma", "scc_gpu_count": 9, "gpu_health_declared_gpus": "10"}
+    problems = hf.contradictions(hf.cluster_fact("ebmgn8v"), settings)
+    # gpu_health_declared_gpus 10 does not follow scc_gpu_count 9: both are judged (as strings "10" < "9").
+    assert [p.split("=")[0] for p in problems] == ["gpu_health_declared_gpus", "scc_gpu_count"], problems
+
+
+def test_no_fact_or_a_partial_one_contradicts_nothing_and_does_not_fail():
+    assert hf.contradictions(None, {"rdma_stack_source": "erdma", "bert_launch_nccl_env": {}}) == []
+    assert hf.contradictions({"declared": False}, {"rdma_stack_source": "erdma"}) == []
