@@ -116,6 +116,7 @@ TARGETS = {
         ["!host_names", "!host_name_problems", "!_unique"],
         [
             UNIT + "test_cluster_addresses.py",
+            UNIT + "test_cluster_rules.py",
             UNIT + "test_host_name_rule.py",
             "tests/unit/plugins/filter/test_cluster_filters.py",
         ],
@@ -450,6 +451,74 @@ EQUIVALENT = {
             'if source == "erdma" and kind != "erdma":',
             'if source == "erdma" and kind >= "erdma":',
             "rdma_stack_source=erdma on an eRDMA family equals the role's default and is dropped before judging (_declared_only): kind is never erdma here",
+        ),
+    ],
+    "cluster": [
+        (
+            "if parsed.version == 6 and parsed.ipv4_mapped is not None:",
+            "if parsed.version >= 6 and parsed.ipv4_mapped is not None:",
+            "IP versions are 4 and 6 only",
+        ),
+        (
+            'full_by_label.setdefault(identity.split(".", 1)[0], []).append(identity)',
+            'full_by_label.setdefault(identity.split(".", 2)[0], []).append(identity)',
+            "the first field of a split is the same whatever its limit",
+        ),
+        (
+            "short: full_by_label[short][0]",
+            "short: full_by_label[short][ -1]",
+            "the list holds exactly one full name here (the comprehension's len == 1)",
+        ),
+        (
+            "continue",
+            "break",
+            "an entry's fields are its inventory name (never empty) then ansible_host: a None key is the last field, nothing follows it",
+            "if key is None:",
+        ),
+        (
+            'if all(field == "ansible_host" and value == found[0][2] for _h, field, value in found):',
+            'if all(field <= "ansible_host" and value == found[0][2] for _h, field, value in found):',
+            "the fields are 'inventory name' and 'ansible_host': only the latter sorts at or before 'ansible_host'",
+        ),
+        (
+            'if all(field == "ansible_host" and value == found[0][2] for _h, field, value in found):',
+            'if all(field == "ansible_host" and value == found[ -1][2] for _h, field, value in found):',
+            "every value equals the first exactly when every value equals the last",
+        ),
+        (
+            'if all(field == "ansible_host" and value == found[0][2] for _h, field, value in found):',
+            'if all(field == "ansible_host" and value == found[ 1][2] for _h, field, value in found):',
+            "every value equals the first exactly when every value equals the second (a group has two or more)",
+        ),
+        (
+            'what = "share ansible_host %s" % found[0][2]',
+            'what = "share ansible_host %s" % found[ -1][2]',
+            "reached only when every value of the group is the same",
+        ),
+        (
+            'what = "share ansible_host %s" % found[0][2]',
+            'what = "share ansible_host %s" % found[ 1][2]',
+            "reached only when every value of the group is the same",
+        ),
+        (
+            "if len(hosts) > 1",
+            "if len(hosts) != 1",
+            "a by_address list holds at least the node that made it",
+        ),
+        (
+            "def mpi_slots(slots=None, gpu_count=None, gpu_devices=0, vcpus=None):",
+            "def mpi_slots(slots=None, gpu_count=None, gpu_devices= -1, vcpus=None):",
+            "_positive() reads -1 as it reads 0: not a count",
+        ),
+        (
+            '("scc_gpu_count", gpu_count, 0, "unset or an integer >= 0"),',
+            '("scc_gpu_count", gpu_count, -1, "unset or an integer >= 0"),',
+            "_integer_at_least reads digits only: no negative value passes whatever the least",
+        ),
+        (
+            'plan.append({"host": host, "slots": mpi_slots(slots, gpu_count, devices or 0, vcpus)})',
+            'plan.append({"host": host, "slots": mpi_slots(slots, gpu_count, devices or -1, vcpus)})',
+            "_positive() reads -1 as it reads 0: not a count",
         ),
     ],
     "cloud_waiters": [

@@ -110,9 +110,14 @@ def _ip_literal(value):
     """``value`` as an IP address string when it is one (IPv4, or IPv6 with an optional zone), else None."""
     if not isinstance(value, str) or not value:
         return None
+    address, percent, zone = value.partition("%")
     try:
-        ipaddress.ip_address(value.split("%", 1)[0])
+        parsed = ipaddress.ip_address(address)
     except ValueError:
+        return None
+    # A zone (RFC 4007: fe80::1%eth0) only on IPv6, and only an interface name or index: "fe80::1%eth0 x" would
+    # carry its space into a command line.
+    if percent and (parsed.version != 6 or not re.match(r"^[0-9A-Za-z_.-]+\Z", zone)):
         return None
     return value
 
