@@ -71,7 +71,7 @@ options:
       - Revoke the ingress rules that O(rules) does not list and whose description is one of these; every other rule
         not listed stays (unless O(purge_rules)). A rule an earlier run made for a purpose now gone, told by the
         description it was made with (C(playbooks/provision.yml)'s SSH rule from the bastion, once C(scc_cloud_access)
-        is no longer C(bastion)).
+        is no longer C(bastion)). An empty description is refused: it would match every rule made without one.
     type: list
     elements: str
     default: []
@@ -162,6 +162,13 @@ def validate(params):
             errors.append("%s.priority must be 1 to 100, got %d" % (where, rule["priority"]))
     if len(params["tags"] or {}) > 20:
         errors.append("tags: at most 20 tags")
+    for n, description in enumerate(params.get("purge_descriptions") or [], start=1):
+        if not (description or "").strip():
+            # a rule made without a description has an empty one: this would revoke every such rule
+            errors.append(
+                "purge_descriptions[%d] is empty: it would revoke every rule made without a description "
+                "(purge_rules revokes every rule not listed)" % n
+            )
     return errors
 
 

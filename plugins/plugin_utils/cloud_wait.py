@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: scc.training developers
 # Apache License 2.0 (see LICENSE or https://www.apache.org/licenses/LICENSE-2.0)
-"""The action of the cloud modules that wait (ecs_instance, nas_cpfs, nas_cpfs_mount_target,
+"""The action of the cloud modules that wait minutes (ecs_instance, ecs_nat_gateway, nas_cpfs, nas_cpfs_mount_target,
 nas_cpfs_protocol_service, cs_cluster, cs_cluster_nodes: plugins/action/<module>.py each names this class): one
 progress line per poll while the module waits for a resource to reach a state the API reports, instead of minutes
 of silence.

@@ -100,6 +100,15 @@ def test_vswitch_and_security_group_and_cpfs_checks():
     assert errors and "capacity" in errors[0]
 
 
+@pytest.mark.parametrize("empty", ["", "  ", None])
+def test_an_empty_purge_description_is_refused_it_would_revoke_every_undescribed_rule(empty):
+    rule = dict(ip_protocol="tcp", port_range="22/22", source_cidr_ip="10.0.0.0/8", policy="accept", priority=1)
+    good = dict(rules=[rule], tags={}, purge_descriptions=["from-bastion"])
+    assert ecs_security_group.validate(good) == []
+    errors = ecs_security_group.validate(dict(good, purge_descriptions=["from-bastion", empty]))
+    assert len(errors) == 1 and errors[0].startswith("purge_descriptions[2] is empty"), errors
+
+
 def test_absent_by_a_name_alone_is_refused_naming_the_options_that_would_do():
     errors = ecs_instance.validate(dict(GOOD_INSTANCE, state="absent", tags={}))
     assert len(errors) == 1 and "tags or instance_ids" in errors[0] and "bert-node" in errors[0]
