@@ -7,14 +7,16 @@ file in place, one mutant at a time, and runs those tests (`pytest -x`); a mutan
 out), survives when they pass. Mutations outside the named functions are marked skipped before the run, and so are two kinds that say nothing about the tests:
 an arithmetic operator replaced by a bitwise, shift, power, floor-division or modulo one (most sites are
 ``"..." % args``, where any of them raises at once) and ``==``/``!=``/``<``... replaced by ``is``/``is not``
-(the same for the small ints and interned strings compared here: equivalent mutants). Targets run one after
-another: a mutant of one module must not be seen by the tests of another running beside it.
+(the same for the small ints and interned strings compared here: equivalent mutants). A mutant of one module must
+not be seen by the tests of another running beside it: in one tree targets run one after another; ``--jobs N`` runs
+N at a time, each in its own copy of the working tree (under --work/trees), every copy's results in --work.
 
 A survivor is a test to write, unless no input can tell it from the original (an equivalent mutant): those are
 listed in EQUIVALENT below, each with its reason, printed apart and left out of the percentage. The bert_data
 target's tests import torch (tests/unit/bert): run it alone (`--only bert_data`), never beside the lab tests.
 
     tools/mutation.py                  every target
+    tools/mutation.py --jobs 2         every target, two at a time (two trees, two cores)
     tools/mutation.py --only health    one target, while developing
     tools/mutation.py --report         the line again from the last runs' results (.cache/mutation)
 """
@@ -23,8 +25,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
+import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,6 +159,13 @@ TARGETS = {
 # same line occurs twice in the file and only one is equivalent])]. They are printed and counted
 # apart, and left out of the percentage; any other survivor is a test to write.
 EQUIVALENT = {
+    "host_names": [
+        (
+            'return _unique([host, host.split(".", 1)[0]])',
+            'return _unique([host, host.split(".", 2)[0]])',
+            "the first field of a split is the same whatever its limit",
+        ),
+    ],
     "redact": [
         (
             'return "%s%s:%s@" % (match.group("scheme"), userinfo.split(":", 1)[0], MASK)',
@@ -802,6 +814,75 @@ def run_target(name: str, work: Path, timeout: float) -> tuple[int, list, list]:
     return _tally(db, name)
 
 
+def tree_copy(dest: Path, root: Path = ROOT) -> Path:
+    """A copy of ``root``'s working tree at ``dest`` (tracked files and untracked ones git does not ignore, as they
+    are now): cosmic-ray mutates in place, so two targets run side by side only in two trees. The copy's collection
+    path (.collections/ansible_collections/scc/training) points at the copy itself, the other collections at root's."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    ).stdout
+    for name in sorted({os.fsdecode(n) for n in listed.split(b"\0") if n}):
+        source, target = root / name, dest / name
+        if not source.is_file() and not source.is_symlink():  # deleted from the tree, not yet from the index
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+    collections = root / ".collections" / "ansible_collections"
+    for namespace in sorted(collections.iterdir()) if collections.is_dir() else []:
+        if namespace.name == "scc":
+            (dest / ".collections/ansible_collections/scc").mkdir(parents=True)
+            (dest / ".collections/ansible_collections/scc/training").symlink_to("../../..")
+        else:
+            (dest / ".collections/ansible_collections").mkdir(parents=True, exist_ok=True)
+            (dest / ".collections/ansible_collections" / namespace.name).symlink_to(namespace.resolve())
+    return dest
+
+
+def by_size(names) -> list:
+    """The targets, largest module first: with a queue of jobs, the long ones start early (the module's size stands
+    in for its mutants, not counted before a run)."""
+    return sorted(names, key=lambda name: -(ROOT / TARGETS[name][0]).stat().st_size)
+
+
+def run_parallel(names, work: Path, timeout: float, jobs: int) -> list:
+    """Every target of ``names`` run in one of ``jobs`` copies of the tree, each taking the next target of a queue
+    when it is free; results into ``work``. Returns the targets whose run failed (their tests failed unmutated)."""
+    trees = [tree_copy(work / "trees" / str(k)) for k in range(jobs)]
+    queue, failed, lock = by_size(names), [], threading.Lock()
+
+    def worker(tree: Path) -> None:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                name = queue.pop(0)
+            command = [sys.executable, str(tree / "tools" / "mutation.py"), "--only", name, "--work", str(work)]
+            done = subprocess.run(
+                command + ["--min", "0", "--timeout", str(timeout)],
+                cwd=tree,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            with lock:
+                print("mutation: %s ran in %s (exit %d)" % (name, tree.name, done.returncode), flush=True)
+                if done.returncode != 0:
+                    failed.append(name)
+                    print((done.stdout + done.stderr)[-3000:], flush=True)
+
+    threads = [threading.Thread(target=worker, args=(tree,)) for tree in trees]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failed
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append", choices=sorted(TARGETS), help="a target (repeatable)")
@@ -809,10 +890,18 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one mutant's tests may take")
     parser.add_argument("--work", type=Path, default=ROOT / ".cache" / "mutation")
     parser.add_argument("--report", action="store_true", help="tally the last runs' results, run nothing")
+    parser.add_argument("--jobs", type=int, default=1, help="targets run at a time, each in a copy of the tree")
     args = parser.parse_args(argv)
+    args.work = args.work.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
+    names = args.only or list(TARGETS)
+    if args.jobs > 1 and not args.report:
+        failed = run_parallel(names, args.work, args.timeout, args.jobs)
+        if failed:
+            raise SystemExit("mutation: the tests of %s fail unmutated" % ", ".join(sorted(failed)))
+        args.report = True  # every target ran: the tally below reads their results
     killed = total = equivalents = 0
-    for name in args.only or list(TARGETS):
+    for name in names:
         if args.report:
             dead, survivors, equivalent = _tally(args.work / (name + ".sqlite"), name)
         else:

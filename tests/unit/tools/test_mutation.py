@@ -4,6 +4,7 @@ file, by the line above it."""
 from __future__ import annotations
 
 import difflib
+import subprocess
 from pathlib import Path
 
 from tools import mutation
@@ -54,3 +55,44 @@ def test_every_equivalent_entry_names_a_line_of_its_target():
         stale += ["%s: %s" % (name, entry[0]) for entry in entries if entry[0] not in lines]
         stale += ["%s: above %s" % (name, entry[3]) for entry in entries if len(entry) > 3 and entry[3] not in lines]
     assert stale == []
+
+
+def _git(root, *args):
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def test_a_jobs_tree_is_the_working_tree_as_it_is_and_imports_itself(tmp_path):
+    root = tmp_path / "root"
+    (root / "plugins").mkdir(parents=True)
+    (root / "plugins/kept.py").write_text("A = 1\n")
+    (root / "plugins/gone.py").write_text("B = 1\n")
+    (root / ".gitignore").write_text(".cache/\n.collections/\n")
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    (root / "plugins/kept.py").write_text("A = 2\n")  # edited, not committed: the copy has the edit
+    (root / "plugins/new.py").write_text("C = 1\n")  # untracked, not ignored: copied
+    (root / "plugins/gone.py").unlink()  # deleted, still in the index: not copied
+    (root / ".cache").mkdir()
+    (root / ".cache/big.sqlite").write_text("x")  # ignored: not copied
+    collections = root / ".collections/ansible_collections"
+    (collections / "scc").mkdir(parents=True)
+    (collections / "scc/training").symlink_to("../../..")
+    (collections / "kubernetes/core").mkdir(parents=True)
+
+    tree = mutation.tree_copy(tmp_path / "trees/0", root)
+    files = sorted(str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file() and ".collections" not in p.parts)
+    assert files == [".gitignore", "plugins/kept.py", "plugins/new.py"]
+    assert (tree / "plugins/kept.py").read_text() == "A = 2\n"
+    # The collection a test imports is the copy's (its mutants), the others are the root's.
+    assert (tree / ".collections/ansible_collections/scc/training").resolve() == tree.resolve()
+    assert (tree / ".collections/ansible_collections/kubernetes").resolve() == (collections / "kubernetes").resolve()
+    # A second run starts from a fresh copy: a mutant left behind by a killed run is gone.
+    (tree / "plugins/kept.py").write_text("A = 'mutant'\n")
+    again = mutation.tree_copy(tmp_path / "trees/0", root)
+    assert (again / "plugins/kept.py").read_text() == "A = 2\n"
+
+
+def test_jobs_take_the_largest_modules_first():
+    order = mutation.by_size(["health", "cloud_inputs", "redact"])
+    sizes = [(mutation.ROOT / mutation.TARGETS[name][0]).stat().st_size for name in order]
+    assert sizes == sorted(sizes, reverse=True) and sorted(order) == ["cloud_inputs", "health", "redact"]
