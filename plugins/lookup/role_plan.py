@@ -20,6 +20,8 @@ description:
     lookup's variables, never as a term.
   - Bad input is an error naming the plan and what it expected.
   - Internal to this collection's roles; a plan's arguments may change between releases.
+  - On ansible-core before 2.19 it refuses to run while C(allow_unsafe_lookups) is on; ansible-core then hands
+    C(lookup()) the plugin's list as it is, without taking its one element, and the roles would misread every plan.
 options:
   _terms:
     description:
@@ -56,8 +58,18 @@ _raw:
 
 from inspect import signature
 
+from ansible import constants as C
 from ansible.errors import AnsibleFilterError, AnsibleLookupError
 from ansible.plugins.lookup import LookupBase
+from ansible.release import __version__ as ANSIBLE_CORE_VERSION
+
+
+def unsafe_lookups_keep_the_list(version=ANSIBLE_CORE_VERSION):
+    """True where ``lookup()`` would hand back the plugin's list itself: ansible-core 2.16 to 2.18 with
+    allow_unsafe_lookups on (ansible/template/__init__.py, ``Templar._lookup``: the one element is taken only
+    ``if ran and allow_unsafe is False``). 2.19 takes it whatever the setting (``_invoke_lookup``)."""
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) < (2, 19) and bool(getattr(C, "DEFAULT_ALLOW_UNSAFE_LOOKUPS", False))
 
 
 class LookupModule(LookupBase):
@@ -65,6 +77,12 @@ class LookupModule(LookupBase):
         # Imported here: a worker that loads this plugin and calls no plan compiles nothing more.
         from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 
+        if unsafe_lookups_keep_the_list():
+            raise AnsibleLookupError(
+                "role_plan: allow_unsafe_lookups is on (ansible.cfg [defaults] or ANSIBLE_ALLOW_UNSAFE_LOOKUPS): "
+                "ansible-core %s then returns a lookup's list unwrapped, and the roles would misread every plan; "
+                "turn it off (the collection needs it for nothing)" % ANSIBLE_CORE_VERSION
+            )
         if not terms:
             raise AnsibleLookupError("role_plan: the first term must be a plan's name")
         name, args = terms[0], list(terms[1:])

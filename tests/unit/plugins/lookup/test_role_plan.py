@@ -11,6 +11,7 @@ every ansible-core of the matrix (tests/ansible_core/run.sh: tests/unit/plugins/
 from __future__ import annotations
 
 import pytest
+from ansible import constants as C
 from ansible.errors import AnsibleError, AnsibleLookupError
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar
@@ -136,3 +137,22 @@ def test_errors_are_lookup_errors_naming_the_plan(terms, kwargs, message):
 def test_a_templated_error_names_the_plan():
     with pytest.raises(AnsibleError, match="bandwidth_round_side: "):
         _template("lookup('scc.training.role_plan', 'bandwidth_round_side', 5, 4, 0)")
+
+
+def test_with_unsafe_lookups_allowed_a_plan_runs_where_it_is_unwrapped_and_is_refused_where_not(monkeypatch):
+    # The real templar of the ansible-core under test (the ansible-core matrix runs this file on 2.16 to 2.18).
+    monkeypatch.setattr(C, "DEFAULT_ALLOW_UNSAFE_LOOKUPS", True)
+    expression = "lookup('scc.training.role_plan', 'bandwidth_round_count', 4, 1)"
+    if role_plan.unsafe_lookups_keep_the_list():
+        with pytest.raises(AnsibleError, match="allow_unsafe_lookups is on"):
+            _template(expression)
+    else:
+        assert _template(expression) == 6
+
+
+def test_unsafe_lookups_keep_the_list_before_2_19_only(monkeypatch):
+    monkeypatch.setattr(C, "DEFAULT_ALLOW_UNSAFE_LOOKUPS", True)
+    assert role_plan.unsafe_lookups_keep_the_list("2.16.14") and role_plan.unsafe_lookups_keep_the_list("2.18.0")
+    assert not role_plan.unsafe_lookups_keep_the_list("2.19.4") and not role_plan.unsafe_lookups_keep_the_list("3.0.0")
+    monkeypatch.setattr(C, "DEFAULT_ALLOW_UNSAFE_LOOKUPS", False)
+    assert not role_plan.unsafe_lookups_keep_the_list("2.16.14")
