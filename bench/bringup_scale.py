@@ -213,6 +213,23 @@ def node_cpu(workdir: Path) -> float:
     return total
 
 
+def failure_excerpt(output: str, stderr: str = "") -> str:
+    """What a failed run's output says of its failure: each task that failed on some host, with its first failed
+    host's line (one line per task, the recap of hundreds of hosts would hide it), then the end of the output."""
+    lines, seen, excerpt, task = output.splitlines(), set(), [], ""
+    for line in lines:
+        if line.startswith("TASK ["):
+            task = line
+        elif line.startswith(("fatal:", "failed:")) and task not in seen:
+            seen.add(task)
+            excerpt += [task, line[:2000]]
+    rest = [
+        line for line in lines if not re.match(r"^\S+\s+: ok=", line) and not line.startswith(("fatal:", "failed:"))
+    ]
+    tail = "\n".join(rest[-40:])
+    return "\n".join(excerpt + [tail, stderr[-2000:]]) + "\n"
+
+
 def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[float, float, float, float]:
     """One ansible-playbook run of playbooks/PLAYBOOK.yml: (task executions, controller CPU seconds, node CPU
     seconds, wall seconds). Controller: ansible-playbook and everything it started, less the module runs."""
@@ -224,7 +241,7 @@ def run(workdir: Path, size: int, playbook: str, tags: str | None) -> tuple[floa
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
+        sys.stderr.write(failure_excerpt(proc.stdout, proc.stderr))
         raise SystemExit(f"bench-scale: playbooks/{playbook}.yml failed at N={size}")
     executions = sum(json.loads((workdir / "counts.json").read_text())["ran"].values())
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -339,7 +356,7 @@ def prepare_rerun(hosts: int, scale: int) -> tuple[float, int, float, float]:
                     file=sys.stderr,
                 )
                 if proc.returncode != 0:
-                    sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-2000:])
+                    sys.stderr.write(failure_excerpt(proc.stdout, proc.stderr))
                     raise SystemExit(f"bench-scale: playbooks/prepare.yml failed on the lab ({kind})")
                 if kind == "whole":
                     whole_output = proc.stdout
@@ -426,11 +443,11 @@ def sliced_equals_unsliced(size: int, count: int, extravars: dict | None = None)
             check=False,
         )
         if proc.returncode != 0:
-            sys.stderr.write(proc.stdout[-6000:])
+            sys.stderr.write(failure_excerpt(proc.stdout))
             raise SystemExit(f"bench-scale: playbooks/cluster.yml failed at N={size} (unsliced)")
         failed = sliced_run(sliced, size, count, key_dir, extravars)
         if failed is not None:
-            sys.stderr.write(failed.stdout[-6000:])
+            sys.stderr.write(failure_excerpt(failed.stdout))
             raise SystemExit(f"bench-scale: a slice of playbooks/cluster.yml failed at N={size}")
         expected, got = node_files(whole), node_files(sliced)
         differ = sorted(path for path in set(expected) | set(got) if expected.get(path) != got.get(path))

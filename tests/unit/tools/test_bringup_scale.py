@@ -143,3 +143,17 @@ def test_at_scale_splits_a_run_into_its_fixed_and_per_host_parts():
     # 4 hosts: the per-host part is the slope over the 3 added hosts; at the lab's own size it is total / hosts.
     per_host_at_4, per_host, fixed = bench.at_scale(22.0, 10.0, 4, 4)
     assert abs(per_host - 4.0) < 1e-9 and abs(fixed - 6.0) < 1e-9 and abs(per_host_at_4 - 22.0 / 4) < 1e-9
+
+
+def test_a_failure_shows_each_failed_task_once_with_its_first_host_not_only_the_recap():
+    output = "\n".join(
+        ["TASK [scc.training.hosts_file : Check] ***", "ok: [node1]"]
+        + ["TASK [scc.training.ssh_trust : Verify] ***"]
+        + ["fatal: [node%d]: FAILED! => {\"msg\": \"timed out\"}" % n for n in range(1, 101)]
+        + ["", "PLAY RECAP ***"]
+        + ["node%d                      : ok=20   changed=7    failed=1" % n for n in range(1, 101)]
+    )
+    excerpt = bench.failure_excerpt(output, "a warning")
+    assert excerpt.count("fatal:") == 1 and "fatal: [node1]: FAILED!" in excerpt and "timed out" in excerpt
+    assert excerpt.startswith("TASK [scc.training.ssh_trust : Verify] ***\nfatal: [node1]")
+    assert "node50 " not in excerpt and "PLAY RECAP" in excerpt and excerpt.rstrip().endswith("a warning")
