@@ -93,7 +93,7 @@ runtime-wheel:
 
 lint: venv collections
 	$(BIN)/yamllint -s .
-	$(BIN)/ansible-lint
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/ansible-lint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/antsibull-changelog lint
