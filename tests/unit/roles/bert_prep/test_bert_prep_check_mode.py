@@ -56,7 +56,7 @@ def test_in_check_mode_without_the_runtime_the_check_waits_for_the_real_run(tmp_
     run = run_playbook(playbook, inventory, tmp_path, check=True)
     assert run.status == "successful", failed(run.events)
     # The probe itself ran (a module that cannot run would look the same as no runtime): its rc is the command's.
-    (probe,) = ok_results(run.events, "Find the runtime's bert_prep in the venv on node1 (check mode)").values()
+    (probe,) = ok_results(run.events, "Check mode, find the runtime's bert_prep in the venv on node1").values()
     assert probe["rc"] == expected_rc and "cmd" in probe, probe
     said = ok_results(run.events, "Say that the corpus is checked on the real run (check mode, no runtime yet)")
     assert said["node1"]["msg"].startswith("bert_prep: check mode, and %s on node1 cannot run" % python), said
