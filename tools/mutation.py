@@ -467,6 +467,16 @@ EQUIVALENT = {
     ],
     "cluster": [
         (
+            'if scope == "mesh" or not hosts or host not in hosts or host == hosts[0]:',
+            'if scope <= "mesh" or not hosts or host not in hosts or host == hosts[0]:',
+            'scope is "ring" or "mesh" by then (VERIFY_SCOPES, checked above): "ring" <= "mesh" is False too',
+        ),
+        (
+            'if percent and (parsed.version != 6 or not re.match(r"^[0-9A-Za-z_.-]+\\Z", zone)):',
+            'if percent and (parsed.version < 6 or not re.match(r"^[0-9A-Za-z_.-]+\\Z", zone)):',
+            "an address's version is 4 or 6 (ipaddress): != 6 and < 6 are the same test",
+        ),
+        (
             "if parsed.version == 6 and parsed.ipv4_mapped is not None:",
             "if parsed.version >= 6 and parsed.ipv4_mapped is not None:",
             "IP versions are 4 and 6 only",

@@ -151,7 +151,8 @@ def test_hosts_block_refuses_nodes_without_address():
 def test_known_hosts_block_names_every_key_by_every_peer_name():
     keys = {
         "node1": "ssh-ed25519 AAAA1 root@node1\n\nssh-rsa BBBB1 root@node1\n",
-        "gpu2.example.com": ["ecdsa-sha2-nistp256 CCCC2", "   "],
+        # a line of one field (a key type cut from its key) is no key: left out, never an index error
+        "gpu2.example.com": ["ecdsa-sha2-nistp256 CCCC2", "   ", "ssh-ed25519"],
     }
     assert cluster.known_hosts_block(NODES, keys).splitlines() == [
         "node1,127.0.23.11 ssh-ed25519 AAAA1",
@@ -444,6 +445,15 @@ def test_hostfile_slots_refuse_nodes_whose_devices_are_unknown_by_name():
     hostvars = {"a": {"scc_gpu_count": 8}, "e": {"ansible_facts": {"processor_vcpus": 96}}, "f": {}}
     with pytest.raises(ValueError, match=r"^no slot count for e, f: "):
         cluster.hostfile_slots(list(hostvars), hostvars)
+
+
+def test_hostfile_slots_refuse_a_cpu_node_whose_vcpus_are_unknown_and_count_them_when_known():
+    # g recorded 0 GPU devices (a CPU node) and has no vCPU fact: no count at all, refused by name, not a crash.
+    hostvars = {"g": {"mpi_hostfile_gpu_devices": 0}, "h": {"mpi_hostfile_gpu_devices": 0}}
+    hostvars["h"]["ansible_facts"] = {"processor_vcpus": 16}
+    with pytest.raises(ValueError, match=r"^no slot count for g: "):
+        cluster.hostfile_slots(list(hostvars), hostvars)
+    assert cluster.hostfile_slots(["h"], hostvars) == [{"host": "h", "slots": 16}]
 
 
 def test_hostfile_slots_refuse_a_count_that_is_not_one_naming_the_variable_and_the_node():
