@@ -133,6 +133,9 @@ TARGETS = {
         ["judge_nccl", "single_node_threshold", "pci_gpu_count"],
         [
             "tests/unit/bench/test_gpu_check.py::test_nccl_tests_judgement_one_gpu_and_several",
+            "tests/unit/bench/test_gpu_check.py::"
+            "test_nccl_tests_judgement_reads_the_largest_size_and_both_passes_and_two_gpus_are_several",
+            "tests/unit/bench/test_gpu_check.py::test_a_pci_device_without_a_readable_class_is_counted_by_what_it_has",
             "tests/unit/bench/test_gpu_check.py::test_the_single_node_threshold_is_hardware_defaults_for_the_gpu_model",
             "tests/unit/bench/test_gpu_check.py::test_a_gpu_on_the_bus_that_nvidia_smi_does_not_list_fails_the_node",
         ],
@@ -463,6 +466,13 @@ EQUIVALENT = {
             'if source == "erdma" and kind != "erdma":',
             'if source == "erdma" and kind >= "erdma":',
             "rdma_stack_source=erdma on an eRDMA family equals the role's default and is dropped before judging (_declared_only): kind is never erdma here",
+        ),
+    ],
+    "gpu_check": [
+        (
+            "if gpus > 1:",
+            "if gpus != 1:",
+            "part_nccl returns before judge_nccl when gpus < 1 (no GPU): gpus is 1 or more here",
         ),
     ],
     "cluster": [

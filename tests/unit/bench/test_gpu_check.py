@@ -159,6 +159,40 @@ def test_nccl_tests_judgement_one_gpu_and_several(tmp_path):
     assert gpu_check.judge_nccl(one, 1, 300.0, check_mod)[0] is False
 
 
+def test_nccl_tests_judgement_reads_the_largest_size_and_both_passes_and_two_gpus_are_several():
+    parsed = nccl_tests.parse_nccl_tests((FIXTURES / "nccl" / "nccl_tests_all_reduce_h100_2nodes.txt").read_text())
+    # Two GPUs are several: nccl_check's busbw verdict, which this run fails at 400 GB/s (one GPU's path would pass).
+    assert gpu_check.judge_nccl(parsed, 2, 400.0, nccl_check)[0] is False
+    one = copy.deepcopy(parsed)
+    for row in one["rows"]:
+        row["busbw_gbs"] = row["in_place"]["busbw_gbs"] = 0.0
+    # One GPU: what one GPU proves, never a busbw threshold.
+    ok, problems, details = gpu_check.judge_nccl(one, 1, 300.0, nccl_check)
+    assert (ok, problems, details) == (True, [], {"algbw_gbps": 180.71})  # the largest size's, the last row
+    # algbw 0 only at the largest size fails and names it; 0 at the two sizes below it does not.
+    for index in (0, 1, -2):
+        one["rows"][index]["algbw_gbs"] = 0.0
+    assert gpu_check.judge_nccl(one, 1, 300.0, nccl_check)[:2] == (True, [])
+    one["rows"][-1]["algbw_gbs"] = 0.0
+    assert gpu_check.judge_nccl(one, 1, 300.0, nccl_check)[1] == ["algbw 0 at 8589934592 bytes"]
+    # A wrong value in the in-place pass alone counts too.
+    two = copy.deepcopy(parsed)
+    two["rows"][3]["in_place"]["wrong"] = 2
+    assert gpu_check.judge_nccl(two, 1, 300.0, nccl_check)[1] == ["2 wrong values (#wrong)"]
+
+
+def test_a_pci_device_without_a_readable_class_is_counted_by_what_it_has(tmp_path):
+    def mu(name):
+        from ansible_collections.scc.training.plugins.module_utils import nvidia_pci
+
+        return {"nvidia_pci": nvidia_pci}[name]
+
+    sysfs = standin_sysfs(tmp_path, gpus=2)
+    (sysfs / "0000:1c:00.0" / "class").unlink()  # a device whose class cannot be read: not a GPU, no crash
+    assert gpu_check.pci_gpu_count(sysfs, mu) == 1
+    assert gpu_check.pci_gpu_count(tmp_path / "no-such-folder", mu) is None
+
+
 def test_the_single_node_threshold_is_hardware_defaults_for_the_gpu_model():
     def mu(name):
         return {"hardware_defaults": hardware_defaults}[name]
