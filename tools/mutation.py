@@ -151,7 +151,9 @@ TARGETS = {
         ["rank_spans", "batch_indices"],
         [
             "tests/unit/bert/test_bert_prep.py::test_rank_spans_are_disjoint_and_cover_every_row",
+            "tests/unit/bert/test_bert_prep.py::test_every_rank_gets_its_even_share_when_ranks_share_shards",
             "tests/unit/bert/test_pretrain_bert.py::test_batch_indices_disjoint_and_cover_an_epoch",
+            "tests/unit/bert/test_pretrain_bert.py::test_batch_indices_order_each_seed_and_epoch_apart",
         ],
     ),
 }
@@ -473,6 +475,38 @@ EQUIVALENT = {
             "if gpus > 1:",
             "if gpus != 1:",
             "part_nccl returns before judge_nccl when gpus < 1 (no GPU): gpus is 1 or more here",
+        ),
+    ],
+    "bert_data": [
+        (
+            "spans, offset = [], 0",
+            "spans, offset = [], 1",
+            "the shared rows' round-robin starts one rank later: still disjoint, covering and even to one row",
+        ),
+        (
+            "spans, offset = [], 0",
+            "spans, offset = [], -1",
+            "the shared rows' round-robin starts one rank earlier: still disjoint, covering and even to one row",
+        ),
+        (
+            "random.Random(seed * 1_000_003 + epoch).shuffle(perm)",
+            "random.Random(seed * 1000004 + epoch).shuffle(perm)",
+            "another multiplier mixes seed and epoch as well: a distinct order per (seed, epoch) all the same",
+        ),
+        (
+            "random.Random(seed * 1_000_003 + epoch).shuffle(perm)",
+            "random.Random(seed * 1000002 + epoch).shuffle(perm)",
+            "another multiplier mixes seed and epoch as well: a distinct order per (seed, epoch) all the same",
+        ),
+        (
+            "random.Random(seed * 1_000_003 + epoch).shuffle(perm)",
+            "random.Random(seed * 1_000_003 - epoch).shuffle(perm)",
+            "seed * 1_000_003 - epoch is as distinct per (seed, epoch) for any epoch below 1_000_003 / 2",
+        ),
+        (
+            "random.Random(seed * 1_000_003 + epoch).shuffle(perm)",
+            "random.Random(seed / 1_000_003 + epoch).shuffle(perm)",
+            "a float seed mixes seed and epoch as well (random hashes it): a distinct order per (seed, epoch)",
         ),
     ],
     "cluster": [

@@ -346,7 +346,10 @@ def test_rank_spans_are_disjoint_and_cover_every_row(shard_rows, world):
     assert sorted(seen) == sorted((s["name"], r) for s in shards for r in range(s["rows"]))
 
 
-@pytest.mark.parametrize("shard_rows,world", [([40], 4), ([3], 3), ([5, 3], 3), ([2, 2, 1], 4), ([100, 100, 37], 3)])
+@pytest.mark.parametrize(
+    "shard_rows,world",
+    [([40], 4), ([3], 3), ([5, 3], 3), ([2, 2, 1], 4), ([2, 1], 3), ([100, 100, 37], 3), ([10, 20, 30, 40, 50], 2)],
+)
 def test_every_rank_gets_its_even_share_when_ranks_share_shards(shard_rows, world):
     """One shard shared by several ranks gives each of them rows, within one row of each other (issue 36: a rank
     left with nothing refuses to start, the others wait for it forever)."""
@@ -356,6 +359,9 @@ def test_every_rank_gets_its_even_share_when_ranks_share_shards(shard_rows, worl
         for rank in range(world)
     ]
     assert min(counts) >= 1 and sum(counts) == sum(shard_rows), counts
+    # A span is never empty: a rank opens (memory-maps) only the shards it reads rows of.
+    spans = [span for rank in range(world) for span in bert_data.rank_spans(shards, rank, world)]
+    assert all(first < stop for _name, first, stop, _stride in spans), spans
     if len(shard_rows) < world:  # row-strided: even to one row
         assert max(counts) - min(counts) <= 1, counts
     else:  # shard-strided: each rank its own shards

@@ -365,6 +365,21 @@ def test_batch_indices_disjoint_and_cover_an_epoch():
     assert bert_data.batch_indices(0, 0, 3, 1, 2, seed=1)  # wraps around a tiny data set
 
 
+def test_batch_indices_order_each_seed_and_epoch_apart():
+    """Every (seed, epoch) pair orders the data its own way: a second epoch is not another seed's first, and no
+    seed's first epoch is another's (a run with another seed sees the data in another order)."""
+    n = 50
+    orders = {
+        (seed, epoch): tuple(bert_data.batch_indices(epoch, 0, n, 1, n, seed=seed))
+        for seed in range(4)
+        for epoch in range(4)
+    }
+    assert all(sorted(order) == list(range(n)) for order in orders.values())
+    assert len(set(orders.values())) == len(orders)
+    # The same seed and step give the same batch: a resumed run reads what the first would have.
+    assert bert_data.batch_indices(3, 1, 4, 2, n, seed=7) == bert_data.batch_indices(3, 1, 4, 2, n, seed=7)
+
+
 def test_lr_factor():
     assert bert_train.lr_factor(0, 3, 10) == pytest.approx(1 / 3)
     assert bert_train.lr_factor(2, 3, 10) == 1.0
