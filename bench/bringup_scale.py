@@ -296,6 +296,19 @@ def recap_changed(output: str) -> int:
     return sum(int(count) for count in re.findall(r"\bchanged=(\d+)", output))
 
 
+def changed_tasks(output: str) -> list[str]:
+    """``TASK [...] on host`` of every task that reported a change, from a run's default-callback output."""
+    found, task = [], ""
+    for line in output.splitlines():
+        if line.startswith("TASK ["):
+            task = line.split("]", 1)[0][len("TASK [") :]
+        else:
+            match = re.match(r"^changed: \[([^\]]+)\]", line)
+            if match:
+                found.append("%s on %s" % (task, match.group(1)))
+    return found
+
+
 def at_scale(whole: float, one: float, hosts: int, scale: int) -> tuple[float, float, float]:
     """(per host at ``scale`` hosts, per-host part, fixed part) of a run's CPU, from its measured total on ``hosts``
     hosts (``whole``) and on one of them (``one``): linear in the hosts, ``fixed + hosts * per_host``."""
@@ -360,6 +373,8 @@ def prepare_rerun(hosts: int, scale: int) -> tuple[float, int, float, float]:
                     raise SystemExit(f"bench-scale: playbooks/prepare.yml failed on the lab ({kind})")
                 if kind == "whole":
                     whole_output = proc.stdout
+                    for changed in changed_tasks(proc.stdout):
+                        print("  prepare.yml re-run changed: %s" % changed, file=sys.stderr)
                     counts = json.loads((workdir / "counts.json").read_text())
         finally:
             lab.down(log=lambda *_: None)

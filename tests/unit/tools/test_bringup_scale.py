@@ -157,3 +157,23 @@ def test_a_failure_shows_each_failed_task_once_with_its_first_host_not_only_the_
     assert excerpt.count("fatal:") == 1 and "fatal: [node1]: FAILED!" in excerpt and "timed out" in excerpt
     assert excerpt.startswith("TASK [scc.training.ssh_trust : Verify] ***\nfatal: [node1]")
     assert "node50 " not in excerpt and "PLAY RECAP" in excerpt and excerpt.rstrip().endswith("a warning")
+
+
+def test_changed_tasks_names_each_task_and_host_that_changed():
+    output = "\n".join(
+        [
+            "TASK [scc.training.python_env : Install the runtime wheel] ***",
+            "ok: [node1]",
+            "changed: [node2]",
+            "TASK [scc.training.openmpi : Build] ***",
+            "changed: [node1] => (item=x)",
+            "skipping: [node2]",
+            "PLAY RECAP ***",
+            "node1 : ok=3 changed=1",
+        ]
+    )
+    assert bench.changed_tasks(output) == [
+        "scc.training.python_env : Install the runtime wheel on node2",
+        "scc.training.openmpi : Build on node1",
+    ]
+    assert bench.changed_tasks("") == []
