@@ -59,7 +59,12 @@ TARGETS = {
     "input_checks": (
         "plugins/module_utils/input_checks.py",
         None,
-        [UNIT + "test_input_problems.py", UNIT + "test_refusals.py", UNIT + "test_digests.py"],
+        [
+            UNIT + "test_input_checks.py",
+            UNIT + "test_input_problems.py",
+            UNIT + "test_refusals.py",
+            UNIT + "test_digests.py",
+        ],
     ),
     "host_names": (
         "plugins/module_utils/cluster.py",
