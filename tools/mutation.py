@@ -514,6 +514,24 @@ EQUIVALENT = {
             "a float seed mixes seed and epoch as well (random hashes it): a distinct order per (seed, epoch)",
         ),
     ],
+    "artifacts": [
+        (
+            'if layout == "wheelhouse":',
+            'if layout >= "wheelhouse":',
+            'layout is "flat" or "wheelhouse" (LAYOUTS, refused otherwise): "flat" >= "wheelhouse" is False too',
+        ),
+        (
+            "if len(found) != 1 or not SHA256.match(found[0]):",
+            "if len(found) != 1 or not SHA256.match(found[ -1]):",
+            "found holds exactly one item here (the len test before it): its first is its last",
+        ),
+        ("return found[0]", "return found[ -1]", "found holds exactly one item here (refused above otherwise)"),
+        (
+            "entry = matches[0]",
+            "entry = matches[ -1]",
+            "matches holds exactly one entry here (refused above otherwise)",
+        ),
+    ],
     "cluster": [
         (
             'if scope == "mesh" or not hosts or host not in hosts or host == hosts[0]:',
@@ -679,6 +697,11 @@ EQUIVALENT = {
         ),
     ],
     "training_job": [
+        (
+            "return checks.boolean(value) is True",
+            "return checks.boolean(value) == True",
+            "input_checks.boolean returns True, False or None: == True and is True agree on each",
+        ),
         (
             "elif how == SWITCH:",
             "elif how <= SWITCH:",

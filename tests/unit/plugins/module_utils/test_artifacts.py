@@ -8,6 +8,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.scc.training.plugins.filter import artifacts as artifact_filters
 from ansible_collections.scc.training.plugins.filter.envfile import env_file as env_file_filter
 from ansible_collections.scc.training.plugins.module_utils.artifacts import (
+    artifact_fetch_input_problems,
     artifact_plan,
     artifacts_to_copy,
     mirror_files,
@@ -135,8 +136,13 @@ def test_to_copy_sends_what_is_missing_or_of_another_sha256():
             [],
             "the controller's /c/files/perseus.whl has sha256 9{64}, not the e{64} it was fetched against",
         ),
+        (
+            [{"path": "/c/files/perseus.whl", "checksum": "f" * 64}],
+            [],
+            "the controller's /c/files/perseus.whl has sha256 f{64}, not the e{64} it was fetched against",
+        ),
     ],
-    ids=["controller_not_hashed", "host_hashed_with_sha1", "controller_cache_altered"],
+    ids=["controller_not_hashed", "host_hashed_with_sha1", "controller_cache_altered", "altered_to_a_higher_sha256"],
 )
 def test_to_copy_refuses_what_is_not_held_to_its_sha256(controller, host, message):
     planned = artifact_plan(FILES, "/c/files", {}, "/opt/a")
@@ -175,7 +181,10 @@ def test_the_manifest_pin_is_the_inventorys_with_or_without_trailing_slash(mirro
     assert mirror_manifest_sha256({"http://127.0.0.1:8000/": "F" * 64}, mirror) == "f" * 64
 
 
-@pytest.mark.parametrize("pins", [{}, None, {"/other": "f" * 64}, {"/m": "f" * 63}, {"/m": "f" * 64, "/m/": "e" * 64}])
+@pytest.mark.parametrize(
+    "pins",
+    [{}, None, {"/other": "f" * 64}, {"/a": "f" * 64}, {"/m": "f" * 63}, {"/m": "f" * 64, "/m/": "e" * 64}],
+)
 def test_an_unpinned_mirror_is_refused_naming_the_variable(pins):
     with pytest.raises(ValueError, match=r"artifact_fetch_mirror_manifests must pin the mirror \"/m\""):
         mirror_manifest_sha256(pins, "/m")
@@ -191,6 +200,7 @@ def test_an_unpinned_mirror_is_refused_naming_the_variable(pins):
         ("/mnt/cpfs/a/../b", ["/mnt/cpfs"], True),
         # A sibling whose name starts like the mount is not on it, nor is a path that climbs out of it.
         ("/mnt/cpfs2/artifacts", ["/mnt/cpfs"], False),
+        ("/mnt/a", ["/mnt/cpfs"], False),  # sorts before the mount: no more on it
         ("/mnt/cpfs/../opt", ["/mnt/cpfs"], False),
         ("/opt/scc-training/artifacts", [], False),
         ("/opt/scc-training/artifacts", ["relative/dir"], False),
@@ -218,3 +228,26 @@ def test_mirror_messages_mask_the_mirrors_credentials_and_name_its_host():
     # The download itself still gets the URL as given.
     chosen = mirror_files(MANIFEST, ["nvidia_nccl_cu12-"], mirror)
     assert chosen[0]["url"].startswith("https://alice:S3cretT0ken@mirror.corp/scc/nvidia_nccl_cu12-")
+
+
+def test_an_unpinned_mirrors_message_shows_the_pins_given():
+    with pytest.raises(ValueError) as refused:
+        mirror_manifest_sha256({"/a": "f" * 64}, "/m")
+    assert str(refused.value).endswith('got {"/a": "%s"}.' % ("f" * 64)), refused.value
+
+
+@pytest.mark.parametrize(
+    "mirror,select,together",
+    [("/srv/mirror", ["nvidia_nccl"], True), ("", [], True), ("/srv/mirror", [], False), ("", ["nvidia_nccl"], False)],
+)
+def test_a_mirror_and_its_selection_go_together(mirror, select, together):
+    settings = {
+        "artifact_fetch_dest": "/opt/scc-training/artifacts",
+        "artifact_fetch_files": [],
+        "artifact_fetch_wheels": [],
+        "artifact_fetch_mirror": mirror,
+        "artifact_fetch_mirror_select": select,
+        "artifact_fetch_mirror_manifests": {"/srv/mirror": "f" * 64},
+    }
+    problems = artifact_fetch_input_problems(settings)
+    assert any("go together" in problem for problem in problems) is not together, problems
