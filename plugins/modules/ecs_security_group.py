@@ -71,7 +71,7 @@ options:
       - Revoke the ingress rules that O(rules) does not list and whose description is one of these; every other rule
         not listed stays (unless O(purge_rules)). A rule an earlier run made for a purpose now gone, told by the
         description it was made with (C(playbooks/provision.yml)'s SSH rule from the bastion, once C(scc_cloud_access)
-        is no longer C(bastion)). An empty description is refused: it would match every rule made without one.
+        is no longer C(bastion)). An empty description is refused; it would match every rule made without one.
     type: list
     elements: str
     default: []
