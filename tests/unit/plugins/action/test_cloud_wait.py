@@ -21,7 +21,6 @@ import pytest
 from ansible_collections.scc.training.plugins.plugin_utils import progress
 from lab.cloud.store import Store, Timings
 from lab.cloud.testing import client, emulator, network
-from tests.cloud_helpers import run_module
 from tests.lab_runner import changed, failed, local_play, ok_results, run_playbook, stdout_lines
 
 # An explicit handshake, not a race against the clock (issue 36: on a loaded machine the module's 3 s wait ended
@@ -171,23 +170,22 @@ def test_the_nat_gateway_runs_under_the_waiting_action(cloud, tmp_path):
     # Its waits (the gateway Creating, its EIP Associating, its SNAT entry Pending) take minutes in real life: the
     # action runs it in the background, so its result carries the action's polls and lines beside its own waits.
     emu, ids = cloud
-    tags = {"managed-by": "scc.training", "test": "cloud-wait-nat"}
-    address = run_module(emu, "ecs_eip", name="t-wait-nat", tags=tags)["eip"]
-    args = {
+    api = {
         "access_key": emu.access_key_id,
         "secret_key": emu.access_key_secret,
         "region": "cn-shanghai",
         "vpc_endpoint": emu.endpoint,
         "ecs_endpoint": emu.endpoint,
         "listing_timeout": 1,
-        "name": "t-wait-nat",
-        "tags": tags,
-        "vpc_id": ids["vpc"],
-        "vswitch_id": ids["vsw"],
-        "eip_allocation_id": address["allocation_id"],
-        "wait_timeout": 60,
     }
-    run = _run(tmp_path, [{"name": "Gateway", "scc.training.ecs_nat_gateway": args, "poll": 1}], emu=emu)
+    tags = {"managed-by": "scc.training", "test": "cloud-wait-nat"}
+    gateway = dict(api, name="t-wait-nat", tags=tags, vpc_id=ids["vpc"], vswitch_id=ids["vsw"], wait_timeout=60)
+    gateway["eip_allocation_id"] = "{{ address.eip.allocation_id }}"
+    tasks = [
+        {"name": "Address", "scc.training.ecs_eip": dict(api, name="t-wait-nat", tags=tags), "register": "address"},
+        {"name": "Gateway", "scc.training.ecs_nat_gateway": gateway, "poll": 1},
+    ]
+    run = _run(tmp_path, tasks, emu=emu)
     assert run.status == "successful", failed(run.events)
     made = ok_results(run.events, "Gateway")["node1"]
     assert made["changed"] and made["nat_gateway"]["status"] == "Available", made
