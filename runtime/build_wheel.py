@@ -10,8 +10,11 @@ Reproducible (the same tree gives the same sha256, whatever the files' mtimes, o
 every timestamp 1980-01-01 00:00:00 (the zip format's first), mode 0644, deflate at level 9, no extra fields.
 The layout is PEP 427's: the package, then <name>.dist-info/METADATA (core metadata 2.1), WHEEL and RECORD (the
 sha256 of each file, urlsafe base64 without padding; RECORD's own line without a hash). The version is the
-collection's: galaxy.yml in a checkout, MANIFEST.json in an installed collection; it is also written into the wheel
-as scc_training_runtime/_version.py. The wheel declares no dependencies (Requires-Dist): torch, transformers,
+collection's (galaxy.yml in a checkout, MANIFEST.json in an installed collection) with a local part naming the
+package's files: `0.6.0+g<the first 12 hex digits of their sha256>` (PEP 440's local version label; one alphanumeric
+segment, so no tool reads it as a number). New bytes are a new version: pip, which keeps an installed version that
+`name==version` satisfies, replaces a venv's runtime as soon as the tree differs, from the same hash lock as the
+pinned wheels (python_env). It is also written into the wheel as scc_training_runtime/_version.py. The wheel declares no dependencies (Requires-Dist): torch, transformers,
 tokenizers and numpy are pinned by python_env_requirements, so pip's hash-checking mode resolves nothing more.
 """
 
@@ -65,6 +68,15 @@ def package_files(source: str) -> list[tuple[str, bytes]]:
     return sorted(files)
 
 
+def source_label(files: list[tuple[str, bytes]]) -> str:
+    """The local version label of `files`: "g" and 12 hex digits of the sha256 over each file's name and bytes."""
+    digest = hashlib.sha256()
+    for name, data in files:
+        digest.update(b"%d:%s\0%d:" % (len(name.encode("utf-8")), name.encode("utf-8"), len(data)))
+        digest.update(data)
+    return "g" + digest.hexdigest()[:12]
+
+
 def record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
 
@@ -104,8 +116,9 @@ def wheel_bytes(version: str, files: list[tuple[str, bytes]]) -> bytes:
 
 def build(out: str, root: str = os.path.dirname(HERE)) -> dict:
     """Write the wheel into `out` unless a file of the same bytes is there; what was built."""
-    version = collection_version(root)
-    data = wheel_bytes(version, package_files(os.path.join(HERE, PACKAGE)))
+    files = package_files(os.path.join(HERE, PACKAGE))
+    version = "%s+%s" % (collection_version(root), source_label(files))
+    data = wheel_bytes(version, files)
     name = "%s-%s-py3-none-any.whl" % (PACKAGE, version)
     path = os.path.join(out, name)
     changed = True

@@ -53,7 +53,7 @@ TARGETS = {
     ),
     "digests": (
         "plugins/module_utils/wheels.py",
-        ["wheel_hash_lock", "pip_hash_mismatches", "python_env_input_problems"],
+        ["wheel_hash_lock", "pip_hash_mismatches", "python_env_input_problems", "venv_version_problems"],
         [UNIT + "test_digests.py", UNIT + "test_refusals.py", UNIT + "test_wheels.py"],
     ),
     "input_checks": (

@@ -7,6 +7,7 @@
 - ``wheel_hash_lock``: the sha256 of each wheel checked on the controller -> the requirements file a
   host's ``pip install --require-hashes`` takes, so a wheel changed on shared storage is refused.
 - ``pip_hash_mismatches``: pip's output -> the wheels it refused for their hashes.
+- ``venv_version_problems``: the pins and what the venv reported -> one sentence per pin the venv does not hold.
 - ``python_env_input_problems``: python_env's variables -> one sentence per problem, naming the variable.
 
 Platform tags:
@@ -121,6 +122,29 @@ def pip_hash_mismatches(output):
             if wheel not in refused:
                 refused.append(wheel)
     return refused
+
+
+def venv_version_problems(requirements, versions):
+    """Each ``name==version`` pin the venv does not hold, as a sentence ([] when it holds them all).
+
+    ``versions`` is what the venv's Python reported: ``dists`` (distribution -> version, importlib.metadata) and
+    ``modules`` (distribution -> its module's ``__version__``, for those imported; "" when it has none). A pin
+    without a local part is held by a build with one (``2.4.1`` by ``2.4.1+cu121``: PyPI's torch names no build);
+    a pin with one only by itself. A module that reports a version other than its distribution's means a second copy
+    shadows the venv's (PYTHONPATH, a user site)."""
+    dists, modules = versions.get("dists") or {}, versions.get("modules") or {}
+    problems = []
+    for requirement in requirements:
+        name, _, pin = text(requirement).partition("==")
+        installed = text(dists.get(name, ""))
+        module = text(modules.get(name) or installed)
+        held = installed == pin or ("+" not in pin and installed.split("+")[0] == pin)
+        if not held or module != installed:
+            problems.append(
+                "%s %s (module reports %s), python_env_requirements pins %s"
+                % (name, installed or "not installed", module or "nothing", pin)
+            )
+    return problems
 
 
 def python_env_input_problems(settings):

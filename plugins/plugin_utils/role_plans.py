@@ -584,6 +584,13 @@ def pip_hash_mismatches(output):
     return wheels.pip_hash_mismatches(require_text(output, "pip_hash_mismatches"))
 
 
+def venv_version_problems(requirements, versions):
+    """The pins (``name==version``) the venv's reported versions (``dists``, ``modules``) do not hold, a sentence each."""
+    require_list(requirements, "venv_version_problems", "the requirements (name==version) must be a list")
+    require_mapping(versions, "venv_version_problems", "the versions (the venv's JSON report) must be a dict")
+    return filter_call("venv_version_problems", wheels.venv_version_problems, requirements, versions)
+
+
 # Plan name -> its function (every role-internal computation the roles and playbooks call).
 PLANS = {
     "artifact_mirror_files": artifact_mirror_files,
@@ -644,6 +651,7 @@ PLANS = {
     "rdma_stack_problems": rdma_stack_problems,
     "secret_env_problems": secret_env_problems,
     "torch_gpu_problems": torch_gpu_problems,
+    "venv_version_problems": venv_version_problems,
 }
 
 # The plans whose second argument is the inventory's hostvars, which the lookup passes itself.

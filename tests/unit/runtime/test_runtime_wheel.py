@@ -1,5 +1,5 @@
-"""runtime/build_wheel.py: the training runtime's wheel, its version the collection's, the same bytes from the same
-tree (python_env's hash lock and converged re-run depend on it), PEP 427's layout, and installable with no index and
+"""runtime/build_wheel.py: the training runtime's wheel, its version the collection's with a label of its files, the
+same bytes from the same tree (python_env's hash lock and converged re-run depend on it), PEP 427's layout, and installable with no index and
 no dependencies (hash-checking mode resolves nothing more)."""
 
 from __future__ import annotations
@@ -33,17 +33,20 @@ def build(out: Path) -> dict:
     return json.loads(done.stdout)
 
 
+LABEL = build_wheel.source_label(build_wheel.package_files(str(PACKAGE)))
+
+
 def test_the_wheel_carries_the_collections_version_and_is_not_rewritten_when_unchanged(tmp_path):
     first = build(tmp_path)
-    assert first["version"] == VERSION and first["changed"] is True
-    assert first["name"] == "scc_training_runtime-%s-py3-none-any.whl" % VERSION
+    assert first["version"] == "%s+%s" % (VERSION, LABEL) and first["changed"] is True
+    assert first["name"] == "scc_training_runtime-%s+%s-py3-none-any.whl" % (VERSION, LABEL)
     data = Path(first["path"]).read_bytes()
     assert hashlib.sha256(data).hexdigest() == first["sha256"]
     stamp = os.stat(first["path"]).st_mtime_ns
     again = build(tmp_path)
     assert again == dict(first, changed=False) and os.stat(first["path"]).st_mtime_ns == stamp
     with zipfile.ZipFile(first["path"]) as wheel:
-        assert wheel.read("scc_training_runtime/_version.py").decode() == 'VERSION = "%s"\n' % VERSION
+        assert wheel.read("scc_training_runtime/_version.py").decode() == 'VERSION = "%s+%s"\n' % (VERSION, LABEL)
 
 
 def test_the_same_tree_gives_the_same_bytes_whatever_the_files_times_and_modes(tmp_path):
@@ -58,14 +61,21 @@ def test_the_same_tree_gives_the_same_bytes_whatever_the_files_times_and_modes(t
     ours = build_wheel.wheel_bytes(VERSION, build_wheel.package_files(str(PACKAGE)))
     theirs = build_wheel.wheel_bytes(VERSION, build_wheel.package_files(str(copy)))
     assert ours == theirs
-    # A changed module is another wheel.
+    assert build_wheel.source_label(build_wheel.package_files(str(copy))) == LABEL
+    # A changed module is another wheel, and another version: pip replaces an installed build with it.
     (copy / "bert_lamb.py").write_text((copy / "bert_lamb.py").read_text() + "\n# changed\n")
     assert build_wheel.wheel_bytes(VERSION, build_wheel.package_files(str(copy))) != ours
+    assert build_wheel.source_label(build_wheel.package_files(str(copy))) != LABEL
+    # The label covers the names too: the same bytes under another name are another tree.
+    files = build_wheel.package_files(str(PACKAGE))
+    renamed = sorted([("scc_training_runtime/other.py", files[0][1])] + files[1:])
+    assert build_wheel.source_label(renamed) != LABEL
+    assert LABEL[0] == "g" and len(LABEL) == 13 and set(LABEL[1:]) <= set("0123456789abcdef")
 
 
 def test_the_layout_is_pep_427s_and_the_record_holds_every_files_hash(tmp_path):
     built = build(tmp_path)
-    dist_info = "scc_training_runtime-%s.dist-info" % VERSION
+    dist_info = "scc_training_runtime-%s+%s.dist-info" % (VERSION, LABEL)
     with zipfile.ZipFile(built["path"]) as wheel:
         names = wheel.namelist()
         infos = wheel.infolist()
@@ -79,7 +89,7 @@ def test_the_layout_is_pep_427s_and_the_record_holds_every_files_hash(tmp_path):
     assert "Wheel-Version: 1.0\n" in wheel_meta and "Root-Is-Purelib: true\n" in wheel_meta
     assert "Tag: py3-none-any\n" in wheel_meta
     metadata = files[dist_info + "/METADATA"].decode()
-    assert "Name: scc-training-runtime\n" in metadata and "Version: %s\n" % VERSION in metadata
+    assert "Name: scc-training-runtime\n" in metadata and "Version: %s+%s\n" % (VERSION, LABEL) in metadata
     assert "Requires-Dist" not in metadata  # python_env's pins bring torch and the rest: nothing to resolve
     record = [line.split(",") for line in files[dist_info + "/RECORD"].decode().splitlines()]
     assert [row[0] for row in record] == names and record[-1] == [dist_info + "/RECORD", "", ""]
@@ -101,7 +111,7 @@ def test_pip_installs_it_with_no_index_and_no_dependencies_and_its_modules_run(t
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
     lock = tmp_path / "lock.txt"
-    lock.write_text("scc-training-runtime==%s --hash=sha256:%s\n" % (VERSION, built["sha256"]))
+    lock.write_text("scc-training-runtime==%s --hash=sha256:%s\n" % (built["version"], built["sha256"]))
     # This venv's pip, installing into the new venv (--prefix): hash-checking mode, as python_env runs it.
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", "--no-deps",
@@ -114,7 +124,7 @@ def test_pip_installs_it_with_no_index_and_no_dependencies_and_its_modules_run(t
         capture_output=True, text=True, check=True, env=env, cwd=tmp_path,
     )  # fmt: skip
     version, where = shown.stdout.split()
-    assert version == VERSION and where.startswith(str(venv))
+    assert version == built["version"] and where.startswith(str(venv))
     # bert_prep imports bert_data's shared helpers by package import; its check needs only the standard library.
     (tmp_path / "corpus.txt").write_text("one sentence.\nanother one.\n\nsecond document.\n", encoding="utf-8")
     checked = subprocess.run(

@@ -60,3 +60,57 @@ def test_same_tags_as_pip(monkeypatch, arch, glibc):
     monkeypatch.setattr(manylinux, "_have_compatible_abi", lambda executable, archs: True)
     monkeypatch.setattr(manylinux, "_is_compatible", lambda arch, version: True)
     assert wheel_platforms(arch, "%d.%d" % glibc) == list(manylinux.platform_tags([arch]))
+
+
+# ---- venv_version_problems: python_env's verify judges every pin in one task
+
+from ansible_collections.scc.training.plugins.module_utils.wheels import venv_version_problems  # noqa: E402
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans  # noqa: E402
+
+PINS = ["torch==2.4.1", "transformers==4.57.6", "tokenizers==0.22.1"]
+
+
+def _report(dists, modules=None):
+    """What python_env's verify command prints: dists from importlib.metadata, modules' __version__."""
+    return {"dists": dists, "modules": modules if modules is not None else dict(dists)}
+
+
+def test_a_venv_holding_every_pin_has_no_problem():
+    held = _report({"torch": "2.4.1+cu121", "transformers": "4.57.6", "tokenizers": "0.22.1"})
+    assert venv_version_problems(PINS, held) == []
+    # a module without __version__ ("") is judged by its distribution
+    assert venv_version_problems(["six==1.17.0"], _report({"six": "1.17.0"}, {"six": ""})) == []
+    assert venv_version_problems([], _report({})) == []
+
+
+@pytest.mark.parametrize(
+    "pin, dists, modules, problem",
+    [
+        ("torch==2.4.1", {"torch": "2.4.0"}, None, "torch 2.4.0 (module reports 2.4.0), python_env_requirements pins 2.4.1"),
+        # a pin naming a build holds only that build
+        ("torch==2.4.1+cu121", {"torch": "2.4.1+cu118"}, None, "torch 2.4.1+cu118 (module reports 2.4.1+cu118)"),
+        ("torch==2.4.1+cu121", {"torch": "2.4.1"}, None, "torch 2.4.1 (module reports 2.4.1)"),
+        # a second copy shadows the venv's
+        ("torch==2.4.1", {"torch": "2.4.1"}, {"torch": "2.3.0"}, "torch 2.4.1 (module reports 2.3.0)"),
+        ("torch==2.4.1", {}, {}, "torch not installed (module reports nothing), python_env_requirements pins 2.4.1"),
+        # a prefix is not the version
+        ("torch==2.4.1", {"torch": "2.4.10"}, None, "torch 2.4.10"),
+    ],
+)
+def test_each_pin_not_held_is_named(pin, dists, modules, problem):
+    [found] = venv_version_problems([pin], _report(dists, modules))
+    assert found.startswith(problem), found
+
+
+def test_every_problem_is_named_in_the_pins_order():
+    report = _report({"torch": "2.4.0", "transformers": "4.57.6", "tokenizers": "0.21.0"})
+    assert [p.split()[0] for p in venv_version_problems(PINS, report)] == ["torch", "tokenizers"]
+
+
+@pytest.mark.parametrize(
+    "requirements, versions, expected",
+    [("torch==2.4.1", _report({}), "must be a list"), (PINS, "{}", "must be a dict")],
+)
+def test_the_plan_refuses_bad_input_naming_itself(requirements, versions, expected):
+    with pytest.raises(AnsibleFilterError, match="venv_version_problems: .*" + expected):
+        role_plans.venv_version_problems(requirements, versions)

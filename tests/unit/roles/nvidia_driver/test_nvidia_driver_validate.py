@@ -39,6 +39,15 @@ CASES = {
     "ok_gn8is_size": ({"scc_instance_type": "ecs.gn8is-4x.16xlarge"}, None),
     "bad_kernel_modules_choice": ({"nvidia_driver_kernel_modules": "nouveau"}, "nvidia_driver_kernel_modules"),
     **{"ok_family_" + family: ({"scc_instance_type": t}, None) for family, t in FAMILY_TYPES.items()},
+    # One task judges the variables and what scc_instance_type contradicts: both in its one message.
+    "bad_version_and_a_contradiction_named_together": (
+        {
+            "scc_instance_type": "ecs.sccgn6.24xlarge",
+            "nvidia_driver_version": "1.2",
+            "nvidia_driver_gpu_compute_capability": "9.0",
+        },
+        'such as 580.95.05. nvidia_driver_gpu_compute_capability=9.0 contradicts scc_instance_type=ecs.sccgn6.24xlarge',
+    ),
 }
 
 

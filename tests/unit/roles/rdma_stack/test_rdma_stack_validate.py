@@ -75,6 +75,11 @@ CASES = {
         dict(ERDMA, scc_instance_type="ecs.ebmgn8v.48xlarge", scc_jumbo_frames=True, rdma_stack_netdev_mtu=1400),
         "rdma_stack_netdev_mtu=1400 contradicts scc_jumbo_frames=True on scc_instance_type=ecs.ebmgn8v.48xlarge",
     ),
+    # One task judges the variables and what scc_instance_type contradicts: both in its one message.
+    "bad_mtu_and_a_contradiction_named_together": (
+        {"scc_instance_type": "ecs.sccgn6.24xlarge", "rdma_stack_mtu": 1234, "nvidia_driver_gpu_compute_capability": "9.0"},
+        "(got 1234). nvidia_driver_gpu_compute_capability=9.0 contradicts scc_instance_type=ecs.sccgn6.24xlarge",
+    ),
     "bad_removed_instance_type": (
         {"scc_instance_type": "sccgn6", "rdma_stack_instance_type": "sccgn6"},
         "rdma_stack_instance_type=sccgn6 is no longer read (removed in 0.4.0)",
