@@ -132,6 +132,11 @@ def build(out: str, root: str = os.path.dirname(HERE)) -> dict:
             handle.write(data)
         os.chmod(partial, 0o644)
         os.replace(partial, path)
+        # One build in `out`: an earlier tree's wheel (another label) would be a second candidate for
+        # `sha256sum out/*.whl` and for whoever copies the directory.
+        for other in os.listdir(out):
+            if other.startswith(PACKAGE + "-") and other.endswith(".whl") and other != name:
+                os.remove(os.path.join(out, other))
     return {
         "path": path,
         "name": name,

@@ -49,6 +49,14 @@ def test_the_wheel_carries_the_collections_version_and_is_not_rewritten_when_unc
         assert wheel.read("scc_training_runtime/_version.py").decode() == 'VERSION = "%s+%s"\n' % (VERSION, LABEL)
 
 
+def test_a_new_build_replaces_an_earlier_trees_wheel_and_leaves_other_files(tmp_path):
+    earlier = tmp_path / ("scc_training_runtime-%s+g000000000000-py3-none-any.whl" % VERSION)
+    earlier.write_bytes(b"an earlier tree's wheel")
+    (tmp_path / "six-1.17.0-py2.py3-none-any.whl").write_bytes(b"another wheel")
+    built = build(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([built["name"], "six-1.17.0-py2.py3-none-any.whl"])
+
+
 def test_the_same_tree_gives_the_same_bytes_whatever_the_files_times_and_modes(tmp_path):
     copy = tmp_path / "scc_training_runtime"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))

@@ -6,7 +6,8 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.scc.training.plugins.filter.wheels import wheel_platforms as wheel_platforms_filter
-from ansible_collections.scc.training.plugins.module_utils.wheels import wheel_platforms
+from ansible_collections.scc.training.plugins.module_utils.wheels import venv_version_problems, wheel_platforms
+from ansible_collections.scc.training.plugins.plugin_utils import role_plans
 
 
 def test_x86_64_debian12_has_every_pep600_tag_and_the_three_legacy_aliases():
@@ -64,9 +65,6 @@ def test_same_tags_as_pip(monkeypatch, arch, glibc):
 
 # ---- venv_version_problems: python_env's verify judges every pin in one task
 
-from ansible_collections.scc.training.plugins.module_utils.wheels import venv_version_problems  # noqa: E402
-from ansible_collections.scc.training.plugins.plugin_utils import role_plans  # noqa: E402
-
 PINS = ["torch==2.4.1", "transformers==4.57.6", "tokenizers==0.22.1"]
 
 
@@ -86,7 +84,12 @@ def test_a_venv_holding_every_pin_has_no_problem():
 @pytest.mark.parametrize(
     "pin, dists, modules, problem",
     [
-        ("torch==2.4.1", {"torch": "2.4.0"}, None, "torch 2.4.0 (module reports 2.4.0), python_env_requirements pins 2.4.1"),
+        (
+            "torch==2.4.1",
+            {"torch": "2.4.0"},
+            None,
+            "torch 2.4.0 (module reports 2.4.0), python_env_requirements pins 2.4.1",
+        ),
         # a pin naming a build holds only that build
         ("torch==2.4.1+cu121", {"torch": "2.4.1+cu118"}, None, "torch 2.4.1+cu118 (module reports 2.4.1+cu118)"),
         ("torch==2.4.1+cu121", {"torch": "2.4.1"}, None, "torch 2.4.1 (module reports 2.4.1)"),

@@ -77,7 +77,11 @@ CASES = {
     ),
     # One task judges the variables and what scc_instance_type contradicts: both in its one message.
     "bad_mtu_and_a_contradiction_named_together": (
-        {"scc_instance_type": "ecs.sccgn6.24xlarge", "rdma_stack_mtu": 1234, "nvidia_driver_gpu_compute_capability": "9.0"},
+        {
+            "scc_instance_type": "ecs.sccgn6.24xlarge",
+            "rdma_stack_mtu": 1234,
+            "nvidia_driver_gpu_compute_capability": "9.0",
+        },
         "(got 1234). nvidia_driver_gpu_compute_capability=9.0 contradicts scc_instance_type=ecs.sccgn6.24xlarge",
     ),
     "bad_removed_instance_type": (
