@@ -105,6 +105,8 @@ def test_each_bad_artifact_fetch_input_is_one_problem_naming_its_variable(case):
 def test_good_python_env_inputs_have_no_problem():
     assert python_env_input_problems(PYTHON_ENV) == []
     assert python_env_input_problems({**PYTHON_ENV, "python_env_constraints_file": "/srv/lock.txt"}) == []
+    # The install timeout's least value is a minute.
+    assert python_env_input_problems({**PYTHON_ENV, "python_env_install_timeout_s": 60}) == []
 
 
 PYTHON_ENV_BAD = {
@@ -124,6 +126,10 @@ PYTHON_ENV_BAD = {
     "import_not_a_module": (
         {"python_env_verify_imports": ["torch-gpu"]},
         'python_env_verify_imports must be module names, got ["torch-gpu"].',
+    ),
+    "install_timeout_under_a_minute": (
+        {"python_env_install_timeout_s": 59},
+        "python_env_install_timeout_s must be at least 60 seconds, got 59.",
     ),
     "constraints_relative": (
         {"python_env_constraints_file": "lock.txt"},
@@ -193,7 +199,14 @@ def test_pip_refusal_names_each_tampered_wheel():
 
 
 @pytest.mark.parametrize(
-    "output", ["", "Processing ./six-1.17.0-py2.py3-none-any.whl\nERROR: No matching distribution"]
+    "output",
+    [
+        "",
+        "Processing ./six-1.17.0-py2.py3-none-any.whl\nERROR: No matching distribution",
+        # A wheel named before pip's hash error (here a resolver line) is not one it refused.
+        "Looking in links: /mnt/cpfs/wheelhouse\n    six==1.17.0 from file:///mnt/cpfs/wheelhouse/six-1.17.0-py2.py3-none-any.whl\n"
+        "ERROR: No matching distribution found for idna==3.20",
+    ],
 )
 def test_other_pip_failures_name_no_wheel(output):
     assert pip_hash_mismatches(output) == []

@@ -95,6 +95,7 @@ def test_a_venv_holding_every_pin_has_no_problem():
         ("torch==2.4.1+cu121", {"torch": "2.4.1"}, None, "torch 2.4.1 (module reports 2.4.1)"),
         # a second copy shadows the venv's
         ("torch==2.4.1", {"torch": "2.4.1"}, {"torch": "2.3.0"}, "torch 2.4.1 (module reports 2.3.0)"),
+        ("torch==2.4.1", {"torch": "2.4.1"}, {"torch": "2.5.0"}, "torch 2.4.1 (module reports 2.5.0)"),
         ("torch==2.4.1", {}, {}, "torch not installed (module reports nothing), python_env_requirements pins 2.4.1"),
         # a prefix is not the version
         ("torch==2.4.1", {"torch": "2.4.10"}, None, "torch 2.4.10"),
