@@ -22,6 +22,7 @@ spec.loader.exec_module(build_wheel)
 
 # The start reports the change (pip_install_wait only waits).
 INSTALL_TASKS = ["Start installing the pinned packages from the wheelhouse (no index, hashes required)"]
+DRY_RUN = "Ask pip what the venv lacks (dry run, no index, hashes required)"
 FIRST_RUN_TASKS = [
     "Build the training runtime's wheel on the controller",
     "Put the runtime wheel into the wheelhouse",
@@ -121,6 +122,11 @@ def test_a_venv_holding_another_build_of_the_release_gets_this_one(setup, tmp_pa
         [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-index", "--no-deps", str(other)],
         check=True, timeout=300,
     )  # fmt: skip
+    assert installed(venv, work).stdout.split()[0] == other_version
+    # --check predicts the install (pip's dry run reports it) and changes nothing.
+    checked = run(check=True)
+    assert checked.rc == 0, failed(checked.events)
+    assert [task for _host, task in changed(checked.events)] == [DRY_RUN]
     assert installed(venv, work).stdout.split()[0] == other_version
     outcome = run()
     assert outcome.rc == 0, failed(outcome.events)
