@@ -231,10 +231,11 @@ def test_gpu_check_sh_runs_the_trainers_from_the_installed_wheel_and_keeps_the_c
     )  # fmt: skip
     assert where.returncode == 0, where.stderr
     path, version = where.stdout.split()
-    assert path.startswith(str(venv)) and version == yaml.safe_load((ROOT / "galaxy.yml").read_text())["version"]
-    # The wheel installed is the one this checkout builds.
+    # The wheel installed is the one this checkout builds (the collection's version, labelled by the tree's files).
     built = json.loads(subprocess.run([sys.executable, str(ROOT / "runtime" / "build_wheel.py"), "--out",
                                        str(tmp_path / "wheel")], capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert path.startswith(str(venv)) and version == built["version"]
+    assert version.split("+")[0] == yaml.safe_load((ROOT / "galaxy.yml").read_text())["version"]
     assert (venv / "runtime.sha256").read_text().strip() == built["sha256"]
     # Outside that venv, the bare Python has no runtime: it is the wheel, not a path, that makes the trainers importable.
     outside = subprocess.run([sys.executable, "-c", "import scc_training_runtime"], env=bare, capture_output=True,
