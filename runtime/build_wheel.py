@@ -14,8 +14,9 @@ collection's (galaxy.yml in a checkout, MANIFEST.json in an installed collection
 package's files: `0.6.0+g<the first 12 hex digits of their sha256>` (PEP 440's local version label; one alphanumeric
 segment, so no tool reads it as a number). New bytes are a new version: pip, which keeps an installed version that
 `name==version` satisfies, replaces a venv's runtime as soon as the tree differs, from the same hash lock as the
-pinned wheels (python_env). It is also written into the wheel as scc_training_runtime/_version.py. The wheel declares no dependencies (Requires-Dist): torch, transformers,
-tokenizers and numpy are pinned by python_env_requirements, so pip's hash-checking mode resolves nothing more.
+pinned wheels (python_env). It is also written into the wheel as scc_training_runtime/_version.py. The wheel
+declares no dependencies (Requires-Dist): torch, transformers, tokenizers and numpy are pinned by
+python_env_requirements, so pip's hash-checking mode resolves nothing more.
 """
 
 from __future__ import annotations

@@ -135,10 +135,11 @@ def venv_version_problems(requirements, versions):
     dists, modules = versions.get("dists") or {}, versions.get("modules") or {}
     problems = []
     for requirement in requirements:
-        name, _, pin = text(requirement).partition("==")
+        parts = text(requirement).partition("==")
+        name, pin = parts[0], parts[2]
         installed = text(dists.get(name, ""))
         module = text(modules.get(name) or installed)
-        held = installed == pin or ("+" not in pin and installed.split("+")[0] == pin)
+        held = installed == pin or ("+" not in pin and installed.partition("+")[0] == pin)
         if not held or module != installed:
             problems.append(
                 "%s %s (module reports %s), python_env_requirements pins %s"
